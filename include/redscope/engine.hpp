@@ -1,0 +1,82 @@
+// Outcome enumeration: every allowed final state of a test under a model,
+// the verdict of its final condition, and a witness execution per outcome.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/events.hpp"
+#include "redscope/litmus.hpp"
+#include "redscope/model.hpp"
+
+namespace redscope {
+
+// A register or location whose final value is part of an outcome.
+struct Observable {
+  std::string label;  // "P0:r0" or "x"
+  bool is_register = false;
+  RegName reg;
+  std::string loc;
+  DataType type = DataType::S32;
+};
+
+// One execution that produces an outcome, as the edges a reader checks.
+struct Witness {
+  std::vector<std::string> rf;  // "init x -> P1#0 ld.weak r0, x"
+  std::vector<std::string> co;
+};
+
+struct Outcome {
+  std::vector<std::uint64_t> values;  // parallel to TestResult::observables
+  bool satisfies = false;             // the condition's proposition holds
+  Witness witness;
+};
+
+enum class Observation : std::uint8_t { Always, Sometimes, Never };
+std::string_view to_string(Observation o);
+
+struct IncompletePaths {
+  std::size_t bound_cut = 0;         // consistent executions stopped by --unroll
+  std::size_t barrier_deadlock = 0;  // consistent only if a barrier never completes
+  std::size_t total() const { return bound_cut + barrier_deadlock; }
+};
+
+struct TestResult {
+  std::string test;
+  std::string file;
+  ModelKind model = ModelKind::Ptx;
+  int target_sm = 90;
+  Quantifier quantifier = Quantifier::Exists;
+  std::string condition_text;
+  bool holds = false;
+  Observation observation = Observation::Never;
+  std::vector<Observable> observables;
+  std::vector<Outcome> outcomes;  // sorted by values
+  IncompletePaths incomplete;
+  std::size_t skeletons = 0;
+  double seconds = 0;
+  std::optional<std::string> error;  // the diagnostic when the test could not be checked
+
+  std::string render_value(std::size_t outcome, std::size_t obs) const;
+};
+
+struct EngineOptions {
+  ExpandOptions expand;
+  bool observe_all = false;
+  ModelKind model = ModelKind::Ptx;
+};
+
+// Runs the Z3 engine on a parsed test. Throws InputError for inputs the
+// expansion rejects; never for allowed/forbidden answers.
+TestResult run_z3(const LitmusTest& test, const EngineOptions& opts);
+
+// Which registers and locations an outcome reports (condition, filter and
+// `locations`; everything with observe_all).
+std::vector<Observable> observables_of(const LitmusTest& test, const Expansion& ex, bool observe_all);
+
+// Evaluates a condition over concrete observable values.
+bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values);
+
+}  // namespace redscope

@@ -1,0 +1,47 @@
+// Symbolic relations over the events of one skeleton: an n×n matrix of Z3
+// Booleans in which statically-absent pairs are stored as nothing, so that
+// composition and closure skip them (most pairs of a litmus test are absent).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <z3++.h>
+
+#include "redscope/events.hpp"
+
+namespace redscope {
+
+class Rel {
+ public:
+  Rel(z3::context& ctx, std::size_t n);
+  static Rel from_static(z3::context& ctx, const BoolMatrix& m);
+
+  std::size_t size() const { return n_; }
+  bool maybe(std::size_t i, std::size_t j) const { return cells_[i * n_ + j].has_value(); }
+  z3::expr at(std::size_t i, std::size_t j) const;
+  // Sets cell (i, j); a constant false clears it.
+  void set(std::size_t i, std::size_t j, const z3::expr& e);
+  // cell(i, j) := cell(i, j) ∨ e
+  void add(std::size_t i, std::size_t j, const z3::expr& e);
+
+  Rel operator|(const Rel& o) const;
+  Rel operator&(const Rel& o) const;
+  Rel compose(const Rel& o) const;            // this ; o
+  Rel transitive_closure() const;             // this⁺ (Warshall)
+  Rel reflexive() const;                      // this ∪ id
+  Rel transpose() const;                      // this⁻¹
+  Rel mask(const BoolMatrix& keep) const;     // this ∩ static relation
+
+  // Replaces every non-constant cell by a fresh Boolean `name_i_j` defined
+  // equal to it in `solver`; keeps formulas small when a relation is reused.
+  Rel named(z3::solver& solver, const std::string& name) const;
+
+ private:
+  z3::context* ctx_;
+  std::size_t n_;
+  std::vector<std::optional<z3::expr>> cells_;
+};
+
+}  // namespace redscope

@@ -1,0 +1,165 @@
+#include "redscope/expr.hpp"
+
+#include <algorithm>
+
+namespace redscope {
+
+std::uint64_t mask_to(std::uint64_t bits, unsigned width) {
+  return width >= 64 ? bits : (bits & ((1ULL << width) - 1));
+}
+
+namespace {
+
+std::int64_t as_signed(std::uint64_t bits, unsigned width) {
+  if (width >= 64) return static_cast<std::int64_t>(bits);
+  const std::uint64_t sign = 1ULL << (width - 1);
+  bits = mask_to(bits, width);
+  return static_cast<std::int64_t>((bits ^ sign)) - static_cast<std::int64_t>(sign);
+}
+
+bool compare(CmpOp c, std::uint64_t a, std::uint64_t b, unsigned width, bool sgn) {
+  if (sgn) {
+    const std::int64_t x = as_signed(a, width), y = as_signed(b, width);
+    switch (c) {
+      case CmpOp::Eq: return x == y; case CmpOp::Ne: return x != y;
+      case CmpOp::Lt: return x < y;  case CmpOp::Le: return x <= y;
+      case CmpOp::Gt: return x > y;  case CmpOp::Ge: return x >= y;
+    }
+  }
+  a = mask_to(a, width); b = mask_to(b, width);
+  switch (c) {
+    case CmpOp::Eq: return a == b; case CmpOp::Ne: return a != b;
+    case CmpOp::Lt: return a < b;  case CmpOp::Le: return a <= b;
+    case CmpOp::Gt: return a > b;  case CmpOp::Ge: return a >= b;
+  }
+  return false;
+}
+
+// PTX integer division by zero is undefined; we define x/0 = all ones, as
+// SMT-LIB's bvsdiv/bvudiv do, so that every engine agrees.
+std::uint64_t arith(ExprOp op, std::uint64_t a, std::uint64_t b, unsigned w, bool sgn) {
+  a = mask_to(a, w); b = mask_to(b, w);
+  switch (op) {
+    case ExprOp::Add: return mask_to(a + b, w);
+    case ExprOp::Sub: return mask_to(a - b, w);
+    case ExprOp::Mul: return mask_to(a * b, w);
+    case ExprOp::And: return a & b;
+    case ExprOp::Or: return a | b;
+    case ExprOp::Xor: return a ^ b;
+    case ExprOp::Div: {
+      if (b == 0) {
+        if (!sgn) return mask_to(~0ULL, w);
+        return as_signed(a, w) < 0 ? 1 : mask_to(~0ULL, w);  // SMT-LIB bvsdiv by zero
+      }
+      if (!sgn) return a / b;
+      const std::int64_t x = as_signed(a, w), y = as_signed(b, w);
+      if (y == -1) return mask_to(0 - a, w);  // avoids INT_MIN / -1 overflow
+      return mask_to(static_cast<std::uint64_t>(x / y), w);
+    }
+    default: return 0;
+  }
+}
+
+ExprPtr node(ExprNode n) { return std::make_shared<const ExprNode>(std::move(n)); }
+
+}  // namespace
+
+ExprPtr make_const(std::uint64_t bits, unsigned width) {
+  ExprNode n; n.op = ExprOp::Const; n.width = width; n.bits = mask_to(bits, width);
+  return node(std::move(n));
+}
+
+ExprPtr make_read(ReadRef r, unsigned width) {
+  ExprNode n; n.op = ExprOp::Read; n.width = width; n.read = r;
+  return node(std::move(n));
+}
+
+ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b, bool is_signed) {
+  const unsigned w = a->width;
+  b = make_resize(std::move(b), w, is_signed);
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const)
+    return make_const(arith(op, a->bits, b->bits, w, is_signed), w);
+  ExprNode n; n.op = op; n.width = w; n.is_signed = is_signed;
+  n.kids = {std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_cmp(CmpOp c, ExprPtr a, ExprPtr b, bool is_signed) {
+  b = make_resize(std::move(b), a->width, is_signed);
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const)
+    return make_const(compare(c, a->bits, b->bits, a->width, is_signed) ? 1 : 0, 1);
+  if (a == b) {
+    const bool r = c == CmpOp::Eq || c == CmpOp::Le || c == CmpOp::Ge;
+    return make_const(r ? 1 : 0, 1);
+  }
+  ExprNode n; n.op = ExprOp::Cmp; n.width = 1; n.cmp = c; n.is_signed = is_signed;
+  n.kids = {std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_not(ExprPtr a) {
+  if (a->op == ExprOp::Const) return make_const(a->bits ? 0 : 1, 1);
+  if (a->op == ExprOp::Not) return a->kids[0];
+  ExprNode n; n.op = ExprOp::Not; n.width = 1; n.kids = {std::move(a)};
+  return node(std::move(n));
+}
+
+ExprPtr make_ite(ExprPtr c, ExprPtr a, ExprPtr b) {
+  if (c->op == ExprOp::Const) return c->bits ? a : b;
+  if (a == b) return a;
+  ExprNode n; n.op = ExprOp::Ite; n.width = a->width; n.kids = {std::move(c), std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_resize(ExprPtr a, unsigned width, bool is_signed) {
+  if (a->width == width) return a;
+  if (a->op == ExprOp::Const) {
+    std::uint64_t v = a->bits;
+    if (is_signed && width > a->width) v = static_cast<std::uint64_t>(as_signed(v, a->width));
+    return make_const(v, width);
+  }
+  ExprNode n; n.op = ExprOp::Resize; n.width = width; n.is_signed = is_signed;
+  n.kids = {std::move(a)};
+  return node(std::move(n));
+}
+
+std::optional<std::uint64_t> const_value(const ExprPtr& e) {
+  if (e->op == ExprOp::Const) return e->bits;
+  return std::nullopt;
+}
+
+std::vector<ReadRef> reads_of(const ExprPtr& e) {
+  std::vector<ReadRef> out;
+  std::vector<const ExprNode*> stack{e.get()};
+  while (!stack.empty()) {
+    const ExprNode* n = stack.back();
+    stack.pop_back();
+    if (n->op == ExprOp::Read && std::find(out.begin(), out.end(), n->read) == out.end()) out.push_back(n->read);
+    for (const ExprPtr& k : n->kids) stack.push_back(k.get());
+  }
+  return out;
+}
+
+std::uint64_t evaluate(const ExprPtr& e, const std::function<std::uint64_t(ReadRef)>& read_value) {
+  const ExprNode& n = *e;
+  auto kid = [&](std::size_t i) { return evaluate(n.kids[i], read_value); };
+  switch (n.op) {
+    case ExprOp::Const: return n.bits;
+    case ExprOp::Read: return mask_to(read_value(n.read), n.width);
+    case ExprOp::Cmp: {
+      return compare(n.cmp, evaluate(n.kids[0], read_value), evaluate(n.kids[1], read_value),
+                     n.kids[0]->width, n.is_signed) ? 1 : 0;
+    }
+    case ExprOp::Not: return evaluate(n.kids[0], read_value) ? 0 : 1;
+    case ExprOp::Resize: {
+      const std::uint64_t v = kid(0);
+      const unsigned kw = n.kids[0]->width;
+      if (n.is_signed && kw < n.width) return mask_to(static_cast<std::uint64_t>(as_signed(v, kw)), n.width);
+      return mask_to(v, n.width);
+    }
+    case ExprOp::Ite: return evaluate(n.kids[0], read_value) ? evaluate(n.kids[1], read_value) : evaluate(n.kids[2], read_value);
+    default: return arith(n.op, kid(0), kid(1), n.width, n.is_signed);
+  }
+}
+
+}  // namespace redscope

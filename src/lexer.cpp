@@ -1,0 +1,168 @@
+#include "lexer.hpp"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace redscope::detail {
+namespace {
+
+bool ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '%' || c == '$';
+}
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%' ||
+         c == '$';
+}
+
+class Lexer {
+ public:
+  Lexer(std::string_view text, const std::string& file) : s_(text), file_(file) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == '\n') {
+        push(out, Tok::Newline, "\\n", 1);
+        ++line_;
+        col_ = 1;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { advance(1); continue; }
+      if (c == '(' && peek(1) == '*') { block_comment(); continue; }
+      if (c == '/' && peek(1) == '/') { while (i_ < s_.size() && s_[i_] != '\n') advance(1); continue; }
+      if (c == '"') { out.push_back(string_lit()); continue; }
+      if (std::isdigit(static_cast<unsigned char>(c))) { out.push_back(number()); continue; }
+      if (ident_start(c)) { out.push_back(ident()); continue; }
+      if (!punct(out)) {
+        const unsigned char uc = static_cast<unsigned char>(c);
+        std::string shown = std::isprint(uc) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", uc);
+        fail(fmt::format("unexpected character {}", shown));
+      }
+    }
+    out.push_back(Token{Tok::End, "end of file", here()});
+    return out;
+  }
+
+ private:
+  char peek(std::size_t k) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
+  SourceLoc here() const { return SourceLoc{line_, col_}; }
+  void advance(std::size_t n) {
+    for (std::size_t k = 0; k < n && i_ < s_.size(); ++k) {
+      if (s_[i_] == '\n') { ++line_; col_ = 1; } else { ++col_; }
+      ++i_;
+    }
+  }
+  [[noreturn]] void fail(std::string msg, SourceLoc at = {}) const {
+    if (at.line == 0) at = here();
+    throw InputError(Diagnostic{file_, at, std::move(msg)});
+  }
+  void push(std::vector<Token>& out, Tok k, std::string text, std::size_t len) {
+    out.push_back(Token{k, std::move(text), here()});
+    i_ += len;
+    col_ += static_cast<int>(len);
+  }
+
+  void block_comment() {
+    const SourceLoc start = here();
+    advance(2);
+    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == ')')) advance(1);
+    if (i_ >= s_.size()) fail("unterminated comment '(*'", start);
+    advance(2);
+  }
+
+  Token string_lit() {
+    const SourceLoc start = here();
+    advance(1);
+    std::string text;
+    while (i_ < s_.size() && s_[i_] != '"') { text += s_[i_]; advance(1); }
+    if (i_ >= s_.size()) fail("unterminated string", start);
+    advance(1);
+    return Token{Tok::String, std::move(text), start};
+  }
+
+  Token number() {
+    const SourceLoc start = here();
+    std::string text;
+    if (s_[i_] == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
+      text = "0x";
+      advance(2);
+      while (i_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); }
+      if (text.size() == 2) fail("hexadecimal literal without digits", start);
+    } else {
+      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); }
+    }
+    if (i_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+      fail(fmt::format("malformed number '{}{}'", text, s_[i_]), start);
+    return Token{Tok::Number, std::move(text), start};
+  }
+
+  Token ident() {
+    const SourceLoc start = here();
+    std::string text;
+    for (;;) {
+      while (i_ < s_.size() && ident_char(s_[i_])) { text += s_[i_]; advance(1); }
+      // `.shared::cta`, `.L2::cache_hint`: a double colon inside a qualifier chain.
+      if (peek(0) == ':' && peek(1) == ':' && ident_char(peek(2))) { text += "::"; advance(2); continue; }
+      break;
+    }
+    return Token{Tok::Ident, std::move(text), start};
+  }
+
+  bool punct(std::vector<Token>& out) {
+    const char c = s_[i_];
+    const char d = peek(1);
+    if (c == '/' && d == '\\') { push(out, Tok::And, "/\\", 2); return true; }
+    if (c == '\\' && d == '/') { push(out, Tok::Or, "\\/", 2); return true; }
+    if (c == '=' && d == '=') { push(out, Tok::EqEq, "==", 2); return true; }
+    if (c == '!' && d == '=') { push(out, Tok::NotEq, "!=", 2); return true; }
+    if (c == '<' && d == '=') { push(out, Tok::LessEq, "<=", 2); return true; }
+    if (c == '>' && d == '=') { push(out, Tok::GreaterEq, ">=", 2); return true; }
+    switch (c) {
+      case '{': push(out, Tok::LBrace, "{", 1); return true;
+      case '}': push(out, Tok::RBrace, "}", 1); return true;
+      case '[': push(out, Tok::LBracket, "[", 1); return true;
+      case ']': push(out, Tok::RBracket, "]", 1); return true;
+      case '(': push(out, Tok::LParen, "(", 1); return true;
+      case ')': push(out, Tok::RParen, ")", 1); return true;
+      case ';': push(out, Tok::Semi, ";", 1); return true;
+      case '|': push(out, Tok::Bar, "|", 1); return true;
+      case ',': push(out, Tok::Comma, ",", 1); return true;
+      case ':': push(out, Tok::Colon, ":", 1); return true;
+      case '@': push(out, Tok::At, "@", 1); return true;
+      case '&': push(out, Tok::Amp, "&", 1); return true;
+      case '+': push(out, Tok::Plus, "+", 1); return true;
+      case '-': push(out, Tok::Minus, "-", 1); return true;
+      case '=': push(out, Tok::Assign, "=", 1); return true;
+      case '<': push(out, Tok::Less, "<", 1); return true;
+      case '>': push(out, Tok::Greater, ">", 1); return true;
+      case '~': push(out, Tok::Tilde, "~", 1); return true;
+      case '!': push(out, Tok::Bang, "!", 1); return true;
+      default: return false;
+    }
+  }
+
+  std::string_view s_;
+  const std::string& file_;
+  std::size_t i_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize(std::string_view text, const std::string& file) {
+  return Lexer(text, file).run();
+}
+
+std::string describe(const Token& t) {
+  switch (t.kind) {
+    case Tok::End: return "end of file";
+    case Tok::Newline: return "end of line";
+    case Tok::String: return "string \"" + t.text + "\"";
+    default: return "'" + t.text + "'";
+  }
+}
+
+}  // namespace redscope::detail

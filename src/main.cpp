@@ -1,0 +1,194 @@
+// redscope command line: `redscope run [options] PATH...`
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "redscope/report.hpp"
+#include "redscope/suite.hpp"
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+// Exit statuses (stable; also listed in --help and docs/cli.md).
+constexpr int kExitOk = 0;
+constexpr int kExitInputError = 1;   // some file could not be checked
+constexpr int kExitUsage = 2;        // bad command line
+constexpr int kExitMismatch = 3;     // --expect found a verdict that differs
+
+constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
+
+Usage:
+  redscope run [options] PATH...    check litmus tests; a PATH is a .litmus file
+                                    or a folder searched recursively for *.litmus
+  redscope --help | --version
+
+Options of `run`:
+  --format text|json   output format (default text, herd7-like)
+  -j N, --jobs N       check N tests at once on N threads (default: hardware
+                       threads); output order does not depend on N
+  --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
+                       paths relative to the CSV's folder); prints one line per
+                       mismatch and a final "N passed, M failed"
+  --model ptx          memory model (default ptx: PTX ISA memory consistency
+                       model for sm_70 and later)
+  --unroll N           times a backward jump may be taken on one path
+                       (default 2); longer paths are cut and reported
+  --observe-all        report every register and location, not only those in
+                       the condition and `locations`
+  -q, --quiet          with --expect: print only mismatches and the summary
+
+Exit status:
+  0  every test was checked (and, with --expect, every verdict matched)
+  1  some test could not be checked (its diagnostic is printed; others still run)
+  2  bad command line
+  3  --expect found mismatching verdicts
+)";
+
+struct Cli {
+  std::string format = "text";
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::optional<std::string> expect;
+  int unroll = 2;
+  bool observe_all = false;
+  bool quiet = false;
+  std::vector<std::string> paths;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  fmt::print(stderr, "redscope: {}\nTry 'redscope --help'.\n", msg);
+  std::exit(kExitUsage);
+}
+
+int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
+  int x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
+    usage_error(fmt::format("{} takes a whole number from {} to {}, not '{}'", opt, lo, hi, v));
+  return x;
+}
+
+Cli parse_run(int argc, char** argv) {
+  Cli c;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(fmt::format("{} needs a value", a));
+      return argv[++i];
+    };
+    if (a == "--format") {
+      c.format = value();
+      if (c.format != "text" && c.format != "json") usage_error(fmt::format("--format is text or json, not '{}'", c.format));
+    } else if (a == "-j" || a == "--jobs") {
+      c.jobs = static_cast<unsigned>(parse_int(a, value(), 1, 256));
+    } else if (a.rfind("-j", 0) == 0 && a.size() > 2) {
+      c.jobs = static_cast<unsigned>(parse_int("-j", a.substr(2), 1, 256));
+    } else if (a == "--expect") {
+      c.expect = value();
+    } else if (a == "--model") {
+      const std::string m = value();
+      if (m != "ptx") usage_error(fmt::format("unknown model '{}' (available: ptx)", m));
+    } else if (a == "--unroll") {
+      c.unroll = parse_int(a, value(), 0, 64);
+    } else if (a == "--observe-all") {
+      c.observe_all = true;
+    } else if (a == "-q" || a == "--quiet") {
+      c.quiet = true;
+    } else if (a == "-h" || a == "--help") {
+      fmt::print("{}", kUsage);
+      std::exit(kExitOk);
+    } else if (!a.empty() && a[0] == '-') {
+      usage_error(fmt::format("unknown option '{}'", a));
+    } else {
+      c.paths.push_back(a);
+    }
+  }
+  if (c.paths.empty()) usage_error("run needs at least one file or folder");
+  return c;
+}
+
+// A progress line on stderr, only when stderr is a terminal and the run has
+// taken more than a second.
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), tty_(isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done, std::size_t failed) {
+    if (!tty_) return;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (secs < 1.0) return;
+    const double eta = done ? secs / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+    fmt::print(stderr, "\r[{}/{}] errors: {}  eta {:.0f}s   ", done, total_, failed, eta);
+    shown_ = true;
+  }
+  ~Progress() { if (shown_) fmt::print(stderr, "\r{:60}\r", ""); }
+
+ private:
+  std::size_t total_;
+  bool tty_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+int run(const Cli& c) {
+  std::vector<std::string> files;
+  try {
+    files = redscope::collect_litmus_files(c.paths);
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  }
+  std::vector<redscope::Expectation> expectations;
+  if (c.expect) {
+    try {
+      expectations = redscope::read_expectations(*c.expect);
+    } catch (const redscope::InputError& e) {
+      fmt::print(stderr, "{}\n", e.diagnostic().render());
+      return kExitUsage;
+    }
+  }
+  redscope::EngineOptions opts;
+  opts.expand.unroll = c.unroll;
+  opts.observe_all = c.observe_all;
+  std::vector<redscope::TestResult> results;
+  {
+    Progress progress(files.size());
+    results = redscope::run_suite(files, opts, c.jobs, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
+  }
+  bool any_error = false;
+  for (const auto& r : results)
+    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
+  if (c.format == "json") {
+    fmt::print("{}", redscope::render_json(results));
+  } else if (!(c.expect && c.quiet)) {
+    for (const auto& r : results) fmt::print("{}", redscope::render_text(r));
+  }
+  if (c.expect) {
+    const auto rep = redscope::compare_expectations(expectations, results);
+    auto& out = c.format == "json" ? stderr : stdout;
+    for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
+    if (rep.not_run) fmt::print(out, "{} expectation(s) name files that were not run\n", rep.not_run);
+    fmt::print(out, "{} passed, {} failed\n", rep.passed, rep.failed);
+    if (rep.failed > 0) return kExitMismatch;
+  }
+  return any_error ? kExitInputError : kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) { fmt::print(stderr, "{}", kUsage); return kExitUsage; }
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") { fmt::print("{}", kUsage); return kExitOk; }
+  if (cmd == "--version") { fmt::print("redscope {}\n", kVersion); return kExitOk; }
+  if (cmd == "run") return run(parse_run(argc, argv));
+  usage_error(fmt::format("unknown command '{}'", cmd));
+}
