@@ -283,6 +283,8 @@ class Parser {
     e.thread = thread_prefix();
     if (!at(Tok::Ident)) fail_here(fmt::format("expected a location or register name, found {}", detail::describe(cur())));
     const Token& name = next();
+    if (at(Tok::At) && look(1).kind == Tok::Ident && (look(1).text == "cta" || look(1).text == "gpu" || look(1).text == "cluster"))
+      fail(name.loc, "unterminated init block: expected '}' before the thread row");
     if (at(Tok::At)) fail(cur().loc, "proxies not supported yet: alias declarations ('@ ... aliases') need the proxy model");
     if (e.thread && !is_register_name(name.text))
       fail(name.loc, fmt::format("'{}' is not a register name (registers are r<N> or %name)", name.text));

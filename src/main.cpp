@@ -45,6 +45,7 @@ Options of `run`:
                        (default 2); longer paths are cut and reported
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
+  --max-outcomes N     stop with an error beyond N outcomes (default 10000)
   -q, --quiet          with --expect: print only mismatches and the summary
 
 Exit status:
@@ -61,6 +62,7 @@ struct Cli {
   int unroll = 2;
   bool observe_all = false;
   bool quiet = false;
+  std::size_t max_outcomes = 10000;
   std::vector<std::string> paths;
 };
 
@@ -101,6 +103,8 @@ Cli parse_run(int argc, char** argv) {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--observe-all") {
       c.observe_all = true;
+    } else if (a == "--max-outcomes") {
+      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 1, 100000000));
     } else if (a == "-q" || a == "--quiet") {
       c.quiet = true;
     } else if (a == "-h" || a == "--help") {
@@ -158,6 +162,7 @@ int run(const Cli& c) {
   redscope::EngineOptions opts;
   opts.expand.unroll = c.unroll;
   opts.observe_all = c.observe_all;
+  opts.max_outcomes = c.max_outcomes;
   std::vector<redscope::TestResult> results;
   {
     Progress progress(files.size());

@@ -57,9 +57,10 @@ class PtxEncoding {
   z3::expr literal(Axiom a) const { return lits_[static_cast<std::size_t>(a)]; }
   z3::expr barrier_literal() const { return live_; }
 
-  z3::expr_vector all_literals(bool with_barriers) const {
+  z3::expr_vector all_literals(bool with_barriers, const std::vector<Axiom>& disabled) const {
     z3::expr_vector v(c_);
-    for (const z3::expr& l : lits_) v.push_back(l);
+    for (Axiom a : kAllAxioms)
+      if (std::find(disabled.begin(), disabled.end(), a) == disabled.end()) v.push_back(literal(a));
     if (with_barriers) v.push_back(live_);
     return v;
   }
@@ -516,16 +517,62 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const
 
 namespace {
 
+// The condition `e` over the observables' Z3 terms (comparisons are signed
+// or unsigned as the observable's type says; constants at its width).
+z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs,
+                         const std::vector<z3::expr>& terms) {
+  auto term = [&](const CondTerm& t, const CondTerm& other) -> std::pair<z3::expr, bool> {
+    const CondTerm* named = t.kind != CondTerm::Kind::Const ? &t : other.kind != CondTerm::Kind::Const ? &other : nullptr;
+    std::size_t idx = obs.size();
+    if (named)
+      for (std::size_t i = 0; i < obs.size(); ++i) {
+        const bool match = named->kind == CondTerm::Kind::Reg ? (obs[i].is_register && obs[i].reg == RegName{named->thread, named->name})
+                                                              : (!obs[i].is_register && obs[i].loc == named->name);
+        if (match) { idx = i; break; }
+      }
+    const DataType ty = idx < obs.size() ? obs[idx].type : DataType::S64;
+    if (t.kind == CondTerm::Kind::Const) return {c.bv_val(static_cast<std::uint64_t>(t.value), width_of(ty)), is_signed(ty)};
+    return {terms[idx], is_signed(ty)};
+  };
+  switch (e.kind) {
+    case CondExpr::Kind::True: return c.bool_val(true);
+    case CondExpr::Kind::False: return c.bool_val(false);
+    case CondExpr::Kind::And: return condition_to_z3(c, e.kids[0], obs, terms) && condition_to_z3(c, e.kids[1], obs, terms);
+    case CondExpr::Kind::Or: return condition_to_z3(c, e.kids[0], obs, terms) || condition_to_z3(c, e.kids[1], obs, terms);
+    case CondExpr::Kind::Not: return !condition_to_z3(c, e.kids[0], obs, terms);
+    case CondExpr::Kind::Cmp: break;
+  }
+  auto [a, sa] = term(e.lhs, e.rhs);
+  auto [b, sb] = term(e.rhs, e.lhs);
+  if (a.get_sort().bv_size() != b.get_sort().bv_size()) {  // two registers of different widths: compare at 64 bits
+    a = sa ? z3::sext(a, 64 - a.get_sort().bv_size()) : z3::zext(a, 64 - a.get_sort().bv_size());
+    b = sb ? z3::sext(b, 64 - b.get_sort().bv_size()) : z3::zext(b, 64 - b.get_sort().bv_size());
+  }
+  const bool sgn = sa && sb;
+  switch (e.cmp) {
+    case CmpOp::Eq: return a == b;
+    case CmpOp::Ne: return a != b;
+    case CmpOp::Lt: return sgn ? a < b : z3::ult(a, b);
+    case CmpOp::Le: return sgn ? a <= b : z3::ule(a, b);
+    case CmpOp::Gt: return sgn ? a > b : z3::ugt(a, b);
+    case CmpOp::Ge: return sgn ? a >= b : z3::uge(a, b);
+  }
+  return c.bool_val(true);
+}
+
 // All outcomes of one complete skeleton not already in `found`.
-void enumerate(z3::context& c, const Skeleton& sk, const std::vector<Observable>& obs,
-               std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
+void enumerate(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs,
+               const EngineOptions& opts, std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
+  const std::vector<Axiom>& disabled = opts.disabled_axioms;
   z3::solver s(c);
   PtxEncoding enc(c, s, sk);
   enc.encode();
   std::vector<z3::expr> terms;
   for (const Observable& o : obs) terms.push_back(enc.observable(o));
+  // herd's `filter`: only executions satisfying it are considered.
+  if (test.filter) s.add(condition_to_z3(c, *test.filter, obs, terms));
   if (sk.cut) {
-    if (s.check(enc.all_literals(false)) == z3::sat) ++inc.bound_cut;
+    if (s.check(enc.all_literals(false, disabled)) == z3::sat) ++inc.bound_cut;
     return;
   }
   auto block = [&](const std::vector<std::uint64_t>& vals) {
@@ -533,11 +580,11 @@ void enumerate(z3::context& c, const Skeleton& sk, const std::vector<Observable>
     for (std::size_t i = 0; i < terms.size(); ++i) diff.push_back(terms[i] != c.bv_val(static_cast<std::uint64_t>(vals[i]), width_of(obs[i].type)));
     s.add(z3::mk_or(diff));
   };
-  const z3::expr_vector lits = enc.all_literals(true);
+  const z3::expr_vector lits = enc.all_literals(true, disabled);
   if (s.check(lits) != z3::sat) {
     // No execution completes. If one exists once barriers need not pass,
     // the path hangs at a barrier.
-    if (s.check(enc.all_literals(false)) == z3::sat) ++inc.barrier_deadlock;
+    if (s.check(enc.all_literals(false, disabled)) == z3::sat) ++inc.barrier_deadlock;
     return;
   }
   for (const auto& [vals, w] : found) block(vals);
@@ -546,6 +593,9 @@ void enumerate(z3::context& c, const Skeleton& sk, const std::vector<Observable>
     std::vector<std::uint64_t> vals;
     for (const z3::expr& t : terms) vals.push_back(m.eval(t, true).get_numeral_uint64());
     found.emplace(vals, enc.witness(m));
+    if (found.size() > opts.max_outcomes)
+      throw InputError(Diagnostic{test.file, test.condition_loc,
+                                  fmt::format("more than {} outcomes: the observed values are not bounded by the test; observe fewer registers or raise --max-outcomes", opts.max_outcomes)});
     if (terms.empty()) break;
     block(vals);
   }
@@ -567,9 +617,8 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   r.observables = observables_of(test, ex, opts.observe_all);
   z3::context c;
   std::map<std::vector<std::uint64_t>, Witness> found;
-  for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, r.observables, found, r.incomplete);
+  for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, test, r.observables, opts, found, r.incomplete);
   for (auto& [vals, w] : found) {
-    if (test.filter && !eval_condition(*test.filter, r.observables, vals)) continue;
     r.outcomes.push_back(Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
   }
   std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {

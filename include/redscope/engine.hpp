@@ -66,6 +66,12 @@ struct EngineOptions {
   ExpandOptions expand;
   bool observe_all = false;
   ModelKind model = ModelKind::Ptx;
+  // Axioms left out of the check (for experiments and for the unit tests
+  // that show each axiom forbidding something on its own).
+  std::vector<Axiom> disabled_axioms;
+  // Enumeration stops with an error beyond this many outcomes (a test whose
+  // observed values are unbounded, e.g. with No-Thin-Air left out).
+  std::size_t max_outcomes = 10000;
 };
 
 // Runs the Z3 engine on a parsed test. Throws InputError for inputs the

@@ -1,0 +1,122 @@
+// Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
+#include <catch2/catch.hpp>
+
+#include "redscope/frontend.hpp"
+
+using namespace redscope;
+
+namespace {
+
+LitmusTest parse(const std::string& body, const std::string& cond = "exists (P0:r0 == 0)") {
+  return parse_litmus("PTX t\n{ x=0; y=0; }\n" + body + cond + "\n", "t.litmus");
+}
+
+// The diagnostic for `text`, or "" when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    parse_litmus(text, "t.litmus");
+  } catch (const InputError& e) {
+    return e.diagnostic().render();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("Dat3M shorthand: placement, init, qualifiers", "[frontend]") {
+  const LitmusTest t = parse_litmus(R"(PTX MP
+"comment with // and (* inside"
+{
+x=0; y=0;
+P1:r0=0;
+}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0        ;
+ st.weak x, 1        | ld.acquire.gpu r0, y  ;
+ st.release.gpu y, 1 | ld.weak r1, x         ;
+exists (P1:r0 == 1 /\ P1:r1 != 1)
+)", "mp.litmus");
+  REQUIRE(t.name == "MP");
+  REQUIRE(t.threads.size() == 2);
+  CHECK(t.threads[1].place.cta == 1);
+  CHECK(t.threads[0].place.cluster != t.threads[1].place.cluster);  // each CTA its own cluster
+  REQUIRE(t.threads[0].code.size() == 2);
+  const Instruction& st = t.threads[0].code[1];
+  CHECK(st.kind == InstrKind::Store);
+  CHECK(st.sem == Sem::Release);
+  CHECK(st.scope == Scope::Gpu);
+  CHECK(st.type == DataType::S32);  // untyped Dat3M = .s32
+  CHECK(t.threads[1].code[1].sem == Sem::Weak);
+  CHECK(t.quantifier == Quantifier::Exists);
+  CHECK(t.condition.kind == CondExpr::Kind::And);
+  CHECK(t.target_sm == 90);
+}
+
+TEST_CASE("real PTX syntax: any qualifier order, brackets, types, spaces", "[frontend]") {
+  const LitmusTest t = parse(
+      " P0@cta 0,cluster 3,gpu 1 ;\n"
+      " red.relaxed.gpu.global.add.u32 [x], 1 ;\n"
+      " red.global.add.u32 [x],1 ;\n"
+      " atom.add.acq_rel.sys.u64 r0, [y], 2 ;\n"
+      " ld.shared::cta.relaxed.cta.b32 r1, [x] ;\n");
+  const auto& c = t.threads[0].code;
+  CHECK(t.threads[0].place.cluster == 3);
+  CHECK(t.threads[0].place.gpu == 1);
+  CHECK(c[0].kind == InstrKind::Red);
+  CHECK(c[0].sem == Sem::Relaxed);
+  CHECK(c[0].space == Space::Global);
+  CHECK(c[0].type == DataType::U32);
+  CHECK(c[1].sem == Sem::Relaxed);   // default .sem of red
+  CHECK(c[1].scope == Scope::Gpu);   // default .scope of red
+  CHECK(c[2].sem == Sem::AcqRel);
+  CHECK(c[2].type == DataType::U64);
+  CHECK(c[3].space == Space::SharedCta);
+}
+
+TEST_CASE("metadata, Target, locations, filter, forall and ~exists", "[frontend]") {
+  const LitmusTest t = parse_litmus(R"(PTX meta
+Target=sm_60
+Author = someone
+{ x=0; }
+ P0 ;
+ ld.weak r0, x ;
+locations [x; P0:r0;]
+filter (x == 0)
+~exists (0:r0 = 1 \/ ~(x == 0))
+)", "m.litmus");
+  CHECK(t.target_sm == 60);
+  CHECK(t.metadata.at("Author") == "someone");
+  CHECK(t.locations.size() == 2);
+  CHECK(t.filter.has_value());
+  CHECK(t.quantifier == Quantifier::NotExists);
+  CHECK(t.threads[0].place.cta == 0);  // no placement: CTA = thread index
+}
+
+TEST_CASE("labels, branches and local operations", "[frontend]") {
+  const LitmusTest t = parse(
+      " P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, x ;\n add r0, r0, 1 ;\n bne r0, 2, LC00 ;\n goto LC01 ;\n LC01: ;\n ld r2, 5 ;\n");
+  const auto& tc = t.threads[0];
+  CHECK(tc.labels.at("LC00") == 0);
+  CHECK(tc.code[2].kind == InstrKind::Local);
+  CHECK(tc.code[3].kind == InstrKind::Branch);
+  CHECK(tc.code[3].cmp == CmpOp::Ne);
+  CHECK(tc.code[6].kind == InstrKind::Local);  // `ld r2, 5` is a move
+}
+
+TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
+  const std::string head = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n";
+  CHECK(error_of(head + " frob r0, x ;\nexists (P0:r0 == 0)") == "t.litmus:4:2: error: unknown instruction 'frob'");
+  CHECK_THAT(error_of(head + " st.weak x ;\nexists (x == 0)"), Catch::Contains("t.litmus:4:12: error: 'st.weak' takes operands"));
+  CHECK(error_of(head + " ld.weak r0, x ;\nexists (P0:r9 == 0)") == "t.litmus:5:9: error: register P0:r9 is neither initialised nor written by P0");
+  CHECK_THAT(error_of("PTX t\n{ x=0;\n"), Catch::Contains("unterminated init block"));
+  CHECK_THAT(error_of(head + " st.acquire.gpu x, 1 ;\nexists (x == 0)"), Catch::Contains("st does not take .acquire"));
+  CHECK_THAT(error_of(head + " red.acquire.gpu.add x, 1 ;\nexists (x == 0)"), Catch::Contains("contradicts its own syntax table"));
+  CHECK_THAT(error_of(head + " red.gpu.add r0, x, 1 ;\nexists (x == 0)"), Catch::Contains("red has no destination operand"));
+  CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"), Catch::Contains("needs a scope"));
+  CHECK_THAT(error_of(head + " fence.proxy.alias ;\nexists (x == 0)"), Catch::Contains("proxies not supported yet"));
+  CHECK_THAT(error_of(head + " goto LC09 ;\nexists (x == 0)"), Catch::Contains("label 'LC09' is not defined"));
+  CHECK_THAT(error_of(head + " ld.weak r0, x | ld.weak r1, x ;\nexists (x == 0)"), Catch::Contains("only 1 thread(s) declared"));
+  CHECK_THAT(error_of(head + " ld.weak r0, x ;\nexists (P0:r0 == 0) junk"), Catch::Contains("after the final condition"));
+  CHECK_THAT(error_of("PTX t\nTarget=gpu9\n{ x=0; }\n"), Catch::Contains("t.litmus:2:8: error: Target must look like sm_90"));
+  CHECK_THAT(error_of("X86 t\n{ }\n"), Catch::Contains("unsupported architecture"));
+  CHECK_THAT(error_of(head + " bar.sync 0, 64 ;\nexists (x == 0)"), Catch::Contains("not supported yet"));
+}
