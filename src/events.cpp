@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "memory_layout.hpp"
+
 namespace redscope {
 namespace {
 
@@ -24,60 +26,22 @@ struct ThreadPath {
   bool cut = false;
 };
 
+using detail::CellAccess;
+using detail::MemoryLayout;
+
 [[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
   throw InputError(Diagnostic{t.file, at, std::move(msg)});
 }
 
-// Location types and state spaces must agree across the test: PTX's model
-// covers accesses that overlap completely (§8.2), and `.shared::cta` memory
-// is private to one CTA.
-std::map<std::string, DataType> check_locations(const LitmusTest& t) {
-  struct Seen { DataType type; Space space; SourceLoc at; std::optional<int> cta; };
-  std::map<std::string, Seen> seen;
-  for (const ThreadCode& tc : t.threads) {
-    for (const Instruction& in : tc.code) {
-      if (!in.addr) continue;
-      const std::string& x = in.addr->name;
-      auto it = seen.find(x);
-      const std::optional<int> cta = in.space == Space::SharedCta ? std::optional<int>(tc.place.cta) : std::nullopt;
-      if (it == seen.end()) { seen.emplace(x, Seen{in.type, in.space, in.loc, cta}); continue; }
-      Seen& s = it->second;
-      if (width_of(s.type) != width_of(in.type))
-        input_error(t, in.loc, fmt::format("mixed-size access to '{}': .{} here, .{} at line {} (the model covers only accesses that overlap completely)",
-                                           x, to_string(in.type), to_string(s.type), s.at.line));
-      const bool s_shared = s.space == Space::SharedCta || s.space == Space::SharedCluster;
-      const bool i_shared = in.space == Space::SharedCta || in.space == Space::SharedCluster;
-      if ((s.space == Space::Global && i_shared) || (s_shared && in.space == Space::Global))
-        input_error(t, in.loc, fmt::format("'{}' is accessed as .{} here but as .{} at line {}", x, to_string(in.space), to_string(s.space), s.at.line));
-      if (cta && s.cta && *cta != *s.cta)
-        input_error(t, in.loc, fmt::format("'{}' is .shared::cta memory of CTA {} (line {}) but is accessed from CTA {}: shared memory is private to a CTA", x, *s.cta, s.at.line, *cta));
-      if (cta && !s.cta) s.cta = cta;
-    }
-  }
-  std::map<std::string, DataType> types;
-  for (const auto& [x, s] : seen) types[x] = s.type;
-  for (const InitEntry& e : t.init)
-    if (!e.thread && !types.count(e.name)) types[e.name] = DataType::S32;
-  return types;
-}
-
-std::int64_t init_value(const LitmusTest& t, std::optional<ThreadId> th, const std::string& name) {
-  for (const InitEntry& e : t.init)
-    if (e.thread == th && e.name == name) return e.value;
-  return 0;
-}
-
 class PathBuilder {
  public:
-  PathBuilder(const LitmusTest& t, ThreadId tid, const ExpandOptions& o) : t_(t), tid_(tid), opts_(o) {}
+  PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o)
+      : t_(t), mem_(m), tid_(tid), opts_(o) {}
 
   std::vector<ThreadPath> run() {
     State s;
     for (const InitEntry& e : t_.init)
-      if (e.thread == tid_) {
-        s.path.regs[e.name] = make_const(static_cast<std::uint64_t>(e.value), 32);
-        s.path.reg_types[e.name] = DataType::S32;
-      }
+      if (e.thread == tid_) s.pending[e.name] = e.values.at(0);
     walk(std::move(s));
     return std::move(out_);
   }
@@ -86,8 +50,10 @@ class PathBuilder {
   struct State {
     ThreadPath path;
     std::size_t pc = 0;
+    std::size_t instr = 0;                  // executed instructions so far
     std::map<std::size_t, int> back_jumps;  // per jumping instruction
     std::set<std::size_t> ctrl;             // reads that later events control-depend on
+    std::map<std::string, Literal> pending; // initialised registers not yet read or written
   };
 
   const ThreadCode& code() const { return t_.threads[static_cast<std::size_t>(tid_)]; }
@@ -95,36 +61,87 @@ class PathBuilder {
   void finish(State&& s) {
     if (out_.size() >= opts_.max_paths)
       input_error(t_, code().loc, fmt::format("thread {} has more than {} paths at unroll bound {}; lower --unroll", code().name, opts_.max_paths, opts_.unroll));
+    // Registers only initialised end with their initial value (an integer, or
+    // an .f64 when the literal is a float).
+    const std::map<std::string, Literal> pending = std::move(s.pending);
+    s.pending.clear();
+    for (const auto& [r, lit] : pending) {
+      const auto as_int = literal_bits(lit.text, DataType::S64);
+      const DataType ty = as_int ? DataType::S32 : DataType::F64;
+      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc}, make_const(initial_bits(lit, ty), width_of(ty)), ty);
+    }
     out_.push_back(std::move(s.path));
   }
 
+  std::uint64_t initial_bits(const Literal& lit, DataType type) const {
+    if (type == DataType::S32 || type == DataType::U32 || type == DataType::B32)
+      if (auto wide = literal_bits(lit.text, DataType::S64)) return *wide;  // herd: wrap to the width
+    const auto bits = literal_bits(lit.text, type);
+    if (!bits) input_error(t_, lit.loc, fmt::format("initial value '{}' is not a value of type .{}, the type it is read at", lit.text, to_string(type)));
+    return *bits;
+  }
+
+  // A register's value at `type`: an initial literal takes its bits at the
+  // type it is first read at; unset registers read 0, as in herd.
   ExprPtr value(State& s, const Operand& o, DataType type) {
     const unsigned w = width_of(type);
     if (o.kind == Operand::Kind::Imm) return make_const(static_cast<std::uint64_t>(o.value), w);
+    if (auto p = s.pending.find(o.name); p != s.pending.end()) {
+      const Literal lit = p->second;
+      s.pending.erase(p);
+      set_reg(s, o, make_const(initial_bits(lit, type), w), type);
+    }
     auto it = s.path.regs.find(o.name);
-    if (it == s.path.regs.end()) return make_const(0, w);  // unset registers read 0, as in herd
+    if (it == s.path.regs.end()) return make_const(0, w);
     const DataType rt = s.path.reg_types.at(o.name);
     return make_resize(it->second, w, is_signed(rt));
   }
 
   void set_reg(State& s, const Operand& dst, ExprPtr v, DataType type) {
+    s.pending.erase(dst.name);
     s.path.regs[dst.name] = std::move(v);
     s.path.reg_types[dst.name] = type;
   }
 
-  PathEvent base_event(const State& s, const Instruction& in, EventKind k) {
+  // Writes a register under the instruction's guard: unchanged when it does not execute.
+  void set_reg_guarded(State& s, const Operand& dst, ExprPtr v, DataType type, const ExprPtr& guard) {
+    if (guard) v = make_ite(guard, v, value(s, dst, type));
+    set_reg(s, dst, std::move(v), type);
+  }
+
+  // The predicate of `@p` / `@!p`, or null.
+  ExprPtr guard_of(State& s, const Instruction& in) {
+    if (!in.guard) return nullptr;
+    const ExprPtr p = value(s, *in.guard, DataType::Pred);
+    return in.guard_negated ? make_not(make_cmp(CmpOp::Ne, p, make_const(0, 1), false))
+                            : make_cmp(CmpOp::Ne, p, make_const(0, 1), false);
+  }
+
+  PathEvent base_event(const State& s, const Instruction& in, EventKind k, const ExprPtr& guard) {
     PathEvent pe;
     pe.ev.kind = k;
     pe.ev.thread = tid_;
     pe.ev.po_index = s.path.events.size();
+    pe.ev.instr = s.instr;
     pe.ev.sem = in.sem;
     pe.ev.scope = in.scope;
     pe.ev.space = in.space;
     pe.ev.type = in.type;
     pe.ev.src = in.loc;
     pe.ev.text = in.text;
+    pe.ev.guard = guard;
     if (in.addr) pe.ev.loc = in.addr->name;
     pe.ctrl.assign(s.ctrl.begin(), s.ctrl.end());
+    if (guard) for (std::size_t d : local_reads(guard)) pe.ctrl.push_back(d);
+    return pe;
+  }
+
+  PathEvent cell_event(const State& s, const Instruction& in, EventKind k, const CellAccess& c, const ExprPtr& guard) {
+    PathEvent pe = base_event(s, in, k, guard);
+    pe.ev.loc = c.cell;
+    pe.ev.type = c.type;
+    pe.ev.element = c.element * 8 + c.lane;
+    if (in.space == Space::Generic) pe.ev.space = mem_.space_of(in.addr->name);
     return pe;
   }
 
@@ -146,8 +163,18 @@ class PathBuilder {
   static Sem read_half(Sem s) { return (s == Sem::Acquire || s == Sem::AcqRel) ? Sem::Acquire : s == Sem::Weak ? Sem::Weak : Sem::Relaxed; }
   static Sem write_half(Sem s) { return (s == Sem::Release || s == Sem::AcqRel) ? Sem::Release : s == Sem::Weak ? Sem::Weak : Sem::Relaxed; }
 
-  ExprPtr rmw_result(RmwOp op, ExprPtr old, ExprPtr v, DataType type) {
-    const bool sgn = is_signed(type);
+  // The new value of one lane (seed "Semantics": *a = operation(*a, b)).
+  // .add.f32 on global memory flushes subnormals; on shared memory, and for
+  // f16/bf16 (.noftz) and f64, it keeps them.
+  ExprPtr rmw_result(RmwOp op, ExprPtr old, ExprPtr v, DataType lane, Space space) {
+    const bool sgn = is_signed(lane);
+    if (auto f = float_format(lane)) {
+      const bool ftz = lane == DataType::F32 && space == Space::Global;
+      if (op == RmwOp::Min) return make_float(ExprOp::FMin, *f, false, old, v);
+      if (op == RmwOp::Max) return make_float(ExprOp::FMax, *f, false, old, v);
+      if (op == RmwOp::Add) return make_float(ExprOp::FAdd, *f, ftz, old, v);
+      return v;  // exch / cas / mov move bits
+    }
     switch (op) {
       case RmwOp::Add: return make_binary(ExprOp::Add, old, v, sgn);
       case RmwOp::Sub: return make_binary(ExprOp::Sub, old, v, sgn);
@@ -156,42 +183,112 @@ class PathBuilder {
       case RmwOp::And: return make_binary(ExprOp::And, old, v, sgn);
       case RmwOp::Or: return make_binary(ExprOp::Or, old, v, sgn);
       case RmwOp::Xor: return make_binary(ExprOp::Xor, old, v, sgn);
+      case RmwOp::Inc: return make_binary(ExprOp::Inc, old, v, false);
+      case RmwOp::Dec: return make_binary(ExprOp::Dec, old, v, false);
+      case RmwOp::Min: return make_binary(ExprOp::Min, old, v, sgn);
+      case RmwOp::Max: return make_binary(ExprOp::Max, old, v, sgn);
       case RmwOp::Exch: case RmwOp::Mov: case RmwOp::Cas: return v;
     }
     return v;
   }
 
-  void exec_rmw(State& s, const Instruction& in) {
-    const unsigned w = width_of(in.type);
-    PathEvent r = base_event(s, in, EventKind::Read);
-    r.ev.in_rmw = true;
-    r.ev.sem = read_half(in.sem);
-    const std::size_t ri = s.path.events.size();
-    r.ev.self = ReadRef{tid_, ri};
-    push(s, std::move(r));
-    const ExprPtr old = make_read(ReadRef{tid_, ri}, w);
-    PathEvent wr = base_event(s, in, EventKind::Write);
-    wr.ev.in_rmw = true;
-    wr.ev.sem = write_half(in.sem);
-    ExprPtr operand = value(s, in.srcs.at(0), in.type);
-    if (in.op == RmwOp::Cas) {
-      // A failed compare-and-swap performs no write (it is a read only).
-      wr.ev.guard = make_cmp(CmpOp::Eq, old, operand, false);
-      operand = value(s, in.srcs.at(1), in.type);
+  // Joins per-cell values into one element value (lane 0 in the low bits).
+  static ExprPtr join(const std::vector<ExprPtr>& lanes) {
+    ExprPtr v = lanes.front();
+    for (std::size_t i = 1; i < lanes.size(); ++i) v = make_concat(lanes[i], v);
+    return v;
+  }
+
+  std::vector<Operand> destinations(const Instruction& in) const {
+    if (in.dst) return {*in.dst};
+    return in.dsts;
+  }
+
+  // ld: one read per cell; each destination gets its element.
+  void exec_load(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    std::vector<std::vector<ExprPtr>> elems(in.vec);
+    for (const CellAccess& c : mem_.cells(in)) {
+      PathEvent r = cell_event(s, in, EventKind::Read, c, guard);
+      const std::size_t ri = s.path.events.size();
+      r.ev.self = ReadRef{tid_, ri};
+      push(s, std::move(r));
+      elems[c.element].push_back(make_read(ReadRef{tid_, ri}, width_of(c.type)));
     }
-    wr.ev.value = rmw_result(in.op, old, operand, in.type);
-    wr.data = local_reads(wr.ev.value);
-    wr.rmw_read = ri;
-    if (wr.ev.guard) for (std::size_t d : local_reads(wr.ev.guard)) wr.ctrl.push_back(d);
-    push(s, std::move(wr));
-    if (in.dst) set_reg(s, *in.dst, old, in.type);
+    const std::vector<Operand> dst = destinations(in);
+    for (unsigned e = 0; e < in.vec; ++e) set_reg_guarded(s, dst[e], join(elems[e]), in.type, guard);
+  }
+
+  // st: one write per cell of the stored elements.
+  void exec_store(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    for (const CellAccess& c : mem_.cells(in)) {
+      PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
+      wr.ev.value = make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, width_of(c.type));
+      wr.data = local_reads(wr.ev.value);
+      push(s, std::move(wr));
+    }
+  }
+
+  // atom/red: per cell, a read and a write joined by rmw (seed: atomicity
+  // holds per scalar element only). A failed cas performs no write.
+  void exec_rmw(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    std::vector<std::vector<ExprPtr>> olds(in.vec);
+    for (const CellAccess& c : mem_.cells(in)) {
+      const unsigned w = width_of(c.type);
+      PathEvent r = cell_event(s, in, EventKind::Read, c, guard);
+      r.ev.in_rmw = true;
+      r.ev.sem = read_half(in.sem);
+      const std::size_t ri = s.path.events.size();
+      r.ev.self = ReadRef{tid_, ri};
+      push(s, std::move(r));
+      const ExprPtr old = make_read(ReadRef{tid_, ri}, w);
+      olds[c.element].push_back(old);
+      PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
+      wr.ev.in_rmw = true;
+      wr.ev.sem = write_half(in.sem);
+      ExprPtr operand = make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, w);
+      if (in.op == RmwOp::Cas) {
+        const ExprPtr ok = make_cmp(CmpOp::Eq, old, operand, false);
+        wr.ev.guard = guard ? make_ite(guard, ok, make_const(0, 1)) : ok;
+        operand = make_extract(value(s, in.srcs.at(1), in.type), c.bit_offset, w);
+      }
+      wr.ev.value = rmw_result(in.op, old, operand, c.type, wr.ev.space);
+      wr.data = local_reads(wr.ev.value);
+      wr.rmw_read = ri;
+      if (wr.ev.guard) for (std::size_t d : local_reads(wr.ev.guard)) wr.ctrl.push_back(d);
+      push(s, std::move(wr));
+    }
+    const std::vector<Operand> dst = destinations(in);
+    for (unsigned e = 0; e < dst.size(); ++e) set_reg_guarded(s, dst[e], join(olds[e]), in.type, guard);
   }
 
   void exec_local(State& s, const Instruction& in) {
     ExprPtr a = value(s, in.srcs.at(0), in.type);
     ExprPtr v = a;
-    if (in.op != RmwOp::Mov) v = rmw_result(in.op, a, value(s, in.srcs.at(1), in.type), in.type);
-    set_reg(s, *in.dst, v, in.type);
+    if (in.op != RmwOp::Mov) v = rmw_result(in.op, a, value(s, in.srcs.at(1), in.type), in.type, Space::Generic);
+    set_reg_guarded(s, *in.dst, v, in.type, guard_of(s, in));
+  }
+
+  // setp: integer comparisons in the type's signedness, float ones ordered.
+  void exec_setp(State& s, const Instruction& in) {
+    const ExprPtr a = value(s, in.srcs.at(0), in.type), b = value(s, in.srcs.at(1), in.type);
+    const auto f = float_format(in.type);
+    const ExprPtr c = f ? make_fcmp(in.cmp, *f, a, b) : make_cmp(in.cmp, a, b, is_signed(in.type));
+    set_reg_guarded(s, *in.dst, c, DataType::Pred, guard_of(s, in));
+  }
+
+  void exec_barrier(State& s, const Instruction& in) {
+    PathEvent b = base_event(s, in, EventKind::Barrier, nullptr);
+    b.ev.barrier_arrive_only = in.barrier.arrive_only;
+    b.ev.barrier_id = in.barrier.id.value;
+    if (in.barrier.logical_id) {
+      b.ev.barrier_logical = value(s, *in.barrier.logical_id, DataType::S32);
+      b.data = local_reads(b.ev.barrier_logical);
+    }
+    b.ev.quorum = in.barrier.quorum;
+    push(s, std::move(b));
   }
 
   // Executes straight-line code from s.pc, forking at data-dependent branches.
@@ -199,58 +296,46 @@ class PathBuilder {
     const auto& instrs = code().code;
     while (s.pc < instrs.size()) {
       const Instruction& in = instrs[s.pc];
+      ++s.instr;
       switch (in.kind) {
         case InstrKind::Label: break;
-        case InstrKind::Load: {
-          PathEvent r = base_event(s, in, EventKind::Read);
-          const std::size_t ri = s.path.events.size();
-          r.ev.self = ReadRef{tid_, ri};
-          push(s, std::move(r));
-          set_reg(s, *in.dst, make_read(ReadRef{tid_, ri}, width_of(in.type)), in.type);
-          break;
-        }
-        case InstrKind::Store: {
-          PathEvent wr = base_event(s, in, EventKind::Write);
-          wr.ev.value = value(s, in.srcs.at(0), in.type);
-          wr.data = local_reads(wr.ev.value);
-          push(s, std::move(wr));
-          break;
-        }
+        case InstrKind::Load: exec_load(s, in); break;
+        case InstrKind::Store: exec_store(s, in); break;
         case InstrKind::Atom: case InstrKind::Red: exec_rmw(s, in); break;
-        case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence)); break;
-        case InstrKind::Barrier: {
-          PathEvent b = base_event(s, in, EventKind::Barrier);
-          b.ev.barrier_arrive_only = in.barrier.arrive_only;
-          b.ev.barrier_id = in.barrier.id.value;
-          if (in.barrier.logical_id) {
-            b.ev.barrier_logical = value(s, *in.barrier.logical_id, DataType::S32);
-            b.data = local_reads(b.ev.barrier_logical);
-          }
-          b.ev.quorum = in.barrier.quorum;
-          push(s, std::move(b));
-          break;
-        }
+        case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
+        case InstrKind::Barrier: exec_barrier(s, in); break;
         case InstrKind::Local: exec_local(s, in); break;
-        case InstrKind::Goto:
-          if (!jump(s, in)) return;
-          continue;
-        case InstrKind::Branch: {
-          const ExprPtr cond = make_cmp(in.cmp, value(s, in.srcs.at(0), in.type), value(s, in.srcs.at(1), in.type), is_signed(in.type));
-          if (auto c = const_value(cond)) {
-            if (*c) { if (!jump(s, in)) return; continue; }
-            break;
-          }
-          for (std::size_t d : local_reads(cond)) s.ctrl.insert(d);
-          State taken = s;
-          taken.path.conds.push_back(cond);
-          if (jump(taken, in)) walk(std::move(taken));
-          s.path.conds.push_back(make_not(cond));
+        case InstrKind::Setp: exec_setp(s, in); break;
+        case InstrKind::Goto: case InstrKind::Branch: {
+          const ExprPtr cond = in.kind == InstrKind::Goto
+              ? (in.guard ? guard_of(s, in) : make_const(1, 1))
+              : make_cmp(in.cmp, value(s, in.srcs.at(0), in.type), value(s, in.srcs.at(1), in.type), is_signed(in.type));
+          const Step st = branch(s, in, cond);
+          if (st == Step::Ended) return;
+          if (st == Step::Jumped) continue;
           break;
         }
       }
       ++s.pc;
     }
     finish(std::move(s));
+  }
+
+  enum class Step { FallThrough, Jumped, Ended };
+
+  // A branch on `cond`: constant conditions jump or fall through; others
+  // fork, the taken copy walking on its own.
+  Step branch(State& s, const Instruction& in, const ExprPtr& cond) {
+    if (auto c = const_value(cond)) {
+      if (!*c) return Step::FallThrough;
+      return jump(s, in) ? Step::Jumped : Step::Ended;
+    }
+    for (std::size_t d : local_reads(cond)) s.ctrl.insert(d);
+    State taken = s;
+    taken.path.conds.push_back(cond);
+    if (jump(taken, in)) walk(std::move(taken));
+    s.path.conds.push_back(make_not(cond));
+    return Step::FallThrough;
   }
 
   // Moves pc to the label; false when the unroll bound cuts the path here.
@@ -266,6 +351,7 @@ class PathBuilder {
   }
 
   const LitmusTest& t_;
+  const MemoryLayout& mem_;
   ThreadId tid_;
   const ExpandOptions& opts_;
   std::vector<ThreadPath> out_;
@@ -273,30 +359,57 @@ class PathBuilder {
 
 void add_edge(EventGraph& g, EventId a, EventId b, EdgeKind k) { boost::add_edge(a, b, EdgeProps{k}, g); }
 
-Skeleton build(const LitmusTest& t, const std::map<std::string, DataType>& loc_types,
-               const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids) {
+// po within one thread: by instruction; inside one instruction only an RMW
+// element's read precedes its write (see po_closure).
+bool po_before(const Event& x, const Event& y) {
+  if (x.thread == kInitThread || x.thread != y.thread || x.po_index >= y.po_index) return false;
+  if (x.instr != y.instr) return true;
+  return x.element == y.element && x.in_rmw && y.in_rmw;
+}
+
+void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
+  // Immediate po: each event to the events of the next instruction (or its RMW write).
+  for (std::size_t i = 0; i < n; ++i) {
+    const Event& x = s.ev(base + i);
+    std::optional<std::size_t> next_instr;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Event& y = s.ev(base + j);
+      if (y.instr == x.instr) { if (po_before(x, y)) add_edge(s.graph, base + i, base + j, EdgeKind::Po); continue; }
+      if (next_instr && y.instr != *next_instr) break;
+      next_instr = y.instr;
+      if (x.in_rmw && x.is_read()) continue;  // its write carries the po edge onwards
+      add_edge(s.graph, base + i, base + j, EdgeKind::Po);
+    }
+  }
+}
+
+Skeleton build(const LitmusTest& t, const MemoryLayout& mem, const std::vector<const ThreadPath*>& paths,
+               const std::vector<std::size_t>& ids) {
   Skeleton s;
-  s.loc_types = loc_types;
   s.path_ids = ids;
   for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
-  for (const auto& [x, ty] : loc_types) {
-    Event e;
-    e.kind = EventKind::Write;
-    e.is_init = true;
-    e.loc = x;
-    e.type = ty;
-    e.value = make_const(static_cast<std::uint64_t>(init_value(t, std::nullopt, x)), width_of(ty));
-    e.text = fmt::format("init {}", x);
-    s.init_write[x] = boost::add_vertex(e, s.graph);
-  }
+  for (const auto& [x, l] : mem.locations())
+    for (std::size_t i = 0; i < l.count; ++i) {
+      Event e;
+      e.kind = EventKind::Write;
+      e.is_init = true;
+      e.loc = detail::cell_name(x, l, i);
+      e.type = l.cell;
+      e.space = l.space;
+      e.value = make_const(l.init[i], width_of(l.cell));
+      e.text = fmt::format("init {}", e.loc);
+      s.loc_types[e.loc] = l.cell;
+      s.loc_spaces[e.loc] = l.space;
+      s.init_write[e.loc] = boost::add_vertex(e, s.graph);
+    }
   for (std::size_t ti = 0; ti < paths.size(); ++ti) {
     const ThreadPath& p = *paths[ti];
     const EventId base = boost::num_vertices(s.graph);
     s.thread_base.push_back(base);
     for (const PathEvent& pe : p.events) boost::add_vertex(pe.ev, s.graph);
+    add_po_edges(s, base, p.events.size());
     for (std::size_t i = 0; i < p.events.size(); ++i) {
       const PathEvent& pe = p.events[i];
-      if (i > 0) add_edge(s.graph, base + i - 1, base + i, EdgeKind::Po);
       if (pe.rmw_read) add_edge(s.graph, base + *pe.rmw_read, base + i, EdgeKind::Rmw);
       for (std::size_t d : pe.data) add_edge(s.graph, base + d, base + i, EdgeKind::Data);
       for (std::size_t d : pe.ctrl) add_edge(s.graph, base + d, base + i, EdgeKind::Ctrl);
@@ -314,11 +427,11 @@ Skeleton build(const LitmusTest& t, const std::map<std::string, DataType>& loc_t
 }  // namespace
 
 Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
-  const std::map<std::string, DataType> loc_types = check_locations(t);
+  const MemoryLayout mem(t);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;
   for (std::size_t i = 0; i < t.threads.size(); ++i) {
-    per_thread.push_back(PathBuilder(t, static_cast<ThreadId>(i), opts).run());
+    per_thread.push_back(PathBuilder(t, mem, static_cast<ThreadId>(i), opts).run());
     total *= per_thread.back().size();
     if (total > opts.max_paths)
       input_error(t, t.threads[i].loc, fmt::format("more than {} path combinations at unroll bound {}; lower --unroll", opts.max_paths, opts.unroll));
@@ -328,7 +441,7 @@ Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
   for (;;) {
     std::vector<const ThreadPath*> paths;
     for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
-    out.skeletons.push_back(build(t, loc_types, paths, idx));
+    out.skeletons.push_back(build(t, mem, paths, idx));
     std::size_t k = 0;
     while (k < idx.size() && ++idx[k] == per_thread[k].size()) { idx[k] = 0; ++k; }
     if (k == idx.size()) break;
@@ -340,11 +453,7 @@ BoolMatrix po_closure(const Skeleton& s) {
   const std::size_t n = s.size();
   BoolMatrix m(n, std::vector<bool>(n, false));
   for (EventId a = 0; a < n; ++a)
-    for (EventId b = 0; b < n; ++b) {
-      const Event& x = s.ev(a);
-      const Event& y = s.ev(b);
-      m[a][b] = x.thread != kInitThread && x.thread == y.thread && x.po_index < y.po_index;
-    }
+    for (EventId b = 0; b < n; ++b) m[a][b] = po_before(s.ev(a), s.ev(b));
   return m;
 }
 

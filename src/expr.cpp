@@ -46,6 +46,10 @@ std::uint64_t arith(ExprOp op, std::uint64_t a, std::uint64_t b, unsigned w, boo
     case ExprOp::And: return a & b;
     case ExprOp::Or: return a | b;
     case ExprOp::Xor: return a ^ b;
+    case ExprOp::Inc: return int_inc(w, a, b);
+    case ExprOp::Dec: return int_dec(w, a, b);
+    case ExprOp::Min: return int_min(w, sgn, a, b);
+    case ExprOp::Max: return int_max(w, sgn, a, b);
     case ExprOp::Div: {
       if (b == 0) {
         if (!sgn) return mask_to(~0ULL, w);
@@ -56,6 +60,15 @@ std::uint64_t arith(ExprOp op, std::uint64_t a, std::uint64_t b, unsigned w, boo
       if (y == -1) return mask_to(0 - a, w);  // avoids INT_MIN / -1 overflow
       return mask_to(static_cast<std::uint64_t>(x / y), w);
     }
+    default: return 0;
+  }
+}
+
+std::uint64_t float_op(ExprOp op, FloatFormat f, bool ftz, std::uint64_t a, std::uint64_t b) {
+  switch (op) {
+    case ExprOp::FAdd: return float_add(f, a, b, ftz);
+    case ExprOp::FMin: return float_min(f, a, b);
+    case ExprOp::FMax: return float_max(f, a, b);
     default: return 0;
   }
 }
@@ -94,6 +107,35 @@ ExprPtr make_cmp(CmpOp c, ExprPtr a, ExprPtr b, bool is_signed) {
   }
   ExprNode n; n.op = ExprOp::Cmp; n.width = 1; n.cmp = c; n.is_signed = is_signed;
   n.kids = {std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_float(ExprOp op, FloatFormat f, bool ftz, ExprPtr a, ExprPtr b) {
+  const unsigned w = width_of(f);
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const) return make_const(float_op(op, f, ftz, a->bits, b->bits), w);
+  ExprNode n; n.op = op; n.width = w; n.ffmt = f; n.ftz = ftz;
+  n.kids = {std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_fcmp(CmpOp c, FloatFormat f, ExprPtr a, ExprPtr b) {
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const) return make_const(float_compare(c, f, a->bits, b->bits) ? 1 : 0, 1);
+  ExprNode n; n.op = ExprOp::FCmp; n.width = 1; n.cmp = c; n.ffmt = f;
+  n.kids = {std::move(a), std::move(b)};
+  return node(std::move(n));
+}
+
+ExprPtr make_concat(ExprPtr hi, ExprPtr lo) {
+  const unsigned w = hi->width + lo->width;
+  if (hi->op == ExprOp::Const && lo->op == ExprOp::Const) return make_const((hi->bits << lo->width) | lo->bits, w);
+  ExprNode n; n.op = ExprOp::Concat; n.width = w; n.kids = {std::move(hi), std::move(lo)};
+  return node(std::move(n));
+}
+
+ExprPtr make_extract(ExprPtr a, unsigned lo, unsigned width) {
+  if (lo == 0 && width == a->width) return a;
+  if (a->op == ExprOp::Const) return make_const(a->bits >> lo, width);
+  ExprNode n; n.op = ExprOp::Extract; n.width = width; n.lo = lo; n.kids = {std::move(a)};
   return node(std::move(n));
 }
 
@@ -158,6 +200,10 @@ std::uint64_t evaluate(const ExprPtr& e, const std::function<std::uint64_t(ReadR
       return mask_to(v, n.width);
     }
     case ExprOp::Ite: return evaluate(n.kids[0], read_value) ? evaluate(n.kids[1], read_value) : evaluate(n.kids[2], read_value);
+    case ExprOp::FAdd: case ExprOp::FMin: case ExprOp::FMax: return float_op(n.op, n.ffmt, n.ftz, kid(0), kid(1));
+    case ExprOp::FCmp: return float_compare(n.cmp, n.ffmt, kid(0), kid(1)) ? 1 : 0;
+    case ExprOp::Concat: return mask_to((kid(0) << n.kids[1]->width) | kid(1), n.width);
+    case ExprOp::Extract: return mask_to(kid(0) >> n.lo, n.width);
     default: return arith(n.op, kid(0), kid(1), n.width, n.is_signed);
   }
 }

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "lexer.hpp"
+#include "ptx_rules.hpp"
 
 namespace redscope {
 
@@ -27,6 +28,17 @@ std::string_view to_string(Quantifier q) {
     case Quantifier::Exists: return "exists";
     case Quantifier::Forall: return "forall";
     case Quantifier::NotExists: return "~exists";
+  }
+  return "?";
+}
+
+std::string_view to_string(RmwOp op) {
+  switch (op) {
+    case RmwOp::Add: return "add"; case RmwOp::Sub: return "sub"; case RmwOp::Mul: return "mul";
+    case RmwOp::Div: return "div"; case RmwOp::And: return "and"; case RmwOp::Or: return "or";
+    case RmwOp::Xor: return "xor"; case RmwOp::Inc: return "inc"; case RmwOp::Dec: return "dec";
+    case RmwOp::Min: return "min"; case RmwOp::Max: return "max"; case RmwOp::Exch: return "exch";
+    case RmwOp::Cas: return "cas"; case RmwOp::Mov: return "mov";
   }
   return "?";
 }
@@ -64,7 +76,8 @@ std::vector<std::string> split_dots(const std::string& s) {
   return parts;
 }
 
-// Qualifier classes of `ld/st/atom/red` (PTX §9.7.9, §9.7.13).
+// Qualifier classes of `ld/st/atom/red/setp` (PTX §9.7.9, §9.7.13), each
+// with where it was written, for diagnostics.
 struct Qualifiers {
   std::optional<Sem> sem;
   bool is_volatile = false;
@@ -72,18 +85,31 @@ struct Qualifiers {
   std::optional<Space> space;
   std::optional<DataType> type;
   std::optional<RmwOp> op;
+  std::optional<CmpOp> cmp;
+  bool noftz = false;
+  bool cache_hint = false;
+  unsigned vec = 1;
+  SourceLoc sem_at, scope_at, space_at, type_at, op_at, cmp_at, noftz_at, hint_at, vec_at;
 };
 
 std::optional<RmwOp> parse_rmw_op(std::string_view s) {
-  if (s == "add") return RmwOp::Add;
-  if (s == "sub") return RmwOp::Sub;
-  if (s == "mul") return RmwOp::Mul;
-  if (s == "div") return RmwOp::Div;
-  if (s == "and") return RmwOp::And;
-  if (s == "or") return RmwOp::Or;
-  if (s == "xor") return RmwOp::Xor;
-  if (s == "exch") return RmwOp::Exch;
-  if (s == "cas") return RmwOp::Cas;
+  static constexpr std::pair<std::string_view, RmwOp> kOps[] = {
+      {"add", RmwOp::Add}, {"sub", RmwOp::Sub}, {"mul", RmwOp::Mul}, {"div", RmwOp::Div},
+      {"and", RmwOp::And}, {"or", RmwOp::Or}, {"xor", RmwOp::Xor}, {"inc", RmwOp::Inc},
+      {"dec", RmwOp::Dec}, {"min", RmwOp::Min}, {"max", RmwOp::Max}, {"exch", RmwOp::Exch},
+      {"cas", RmwOp::Cas}};
+  for (const auto& [n, op] : kOps) if (n == s) return op;
+  return std::nullopt;
+}
+
+// setp comparisons; .lo/.ls/.hi/.hs are the unsigned spellings of lt/le/gt/ge.
+std::optional<CmpOp> parse_setp_cmp(std::string_view s) {
+  if (s == "eq") return CmpOp::Eq;
+  if (s == "ne") return CmpOp::Ne;
+  if (s == "lt" || s == "lo") return CmpOp::Lt;
+  if (s == "le" || s == "ls") return CmpOp::Le;
+  if (s == "gt" || s == "hi") return CmpOp::Gt;
+  if (s == "ge" || s == "hs") return CmpOp::Ge;
   return std::nullopt;
 }
 
@@ -138,6 +164,10 @@ class Parser {
     const char* e = b + t.text.size();
     int base = 10;
     if (t.text.size() > 2 && t.text[0] == '0' && (t.text[1] == 'x' || t.text[1] == 'X')) { b += 2; base = 16; }
+    if (t.text.find_first_of(".eEfFdD", base == 16 ? 2 : 0) != std::string::npos && base == 10)
+      fail(t.loc, fmt::format("expected an integer, found '{}'", t.text));
+    if (t.text.size() > 1 && (t.text[1] == 'f' || t.text[1] == 'F' || t.text[1] == 'd' || t.text[1] == 'D'))
+      fail(t.loc, fmt::format("expected an integer, found '{}'", t.text));
     auto [p, ec] = std::from_chars(b, e, v, base);
     if (ec != std::errc() || p != e) fail(t.loc, fmt::format("number '{}' does not fit in 64 bits", t.text));
     if (negative && v > (1ULL << 63)) fail(t.loc, fmt::format("number '-{}' does not fit in 64 bits", t.text));
@@ -277,29 +307,89 @@ class Parser {
     return v;
   }
 
+  // `[global|shared] [type] name = value;`, `type name[N] = {v, ...};`,
+  // untyped `x = 1;` and registers `P0:r0 = 1;`.
   void parse_init_entry() {
     InitEntry e;
     e.loc = cur().loc;
     e.thread = thread_prefix();
+    if (!e.thread) parse_declaration_prefix(e);
     if (!at(Tok::Ident)) fail_here(fmt::format("expected a location or register name, found {}", detail::describe(cur())));
     const Token& name = next();
     if (at(Tok::At) && look(1).kind == Tok::Ident && (look(1).text == "cta" || look(1).text == "gpu" || look(1).text == "cluster"))
       fail(name.loc, "unterminated init block: expected '}' before the thread row");
     if (at(Tok::At)) fail(cur().loc, "proxies not supported yet: alias declarations ('@ ... aliases') need the proxy model");
-    if (e.thread && !is_register_name(name.text))
-      fail(name.loc, fmt::format("'{}' is not a register name (registers are r<N> or %name)", name.text));
     if (!e.thread && is_register_name(name.text))
       fail(name.loc, fmt::format("register '{}' needs a thread prefix, as in P0:{}", name.text, name.text));
+    if (name.text.find('.') != std::string::npos) fail(name.loc, fmt::format("'{}' is not a valid name", name.text));
     e.name = name.text;
-    if (!at(Tok::Assign) && !at(Tok::EqEq)) fail_here(fmt::format("expected '=' after '{}'", name.text));
-    next();
-    if (at(Tok::Amp) || at(Tok::Ident))
-      fail_here("address values are not supported: initialise locations and registers with integers");
-    e.value = signed_number("an integer initial value");
+    if (at(Tok::LBracket)) parse_array_size(e);
+    const bool declared = e.type || e.space || e.count;
+    if (at(Tok::Assign) || at(Tok::EqEq)) {
+      next();
+      parse_init_values(e);
+    } else if (!declared) {
+      fail_here(fmt::format("expected '=' after '{}'", name.text));
+    }
     for (const InitEntry& o : t_.init)
       if (o.thread == e.thread && o.name == e.name)
         fail(e.loc, fmt::format("'{}' is initialised twice", e.name));
     t_.init.push_back(std::move(e));
+  }
+
+  void parse_declaration_prefix(InitEntry& e) {
+    if (at(Tok::Ident) && look(1).kind == Tok::Ident) {
+      const std::string& w = cur().text;
+      if (w == "global") e.space = Space::Global;
+      else if (w == "shared" || w == "shared::cta") e.space = Space::SharedCta;
+      else if (w == "shared::cluster") e.space = Space::SharedCluster;
+      if (e.space) next();
+    }
+    if (at(Tok::Ident) && look(1).kind == Tok::Ident) {
+      e.type = parse_data_type(cur().text);
+      if (!e.type) fail_here(fmt::format("unknown type '{}' in a declaration (b16..b64, u16..u64, s16..s64, f16, bf16, f16x2, bf16x2, f32, f64)", cur().text));
+      next();
+    }
+  }
+
+  void parse_array_size(InitEntry& e) {
+    next();
+    const Token& n = expect(Tok::Number, "an array length");
+    const std::int64_t v = number_value(n, false);
+    if (v < 1 || v > 64) fail(n.loc, "array length must be between 1 and 64");
+    e.count = static_cast<std::size_t>(v);
+    expect(Tok::RBracket, "']'");
+  }
+
+  void parse_init_values(InitEntry& e) {
+    if (at(Tok::Amp) || (at(Tok::Ident) && cur().text != "inf" && cur().text != "nan"))
+      fail_here("address values are not supported: initialise locations and registers with numbers");
+    if (!at(Tok::LBrace)) {
+      if (e.count) fail_here(fmt::format("initialise the array '{}' with {{v0, v1, ...}}", e.name));
+      e.values.push_back(literal("an initial value"));
+      return;
+    }
+    const SourceLoc start = cur().loc;
+    if (!e.count) fail(start, fmt::format("'{}' is not an array: declare it as {}[N]", e.name, e.name));
+    next();
+    for (;;) {
+      e.values.push_back(literal("an initial value"));
+      if (at(Tok::Comma)) { next(); continue; }
+      expect(Tok::RBrace, "',' or '}'");
+      break;
+    }
+    if (e.values.size() != *e.count)
+      fail(start, fmt::format("'{}' has {} element(s) but {} initial value(s)", e.name, *e.count, e.values.size()));
+  }
+
+  // [-]NUMBER | inf | nan, kept as text: its bits depend on the type it is read at.
+  Literal literal(std::string_view what) {
+    Literal l{"", cur().loc};
+    if (at(Tok::Minus)) { next(); l.text = "-"; }
+    if (!at(Tok::Number) && !(at(Tok::Ident) && (cur().text == "inf" || cur().text == "nan")))
+      fail_here(fmt::format("expected {} (a number), found {}", what, detail::describe(cur())));
+    l.text += next().text;
+    return l;
   }
 
   // ---- thread declaration row ---------------------------------------------
@@ -406,16 +496,17 @@ class Parser {
     const std::vector<Token>& toks;
     std::size_t i = 0;
     const Token& cur() const { return toks[i]; }
+    const Token& look(std::size_t k) const { return toks[std::min(i + k, toks.size() - 1)]; }
     bool at(Tok k) const { return toks[i].kind == k; }
     const Token& next() { const Token& t = toks[i]; if (i + 1 < toks.size()) ++i; return t; }
   };
 
   std::string cell_text(const std::vector<Token>& toks) const {
-    // Reconstruct readable text from the source line span.
     std::string s;
     for (const Token& t : toks) {
       if (t.kind == Tok::End) break;
-      if (!s.empty() && t.kind != Tok::Comma && t.kind != Tok::RBracket && s.back() != '[' ) s += ' ';
+      const bool glue = t.kind == Tok::Comma || t.kind == Tok::RBracket || t.kind == Tok::RBrace || t.kind == Tok::Plus;
+      if (!s.empty() && !glue && s.back() != '[' && s.back() != '{' && s.back() != '@' && s.back() != '!' && s.back() != '+') s += ' ';
       s += t.text;
     }
     return s;
@@ -426,10 +517,11 @@ class Parser {
     Instruction in;
     in.loc = c.cur().loc;
     in.text = cell_text(toks);
-    if (c.at(Tok::At)) fail(c.cur().loc, "predicated instructions (@p) are not supported yet");
+    if (c.at(Tok::At)) parse_guard(in, c);
     if (!c.at(Tok::Ident)) fail(c.cur().loc, fmt::format("expected an instruction, found {}", detail::describe(c.cur())));
     const Token& mn = c.next();
     if (c.at(Tok::Colon) && mn.text.find('.') == std::string::npos) {  // label
+      if (in.guard) fail(in.guard->loc, "a label cannot be predicated");
       c.next();
       if (!c.at(Tok::End)) fail(c.cur().loc, "a label must stand alone in its cell");
       if (tc.labels.count(mn.text)) fail(mn.loc, fmt::format("label '{}' defined twice in {}", mn.text, tc.name));
@@ -440,6 +532,13 @@ class Parser {
       return;
     }
     const std::vector<std::string> parts = split_dots(mn.text);
+    dispatch(in, mn, parts, c);
+    if (!c.at(Tok::End)) fail(c.cur().loc, fmt::format("unexpected {} after the operands of '{}'", detail::describe(c.cur()), mn.text));
+    if (in.guard && in.kind == InstrKind::Barrier) fail(in.guard->loc, "predicated barriers are not supported");
+    tc.code.push_back(std::move(in));
+  }
+
+  void dispatch(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     const std::string& base = parts[0];
     if (base == "ld") parse_ld(in, mn, parts, c);
     else if (base == "st") parse_st(in, mn, parts, c);
@@ -448,14 +547,24 @@ class Parser {
     else if (base == "fence") parse_fence(in, mn, parts);
     else if (base == "membar") parse_membar(in, mn, parts);
     else if (base == "bar" || base == "barrier") parse_barrier(in, mn, parts, c);
+    else if (base == "setp") parse_setp(in, mn, parts, c);
+    else if (base == "createpolicy") parse_createpolicy(in, mn, c);
     else if (base == "add" || base == "sub" || base == "mul" || base == "div" || base == "mov") parse_local(in, mn, parts, c);
     else if (parse_branch(base)) parse_cond_branch(in, mn, parts, c);
     else if (base == "goto" || base == "bra") parse_goto(in, mn, parts, c);
     else if (base == "cold" || base == "tld" || base == "suld" || base == "sust" || base == "suatom" || base == "sured")
       fail(mn.loc, fmt::format("proxies not supported yet: '{}' accesses memory through a non-generic proxy", base));
     else fail(mn.loc, fmt::format("unknown instruction '{}'", mn.text));
-    if (!c.at(Tok::End)) fail(c.cur().loc, fmt::format("unexpected {} after the operands of '{}'", detail::describe(c.cur()), mn.text));
-    tc.code.push_back(std::move(in));
+  }
+
+  // `@p` or `@!p` before an instruction (PTX §9.7.1 "Predicated execution").
+  void parse_guard(Instruction& in, Cell& c) {
+    c.next();
+    if (c.at(Tok::Bang)) { c.next(); in.guard_negated = true; }
+    const Token& p = c.cur();
+    if (p.kind != Tok::Ident) fail(p.loc, fmt::format("expected a predicate register after '@', found {}", detail::describe(p)));
+    c.next();
+    in.guard = Operand{Operand::Kind::Reg, p.text, 0, 0, p.loc};
   }
 
   SourceLoc qual_loc(const Token& mn, const std::vector<std::string>& parts, std::size_t k) const {
@@ -465,7 +574,8 @@ class Parser {
   }
 
   // Classifies qualifiers parts[1..]; `allowed` names the classes this
-  // instruction takes ("sem", "scope", "space", "type", "op").
+  // instruction takes ("sem", "scope", "space", "type", "op", "noftz",
+  // "hint", "vec", "cmp").
   Qualifiers qualifiers(const Token& mn, const std::vector<std::string>& parts, std::string_view allowed) {
     Qualifiers q;
     auto takes = [&](std::string_view cls) { return allowed.find(cls) != std::string_view::npos; };
@@ -473,45 +583,60 @@ class Parser {
       const std::string& p = parts[k];
       const SourceLoc at = qual_loc(mn, parts, k);
       if (p.empty()) fail(at, fmt::format("empty qualifier in '{}'", mn.text));
-      auto dup = [&](bool taken, std::string_view cls) {
-        if (taken) fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, cls, p));
-      };
-      auto reject = [&](std::string_view cls) {
-        if (!takes(cls)) fail(at, fmt::format("'{}' does not take a {} qualifier ('.{}')", parts[0], cls, p));
+      auto claim = [&](bool taken, std::string_view cls, std::string_view what) {
+        if (!takes(cls)) fail(at, fmt::format("'{}' does not take a {} qualifier ('.{}')", parts[0], what, p));
+        if (taken) fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, what, p));
       };
       if (p == "volatile") {
-        reject("sem"); dup(q.sem.has_value(), "memory-order");
-        q.sem = Sem::Relaxed; q.is_volatile = true; q.scope = Scope::Sys;
+        claim(q.sem.has_value(), "sem", "memory-order");
+        q.sem = Sem::Relaxed; q.is_volatile = true; q.sem_at = at;
       } else if (auto s = parse_sem(p)) {
-        reject("sem"); dup(q.sem.has_value(), "memory-order"); q.sem = s;
+        claim(q.sem.has_value(), "sem", "memory-order"); q.sem = s; q.sem_at = at;
       } else if (auto sc = parse_scope(p)) {
-        reject("scope"); dup(q.scope.has_value() && !q.is_volatile, "scope"); q.scope = sc;
+        claim(q.scope.has_value(), "scope", "scope"); q.scope = sc; q.scope_at = at;
       } else if (p == "global" || p == "shared" || p == "shared::cta" || p == "shared::cluster") {
-        reject("space"); dup(q.space.has_value(), "state-space");
+        claim(q.space.has_value(), "space", "state-space");
         q.space = p == "global" ? Space::Global : p == "shared::cluster" ? Space::SharedCluster : Space::SharedCta;
+        q.space_at = at;
       } else if (auto ty = parse_data_type(p)) {
-        reject("type"); dup(q.type.has_value(), "type"); q.type = ty;
+        claim(q.type.has_value(), "type", "type"); q.type = ty; q.type_at = at;
+      } else if (auto cmp = takes("cmp") ? parse_setp_cmp(p) : std::nullopt) {
+        claim(q.cmp.has_value(), "cmp", "comparison"); q.cmp = cmp; q.cmp_at = at;
       } else if (auto op = parse_rmw_op(p)) {
-        reject("op"); dup(q.op.has_value(), "operation"); q.op = op;
-      } else if (p == "f32" || p == "f64" || p == "f16" || p == "f16x2" || p == "bf16" || p == "bf16x2" || p == "u16" || p == "s16" || p == "b16" || p == "u8" || p == "s8" || p == "b8") {
-        fail(at, fmt::format("type '.{}' is not supported yet (integer .b32/.u32/.s32/.b64/.u64/.s64 only)", p));
-      } else if (p == "min" || p == "max" || p == "inc" || p == "dec" || p == "noftz" || p.rfind("v", 0) == 0 || p.find("::") != std::string::npos) {
-        fail(at, fmt::format("qualifier '.{}' of '{}' is not supported yet", p, parts[0]));
+        claim(q.op.has_value(), "op", "operation"); q.op = op; q.op_at = at;
+      } else if (p == "noftz") {
+        claim(q.noftz, "noftz", "'.noftz'"); q.noftz = true; q.noftz_at = at;
+      } else if (p == "L2::cache_hint") {
+        claim(q.cache_hint, "hint", "cache-hint"); q.cache_hint = true; q.hint_at = at;
+      } else if (p == "v2" || p == "v4" || p == "v8") {
+        claim(q.vec > 1, "vec", "vector"); q.vec = static_cast<unsigned>(p[1] - '0'); q.vec_at = at;
+      } else if (p == "u8" || p == "s8" || p == "b8" || p == "b128" || p == "pred") {
+        fail(at, fmt::format("type '.{}' is not supported", p));
       } else if (p == "const" || p == "local" || p == "param") {
         fail(at, fmt::format("state space '.{}' is not supported (global, shared and generic only)", p));
       } else {
         fail(at, fmt::format("unknown qualifier '.{}' in '{}'", p, mn.text));
       }
     }
-    if (q.is_volatile && q.scope != Scope::Sys) fail(mn.loc, "'.volatile' takes no scope");
+    if (q.is_volatile && q.scope) fail(q.scope_at, "'.volatile' takes no scope");
     return q;
   }
 
+  // sm_6x and earlier lack the .sem qualifiers and fence; clusters need sm_90.
+  void check_target(const Token& mn, const Qualifiers& q, bool is_fence) {
+    const bool sem_given = q.sem && !q.is_volatile;
+    if (auto msg = detail::target_violation(t_.target_sm, sem_given, q.sem.value_or(Sem::Relaxed), q.scope, q.space, is_fence))
+      fail(sem_given ? q.sem_at : q.scope ? q.scope_at : mn.loc, *msg);
+  }
+
   // A strong ld/st needs a scope; weak ones take none (PTX §9.7.9.8, §9.7.9.9).
+  // `.volatile` is `.relaxed.sys` (PTX §8.3).
   void memory_order(Instruction& in, const Token& mn, const Qualifiers& q) {
     in.sem = q.sem.value_or(Sem::Weak);
-    if (in.sem == Sem::Weak) {
-      if (q.scope) fail(mn.loc, fmt::format("'{}': a weak access takes no scope", mn.text));
+    if (q.is_volatile) {
+      in.scope = Scope::Sys;
+    } else if (in.sem == Sem::Weak) {
+      if (q.scope) fail(q.scope_at, fmt::format("'{}': a weak access takes no scope", mn.text));
       in.scope = Scope::Sys;
     } else {
       if (!q.scope) fail(mn.loc, fmt::format("'{}': .{} needs a scope (.cta, .cluster, .gpu or .sys)", mn.text, to_string(in.sem)));
@@ -519,43 +644,87 @@ class Parser {
     }
     in.space = q.space.value_or(Space::Generic);
     in.type = q.type.value_or(DataType::S32);
+    in.vec = q.vec;
+    if (q.cache_hint && in.space != Space::Global && in.space != Space::Generic)
+      fail(q.hint_at, ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
+    check_target(mn, q, false);
   }
+
+  static bool is_reg_token(const Token& t) { return t.kind == Tok::Ident && !is_literal_word(t.text); }
+  static bool is_literal_word(std::string_view s) { return s == "inf" || s == "nan"; }
 
   Operand reg_operand(Cell& c, std::string_view what) {
     const Token& t = c.cur();
-    if (t.kind != Tok::Ident || !is_register_name(t.text))
+    if (!is_reg_token(t))
       fail(t.loc, fmt::format("expected {} (a register such as r0), found {}", what, detail::describe(t)));
     c.next();
-    return Operand{Operand::Kind::Reg, t.text, 0, t.loc};
+    return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc};
   }
 
-  Operand value_operand(Cell& c, std::string_view what) {
+  // A register or a literal of type `type` (its bits are stored in `value`).
+  Operand value_operand(Cell& c, std::string_view what, DataType type) {
     const Token& t = c.cur();
-    if (t.kind == Tok::Ident && is_register_name(t.text)) { c.next(); return Operand{Operand::Kind::Reg, t.text, 0, t.loc}; }
-    bool neg = false;
-    if (c.at(Tok::Minus)) { c.next(); neg = true; }
-    if (!c.at(Tok::Number))
-      fail(c.cur().loc, fmt::format("expected {} (a register or an integer), found {}", what, detail::describe(c.cur())));
-    const Token& n = c.next();
-    return Operand{Operand::Kind::Imm, "", number_value(n, neg), t.loc};
+    if (is_reg_token(t)) { c.next(); return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc}; }
+    std::string text;
+    if (c.at(Tok::Minus)) { c.next(); text = "-"; }
+    if (!c.at(Tok::Number) && !(c.at(Tok::Ident) && is_literal_word(c.cur().text)))
+      fail(c.cur().loc, fmt::format("expected {} (a register or a literal), found {}", what, detail::describe(c.cur())));
+    text += c.next().text;
+    const auto bits = literal_bits(text, type);
+    if (!bits) fail(t.loc, fmt::format("'{}' is not a value of type .{}", text, to_string(type)));
+    return Operand{Operand::Kind::Imm, text, static_cast<std::int64_t>(*bits), 0, t.loc};
   }
 
-  // `x` or `[x]`; returns whether brackets were used.
+  // `{a, b, ...}` with exactly `n` elements, each parsed by `one`.
+  template <class F>
+  std::vector<Operand> brace_list(Cell& c, unsigned n, std::string_view what, F one) {
+    const SourceLoc start = c.cur().loc;
+    if (!c.at(Tok::LBrace)) fail(start, fmt::format("expected '{{' to open the {} of a .v{} instruction, found {}", what, n, detail::describe(c.cur())));
+    c.next();
+    std::vector<Operand> out;
+    for (;;) {
+      out.push_back(one(c));
+      if (c.at(Tok::Comma)) { c.next(); continue; }
+      if (!c.at(Tok::RBrace)) fail(c.cur().loc, fmt::format("expected ',' or '}}' in the {}, found {}", what, detail::describe(c.cur())));
+      c.next();
+      break;
+    }
+    if (out.size() != n) fail(start, fmt::format("the {} of a .v{} instruction has {} element(s), expected {}", what, n, out.size(), n));
+    return out;
+  }
+
+  // Value operands: one per vector element.
+  std::vector<Operand> values(Cell& c, unsigned vec, std::string_view what, DataType type) {
+    if (vec == 1) {
+      if (c.at(Tok::LBrace)) fail(c.cur().loc, fmt::format("a brace-enclosed vector needs a .v2/.v4/.v8 qualifier"));
+      return {value_operand(c, what, type)};
+    }
+    return brace_list(c, vec, what, [&](Cell& cc) { return value_operand(cc, what, type); });
+  }
+
+  // `x`, `[x]` or `[x+N]`; returns whether brackets were used.
   Operand address_operand(Cell& c, bool* bracketed = nullptr) {
     const SourceLoc start = c.cur().loc;
     bool br = false;
     if (c.at(Tok::LBracket)) { c.next(); br = true; }
     const Token& t = c.cur();
     if (t.kind != Tok::Ident) fail(t.loc, fmt::format("expected a memory location, found {}", detail::describe(t)));
-    if (is_register_name(t.text)) fail(t.loc, fmt::format("register-indirect addresses ('{}') are not supported yet; name the location", t.text));
+    if (is_register_name(t.text)) fail(t.loc, fmt::format("register-indirect addresses ('{}') are not supported; name the location", t.text));
     c.next();
+    Operand a{Operand::Kind::Loc, t.text, 0, 0, start};
     if (br) {
-      if (c.at(Tok::Plus)) fail(c.cur().loc, "address offsets are not supported yet");
+      if (c.at(Tok::Plus)) {
+        c.next();
+        if (!c.at(Tok::Number)) fail(c.cur().loc, fmt::format("expected a byte offset after '+', found {}", detail::describe(c.cur())));
+        const Token& off = c.next();
+        a.offset = number_value(off, false);
+        if (a.offset < 0 || a.offset > (1 << 20)) fail(off.loc, "address offset out of range");
+      }
       if (!c.at(Tok::RBracket)) fail(c.cur().loc, fmt::format("expected ']', found {}", detail::describe(c.cur())));
       c.next();
     }
     if (bracketed) *bracketed = br;
-    return Operand{Operand::Kind::Loc, t.text, 0, start};
+    return a;
   }
 
   void comma(Cell& c, const Token& mn, std::string_view operands) {
@@ -568,91 +737,128 @@ class Parser {
     if (!c.at(Tok::End)) fail(c.cur().loc, fmt::format("too many operands: '{}' takes {}", mn.text, operands));
   }
 
+  // The optional trailing cache-policy operand of an .L2::cache_hint access.
+  void cache_policy(Instruction& in, Cell& c) {
+    if (!c.at(Tok::Comma)) return;
+    c.next();
+    in.cache_policy = reg_operand(c, "a cache-policy register");
+  }
+
   void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     // Dat3M's `ld r0, 1` / `ld r0, r1` is a register move, not a load.
     const bool bare = parts.size() == 1;
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type");
-    in.dst = reg_operand(c, "a destination register");
-    comma(c, mn, "'dst, [a]'");
-    if (bare && (c.at(Tok::Number) || c.at(Tok::Minus) || (c.at(Tok::Ident) && is_register_name(c.cur().text)))) {
-      in.kind = InstrKind::Local;
-      in.op = RmwOp::Mov;
-      in.srcs.push_back(value_operand(c, "a value"));
-      no_operands_left(c, mn, "'dst, value'");
-      return;
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec");
+    if (bare && is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma) {
+      const Token& src = c.look(2);
+      if (src.kind == Tok::Number || src.kind == Tok::Minus || (src.kind == Tok::Ident && is_register_name(src.text))) {
+        in.kind = InstrKind::Local;
+        in.op = RmwOp::Mov;
+        in.dst = reg_operand(c, "a destination register");
+        comma(c, mn, "'dst, value'");
+        in.srcs.push_back(value_operand(c, "a value", in.type));
+        no_operands_left(c, mn, "'dst, value'");
+        return;
+      }
     }
     in.kind = InstrKind::Load;
     memory_order(in, mn, q);
     if (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
-      fail(qual_loc(mn, parts, 1), fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)", to_string(in.sem)));
+      fail(q.sem_at, fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)", to_string(in.sem)));
+    if (in.vec > 1) in.dsts = brace_list(c, in.vec, "destination", [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
+    else in.dst = reg_operand(c, "a destination register");
+    comma(c, mn, "'dst, [a]'");
     in.addr = address_operand(c);
+    if (q.cache_hint) cache_policy(in, c);
     no_operands_left(c, mn, "'dst, [a]'");
   }
 
   void parse_st(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type");
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec");
     in.kind = InstrKind::Store;
     memory_order(in, mn, q);
     if (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
-      fail(qual_loc(mn, parts, 1), fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)", to_string(in.sem)));
+      fail(q.sem_at, fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)", to_string(in.sem)));
     in.addr = address_operand(c);
     comma(c, mn, "'[a], value'");
-    in.srcs.push_back(value_operand(c, "the stored value"));
+    in.srcs = values(c, in.vec, "stored value", in.type);
+    if (q.cache_hint) cache_policy(in, c);
     no_operands_left(c, mn, "'[a], value'");
   }
 
-  // atom/red: .sem defaults to .relaxed and .scope to .gpu (PTX §9.7.13.5/6).
-  void rmw_order(Instruction& in, const Qualifiers& q) {
+  // atom/red: .sem defaults to .relaxed, .scope to .gpu, .shared to ::cta
+  // (seed "Description"); the tables are checked in ptx_rules.cpp.
+  void rmw_form(Instruction& in, const Token& mn, const Qualifiers& q, bool is_red, bool bracketed) {
+    if (!q.op) fail(mn.loc, fmt::format("'{}' needs an operation (.add, .and, .or, .xor, .inc, .dec, .min, .max{})", mn.text, is_red ? "" : ", .exch, .cas"));
+    in.op = *q.op;
     in.sem = q.sem.value_or(Sem::Relaxed);
+    if (q.is_volatile) fail(q.sem_at, fmt::format("{} does not take .volatile", is_red ? "red" : "atom"));
     in.scope = q.scope.value_or(Scope::Gpu);
     in.space = q.space.value_or(Space::Generic);
     in.type = q.type.value_or(DataType::S32);
+    in.vec = q.vec;
+    in.noftz = q.noftz;
+    detail::RmwForm f;
+    f.is_red = is_red;
+    f.typed = q.type.has_value();
+    f.dat3m_form = !q.type && !bracketed;
+    f.sem = in.sem; f.sem_given = q.sem.has_value();
+    f.space = in.space; f.scope = in.scope; f.scope_given = q.scope.has_value();
+    f.op = in.op; f.type = in.type; f.noftz = in.noftz; f.vec = in.vec;
+    f.cache_hint = q.cache_hint; f.has_policy = in.cache_policy.has_value();
+    if (auto v = detail::check_rmw_form(f)) fail(rule_site(mn, q, v->site), v->message);
+    check_target(mn, q, false);
+  }
+
+  SourceLoc rule_site(const Token& mn, const Qualifiers& q, detail::RuleSite s) const {
+    using detail::RuleSite;
+    switch (s) {
+      case RuleSite::Sem: return q.sem ? q.sem_at : mn.loc;
+      case RuleSite::Scope: return q.scope ? q.scope_at : mn.loc;
+      case RuleSite::Space: return q.space ? q.space_at : mn.loc;
+      case RuleSite::Op: return q.op ? q.op_at : mn.loc;
+      case RuleSite::Type: return q.type ? q.type_at : mn.loc;
+      case RuleSite::Noftz: return q.noftz ? q.noftz_at : mn.loc;
+      case RuleSite::Vec: return q.vec > 1 ? q.vec_at : mn.loc;
+      case RuleSite::Hint: return q.cache_hint ? q.hint_at : mn.loc;
+      case RuleSite::Mnemonic: break;
+    }
+    return mn.loc;
   }
 
   void parse_atom(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type op");
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type op noftz hint vec");
     in.kind = InstrKind::Atom;
-    if (!q.op) fail(mn.loc, fmt::format("'{}' needs an operation (.add, .and, .or, .xor, .exch, .cas, ...)", mn.text));
-    in.op = *q.op;
-    rmw_order(in, q);
-    if (in.sem == Sem::Weak || in.sem == Sem::Sc)
-      fail(mn.loc, fmt::format("atom does not take .{} (PTX: .relaxed, .acquire, .release, .acq_rel)", to_string(in.sem)));
-    const bool cas = in.op == RmwOp::Cas;
+    const DataType ty = q.type.value_or(DataType::S32);
+    const bool cas = q.op == RmwOp::Cas;
     const std::string_view ops = cas ? "'dst, [a], compare, new'" : "'dst, [a], value'";
-    in.dst = reg_operand(c, "a destination register");
+    if (q.vec > 1) in.dsts = brace_list(c, q.vec, "destination", [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
+    else in.dst = reg_operand(c, "a destination register");
     comma(c, mn, ops);
-    in.addr = address_operand(c);
+    bool bracketed = false;
+    in.addr = address_operand(c, &bracketed);
     comma(c, mn, ops);
-    in.srcs.push_back(value_operand(c, cas ? "the compare value" : "the operand value"));
-    if (cas) { comma(c, mn, ops); in.srcs.push_back(value_operand(c, "the new value")); }
+    in.srcs = values(c, q.vec, cas ? "compare value" : "operand value", ty);
+    if (cas) { comma(c, mn, ops); in.srcs.push_back(value_operand(c, "the new value", ty)); }
+    if (q.cache_hint) cache_policy(in, c);
     no_operands_left(c, mn, ops);
+    rmw_form(in, mn, q, false, bracketed);
   }
 
   void parse_red(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type op");
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type op noftz hint vec");
     in.kind = InstrKind::Red;
-    if (!q.op) fail(mn.loc, fmt::format("'{}' needs an operation (.add, .and, .or, .xor, ...)", mn.text));
-    in.op = *q.op;
-    if (in.op == RmwOp::Exch || in.op == RmwOp::Cas)
-      fail(mn.loc, fmt::format("red does not take .{}: use atom", in.op == RmwOp::Exch ? "exch" : "cas"));
-    rmw_order(in, q);
+    const DataType ty = q.type.value_or(DataType::S32);
+    if (c.at(Tok::LBrace) || (c.at(Tok::Ident) && is_register_name(c.cur().text)) ||
+        (is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma && c.look(2).kind == Tok::LBracket))
+      fail(c.cur().loc, "red has no destination operand (it returns nothing); use atom to read the old value "
+                        "(the seed's examples 'red... {%bd0, %bd1}, [g], ...' contradict its syntax table)");
     bool bracketed = false;
-    const std::size_t save = c.i;
-    if (c.at(Tok::Ident) && is_register_name(c.cur().text))
-      fail(c.cur().loc, "red has no destination operand (it returns nothing); use atom to read the old value");
     in.addr = address_operand(c, &bracketed);
-    (void)save;
-    // The seed's syntax table allows only .relaxed and .release for red.
-    // Dat3M's untyped shorthand also writes red.acq_rel; it is accepted in
-    // that shorthand only (no type, no brackets), as an RMW with both halves.
-    const bool dat3m_form = !q.type && !bracketed;
-    if (in.sem == Sem::Acquire)
-      fail(mn.loc, "red does not take .acquire: its syntax table allows only .relaxed and .release (the PTX red seed's example 'red.acquire' contradicts its own syntax table)");
-    if ((in.sem == Sem::AcqRel && !dat3m_form) || in.sem == Sem::Weak || in.sem == Sem::Sc)
-      fail(mn.loc, fmt::format("red does not take .{}: its syntax table allows only .relaxed and .release", to_string(in.sem)));
     comma(c, mn, "'[a], value'");
-    in.srcs.push_back(value_operand(c, "the operand value"));
+    in.srcs = values(c, q.vec, "operand value", ty);
+    if (q.cache_hint) cache_policy(in, c);
     no_operands_left(c, mn, "'[a], value'");
+    rmw_form(in, mn, q, true, bracketed);
   }
 
   // fence{.sem}.scope with .sem ∈ {.sc, .acq_rel}, default .acq_rel (PTX §9.7.13.4).
@@ -663,9 +869,10 @@ class Parser {
     Qualifiers q = qualifiers(mn, parts, "sem scope");
     in.sem = q.sem.value_or(Sem::AcqRel);
     if (in.sem != Sem::Sc && in.sem != Sem::AcqRel)
-      fail(mn.loc, fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
+      fail(q.sem_at, fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
     if (!q.scope) fail(mn.loc, fmt::format("'{}' needs a scope (.cta, .cluster, .gpu or .sys)", mn.text));
     in.scope = *q.scope;
+    check_target(mn, q, true);
   }
 
   // membar.{cta,gl,sys} is fence.sc.{cta,gpu,sys} (PTX §9.7.13.4).
@@ -681,6 +888,37 @@ class Parser {
     else fail(qual_loc(mn, parts, 1), fmt::format("unknown membar level '.{}' (cta, gl or sys)", l));
   }
 
+  // setp.cmp.type p, a, b (PTX §9.7.7.1; .lo/.ls/.hi/.hs are the unsigned names).
+  void parse_setp(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
+    Qualifiers q = qualifiers(mn, parts, "cmp type");
+    in.kind = InstrKind::Setp;
+    if (!q.cmp) fail(mn.loc, fmt::format("'{}' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs)", mn.text));
+    if (!q.type) fail(mn.loc, fmt::format("'{}' needs a type (.s32, .u32, .b32, .f32, ...)", mn.text));
+    if (is_packed(*q.type)) fail(q.type_at, "setp does not compare packed .f16x2/.bf16x2 values");
+    if (is_bits(*q.type) && *q.cmp != CmpOp::Eq && *q.cmp != CmpOp::Ne)
+      fail(q.cmp_at, fmt::format("setp.{} compares .b types only with .eq and .ne", to_string(*q.type)));
+    in.cmp = *q.cmp;
+    in.type = *q.type;
+    in.dst = reg_operand(c, "a predicate register");
+    comma(c, mn, "'p, a, b'");
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    comma(c, mn, "'p, a, b'");
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    no_operands_left(c, mn, "'p, a, b'");
+  }
+
+  // createpolicy.* dst, ...: a cache policy is a hint only (seed: it "does not
+  // change the memory consistency behavior"), so the register gets 0.
+  void parse_createpolicy(Instruction& in, const Token& mn, Cell& c) {
+    in.kind = InstrKind::Local;
+    in.op = RmwOp::Mov;
+    in.type = DataType::B64;
+    in.dst = reg_operand(c, "a destination register");
+    if (!c.at(Tok::Comma)) fail(c.cur().loc, fmt::format("'{}' takes a destination and its policy operands", mn.text));
+    while (!c.at(Tok::End)) c.next();
+    in.srcs.push_back(Operand{Operand::Kind::Imm, "0", 0, 0, mn.loc});
+  }
+
   void parse_barrier(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     in.kind = InstrKind::Barrier;
     const bool dat3m = parts.size() == 3 && parts[0] == "bar" && parts[1] == "cta" &&
@@ -689,14 +927,14 @@ class Parser {
       fail(mn.loc, fmt::format("'{}': only Dat3M's bar.cta.sync / bar.cta.arrive are supported; PTX's bar.sync a{{, b}} (b = thread count) is not supported yet", mn.text));
     in.barrier.arrive_only = parts[2] == "arrive";
     in.scope = Scope::Cta;
-    in.barrier.id = value_operand(c, "a barrier id");
+    in.barrier.id = value_operand(c, "a barrier id", DataType::S32);
     if (in.barrier.id.kind != Operand::Kind::Imm) fail(in.barrier.id.loc, "the first barrier operand must be a constant");
     if (c.at(Tok::Comma)) {
       c.next();
-      in.barrier.logical_id = value_operand(c, "a logical barrier id");
+      in.barrier.logical_id = value_operand(c, "a logical barrier id", DataType::S32);
       if (c.at(Tok::Comma)) {
         c.next();
-        const Operand q = value_operand(c, "a quorum");
+        const Operand q = value_operand(c, "a quorum", DataType::S32);
         if (q.kind != Operand::Kind::Imm || q.value < 1 || q.value > 4096)
           fail(q.loc, "the quorum must be a constant between 1 and 4096");
         in.barrier.quorum = q.value;
@@ -712,12 +950,14 @@ class Parser {
           : base == "div" ? RmwOp::Div : RmwOp::Mov;
     Qualifiers q = qualifiers(mn, parts, "type");
     in.type = q.type.value_or(DataType::S32);
+    if (is_float(in.type) && in.op != RmwOp::Mov)
+      fail(q.type_at, fmt::format("local float arithmetic ('{}') is not supported; use mov to set float registers", mn.text));
     in.dst = reg_operand(c, "a destination register");
     const bool mov = in.op == RmwOp::Mov;
     const std::string_view ops = mov ? "'dst, value'" : "'dst, a, b'";
     comma(c, mn, ops);
-    in.srcs.push_back(value_operand(c, "a value"));
-    if (!mov) { comma(c, mn, ops); in.srcs.push_back(value_operand(c, "a value")); }
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    if (!mov) { comma(c, mn, ops); in.srcs.push_back(value_operand(c, "a value", in.type)); }
     no_operands_left(c, mn, ops);
   }
 
@@ -733,9 +973,9 @@ class Parser {
     in.cmp = *parse_branch(parts[0]);
     Qualifiers q = qualifiers(mn, parts, "type");
     in.type = q.type.value_or(DataType::S32);
-    in.srcs.push_back(value_operand(c, "a value"));
+    in.srcs.push_back(value_operand(c, "a value", in.type));
     comma(c, mn, "'a, b, LABEL'");
-    in.srcs.push_back(value_operand(c, "a value"));
+    in.srcs.push_back(value_operand(c, "a value", in.type));
     comma(c, mn, "'a, b, LABEL'");
     in.label = label_operand(c);
     no_operands_left(c, mn, "'a, b, LABEL'");
@@ -857,27 +1097,35 @@ class Parser {
     CondTerm t;
     t.loc = cur().loc;
     if (auto th = thread_prefix()) {
-      if (!at(Tok::Ident) || !is_register_name(cur().text))
+      if (!at(Tok::Ident) || cur().text == "inf" || cur().text == "nan")
         fail_here(fmt::format("expected a register after '{}:', found {}", *th, detail::describe(cur())));
       t.kind = CondTerm::Kind::Reg;
       t.thread = *th;
       t.name = next().text;
       return t;
     }
-    if (at(Tok::Number) || at(Tok::Minus)) {
+    if (at(Tok::Number) || at(Tok::Minus) || at_ident("inf") || at_ident("nan")) {
       t.kind = CondTerm::Kind::Const;
-      t.value = signed_number("an integer");
+      t.value = literal("a value");
       return t;
     }
     bool br = false;
     if (at(Tok::LBracket)) { next(); br = true; }
-    if (!at(Tok::Ident)) fail_here(fmt::format("expected a register, location or integer, found {}", detail::describe(cur())));
+    if (!at(Tok::Ident)) fail_here(fmt::format("expected a register, location or number, found {}", detail::describe(cur())));
     if (is_register_name(cur().text)) fail_here(fmt::format("register '{}' needs a thread prefix, as in P0:{}", cur().text, cur().text));
     t.kind = CondTerm::Kind::Loc;
     t.name = next().text;
+    if (at(Tok::LBracket) && look(1).kind == Tok::Number) {  // array element v[1]
+      next();
+      const std::int64_t i = number_value(next(), false);
+      if (i > 64) fail(t.loc, fmt::format("element index {} out of range", i));
+      t.name += fmt::format("[{}]", i);
+      expect(Tok::RBracket, "']'");
+    }
     if (br) expect(Tok::RBracket, "']'");
     return t;
   }
+
 
   const std::string& file_;
   std::string_view text_;
@@ -904,7 +1152,21 @@ void check_references(const LitmusTest& t) {
   for (std::size_t i = 0; i < t.threads.size(); ++i)
     for (const Instruction& in : t.threads[i].code) {
       if (in.dst) regs[i].insert(in.dst->name);
+      for (const Operand& d : in.dsts) regs[i].insert(d.name);
       if (in.addr) locs.insert(in.addr->name);
+    }
+  // Every register an instruction reads is initialised or written somewhere
+  // in its thread: with free register names a typo must not read as 0.
+  for (std::size_t i = 0; i < t.threads.size(); ++i)
+    for (const Instruction& in : t.threads[i].code) {
+      std::vector<const Operand*> used;
+      for (const Operand& o : in.srcs) used.push_back(&o);
+      if (in.guard) used.push_back(&*in.guard);
+      if (in.cache_policy) used.push_back(&*in.cache_policy);
+      if (in.barrier.logical_id) used.push_back(&*in.barrier.logical_id);
+      for (const Operand* o : used)
+        if (o->kind == Operand::Kind::Reg && !regs[i].count(o->name))
+          fail(o->loc, fmt::format("register '{}' is read by {} but never initialised or written there", o->name, t.threads[i].name));
     }
   auto check_term = [&](const CondTerm& term) {
     if (term.kind == CondTerm::Kind::Reg) {
@@ -912,7 +1174,7 @@ void check_references(const LitmusTest& t) {
         fail(term.loc, fmt::format("thread P{} is not declared", term.thread));
       if (!regs[term.thread].count(term.name))
         fail(term.loc, fmt::format("register P{}:{} is neither initialised nor written by P{}", term.thread, term.name, term.thread));
-    } else if (term.kind == CondTerm::Kind::Loc && !locs.count(term.name)) {
+    } else if (term.kind == CondTerm::Kind::Loc && !locs.count(term.name.substr(0, term.name.find('[')))) {
       fail(term.loc, fmt::format("location '{}' is neither initialised nor accessed by any thread", term.name));
     }
   };

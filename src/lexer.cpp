@@ -82,16 +82,30 @@ class Lexer {
     return Token{Tok::String, std::move(text), start};
   }
 
+  // Integers (decimal, 0x hexadecimal), decimal floats (1.5, 1e8, 2.5e-3)
+  // and PTX hexadecimal floats (0f3F800000, 0d3FF0000000000000).
   Token number() {
     const SourceLoc start = here();
     std::string text;
-    if (s_[i_] == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
-      text = "0x";
+    auto digits = [&](auto pred) { while (i_ < s_.size() && pred(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); } };
+    const char p1 = peek(1);
+    if (s_[i_] == '0' && (p1 == 'x' || p1 == 'X' || p1 == 'f' || p1 == 'F' || p1 == 'd' || p1 == 'D')) {
+      text = {s_[i_], p1};
       advance(2);
-      while (i_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); }
+      digits([](unsigned char c) { return std::isxdigit(c) != 0; });
       if (text.size() == 2) fail("hexadecimal literal without digits", start);
     } else {
-      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); }
+      digits([](unsigned char c) { return std::isdigit(c) != 0; });
+      if (peek(0) == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
+        text += '.'; advance(1);
+        digits([](unsigned char c) { return std::isdigit(c) != 0; });
+      }
+      const bool sign = peek(1) == '+' || peek(1) == '-';
+      if ((peek(0) == 'e' || peek(0) == 'E') && std::isdigit(static_cast<unsigned char>(peek(sign ? 2 : 1)))) {
+        text += 'e'; advance(1);
+        if (sign) { text += s_[i_]; advance(1); }
+        digits([](unsigned char c) { return std::isdigit(c) != 0; });
+      }
     }
     if (i_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
       fail(fmt::format("malformed number '{}{}'", text, s_[i_]), start);

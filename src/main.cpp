@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "redscope/atomicity.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
 
@@ -30,17 +31,26 @@ constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reduct
 Usage:
   redscope run [options] PATH...    check litmus tests; a PATH is a .litmus file
                                     or a folder searched recursively for *.litmus
+  redscope atomicity [options] PATH...
+                                    for every location touched by two or more
+                                    RMWs: each pair of RMWs (and each RMW with
+                                    each plain store), whether they are mutually
+                                    in scope, and whether an allowed execution
+                                    loses an update, with a witness
   redscope --help | --version
 
-Options of `run`:
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll):
   --format text|json   output format (default text, herd7-like)
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
   --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
                        paths relative to the CSV's folder); prints one line per
                        mismatch and a final "N passed, M failed"
-  --model ptx          memory model (default ptx: PTX ISA memory consistency
-                       model for sm_70 and later)
+  --model M            memory model: ptx (PTX ISA memory consistency model,
+                       sm_70 and later) or ptx-sm6x (the same axioms, but an
+                       RMW on .shared is not atomic against plain stores).
+                       Default: chosen from each test's Target (sm_6x and
+                       earlier: ptx-sm6x; otherwise ptx).
   --unroll N           times a backward jump may be taken on one path
                        (default 2); longer paths are cut and reported
   --observe-all        report every register and location, not only those in
@@ -53,6 +63,7 @@ Exit status:
   1  some test could not be checked (its diagnostic is printed; others still run)
   2  bad command line
   3  --expect found mismatching verdicts
+  (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
 )";
 
 struct Cli {
@@ -61,6 +72,7 @@ struct Cli {
   std::optional<std::string> expect;
   int unroll = 2;
   bool observe_all = false;
+  std::optional<redscope::ModelKind> model;
   bool quiet = false;
   std::size_t max_outcomes = 10000;
   std::vector<std::string> paths;
@@ -98,7 +110,9 @@ Cli parse_run(int argc, char** argv) {
       c.expect = value();
     } else if (a == "--model") {
       const std::string m = value();
-      if (m != "ptx") usage_error(fmt::format("unknown model '{}' (available: ptx)", m));
+      if (m == "ptx") c.model = redscope::ModelKind::Ptx;
+      else if (m == "ptx-sm6x") c.model = redscope::ModelKind::PtxSm6x;
+      else usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--observe-all") {
@@ -162,6 +176,7 @@ int run(const Cli& c) {
   redscope::EngineOptions opts;
   opts.expand.unroll = c.unroll;
   opts.observe_all = c.observe_all;
+  opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   std::vector<redscope::TestResult> results;
   {
@@ -187,6 +202,27 @@ int run(const Cli& c) {
   return any_error ? kExitInputError : kExitOk;
 }
 
+int run_atomicity(const Cli& c) {
+  std::vector<std::string> files;
+  try {
+    files = redscope::collect_litmus_files(c.paths);
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  }
+  redscope::EngineOptions opts;
+  opts.expand.unroll = c.unroll;
+  opts.model = c.model;
+  std::vector<redscope::AtomicityResult> results(files.size());
+  redscope::parallel_for(files.size(), c.jobs, [&](std::size_t i) { results[i] = redscope::check_atomicity_file(files[i], opts); });
+  bool any_error = false;
+  for (const auto& r : results)
+    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
+  if (c.format == "json") fmt::print("{}", redscope::render_atomicity_json(results));
+  else for (const auto& r : results) fmt::print("{}", redscope::render_atomicity_text(r));
+  return any_error ? kExitInputError : kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,5 +231,10 @@ int main(int argc, char** argv) {
   if (cmd == "-h" || cmd == "--help" || cmd == "help") { fmt::print("{}", kUsage); return kExitOk; }
   if (cmd == "--version") { fmt::print("redscope {}\n", kVersion); return kExitOk; }
   if (cmd == "run") return run(parse_run(argc, argv));
+  if (cmd == "atomicity") {
+    const Cli c = parse_run(argc, argv);
+    if (c.expect || c.observe_all) usage_error("atomicity takes --format, -j, --model and --unroll only");
+    return run_atomicity(c);
+  }
   usage_error(fmt::format("unknown command '{}'", cmd));
 }

@@ -41,7 +41,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   TestResult r;
   r.file = path;
   r.test = fs::path(path).stem().string();
-  r.model = opts.model;
+  r.model = opts.model.value_or(ModelKind::Ptx);
   try {
     return run_z3(parse_litmus_file(path), opts);
   } catch (const InputError& e) {
@@ -55,25 +55,29 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   return r;
 }
 
-std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
-                                  const std::function<void(std::size_t, std::size_t)>& progress) {
-  std::vector<TestResult> results(files.size());
+void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body) {
   std::atomic<std::size_t> next{0};
-  std::mutex mu;
-  std::size_t done = 0, failed = 0;
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) {
-      results[i] = check_file(files[i], opts);
-      std::lock_guard<std::mutex> lock(mu);
-      ++done;
-      if (results[i].error) ++failed;
-      if (progress) progress(done, failed);
-    }
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) body(i);
   };
-  jobs = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(1, files.size()))));
+  jobs = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(1, n))));
   std::vector<std::jthread> pool;
   for (unsigned k = 1; k < jobs; ++k) pool.emplace_back(worker);
   worker();
+}
+
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
+                                  const std::function<void(std::size_t, std::size_t)>& progress) {
+  std::vector<TestResult> results(files.size());
+  std::mutex mu;
+  std::size_t done = 0, failed = 0;
+  parallel_for(files.size(), jobs, [&](std::size_t i) {
+    results[i] = check_file(files[i], opts);
+    std::lock_guard<std::mutex> lock(mu);
+    ++done;
+    if (results[i].error) ++failed;
+    if (progress) progress(done, failed);
+  });
   return results;
 }
 

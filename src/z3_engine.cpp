@@ -1,10 +1,5 @@
-// The PTX axiomatic model (PTX ISA §8, as rendered by Dat3M's ptx-v6.0.cat;
-// see docs/model.md) encoded in Z3, and all-SAT enumeration of outcomes.
-//
-// Events and static relations come from the skeleton; rf, co, values, the
-// Fence-SC order and barrier arrival times are solver choices. Every derived
-// relation (observation, synchronizes, causality) is a Rel built from those
-// choices, and each axiom is asserted under its own tracking literal.
+// The Z3 engine: all-SAT enumeration of the outcomes a test allows under the
+// PTX model encoded by PtxEncoding (ptx_encoding.hpp).
 #include "redscope/engine.hpp"
 
 #include <algorithm>
@@ -16,428 +11,18 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "redscope/relation.hpp"
+#include "ptx_encoding.hpp"
 
 namespace redscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string event_label(const Skeleton& s, EventId e) {
-  const Event& ev = s.ev(e);
-  if (ev.is_init) return fmt::format("init {}", ev.loc);
-  std::string half;
-  if (ev.in_rmw) half = ev.is_read() ? " (read)" : " (write)";
-  return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, half);
-}
-
-class PtxEncoding {
- public:
-  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk)
-      : c_(c), s_(s), sk_(sk), n_(sk.size()),
-        rf_(c, n_), co_(c, n_), fr_(c, n_), obs_(c, n_), sync_(c, n_), sf_(c, n_), sbar_(c, n_),
-        cause_(c, n_), live_(c.bool_const("barrier_progress")) {
-    for (Axiom a : kAllAxioms) lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
-  }
-
-  void encode() {
-    static_relations();
-    values();
-    reads_from();
-    coherence_order();
-    observation();
-    synchronizes();
-    fence_sc_order();
-    barriers();
-    causality();
-    axioms();
-    for (const ExprPtr& a : sk_.assumptions) s_.add(to_z3(a));
-  }
-
-  z3::expr literal(Axiom a) const { return lits_[static_cast<std::size_t>(a)]; }
-  z3::expr barrier_literal() const { return live_; }
-
-  z3::expr_vector all_literals(bool with_barriers, const std::vector<Axiom>& disabled) const {
-    z3::expr_vector v(c_);
-    for (Axiom a : kAllAxioms)
-      if (std::find(disabled.begin(), disabled.end(), a) == disabled.end()) v.push_back(literal(a));
-    if (with_barriers) v.push_back(live_);
-    return v;
-  }
-
-  z3::expr observable(const Observable& o) {
-    if (o.is_register) {
-      auto it = sk_.final_regs.find(o.reg);
-      const unsigned w = width_of(o.type);
-      if (it == sk_.final_regs.end()) return c_.bv_val(0, w);
-      return to_z3(make_resize(it->second, w, is_signed(o.type)));
-    }
-    return final_value(o.loc);
-  }
-
-  Witness witness(const z3::model& m) const {
-    Witness w;
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) {
-        if (rf_.maybe(a, b) && m.eval(rf_.at(a, b), true).is_true())
-          w.rf.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
-        if (co_.maybe(a, b) && !sk_.ev(a).is_init && m.eval(co_.at(a, b), true).is_true())
-          w.co.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
-      }
-    return w;
-  }
-
- private:
-  const Event& ev(EventId e) const { return sk_.ev(e); }
-  const Placement& place(EventId e) const { return sk_.placement[static_cast<std::size_t>(ev(e).thread)]; }
-  bool same_loc_memory(EventId a, EventId b) const { return ev(a).is_memory() && ev(b).is_memory() && ev(a).loc == ev(b).loc; }
-  z3::expr exec(EventId e) const { return exec_[e]; }
-
-  // ---- static relations ----------------------------------------------------
-  // Morally strong (PTX §8.6): same thread, or both strong with each one's
-  // scope including the other's thread; memory operations must overlap
-  // completely (here: same location; sizes are checked at expansion).
-  bool morally_strong(EventId a, EventId b) const {
-    if (a == b) return false;
-    const Event& x = ev(a);
-    const Event& y = ev(b);
-    if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
-    if (x.is_init || y.is_init) return false;
-    if (x.thread == y.thread) return true;
-    if (!x.is_strong() || !y.is_strong()) return false;
-    return scope_includes(x.scope, place(a), place(b)) && scope_includes(y.scope, place(b), place(a));
-  }
-
-  void static_relations() {
-    po_ = po_closure(sk_);
-    poloc_ = po_;
-    ms_ = po_;
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) {
-        poloc_[a][b] = po_[a][b] && same_loc_memory(a, b);
-        ms_[a][b] = morally_strong(a, b);
-      }
-    rmw_ = edge_matrix(sk_, EdgeKind::Rmw);
-    dep_ = edge_matrix(sk_, EdgeKind::Data);
-    const BoolMatrix ctrl = edge_matrix(sk_, EdgeKind::Ctrl), addr = edge_matrix(sk_, EdgeKind::Addr);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) dep_[a][b] = dep_[a][b] || ctrl[a][b] || addr[a][b];
-  }
-
-  // ---- values --------------------------------------------------------------
-  void values() {
-    for (EventId e = 0; e < n_; ++e) {
-      exec_.push_back(ev(e).guard ? to_z3(ev(e).guard) : c_.bool_val(true));
-      if (ev(e).is_read()) {
-        read_val_.emplace(e, c_.bv_const(fmt::format("val_{}", e).c_str(), width_of(ev(e).type)));
-      }
-    }
-  }
-
-  z3::expr value_of(EventId e) {
-    if (ev(e).is_read()) return read_val_.at(e);
-    return to_z3(ev(e).value);
-  }
-
-  z3::expr to_z3(const ExprPtr& p) {
-    auto it = memo_.find(p.get());
-    if (it != memo_.end()) return it->second;
-    const ExprNode& n = *p;
-    auto k = [&](std::size_t i) { return to_z3(n.kids[i]); };
-    z3::expr r = c_.bool_val(true);
-    switch (n.op) {
-      case ExprOp::Const: r = n.width == 1 ? c_.bool_val(n.bits != 0) : c_.bv_val(static_cast<std::uint64_t>(n.bits), n.width); break;
-      case ExprOp::Read: r = read_val_.at(sk_.vertex(n.read)); break;
-      case ExprOp::Add: r = k(0) + k(1); break;
-      case ExprOp::Sub: r = k(0) - k(1); break;
-      case ExprOp::Mul: r = k(0) * k(1); break;
-      case ExprOp::Div: r = n.is_signed ? k(0) / k(1) : z3::udiv(k(0), k(1)); break;
-      case ExprOp::And: r = k(0) & k(1); break;
-      case ExprOp::Or: r = k(0) | k(1); break;
-      case ExprOp::Xor: r = k(0) ^ k(1); break;
-      case ExprOp::Not: r = !k(0); break;
-      case ExprOp::Ite: r = z3::ite(k(0), k(1), k(2)); break;
-      case ExprOp::Resize: {
-        const z3::expr a = k(0);
-        const unsigned from = n.kids[0]->width;
-        if (n.width < from) r = a.extract(n.width - 1, 0);
-        else r = n.is_signed ? z3::sext(a, n.width - from) : z3::zext(a, n.width - from);
-        break;
-      }
-      case ExprOp::Cmp: {
-        const z3::expr a = k(0), b = k(1);
-        switch (n.cmp) {
-          case CmpOp::Eq: r = a == b; break;
-          case CmpOp::Ne: r = a != b; break;
-          case CmpOp::Lt: r = n.is_signed ? a < b : z3::ult(a, b); break;
-          case CmpOp::Le: r = n.is_signed ? a <= b : z3::ule(a, b); break;
-          case CmpOp::Gt: r = n.is_signed ? a > b : z3::ugt(a, b); break;
-          case CmpOp::Ge: r = n.is_signed ? a >= b : z3::uge(a, b); break;
-        }
-        break;
-      }
-    }
-    memo_.emplace(p.get(), r);
-    return r;
-  }
-
-  // ---- rf and co -------------------------------------------------------------
-  // Every executed read takes its value from exactly one executed write to the
-  // same location (the initial write included).
-  void reads_from() {
-    for (EventId r = 0; r < n_; ++r) {
-      if (!ev(r).is_read()) continue;
-      z3::expr_vector choices(c_);
-      for (EventId w = 0; w < n_; ++w) {
-        if (!ev(w).is_write() || ev(w).loc != ev(r).loc) continue;
-        z3::expr v = c_.bool_const(fmt::format("rf_{}_{}", w, r).c_str());
-        s_.add(z3::implies(v, exec(w) && value_of(r) == value_of(w)));
-        rf_.set(w, r, v);
-        choices.push_back(v);
-      }
-      s_.add(z3::implies(exec(r), z3::mk_or(choices) && z3::atmost(choices, 1)));
-      s_.add(z3::implies(!exec(r), !z3::mk_or(choices)));
-    }
-  }
-
-  // Coherence order is a strict partial order per location (DESIGN §2): the
-  // initial write precedes every executed write; weak racing writes may stay
-  // unordered. fr = rf⁻¹;co. Each location's final value is that of one
-  // co-maximal write.
-  void coherence_order() {
-    std::vector<EventId> writes;
-    for (EventId w = 0; w < n_; ++w) if (ev(w).is_write()) writes.push_back(w);
-    for (EventId a : writes)
-      for (EventId b : writes) {
-        if (a == b || ev(a).loc != ev(b).loc || ev(b).is_init) continue;
-        if (ev(a).is_init) { co_.set(a, b, exec(b)); continue; }
-        z3::expr v = c_.bool_const(fmt::format("co_{}_{}", a, b).c_str());
-        s_.add(z3::implies(v, exec(a) && exec(b)));
-        co_.set(a, b, v);
-      }
-    for (EventId a : writes)
-      for (EventId b : writes) {
-        if (a >= b || !co_.maybe(a, b) || !co_.maybe(b, a)) continue;
-        s_.add(!(co_.at(a, b) && co_.at(b, a)));
-      }
-    for (EventId a : writes)
-      for (EventId b : writes)
-        for (EventId x : writes)
-          if (co_.maybe(a, b) && co_.maybe(b, x) && a != x && !ev(a).is_init)
-            s_.add(z3::implies(co_.at(a, b) && co_.at(b, x), co_.at(a, x)));
-    fr_ = rf_.transpose().compose(co_).named(s_, "fr");
-  }
-
-  z3::expr final_value(const std::string& loc) {
-    auto it = final_.find(loc);
-    if (it != final_.end()) return it->second;
-    const EventId init = sk_.init_write.at(loc);
-    z3::expr fin = c_.bv_const(fmt::format("final_{}", loc).c_str(), width_of(ev(init).type));
-    z3::expr_vector choices(c_);
-    for (EventId w = 0; w < n_; ++w) {
-      if (!ev(w).is_write() || ev(w).loc != loc) continue;
-      z3::expr pick = c_.bool_const(fmt::format("last_{}", w).c_str());
-      z3::expr maximal = exec(w);
-      for (EventId x = 0; x < n_; ++x) if (co_.maybe(w, x)) maximal = maximal && !co_.at(w, x);
-      s_.add(z3::implies(pick, maximal && fin == value_of(w)));
-      choices.push_back(pick);
-    }
-    s_.add(z3::mk_or(choices));
-    final_.emplace(loc, fin);
-    return fin;
-  }
-
-  // ---- derived relations -------------------------------------------------
-  // Observation (PTX §8.7): morally strong rf, closed through RMWs:
-  // obs = (ms∩rf) ; (rmw ; (ms∩rf))*.
-  void observation() {
-    const Rel msrf = rf_.mask(ms_);
-    const Rel step = Rel::from_static(c_, rmw_).compose(msrf);
-    obs_ = msrf.compose(step.transitive_closure().reflexive()).named(s_, "obs");
-  }
-
-  bool strong_write(EventId e) const { return ev(e).is_write() && ev(e).is_strong(); }
-  bool strong_read(EventId e) const { return ev(e).is_read() && ev(e).is_strong(); }
-  bool acq_rel_fence(EventId e) const { return ev(e).is_fence() && (ev(e).sem == Sem::AcqRel || ev(e).sem == Sem::Sc); }
-
-  // Release pattern (PTX §8.8): a release write followed by po-loc strong
-  // writes, or an acq_rel/sc fence followed in po by a strong write.
-  BoolMatrix release_pattern() const {
-    BoolMatrix m(n_, std::vector<bool>(n_, false));
-    for (EventId x = 0; x < n_; ++x)
-      for (EventId w = 0; w < n_; ++w) {
-        if (!strong_write(w)) continue;
-        const bool rel_write = ev(x).is_write() && !ev(x).is_init && ev(x).is_release() && (x == w || poloc_[x][w]);
-        const bool fence = acq_rel_fence(x) && po_[x][w];
-        m[x][w] = rel_write || fence;
-      }
-    return m;
-  }
-
-  // Acquire pattern: a strong read followed by po-loc acquire reads, or a
-  // strong read followed in po by an acq_rel/sc fence.
-  BoolMatrix acquire_pattern() const {
-    BoolMatrix m(n_, std::vector<bool>(n_, false));
-    for (EventId r = 0; r < n_; ++r)
-      for (EventId y = 0; y < n_; ++y) {
-        if (!strong_read(r)) continue;
-        const bool acq_read = ev(y).is_read() && ev(y).is_acquire() && (r == y || poloc_[r][y]);
-        const bool fence = acq_rel_fence(y) && po_[r][y];
-        m[r][y] = acq_read || fence;
-      }
-    return m;
-  }
-
-  // Synchronizes (PTX §8.8): ms ∩ (release-pattern ; obs ; acquire-pattern).
-  void synchronizes() {
-    const Rel rp = Rel::from_static(c_, release_pattern());
-    const Rel ap = Rel::from_static(c_, acquire_pattern());
-    Rel s = rp.compose(obs_).compose(ap).mask(ms_);
-    for (EventId x = 0; x < n_; ++x)
-      for (EventId y = 0; y < n_; ++y)
-        if (s.maybe(x, y)) s.set(x, y, s.at(x, y) && exec(x) && exec(y));
-    sync_ = s.named(s_, "sync");
-  }
-
-  // Fence-SC order (PTX §8.9.2): an acyclic order relating every pair of
-  // morally strong fence.sc; a fence.sc synchronizes with its successors.
-  void fence_sc_order() {
-    std::vector<EventId> fences;
-    for (EventId e = 0; e < n_; ++e) if (ev(e).is_sc_fence()) fences.push_back(e);
-    std::map<EventId, z3::expr> rank;
-    for (EventId f : fences) rank.emplace(f, c_.int_const(fmt::format("sc_rank_{}", f).c_str()));
-    for (std::size_t i = 0; i < fences.size(); ++i)
-      for (std::size_t j = i + 1; j < fences.size(); ++j) {
-        const EventId a = fences[i], b = fences[j];
-        if (!ms_[a][b]) continue;
-        const z3::expr o = c_.bool_const(fmt::format("sc_{}_{}", a, b).c_str());
-        const z3::expr both = exec(a) && exec(b);
-        sf_.set(a, b, o && both);
-        sf_.set(b, a, !o && both);
-        s_.add(z3::implies(o && both, rank.at(a) < rank.at(b)));
-        s_.add(z3::implies(!o && both, rank.at(b) < rank.at(a)));
-      }
-  }
-
-  // Barriers (Dat3M's bar.cta.sync a{, b{, q}}): barriers of one CTA with the
-  // same name form a class. Each arrives at a time; a waiting barrier passes
-  // once q arrivals of its class have happened (all executed members when q is
-  // absent). A arrives before B passes ⇒ A synchronizes with B. Passing is a
-  // progress condition: an execution whose barriers cannot all pass hangs and
-  // yields no outcome. It is asserted under `barrier_progress`.
-  void barriers() {
-    std::vector<EventId> bars;
-    for (EventId e = 0; e < n_; ++e) if (ev(e).is_barrier()) bars.push_back(e);
-    if (bars.empty()) return;
-    std::map<EventId, z3::expr> arr, pas;
-    for (EventId b : bars) {
-      arr.emplace(b, c_.int_const(fmt::format("arrive_{}", b).c_str()));
-      pas.emplace(b, ev(b).barrier_arrive_only ? arr.at(b) : c_.int_const(fmt::format("pass_{}", b).c_str()));
-      s_.add(z3::implies(live_, arr.at(b) <= pas.at(b)));
-    }
-    for (EventId a : bars)
-      for (EventId b : bars)
-        if (po_[a][b]) s_.add(z3::implies(live_, pas.at(a) < arr.at(b)));
-    for (EventId b : bars) {
-      if (ev(b).barrier_arrive_only) continue;
-      z3::expr_vector arrived(c_);
-      z3::expr all = c_.bool_val(true);
-      for (EventId a : bars) {
-        const z3::expr same = same_barrier(a, b) && exec(a) && exec(b);
-        const z3::expr before = arr.at(a) <= pas.at(b);
-        arrived.push_back(same && before);
-        all = all && z3::implies(same, before);
-        if (a != b) sbar_.set(a, b, same && before);
-      }
-      const z3::expr passes = ev(b).quorum ? z3::atleast(arrived, static_cast<unsigned>(*ev(b).quorum)) : all;
-      s_.add(z3::implies(live_ && exec(b), passes));
-    }
-  }
-
-  z3::expr same_barrier(EventId a, EventId b) {
-    const Event& x = ev(a);
-    const Event& y = ev(b);
-    if (!(place(a) == place(b)) || x.barrier_id != y.barrier_id) return c_.bool_val(false);
-    if (!x.barrier_logical && !y.barrier_logical) return c_.bool_val(true);
-    if (!x.barrier_logical || !y.barrier_logical) return c_.bool_val(false);
-    return to_z3(x.barrier_logical) == to_z3(y.barrier_logical);
-  }
-
-  // Base causality (Dat3M ptx-v6.0): po? ; ((sync ∪ sync_fence ∪ sync_barrier) ; po?)⁺
-  // Causality: base ∪ obs ; (base ∪ po-loc).
-  void causality() {
-    const Rel po_refl = Rel::from_static(c_, po_).reflexive();
-    const Rel step = (sync_ | sf_ | sbar_).compose(po_refl);
-    const Rel base = po_refl.compose(step.transitive_closure().named(s_, "sp")).named(s_, "cb");
-    cause_ = (base | obs_.compose(base | Rel::from_static(c_, poloc_))).named(s_, "cause");
-  }
-
-  // ---- axioms (PTX §8.9) -----------------------------------------------------
-  void axioms() {
-    const z3::expr coh = literal(Axiom::Coherence), fsc = literal(Axiom::FenceSc), atom = literal(Axiom::Atomicity);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) {
-        if (a == b) continue;
-        // Coherence: writes ordered by causality are ordered by co, and morally
-        // strong writes to one location are always ordered by co.
-        if (ev(a).is_write() && ev(b).is_write() && ev(a).loc == ev(b).loc && !ev(b).is_init && !ev(a).is_init) {
-          if (cause_.maybe(a, b)) s_.add(z3::implies(coh && cause_.at(a, b) && exec(a) && exec(b), co_.at(a, b)));
-          if (ms_[a][b] && a < b) s_.add(z3::implies(coh && exec(a) && exec(b), co_.at(a, b) || co_.at(b, a)));
-        }
-        // Fence-SC: causality between morally strong fence.sc agrees with Fence-SC order.
-        if (ev(a).is_sc_fence() && ev(b).is_sc_fence() && ms_[a][b] && cause_.maybe(a, b))
-          s_.add(z3::implies(fsc && cause_.at(a, b), sf_.at(a, b)));
-      }
-    // Atomicity: no morally strong write lands between an RMW's read and write
-    // in morally strong fr ; co.
-    for (EventId r = 0; r < n_; ++r)
-      for (EventId w = 0; w < n_; ++w) {
-        if (!rmw_[r][w]) continue;
-        for (EventId x = 0; x < n_; ++x)
-          if (x != w && ms_[r][x] && ms_[x][w] && fr_.maybe(r, x) && co_.maybe(x, w))
-            s_.add(z3::implies(atom, !(fr_.at(r, x) && co_.at(x, w))));
-      }
-    // No-Thin-Air: rf ∪ dep acyclic.
-    acyclic(rf_ | Rel::from_static(c_, dep_), literal(Axiom::NoThinAir), "nta");
-    // SC-per-Location: (ms ∩ (rf ∪ co ∪ fr)) ∪ po-loc acyclic.
-    acyclic((rf_ | co_ | fr_).mask(ms_) | Rel::from_static(c_, poloc_), literal(Axiom::ScPerLocation), "spl");
-    // Causality: (rf ∪ fr) ; cause irreflexive.
-    const z3::expr caus = literal(Axiom::Causality);
-    const Rel com = rf_ | fr_;
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (com.maybe(a, b) && cause_.maybe(b, a)) s_.add(z3::implies(caus, !(com.at(a, b) && cause_.at(b, a))));
-  }
-
-  // Acyclicity through integer ranks: every edge goes up.
-  void acyclic(const Rel& r, const z3::expr& lit, const std::string& name) {
-    std::vector<std::optional<z3::expr>> rank(n_);
-    auto get = [&](EventId e) -> z3::expr {
-      if (!rank[e]) rank[e] = c_.int_const(fmt::format("{}_{}", name, e).c_str());
-      return *rank[e];
-    };
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (r.maybe(a, b)) s_.add(z3::implies(lit && r.at(a, b), get(a) < get(b)));
-  }
-
-  z3::context& c_;
-  z3::solver& s_;
-  const Skeleton& sk_;
-  std::size_t n_;
-  BoolMatrix po_, poloc_, ms_, rmw_, dep_;
-  std::vector<z3::expr> exec_;
-  std::map<EventId, z3::expr> read_val_;
-  std::unordered_map<const ExprNode*, z3::expr> memo_;
-  std::map<std::string, z3::expr> final_;
-  Rel rf_, co_, fr_, obs_, sync_, sf_, sbar_, cause_;
-  std::vector<z3::expr> lits_;
-  z3::expr live_;
-};
+using detail::PtxEncoding;
 
 std::int64_t signed_view(std::uint64_t bits, DataType t) {
-  if (!is_signed(t) || width_of(t) == 64) return static_cast<std::int64_t>(bits);
-  return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+  const unsigned w = width_of(t);
+  if (!is_signed(t) || w == 64) return static_cast<std::int64_t>(bits);
+  return static_cast<std::int64_t>(bits << (64 - w)) >> (64 - w);
 }
 
 }  // namespace
@@ -487,53 +72,103 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
   return out;
 }
 
-bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values) {
-  auto term = [&](const CondTerm& t) -> std::int64_t {
-    if (t.kind == CondTerm::Kind::Const) return t.value;
-    for (std::size_t i = 0; i < obs.size(); ++i) {
-      const bool match = t.kind == CondTerm::Kind::Reg ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
-                                                       : (!obs[i].is_register && obs[i].loc == t.name);
-      if (match) return signed_view(values[i], obs[i].type);
+namespace {
+
+// One comparison of a condition, resolved against the observables: each side
+// is an observable (index) or constant bits, compared at one type.
+struct CmpPlan {
+  std::optional<std::size_t> side[2];
+  std::uint64_t bits[2] = {0, 0};
+  DataType type = DataType::S64;
+  bool ok = true;  // false when a literal is not a value of `type`
+  const Literal* bad = nullptr;
+};
+
+std::optional<std::size_t> find_observable(const CondTerm& t, const std::vector<Observable>& obs) {
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const bool match = t.kind == CondTerm::Kind::Reg ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
+                                                     : (!obs[i].is_register && obs[i].loc == t.name);
+    if (match) return i;
+  }
+  return std::nullopt;
+}
+
+// Constants take the type of the observable they are compared with (a
+// float literal against a float location, ...); two observables compare
+// at the left one's type.
+CmpPlan plan(const CondExpr& e, const std::vector<Observable>& obs) {
+  CmpPlan p;
+  const CondTerm* terms[2] = {&e.lhs, &e.rhs};
+  for (int i = 0; i < 2; ++i)
+    if (terms[i]->kind != CondTerm::Kind::Const) p.side[i] = find_observable(*terms[i], obs);
+  if (p.side[0]) p.type = obs[*p.side[0]].type;
+  else if (p.side[1]) p.type = obs[*p.side[1]].type;
+  for (int i = 0; i < 2; ++i) {
+    if (terms[i]->kind != CondTerm::Kind::Const) continue;
+    const auto b = literal_bits(terms[i]->value.text, p.type);
+    if (!b) { p.ok = false; p.bad = &terms[i]->value; continue; }
+    p.bits[i] = *b;
+  }
+  return p;
+}
+
+std::uint64_t convert(std::uint64_t v, DataType from, DataType to) {
+  const unsigned fw = width_of(from), tw = width_of(to);
+  if (fw < tw && is_signed(from)) v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - fw)) >> (64 - fw));
+  return mask_to(v, tw);
+}
+
+// Equality compares bits (so -0.0 and 0.0 differ, and NaN equals its own
+// pattern); ordering compares floats numerically and integers in their signedness.
+bool compare_values(CmpOp op, DataType t, std::uint64_t a, std::uint64_t b) {
+  if (op == CmpOp::Eq) return a == b;
+  if (op == CmpOp::Ne) return a != b;
+  if (auto f = float_format(t)) return float_compare(op, *f, a, b);
+  const unsigned w = width_of(t);
+  if (is_signed(t)) {
+    const auto x = static_cast<std::int64_t>(a << (64 - w)) >> (64 - w), y = static_cast<std::int64_t>(b << (64 - w)) >> (64 - w);
+    return op == CmpOp::Lt ? x < y : op == CmpOp::Le ? x <= y : op == CmpOp::Gt ? x > y : x >= y;
+  }
+  return op == CmpOp::Lt ? a < b : op == CmpOp::Le ? a <= b : op == CmpOp::Gt ? a > b : a >= b;
+}
+
+}  // namespace
+
+void check_condition_literals(const LitmusTest& t, const std::vector<Observable>& obs) {
+  std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
+    if (e.kind == CondExpr::Kind::Cmp) {
+      const CmpPlan p = plan(e, obs);
+      if (!p.ok)
+        throw InputError(Diagnostic{t.file, p.bad->loc, fmt::format("'{}' is not a value of type .{}, the type it is compared at", p.bad->text, to_string(p.type))});
     }
-    return 0;
+    for (const CondExpr& k : e.kids) walk(k);
   };
+  walk(t.condition);
+  if (t.filter) walk(*t.filter);
+}
+
+bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values) {
   switch (c.kind) {
     case CondExpr::Kind::True: return true;
     case CondExpr::Kind::False: return false;
     case CondExpr::Kind::And: return eval_condition(c.kids[0], obs, values) && eval_condition(c.kids[1], obs, values);
     case CondExpr::Kind::Or: return eval_condition(c.kids[0], obs, values) || eval_condition(c.kids[1], obs, values);
     case CondExpr::Kind::Not: return !eval_condition(c.kids[0], obs, values);
-    case CondExpr::Kind::Cmp: {
-      const std::int64_t a = term(c.lhs), b = term(c.rhs);
-      switch (c.cmp) {
-        case CmpOp::Eq: return a == b; case CmpOp::Ne: return a != b;
-        case CmpOp::Lt: return a < b;  case CmpOp::Le: return a <= b;
-        case CmpOp::Gt: return a > b;  case CmpOp::Ge: return a >= b;
-      }
-    }
+    case CondExpr::Kind::Cmp: break;
   }
-  return false;
+  const CmpPlan p = plan(c, obs);
+  std::uint64_t v[2];
+  for (int i = 0; i < 2; ++i)
+    v[i] = p.side[i] ? convert(values[*p.side[i]], obs[*p.side[i]].type, p.type) : p.bits[i];
+  return compare_values(c.cmp, p.type, v[0], v[1]);
 }
 
 namespace {
 
-// The condition `e` over the observables' Z3 terms (comparisons are signed
-// or unsigned as the observable's type says; constants at its width).
+// The condition `e` over the observables' Z3 terms, with the semantics of
+// eval_condition.
 z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs,
                          const std::vector<z3::expr>& terms) {
-  auto term = [&](const CondTerm& t, const CondTerm& other) -> std::pair<z3::expr, bool> {
-    const CondTerm* named = t.kind != CondTerm::Kind::Const ? &t : other.kind != CondTerm::Kind::Const ? &other : nullptr;
-    std::size_t idx = obs.size();
-    if (named)
-      for (std::size_t i = 0; i < obs.size(); ++i) {
-        const bool match = named->kind == CondTerm::Kind::Reg ? (obs[i].is_register && obs[i].reg == RegName{named->thread, named->name})
-                                                              : (!obs[i].is_register && obs[i].loc == named->name);
-        if (match) { idx = i; break; }
-      }
-    const DataType ty = idx < obs.size() ? obs[idx].type : DataType::S64;
-    if (t.kind == CondTerm::Kind::Const) return {c.bv_val(static_cast<std::uint64_t>(t.value), width_of(ty)), is_signed(ty)};
-    return {terms[idx], is_signed(ty)};
-  };
   switch (e.kind) {
     case CondExpr::Kind::True: return c.bool_val(true);
     case CondExpr::Kind::False: return c.bool_val(false);
@@ -542,22 +177,30 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
     case CondExpr::Kind::Not: return !condition_to_z3(c, e.kids[0], obs, terms);
     case CondExpr::Kind::Cmp: break;
   }
-  auto [a, sa] = term(e.lhs, e.rhs);
-  auto [b, sb] = term(e.rhs, e.lhs);
-  if (a.get_sort().bv_size() != b.get_sort().bv_size()) {  // two registers of different widths: compare at 64 bits
-    a = sa ? z3::sext(a, 64 - a.get_sort().bv_size()) : z3::zext(a, 64 - a.get_sort().bv_size());
-    b = sb ? z3::sext(b, 64 - b.get_sort().bv_size()) : z3::zext(b, 64 - b.get_sort().bv_size());
+  const CmpPlan p = plan(e, obs);
+  const unsigned w = width_of(p.type);
+  std::vector<z3::expr> v;
+  for (int i = 0; i < 2; ++i) {
+    if (!p.side[i]) { v.push_back(c.bv_val(static_cast<std::uint64_t>(p.bits[i]), w)); continue; }
+    z3::expr t = terms[*p.side[i]];
+    const DataType from = obs[*p.side[i]].type;
+    const unsigned fw = width_of(from);
+    if (fw > w) t = t.extract(w - 1, 0);
+    else if (fw < w) t = is_signed(from) ? z3::sext(t, w - fw) : z3::zext(t, w - fw);
+    v.push_back(t);
   }
-  const bool sgn = sa && sb;
+  const z3::expr &a = v[0], &b = v[1];
+  if (e.cmp == CmpOp::Eq) return a == b;
+  if (e.cmp == CmpOp::Ne) return a != b;
+  if (auto f = float_format(p.type)) return z3_float_compare(e.cmp, *f, a, b);
+  const bool sgn = is_signed(p.type);
   switch (e.cmp) {
-    case CmpOp::Eq: return a == b;
-    case CmpOp::Ne: return a != b;
     case CmpOp::Lt: return sgn ? a < b : z3::ult(a, b);
     case CmpOp::Le: return sgn ? a <= b : z3::ule(a, b);
     case CmpOp::Gt: return sgn ? a > b : z3::ugt(a, b);
     case CmpOp::Ge: return sgn ? a >= b : z3::uge(a, b);
+    default: return c.bool_val(true);
   }
-  return c.bool_val(true);
 }
 
 // All outcomes of one complete skeleton not already in `found`.
@@ -565,7 +208,7 @@ void enumerate(z3::context& c, const Skeleton& sk, const LitmusTest& test, const
                const EngineOptions& opts, std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
   const std::vector<Axiom>& disabled = opts.disabled_axioms;
   z3::solver s(c);
-  PtxEncoding enc(c, s, sk);
+  PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)));
   enc.encode();
   std::vector<z3::expr> terms;
   for (const Observable& o : obs) terms.push_back(enc.observable(o));
@@ -608,13 +251,14 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   TestResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model;
+  r.model = opts.model.value_or(model_for_target(test.target_sm));
   r.target_sm = test.target_sm;
   r.quantifier = test.quantifier;
   r.condition_text = test.condition_text;
   const Expansion ex = expand(test, opts.expand);
   r.skeletons = ex.skeletons.size();
   r.observables = observables_of(test, ex, opts.observe_all);
+  check_condition_literals(test, r.observables);
   z3::context c;
   std::map<std::vector<std::uint64_t>, Witness> found;
   for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, test, r.observables, opts, found, r.incomplete);

@@ -109,7 +109,7 @@ TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
   CHECK(error_of(head + " ld.weak r0, x ;\nexists (P0:r9 == 0)") == "t.litmus:5:9: error: register P0:r9 is neither initialised nor written by P0");
   CHECK_THAT(error_of("PTX t\n{ x=0;\n"), Catch::Contains("unterminated init block"));
   CHECK_THAT(error_of(head + " st.acquire.gpu x, 1 ;\nexists (x == 0)"), Catch::Contains("st does not take .acquire"));
-  CHECK_THAT(error_of(head + " red.acquire.gpu.add x, 1 ;\nexists (x == 0)"), Catch::Contains("contradicts its own syntax table"));
+  CHECK_THAT(error_of(head + " red.acquire.gpu.add x, 1 ;\nexists (x == 0)"), Catch::Contains("contradicts its own table"));
   CHECK_THAT(error_of(head + " red.gpu.add r0, x, 1 ;\nexists (x == 0)"), Catch::Contains("red has no destination operand"));
   CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"), Catch::Contains("needs a scope"));
   CHECK_THAT(error_of(head + " fence.proxy.alias ;\nexists (x == 0)"), Catch::Contains("proxies not supported yet"));

@@ -65,7 +65,7 @@ struct TestResult {
 struct EngineOptions {
   ExpandOptions expand;
   bool observe_all = false;
-  ModelKind model = ModelKind::Ptx;
+  std::optional<ModelKind> model;  // default: chosen from the test's target (model_for_target)
   // Axioms left out of the check (for experiments and for the unit tests
   // that show each axiom forbidding something on its own).
   std::vector<Axiom> disabled_axioms;
@@ -81,6 +81,10 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts);
 // Which registers and locations an outcome reports (condition, filter and
 // `locations`; everything with observe_all).
 std::vector<Observable> observables_of(const LitmusTest& test, const Expansion& ex, bool observe_all);
+
+// Throws InputError when a constant of the condition is not a value of the
+// type it is compared at (e.g. 1.5 against an .s32 register).
+void check_condition_literals(const LitmusTest& test, const std::vector<Observable>& obs);
 
 // Evaluates a condition over concrete observable values.
 bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values);

@@ -22,7 +22,9 @@ struct Event {
   EventKind kind = EventKind::Read;
   ThreadId thread = kInitThread;  // kInitThread for initial writes
   std::size_t po_index = 0;       // position in the thread's path
-  std::string loc;                // memory events: location name
+  std::size_t instr = 0;          // which executed instruction of the path produced it
+  unsigned element = 0;           // vector element and lane within the instruction
+  std::string loc;                // memory events: the memory cell ("x", "v[1]")
   Sem sem = Sem::Weak;            // for RMW halves: the half's own semantics
   Scope scope = Scope::Sys;
   Space space = Space::Generic;
@@ -75,7 +77,8 @@ struct Skeleton {
   std::vector<ExprPtr> assumptions;           // branch decisions along the paths
   std::map<RegName, ExprPtr> final_regs;      // register values at the end
   std::map<RegName, DataType> reg_types;
-  std::map<std::string, DataType> loc_types;  // every location
+  std::map<std::string, DataType> loc_types;  // every memory cell and its element type
+  std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
   std::map<std::string, EventId> init_write;  // location → its initial write
   bool cut = false;                           // some path stopped at the unroll bound
   std::vector<std::size_t> path_ids;          // which path of each thread
@@ -101,7 +104,10 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts);
 
 // Static relation helpers on a skeleton (vertex-indexed boolean matrices).
 using BoolMatrix = std::vector<std::vector<bool>>;
-BoolMatrix po_closure(const Skeleton& s);                // transitive po
+// Transitive po. Events of one instruction are unordered (PTX §8.2.2: the
+// elements of a vector or packed access are performed in no particular
+// order), except an RMW element's read, which precedes its own write.
+BoolMatrix po_closure(const Skeleton& s);
 BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind);  // direct edges of one kind
 
 }  // namespace redscope

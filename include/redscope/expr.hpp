@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "redscope/litmus.hpp"
+#include "redscope/values.hpp"
 
 namespace redscope {
 
@@ -27,7 +28,12 @@ enum class ExprOp : std::uint8_t {
   Const,  // bits
   Read,   // value returned by a read event
   Add, Sub, Mul, Div, And, Or, Xor,  // bit-vector arithmetic at `width`
+  Inc, Dec, Min, Max,                // PTX atom/red integer ops (values.hpp)
+  FAdd, FMin, FMax,  // IEEE ops in format `ffmt` (FAdd flushes subnormals when `ftz`)
   Cmp,    // boolean (width 1): kids[0] cmp kids[1], signedness from `is_signed`
+  FCmp,   // boolean: ordered float comparison in `ffmt` (false when a NaN is involved)
+  Concat, // kids[0] (high bits) ++ kids[1] (low bits)
+  Extract,// `width` bits of kids[0] starting at bit `lo`
   Not,    // boolean negation
   Ite,    // kids[0] ? kids[1] : kids[2]
   Resize, // kids[0] truncated or extended (sign if is_signed) to `width`
@@ -38,6 +44,9 @@ struct ExprNode {
   unsigned width = 32;       // 1 for booleans
   bool is_signed = true;     // for Cmp and Div
   CmpOp cmp = CmpOp::Eq;
+  FloatFormat ffmt = FloatFormat::F32;  // FAdd/FMin/FMax/FCmp
+  bool ftz = false;          // FAdd
+  unsigned lo = 0;           // Extract
   std::uint64_t bits = 0;    // Const
   ReadRef read;              // Read
   std::vector<ExprPtr> kids;
@@ -48,6 +57,11 @@ ExprPtr make_read(ReadRef r, unsigned width);
 // Folds constants; `op` must be an arithmetic ExprOp.
 ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b, bool is_signed = true);
 ExprPtr make_cmp(CmpOp c, ExprPtr a, ExprPtr b, bool is_signed);
+// IEEE add/min/max (op ∈ FAdd, FMin, FMax) in format f.
+ExprPtr make_float(ExprOp op, FloatFormat f, bool ftz, ExprPtr a, ExprPtr b);
+ExprPtr make_fcmp(CmpOp c, FloatFormat f, ExprPtr a, ExprPtr b);
+ExprPtr make_concat(ExprPtr hi, ExprPtr lo);
+ExprPtr make_extract(ExprPtr a, unsigned lo, unsigned width);
 ExprPtr make_not(ExprPtr a);
 ExprPtr make_ite(ExprPtr c, ExprPtr a, ExprPtr b);
 // Truncates or extends (sign- or zero-) to `width`.

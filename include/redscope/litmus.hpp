@@ -12,12 +12,20 @@
 
 namespace redscope {
 
+// A literal as written ("1", "-0.0", "0x3c00"); its bits depend on the type
+// it is read at (see literal_bits).
+struct Literal {
+  std::string text;
+  SourceLoc loc;
+};
+
 // A register, an immediate, or a memory location named by an operand.
 struct Operand {
   enum class Kind : std::uint8_t { Reg, Imm, Loc };
   Kind kind = Kind::Imm;
   std::string name;          // register or location name
-  std::int64_t value = 0;    // immediate
+  std::int64_t value = 0;    // Imm: the bits at the instruction's type
+  std::int64_t offset = 0;   // Loc: byte offset, as in [x+4]
   SourceLoc loc;
 };
 
@@ -27,15 +35,17 @@ enum class InstrKind : std::uint8_t {
   Atom,     // atom dst, [a], v{, v2}
   Red,      // red  [a], v
   Fence,    // fence.sem.scope / membar
+  Setp,     // setp.cmp.type p, a, b
   Barrier,  // bar.cta.sync / bar.cta.arrive
-  Local,    // register-only arithmetic: ld r, v (move), add/sub/mul/div
+  Local,    // register-only arithmetic: ld r, v (move), add/sub/mul/div, createpolicy
   Branch,   // beq/bne/blt/bgt/ble/bge a, b, LABEL
   Goto,     // goto LABEL
   Label,    // LABEL:
 };
 
 // Read-modify-write and local arithmetic operators.
-enum class RmwOp : std::uint8_t { Add, Sub, Mul, Div, And, Or, Xor, Exch, Cas, Mov };
+enum class RmwOp : std::uint8_t { Add, Sub, Mul, Div, And, Or, Xor, Inc, Dec, Min, Max, Exch, Cas, Mov };
+std::string_view to_string(RmwOp op);
 
 enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
@@ -60,9 +70,15 @@ struct Instruction {
   DataType type = DataType::S32;
   RmwOp op = RmwOp::Mov;
   CmpOp cmp = CmpOp::Eq;
-  std::optional<Operand> dst;   // destination register
+  std::optional<Operand> dst;   // destination register (scalar forms)
+  std::vector<Operand> dsts;    // destination registers of vector forms {r0, r1}
   std::optional<Operand> addr;  // memory location
-  std::vector<Operand> srcs;    // value operands in source order
+  std::vector<Operand> srcs;    // value operands in source order (one per vector element)
+  unsigned vec = 1;             // .v2/.v4/.v8
+  bool noftz = false;           // .noftz
+  std::optional<Operand> cache_policy;  // .L2::cache_hint operand (no effect on outcomes)
+  std::optional<Operand> guard; // @p / @!p predicate
+  bool guard_negated = false;
   std::string label;            // Branch/Goto target, or Label name
   BarrierSpec barrier;
 };
@@ -75,11 +91,15 @@ struct ThreadCode {
   std::map<std::string, std::size_t> labels;  // label → index into code
 };
 
-// `x = 1;` or `P0:r1 = 1;` in the init block.
+// `x = 1;`, `P0:r1 = 1;`, `global f32 x = 1.5;` or `global f32 v[4] = {0,0,0,0};`
+// in the init block.
 struct InitEntry {
   std::optional<ThreadId> thread;  // set for registers
   std::string name;
-  std::int64_t value = 0;
+  std::optional<DataType> type;    // declared element type
+  std::optional<Space> space;      // declared state space (global / shared)
+  std::optional<std::size_t> count;  // array length for `name[N]`
+  std::vector<Literal> values;     // one per element (one for scalars)
   SourceLoc loc;
 };
 
@@ -88,8 +108,8 @@ struct CondTerm {
   enum class Kind : std::uint8_t { Reg, Loc, Const };
   Kind kind = Kind::Const;
   ThreadId thread = 0;
-  std::string name;
-  std::int64_t value = 0;
+  std::string name;   // register, or memory cell ("x", "v[1]")
+  Literal value;      // Const
   SourceLoc loc;
 };
 

@@ -2,11 +2,18 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace redscope {
 
-enum class ModelKind : std::uint8_t { Ptx };  // PTX memory model, sm_70 and later
+// Ptx: the PTX memory consistency model (PTX ISA §8, which covers sm_70 and
+// later). PtxSm6x: the same axioms with the sm_6x rule of the red/atom seed:
+// an RMW on .shared memory is not atomic with respect to plain stores.
+enum class ModelKind : std::uint8_t { Ptx, PtxSm6x };
+
+// The model a test's target selects: sm_6x and earlier get PtxSm6x.
+constexpr ModelKind model_for_target(int sm) { return sm < 70 ? ModelKind::PtxSm6x : ModelKind::Ptx; }
 
 // The six axioms of the PTX memory consistency model (PTX ISA §8.9 "Axioms").
 enum class Axiom : std::uint8_t { Coherence, FenceSc, Atomicity, NoThinAir, ScPerLocation, Causality };
@@ -26,6 +33,6 @@ constexpr std::string_view to_string(Axiom a) {
   return "?";
 }
 
-constexpr std::string_view to_string(ModelKind m) { return m == ModelKind::Ptx ? "ptx" : "?"; }
+constexpr std::string_view to_string(ModelKind m) { return m == ModelKind::Ptx ? "ptx" : "ptx-sm6x"; }
 
 }  // namespace redscope

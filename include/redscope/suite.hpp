@@ -16,6 +16,9 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
 // Parses and checks one file; input errors become TestResult::error.
 TestResult check_file(const std::string& path, const EngineOptions& opts);
 
+// Runs body(0..n-1) on `jobs` threads (the caller's included); each index once.
+void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body);
+
 // Checks every file on `jobs` worker threads. Results are in `files` order
 // whatever `jobs` is. `progress(done, failed_so_far)` is called after each test
 // from the worker that finished it (serialised).

@@ -19,8 +19,13 @@ enum class Sem : std::uint8_t { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 // State space (.space). `.shared` alone means `.shared::cta`.
 enum class Space : std::uint8_t { Generic, Global, SharedCta, SharedCluster };
 
-// Integer data types of ld/st/atom/red. Untyped Dat3M instructions are S32.
-enum class DataType : std::uint8_t { B32, U32, S32, B64, U64, S64 };
+// Data types of ld/st/atom/red/setp (PTX §5.2). Untyped Dat3M instructions
+// are S32. F16x2/BF16x2 are packed: two 16-bit lanes in one 32-bit value.
+// Pred is the 1-bit type of predicate registers written by setp.
+enum class DataType : std::uint8_t {
+  B16, U16, S16, B32, U32, S32, B64, U64, S64,
+  F16, BF16, F16x2, BF16x2, F32, F64, Pred
+};
 
 using ThreadId = int;            // index of a litmus thread (P0 → 0)
 using EventId = std::size_t;     // vertex of an EventGraph
@@ -41,7 +46,17 @@ struct Placement {
 bool scope_includes(Scope scope, const Placement& origin, const Placement& observer);
 
 unsigned width_of(DataType t);
-bool is_signed(DataType t);
+bool is_signed(DataType t);     // .s16/.s32/.s64
+bool is_float(DataType t);      // f16, bf16, f32, f64 and the packed pairs
+bool is_packed(DataType t);     // f16x2, bf16x2
+bool is_bits(DataType t);       // .b16/.b32/.b64
+// A packed type's lane type (F16x2 → F16); other types are their own lane.
+DataType lane_type(DataType t);
+unsigned lanes_of(DataType t);  // 2 for packed types, else 1
+
+enum class FloatFormat : std::uint8_t;  // values.hpp
+// The IEEE format of a float type's lanes; nullopt for integer types.
+std::optional<FloatFormat> float_format(DataType t);
 
 std::string_view to_string(Scope s);
 std::string_view to_string(Sem s);
@@ -52,8 +67,16 @@ std::optional<Scope> parse_scope(std::string_view s);
 std::optional<Sem> parse_sem(std::string_view s);
 std::optional<DataType> parse_data_type(std::string_view s);
 
-// Renders the low `width_of(t)` bits of `bits` as a decimal number in the
-// signedness of `t`.
+// Renders the low `width_of(t)` bits of `bits`: integers in decimal in the
+// signedness of `t`, floats as the shortest decimal that reads back to the
+// same bits, packed pairs as their 32-bit hexadecimal pattern.
 std::string format_value(std::uint64_t bits, DataType t);
+
+// The bits a literal denotes at type `t`: decimal or hexadecimal integers
+// (negative ones in two's complement), float literals for float types
+// ("1e8", "-0.0", "inf", "nan", PTX "0f3F800000"), and hexadecimal bit
+// patterns "0x..." for any type. nullopt when the literal does not denote a
+// value of `t` (too wide, a float for an integer type, ...).
+std::optional<std::uint64_t> literal_bits(std::string_view text, DataType t);
 
 }  // namespace redscope

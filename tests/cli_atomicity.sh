@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `redscope atomicity`: two red.cta from two CTAs can lose an update (the
+# scopes do not include each other's thread, so Atomicity does not apply) and
+# a witness is printed; two red.gpu on one GPU cannot (morally strong, so the
+# Atomicity axiom forbids it). On sm_60 a plain store can be lost against
+# red.shared; on sm_70 it cannot. JSON carries the same verdicts.
+set -uo pipefail
+bin=$1; dir=$2/cli_atomicity
+rm -rf "$dir"; mkdir -p "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+pair() {  # name scope
+  printf 'PTX %s\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n red.%s.global.add.u32 [x], 1 | red.%s.global.add.u32 [x], 1 ;\nexists (x == 1)\n' "$1" "$2" "$2" > "$dir/$1.litmus"
+}
+pair red-cta cta
+pair red-gpu gpu
+store() {  # name target
+  printf 'PTX %s\nTarget=%s\n{ shared u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n red.shared.add.u32 [x], 1 | st.volatile.shared.u32 [x], 5 ;\nexists (x == 1)\n' "$1" "$2" > "$dir/$1.litmus"
+}
+store store-sm60 sm_60
+store store-sm70 sm_70
+out=$("$bin" atomicity "$dir/red-cta.litmus") || fail "exit status $?"
+grep -q "mutually in scope: no" <<<"$out" || fail "red.cta across CTAs must not be mutually in scope: $out"
+grep -q "lost update: POSSIBLE: both RMWs read init x" <<<"$out" || fail "no lost update for red.cta: $out"
+grep -q "rf init x -> P1#0" <<<"$out" || fail "no witness for red.cta: $out"
+grep -q "final x=1" <<<"$out" || fail "witness final value: $out"
+out=$("$bin" atomicity "$dir/red-gpu.litmus") || fail "exit status $?"
+grep -q "mutually in scope: yes" <<<"$out" || fail "red.gpu on one GPU is mutually in scope: $out"
+grep -q "lost update: impossible" <<<"$out" || fail "red.gpu must not lose an update: $out"
+out=$("$bin" atomicity "$dir/store-sm60.litmus") || fail "exit status $?"
+grep -q "ptx-sm6x" <<<"$out" || fail "sm_60 selects the sm6x model: $out"
+grep -q "lost update: POSSIBLE: the store lands between" <<<"$out" || fail "sm_60 store vs red.shared: $out"
+out=$("$bin" atomicity "$dir/store-sm70.litmus") || fail "exit status $?"
+grep -q "lost update: impossible" <<<"$out" || fail "sm_70 store vs red.shared: $out"
+out=$("$bin" atomicity --model ptx "$dir/store-sm60.litmus") || fail "exit status $?"
+grep -q "lost update: impossible" <<<"$out" || fail "--model ptx overrides the target: $out"
+json=$("$bin" atomicity --format json "$dir/red-cta.litmus" "$dir/red-gpu.litmus") || fail "json exit status $?"
+[ "$(grep -o '"lost_update": true' <<<"$json" | wc -l)" -eq 1 ] || fail "json: one lost update expected: $json"
+[ "$(grep -o '"lost_update": false' <<<"$json" | wc -l)" -eq 1 ] || fail "json: one safe pair expected: $json"
+grep -q '"final": {"x": "1"}' <<<"$json" || fail "json witness final values: $json"
+echo "atomicity verdicts as expected"
