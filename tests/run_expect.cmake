@@ -1,6 +1,7 @@
 # Runs `redscope run -q --expect CSV ROOT` and checks the summary line.
 #   CSV, ROOT, REDSCOPE, WORK: paths; EXCLUDE: drop CSV rows containing it;
 #   EXPECT_PASSED: the number of rows that must pass (default: all rows).
+#   TAG: name of the scratch CSV; STRICT: every file in ROOT must be checked.
 if(NOT EXISTS "${CSV}")
   # ctest marks the test skipped on this line (SKIP_REGULAR_EXPRESSION).
   message(FATAL_ERROR "SKIP: ${CSV} not found (../shared is absent); conformance not checked")
@@ -20,7 +21,10 @@ foreach(row IN LISTS rows)
   string(APPEND kept "${csv_dir}/${row}\n")
   math(EXPR count "${count} + 1")
 endforeach()
-set(filtered "${WORK}/${csv_name}-absolute.csv")
+if(NOT DEFINED TAG)
+  set(TAG "${csv_name}")
+endif()
+set(filtered "${WORK}/${TAG}-absolute.csv")
 file(WRITE "${filtered}" "${kept}")
 if(NOT DEFINED EXPECT_PASSED)
   set(EXPECT_PASSED ${count})
@@ -33,6 +37,16 @@ if(NOT out MATCHES "${EXPECT_PASSED} passed, 0 failed")
 endif()
 # Exit 1 only says some other file in ROOT could not be checked (e.g. proxy
 # tests outside the CSV); anything else is a crash or a usage error.
+if(STRICT)
+  file(GLOB_RECURSE litmus_files "${ROOT}/*.litmus")
+  list(LENGTH litmus_files n_files)
+  if(NOT n_files EQUAL count)
+    message(FATAL_ERROR "${ROOT} holds ${n_files} .litmus files but ${CSV} has ${count} rows: every test needs an expectation")
+  endif()
+endif()
+if(STRICT AND NOT rc EQUAL 0)
+  message(FATAL_ERROR "redscope exited with ${rc}: every file of this suite must be checked\n${err}")
+endif()
 if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
   message(FATAL_ERROR "redscope exited with ${rc}\n${err}")
 endif()
