@@ -51,6 +51,10 @@ Options (of `run`; `atomicity` takes --format, -j, --model, --unroll):
                        RMW on .shared is not atomic against plain stores).
                        Default: chosen from each test's Target (sm_6x and
                        earlier: ptx-sm6x; otherwise ptx).
+  --engine z3|enum     z3 (default): the model encoded in Z3; enum: the
+                       reference enumerator, which builds every candidate
+                       execution and checks it with bit-matrix relations (for
+                       cross-checking the Z3 engine; exponential, small tests)
   --unroll N           times a backward jump may be taken on one path
                        (default 2); longer paths are cut and reported
   --observe-all        report every register and location, not only those in
@@ -73,6 +77,7 @@ struct Cli {
   int unroll = 2;
   bool observe_all = false;
   std::optional<redscope::ModelKind> model;
+  redscope::EngineKind engine = redscope::EngineKind::Z3;
   bool quiet = false;
   std::size_t max_outcomes = 10000;
   std::vector<std::string> paths;
@@ -113,6 +118,11 @@ Cli parse_run(int argc, char** argv) {
       if (m == "ptx") c.model = redscope::ModelKind::Ptx;
       else if (m == "ptx-sm6x") c.model = redscope::ModelKind::PtxSm6x;
       else usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
+    } else if (a == "--engine") {
+      const std::string e = value();
+      if (e == "z3") c.engine = redscope::EngineKind::Z3;
+      else if (e == "enum") c.engine = redscope::EngineKind::Enum;
+      else usage_error(fmt::format("unknown engine '{}' (available: z3, enum)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--observe-all") {
@@ -156,14 +166,30 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-int run(const Cli& c) {
-  std::vector<std::string> files;
+// The files named by the command line; nullopt (after printing why) when a path does not exist.
+std::optional<std::vector<std::string>> files_of(const Cli& c) {
   try {
-    files = redscope::collect_litmus_files(c.paths);
+    return redscope::collect_litmus_files(c.paths);
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return kExitInputError;
+    return std::nullopt;
   }
+}
+
+redscope::EngineOptions options_of(const Cli& c) {
+  redscope::EngineOptions opts;
+  opts.expand.unroll = c.unroll;
+  opts.observe_all = c.observe_all;
+  opts.model = c.model;
+  opts.max_outcomes = c.max_outcomes;
+  opts.engine = c.engine;
+  return opts;
+}
+
+int run(const Cli& c) {
+  const auto found = files_of(c);
+  if (!found) return kExitInputError;
+  const std::vector<std::string>& files = *found;
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
@@ -173,11 +199,7 @@ int run(const Cli& c) {
       return kExitUsage;
     }
   }
-  redscope::EngineOptions opts;
-  opts.expand.unroll = c.unroll;
-  opts.observe_all = c.observe_all;
-  opts.model = c.model;
-  opts.max_outcomes = c.max_outcomes;
+  const redscope::EngineOptions opts = options_of(c);
   std::vector<redscope::TestResult> results;
   {
     Progress progress(files.size());
@@ -203,16 +225,10 @@ int run(const Cli& c) {
 }
 
 int run_atomicity(const Cli& c) {
-  std::vector<std::string> files;
-  try {
-    files = redscope::collect_litmus_files(c.paths);
-  } catch (const redscope::InputError& e) {
-    fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return kExitInputError;
-  }
-  redscope::EngineOptions opts;
-  opts.expand.unroll = c.unroll;
-  opts.model = c.model;
+  const auto found = files_of(c);
+  if (!found) return kExitInputError;
+  const std::vector<std::string>& files = *found;
+  const redscope::EngineOptions opts = options_of(c);
   std::vector<redscope::AtomicityResult> results(files.size());
   redscope::parallel_for(files.size(), c.jobs, [&](std::size_t i) { results[i] = redscope::check_atomicity_file(files[i], opts); });
   bool any_error = false;

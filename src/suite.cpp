@@ -43,7 +43,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.test = fs::path(path).stem().string();
   r.model = opts.model.value_or(ModelKind::Ptx);
   try {
-    return run_z3(parse_litmus_file(path), opts);
+    return run_engine(parse_litmus_file(path), opts);
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
   } catch (const z3::exception& e) {

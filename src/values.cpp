@@ -129,6 +129,7 @@ bool less_than(FloatFormat f, std::uint64_t a, std::uint64_t b) {
 }
 
 std::int64_t sign_extend(unsigned width, std::uint64_t v) {
+  if (width == 0) return 0;
   if (width >= 64) return std::int64_t(v);
   const unsigned shift = 64 - width;
   return std::int64_t(v << shift) >> shift;  // arithmetic shift (C++20)
@@ -353,10 +354,11 @@ Decimal exact_decimal(double d) {
 
 // Decimal x -> f16/bf16 with one correct rounding. strtod gives d, the double
 // nearest x. Rounding d to `f` equals rounding x unless d is exactly a
-// midpoint between two neighbours of `f`: every such midpoint is a double and
-// rounding to nearest is monotone, so d can land on a midpoint but never
-// cross one. On a midpoint, compare x with d exactly to pick the neighbour
-// (e.g. f16 "1.00048828125000000000000001" = 1 + 2^-11 + tiny rounds up).
+// midpoint between two neighbours of `f`: every such midpoint is a double
+// (at most 12 significant bits, exponent within double's range) and rounding
+// to nearest is monotone, so d can land on a midpoint but never cross one.
+// On a midpoint, compare x with d exactly to pick the neighbour (e.g. f16
+// "1.00048828125000000000000001" = 1 + 2^-11 + tiny rounds up).
 std::uint64_t decimal_to_narrow(FloatFormat f, const std::string& text, const Decimal& x) {
   const double d = std::strtod(text.c_str(), nullptr);
   bool tie = false;
@@ -369,41 +371,67 @@ std::uint64_t decimal_to_narrow(FloatFormat f, const std::string& text, const De
   return even_is_up ? even - 1 : even + 1;  // the other neighbour: magnitude -/+ 1 ulp
 }
 
-// c x 10^q written like std::to_chars' shortest form: fixed or scientific
-// ("1e+08"), whichever is shorter, fixed on a tie.
-std::string render(bool negative, std::uint64_t c, long long q) {
+// Significant digits c x 10^q, c without trailing zeros.
+struct Digits {
+  std::string c;
+  long long q = 0;
+};
+
+Digits make_digits(std::uint64_t c, long long q) {
   std::string d = std::to_string(c);
   while (d.size() > 1 && d.back() == '0') { d.pop_back(); ++q; }
-  const long long n = static_cast<long long>(d.size()), e = q + n - 1;
-  const std::string sci = d.substr(0, 1) + (n > 1 ? "." + d.substr(1) : "") +
-                          fmt::format("e{}{:02}", e < 0 ? '-' : '+', e < 0 ? -e : e);
-  std::string fixed;
-  if (q >= 0) fixed = d + std::string(std::size_t(q), '0');
-  else if (-q < n) fixed = d.substr(0, std::size_t(n + q)) + "." + d.substr(std::size_t(n + q));
-  else fixed = "0." + std::string(std::size_t(-q - n), '0') + d;
-  return (negative ? "-" : "") + (fixed.size() <= sci.size() ? fixed : sci);
+  return {d, q};
 }
 
-// An n-significant-digit decimal that parses back to `bits`, if any: the one
-// nearest v, else its upper or lower neighbour on the n-digit grid (near a
-// power of two the round-trip interval is lopsided and may hold only one).
-std::optional<std::string> shortest_at(FloatFormat f, std::uint64_t bits, double v, int n) {
+// d in scientific notation as printf %e writes it: "1e+08", "6.55e+04".
+std::string scientific(const Digits& d) {
+  const long long e = d.q + static_cast<long long>(d.c.size()) - 1;
+  std::string out = d.c.substr(0, 1);
+  if (d.c.size() > 1) out.append(".").append(d.c, 1);
+  return out + fmt::format("e{}{:02}", e < 0 ? '-' : '+', e < 0 ? -e : e);
+}
+
+// The shortest digits d of v written like std::to_chars(v): fixed or
+// scientific, whichever is shorter, fixed on a tie; fixed notation of an
+// integer-valued v shows its exact digits (v is an integer whenever q >= 0:
+// the nearest integers are representable or v's ulp is >= 2).
+std::string render(double v, const Digits& d) {
+  const long long n = static_cast<long long>(d.c.size()), q = d.q;
+  std::string fixed;
+  if (q >= 0) {
+    char buf[400];  // DBL_MAX has 309 digits
+    const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::fixed, 0);
+    fixed.assign(buf, res.ptr);
+  } else if (-q < n) {
+    const std::size_t point = std::size_t(n + q);
+    fixed.append(d.c, 0, point).append(".").append(d.c, point);
+  } else {
+    fixed.append("0.").append(std::size_t(-q - n), '0').append(d.c);
+  }
+  const std::string sci = scientific(d);
+  std::string out = std::signbit(v) ? "-" : "";
+  return out.append(fixed.size() <= sci.size() ? fixed : sci);
+}
+
+// n significant digits that parse back to `bits`, if any. The candidates are
+// c, the n-digit decimal nearest |v|, and the next one up: the interval of
+// reals that round to v is symmetric about v except at a power of two, where
+// the part below v is half as wide, so when c fails a decimal below v never
+// succeeds (e.g. f16 2^-6 = 0.015625 -> "0.01563").
+std::optional<Digits> shortest_at(FloatFormat f, std::uint64_t bits, double v, int n) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, n - 1);
   const std::string_view s(buf, std::size_t(res.ptr - buf));  // d.ddde[+-]xx
   const std::size_t epos = s.find('e');
-  std::uint64_t c = 0, low = 1;
+  std::uint64_t c = 0;
   for (char ch : s.substr(0, epos))
     if (ch != '.') c = c * 10 + std::uint64_t(ch - '0');
-  for (int i = 1; i < n; ++i) low *= 10;
   int x = 0;
   std::from_chars(s.data() + epos + (s[epos + 1] == '+' ? 2 : 1), s.data() + s.size(), x);
-  const long long q = x - (n - 1);
-  const std::pair<std::uint64_t, long long> candidates[] = {
-      {c, q}, {c + 1, q}, c == low ? std::pair{10 * low - 1, q - 1} : std::pair{c - 1, q}};
-  for (const auto& [cc, qq] : candidates) {
-    std::string out = render(std::signbit(v), cc, qq);
-    if (parse_float_literal(f, out) == bits) return out;
+  for (const std::uint64_t candidate : {c, c + 1}) {
+    const Digits d = make_digits(candidate, x - (n - 1));
+    std::string text = std::signbit(v) ? "-" : "";
+    if (parse_float_literal(f, text.append(scientific(d))) == bits) return d;
   }
   return std::nullopt;
 }
@@ -436,7 +464,7 @@ std::string format_float(FloatFormat f, std::uint64_t bits) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (v == 0) return std::signbit(v) ? "-0" : "0";
   for (int n = 1; n <= 17; ++n)  // 17 significant digits identify any double
-    if (auto s = shortest_at(f, bits, v, n)) return *s;
+    if (auto d = shortest_at(f, bits, v, n)) return render(v, *d);
   return fmt::format("0x{:0{}x}", bits, width_of(f) / 4);  // not reached
 }
 

@@ -246,8 +246,7 @@ void enumerate(z3::context& c, const Skeleton& sk, const LitmusTest& test, const
 
 }  // namespace
 
-TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
-  const auto t0 = Clock::now();
+TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex) {
   TestResult r;
   r.test = test.name;
   r.file = test.file;
@@ -255,16 +254,15 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   r.target_sm = test.target_sm;
   r.quantifier = test.quantifier;
   r.condition_text = test.condition_text;
-  const Expansion ex = expand(test, opts.expand);
   r.skeletons = ex.skeletons.size();
   r.observables = observables_of(test, ex, opts.observe_all);
   check_condition_literals(test, r.observables);
-  z3::context c;
-  std::map<std::vector<std::uint64_t>, Witness> found;
-  for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, test, r.observables, opts, found, r.incomplete);
-  for (auto& [vals, w] : found) {
+  return r;
+}
+
+void settle_result(TestResult& r, const LitmusTest& test, std::map<std::vector<std::uint64_t>, Witness> found) {
+  for (auto& [vals, w] : found)
     r.outcomes.push_back(Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
-  }
   std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {
     for (std::size_t i = 0; i < a.values.size(); ++i) {
       const auto x = signed_view(a.values[i], r.observables[i].type), y = signed_view(b.values[i], r.observables[i].type);
@@ -280,8 +278,22 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
     case Quantifier::NotExists: r.holds = sat == 0; break;
     case Quantifier::Forall: r.holds = unsat == 0; break;
   }
+}
+
+TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
+  const auto t0 = Clock::now();
+  const Expansion ex = expand(test, opts.expand);
+  TestResult r = start_result(test, opts, ex);
+  z3::context c;
+  std::map<std::vector<std::uint64_t>, Witness> found;
+  for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, test, r.observables, opts, found, r.incomplete);
+  settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
+}
+
+TestResult run_engine(const LitmusTest& test, const EngineOptions& opts) {
+  return opts.engine == EngineKind::Enum ? run_enum(test, opts) : run_z3(test, opts);
 }
 
 }  // namespace redscope

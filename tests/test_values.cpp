@@ -1,11 +1,14 @@
 // Value semantics of red/atom (values.hpp) and their Z3 encoding
-// (z3_values.hpp). Every expected bit pattern below is computed by hand; the
-// arithmetic is in the comment next to it. Notation: f16 = 1|5|10 bits,
+// (z3_values.hpp). Every expected bit pattern in the unit cases is computed
+// by hand, with the arithmetic in the comment next to it; the cross-checks
+// further down compare with independent oracles instead (host binary32
+// addition, std::to_chars, Z3's floating-point theory). Notation: f16 = 1|5|10 bits,
 // bias 15; bf16 = 1|8|7, bias 127; f32 = 1|8|23, bias 127; f64 = 1|11|52,
 // bias 1023. "ulp" is the spacing of the format at the value in question.
 #include <catch2/catch.hpp>
 
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -360,9 +363,15 @@ TEST_CASE("values: format floats", "[values]") {
   CHECK(format_float(F32, 0xc0400000) == "-3");
   CHECK(format_float(F16, 0x3c00) == "1");
   CHECK(format_float(F16, 0x2e66) == "0.1");
-  // 65504: neighbours 65472 and inf (from 65520). No 1- or 2-digit decimal
-  // lands in (65488, 65520); "65500" does and is shorter than "6.55e+04".
-  CHECK(format_float(F16, 0x7bff) == "65500");
+  // 65504: the values rounding to it are [65488, 65520). No 1- or 2-digit
+  // decimal lies there, 655e2 does; fixed notation ("65504", exact digits as
+  // std::to_chars prints integers) is shorter than "6.55e+04".
+  CHECK(format_float(F16, 0x7bff) == "65504");
+  // 2^-6 = 0.015625 (exp 9 -> 9<<10 = 0x2400). Below it the spacing is 2^-17,
+  // above 2^-16, so it takes [2^-6 - 2^-18, 2^-6 + 2^-17] =
+  // [0.0156211853..., 0.0156326294...]. The 4-digit decimal nearest, 0.01562,
+  // is outside; the next one up, 0.01563, is inside; no 3-digit one is.
+  CHECK(format_float(F16, 0x2400) == "0.01563");
   // 2^-24 = 5.96e-8: round-trip interval (2.98e-8, 8.94e-8) holds 6e-8.
   CHECK(format_float(F16, 0x0001) == "6e-08");
   CHECK(format_float(F16, 0x7fff) == "nan");
@@ -374,6 +383,10 @@ TEST_CASE("values: format floats", "[values]") {
   // 0x4049 = 201/64 = 3.140625, neighbours 3.125 and 3.15625: interval
   // (3.1328125, 3.1484375) holds no 1/2-digit decimal but holds 3.14.
   CHECK(format_float(BF16, 0x4049) == "3.14");
+  // 0x47c3 = 2^16 * (1 + 67/128) = 99840, spacing 2^9 = 512: [99584, 100096]
+  // holds 1e5, so one digit suffices; "99840" is as short as "1e+05" and
+  // fixed wins the tie, with the exact digits.
+  CHECK(format_float(BF16, 0x47c3) == "99840");
   CHECK(format_float(F64, 0x3fb999999999999a) == "0.1");
   CHECK(format_float(F64, 0x3fd3333333333334) == "0.30000000000000004");
   CHECK(format_float(F64, 0x4197d78400000000) == "1e+08");  // 1e8 = 0x1.7d784p+26
@@ -408,6 +421,28 @@ TEST_CASE("values: literal round trips", "[values]") {
   }
 }
 
+TEST_CASE("values: f32/f64 formatting matches std::to_chars", "[values]") {
+  // std::to_chars(float/double) is the reference for the shortest round-trip
+  // style that format_float follows for every format.
+  std::mt19937_64 rng(11);
+  int failures = 0;
+  for (int i = 0; i < 50000; ++i) {
+    char buf[64];
+    const std::uint64_t b = rng();
+    const float x = std::bit_cast<float>(std::uint32_t(b));
+    const double y = std::bit_cast<double>(b);
+    if (x == x) {
+      const auto r = std::to_chars(buf, buf + sizeof buf, x);
+      if (format_float(F32, std::uint32_t(b)) != std::string(buf, r.ptr)) ++failures;
+    }
+    if (y == y) {
+      const auto r = std::to_chars(buf, buf + sizeof buf, y);
+      if (format_float(F64, b) != std::string(buf, r.ptr)) ++failures;
+    }
+  }
+  CHECK(failures == 0);
+}
+
 TEST_CASE("values: f32 add agrees with host float arithmetic", "[values]") {
   // An independent oracle for the rounding code: host binary32 addition
   // (round to nearest even, subnormals supported) on random bit patterns,
@@ -415,7 +450,8 @@ TEST_CASE("values: f32 add agrees with host float arithmetic", "[values]") {
   std::mt19937 rng(7);
   int failures = 0;
   for (int i = 0; i < 200000; ++i) {
-    const std::uint32_t a = rng(), b = (rng() & 0x80ffffffu) | (((a >> 23) & 0xff) + (rng() % 64) - 32) << 23;
+    const std::uint32_t a = rng();
+    const std::uint32_t b = (rng() & 0x807fffffu) | ((((a >> 23) & 0xff) + rng() % 64 - 32) & 0xff) << 23;
     const float sum = std::bit_cast<float>(a) + std::bit_cast<float>(b);
     const std::uint64_t expected = sum != sum ? canonical_nan(F32) : std::bit_cast<std::uint32_t>(sum);
     if (float_add(F32, a, b, false) != expected) ++failures;
@@ -519,37 +555,28 @@ TEST_CASE("values: Z3 int inc/dec agree with the C++ functions", "[values][z3]")
   }
 }
 
-namespace {
-
-// Exponent and fraction fields of a symbolic 16-bit pattern (f16: 5|10, bf16: 8|7).
-struct Fields16 {
-  z3::expr exp, frac;
-};
-
-Fields16 fields16(FloatFormat f, const z3::expr& r) {
-  const unsigned fbits = f == F16 ? 10 : 7;
-  return {r.extract(14, fbits), r.extract(fbits - 1, 0)};
-}
-
-}  // namespace
-
 TEST_CASE("values: Z3 add result is a function of its operands", "[values][z3]") {
-  // Symbolic operands: whenever the sum is a NaN the term is canonical_nan,
-  // i.e. the unspecified fp.to_ieee_bv of a NaN never leaks, and with ftz no
-  // subnormal comes out.
+  // Symbolic operands: whenever the sum is a NaN the term is canonical_nan
+  // (the unspecified fp.to_ieee_bv of a NaN never leaks), and with ftz no
+  // subnormal comes out (without ftz some does).
+  struct Fields {
+    FloatFormat f;
+    unsigned ebits, fbits;
+  };
   z3::context c;
-  for (FloatFormat f : {F16, BF16}) {
-    const z3::expr a = c.bv_const("a", 16), b = c.bv_const("b", 16);
+  for (const Fields& p : {Fields{F16, 5, 10}, Fields{BF16, 8, 7}, Fields{F32, 8, 23}, Fields{F64, 11, 52}}) {
+    const unsigned w = width_of(p.f);
+    const z3::expr a = c.bv_const("a", w), b = c.bv_const("b", w);
     for (bool ftz : {false, true}) {
-      INFO("format " << int(f) << " ftz " << ftz);
-      const z3::expr r = z3_float_add(f, a, b, ftz);
-      const Fields16 fr = fields16(f, r);
-      const z3::expr all_ones = fr.exp == c.bv_val(f == F16 ? 0x1f : 0xff, f == F16 ? 5 : 8);
+      INFO("format " << int(p.f) << " ftz " << ftz);
+      const z3::expr r = z3_float_add(p.f, a, b, ftz);
+      const z3::expr exp = r.extract(w - 2, p.fbits), frac = r.extract(p.fbits - 1, 0);
+      const z3::expr exp_all_ones = exp == c.bv_val((std::uint64_t{1} << p.ebits) - 1, p.ebits);
       z3::solver s(c);
-      s.add(all_ones && fr.frac != 0 && r != c.bv_val(canonical_nan(f), 16));
+      s.add(exp_all_ones && frac != 0 && r != c.bv_val(canonical_nan(p.f), w));
       CHECK(s.check() == z3::unsat);
       z3::solver t(c);
-      t.add(fr.exp == 0 && fr.frac != 0);
+      t.add(exp == 0 && frac != 0);
       CHECK(t.check() == (ftz ? z3::unsat : z3::sat));
     }
   }

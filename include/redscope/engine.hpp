@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,14 @@ struct TestResult {
   std::string render_value(std::size_t outcome, std::size_t obs) const;
 };
 
+// z3: the PTX model encoded in Z3 (the default). enum: the reference
+// enumerator, which builds every rf/co candidate and checks the model with
+// bit-matrix relation algebra (src/enum_engine.cpp), sharing no encoding code.
+enum class EngineKind : std::uint8_t { Z3, Enum };
+std::string_view to_string(EngineKind e);
+
 struct EngineOptions {
+  EngineKind engine = EngineKind::Z3;
   ExpandOptions expand;
   bool observe_all = false;
   std::optional<ModelKind> model;  // default: chosen from the test's target (model_for_target)
@@ -72,7 +80,19 @@ struct EngineOptions {
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;
+  // enum engine: candidate executions examined per skeleton before giving up.
+  std::size_t enum_limit = 5'000'000;
 };
+
+// The engine `opts.engine` names.
+TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);
+// The reference enumerator; throws InputError beyond `enum_limit` candidates.
+TestResult run_enum(const LitmusTest& test, const EngineOptions& opts);
+
+// Shared by the engines: a result's header fields and observables, and its
+// outcomes sorted with verdict and observation from the found values.
+TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex);
+void settle_result(TestResult& r, const LitmusTest& test, std::map<std::vector<std::uint64_t>, Witness> found);
 
 // Runs the Z3 engine on a parsed test. Throws InputError for inputs the
 // expansion rejects; never for allowed/forbidden answers.

@@ -1,0 +1,39 @@
+// Concrete binary relations over the events of one skeleton, as bit
+// matrices: the relation algebra of the reference enumerator.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "redscope/events.hpp"
+
+namespace redscope {
+
+class BitRel {
+ public:
+  explicit BitRel(std::size_t n = 0) : n_(n), w_((n + 63) / 64), bits_(n * w_, 0) {}
+  static BitRel from(const BoolMatrix& m);
+
+  std::size_t size() const { return n_; }
+  bool has(std::size_t i, std::size_t j) const { return (bits_[i * w_ + j / 64] >> (j % 64)) & 1U; }
+  void set(std::size_t i, std::size_t j, bool v = true) {
+    const std::uint64_t m = 1ULL << (j % 64);
+    if (v) bits_[i * w_ + j / 64] |= m; else bits_[i * w_ + j / 64] &= ~m;
+  }
+
+  BitRel operator|(const BitRel& o) const;
+  BitRel operator&(const BitRel& o) const;
+  BitRel compose(const BitRel& o) const;   // this ; o
+  BitRel plus() const;                     // transitive closure
+  BitRel star() const;                     // reflexive-transitive closure
+  BitRel reflexive() const;                // this ∪ id
+  BitRel inverse() const;
+  bool irreflexive() const;
+  bool acyclic() const { return plus().irreflexive(); }
+
+ private:
+  std::size_t n_, w_;
+  std::vector<std::uint64_t> bits_;
+};
+
+}  // namespace redscope

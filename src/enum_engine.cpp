@@ -1,0 +1,440 @@
+// The reference enumerator (`--engine enum`): every candidate execution of a
+// skeleton, built explicitly — an rf source for each read, a coherence
+// partial order per cell, an orientation of the Fence-SC pairs and the
+// barrier arrivals each waiting barrier saw — and checked against the PTX
+// axioms with concrete bit-matrix relations. Written from the model's
+// definitions (docs/model.md) and sharing nothing with the Z3 encoding but
+// the skeleton and the expression evaluator, so that the two engines can
+// check each other.
+#include <chrono>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "redscope/bitrel.hpp"
+#include "redscope/engine.hpp"
+
+namespace redscope {
+
+std::string_view to_string(EngineKind e) { return e == EngineKind::Z3 ? "z3" : "enum"; }
+
+namespace {
+
+using Values = std::vector<std::uint64_t>;
+
+// Relations that do not depend on the candidate (PTX §8.6-8.8).
+struct Statics {
+  std::size_t n = 0;
+  BitRel po, poloc, ms, rmw, dep, rel_pattern, acq_pattern;
+};
+
+bool is_shared(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
+
+// Morally strong: same thread, or both strong with each scope containing the
+// other's thread; memory operations on the same cell; never an initial write.
+bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
+  const Event& x = sk.ev(a);
+  const Event& y = sk.ev(b);
+  if (a == b || x.is_init || y.is_init) return false;
+  if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
+  if (x.thread == y.thread) return true;
+  if (!x.is_strong() || !y.is_strong()) return false;
+  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
+  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
+  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
+}
+
+Statics statics(const Skeleton& sk) {
+  Statics s;
+  s.n = sk.size();
+  s.po = BitRel::from(po_closure(sk));
+  s.poloc = BitRel(s.n);
+  s.ms = BitRel(s.n);
+  s.rel_pattern = BitRel(s.n);
+  s.acq_pattern = BitRel(s.n);
+  s.rmw = BitRel::from(edge_matrix(sk, EdgeKind::Rmw));
+  s.dep = BitRel::from(edge_matrix(sk, EdgeKind::Data)) | BitRel::from(edge_matrix(sk, EdgeKind::Ctrl)) |
+          BitRel::from(edge_matrix(sk, EdgeKind::Addr));
+  auto fence = [&](EventId e) { return sk.ev(e).is_fence() && (sk.ev(e).sem == Sem::AcqRel || sk.ev(e).sem == Sem::Sc); };
+  for (EventId a = 0; a < s.n; ++a)
+    for (EventId b = 0; b < s.n; ++b) {
+      const Event& x = sk.ev(a);
+      const Event& y = sk.ev(b);
+      const bool same_cell = x.is_memory() && y.is_memory() && x.loc == y.loc;
+      s.poloc.set(a, b, s.po.has(a, b) && same_cell);
+      s.ms.set(a, b, morally_strong(sk, a, b));
+      // Release pattern: a release write then po-loc strong writes, or an
+      // acq_rel/sc fence then a po-later strong write.
+      if (y.is_write() && y.is_strong() && !y.is_init)
+        s.rel_pattern.set(a, b, (x.is_write() && !x.is_init && x.is_release() && (a == b || (s.po.has(a, b) && same_cell))) ||
+                                    (fence(a) && s.po.has(a, b)));
+      // Acquire pattern: a strong read then po-loc acquire reads, or a strong
+      // read then a po-later acq_rel/sc fence.
+      if (x.is_read() && x.is_strong())
+        s.acq_pattern.set(a, b, (y.is_read() && y.is_acquire() && (a == b || (s.po.has(a, b) && same_cell))) ||
+                                    (fence(b) && s.po.has(a, b)));
+    }
+  return s;
+}
+
+class SkeletonEnumerator {
+ public:
+  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs,
+                     const EngineOptions& opts)
+      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)), n_(sk.size()) {
+    for (EventId e = 0; e < n_; ++e) {
+      if (sk.ev(e).is_read()) reads_.push_back(e);
+      if (sk.ev(e).is_barrier()) barriers_.push_back(e);
+    }
+    rf_.assign(n_, 0);
+  }
+
+  // Outcomes of this skeleton into `found`; returns whether some candidate
+  // was consistent once barriers need not complete (for the incomplete counts).
+  bool run(std::map<Values, Witness>& found) {
+    found_ = &found;
+    choose_rf(0);
+    return consistent_without_barriers_;
+  }
+
+  bool any_outcome() const { return any_outcome_; }
+
+ private:
+  // ---- rf and values ---------------------------------------------------------
+  void choose_rf(std::size_t k) {
+    if (k == reads_.size()) { with_rf(); return; }
+    const EventId r = reads_[k];
+    for (EventId w = 0; w < n_; ++w)
+      if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(r).loc) {
+        rf_[r] = w;
+        choose_rf(k + 1);
+      }
+  }
+
+  // Values follow rf; a cycle through rf and value dependencies has no
+  // value (thin air) and the candidate is dropped.
+  struct Cycle {};
+  std::uint64_t read_value(EventId r, std::vector<int>& state) {
+    if (state[r] == 2) return val_[r];
+    if (state[r] == 1) throw Cycle{};
+    state[r] = 1;
+    const EventId w = rf_[r];
+    val_[r] = evaluate(sk_.ev(w).value, [&](ReadRef ref) { return read_value(sk_.vertex(ref), state); });
+    state[r] = 2;
+    return val_[r];
+  }
+
+  std::uint64_t eval(const ExprPtr& e) {
+    return evaluate(e, [&](ReadRef ref) { return val_[sk_.vertex(ref)]; });
+  }
+
+  bool compute_values() {
+    val_.assign(n_, 0);
+    std::vector<int> state(n_, 0);
+    try {
+      for (EventId r : reads_) read_value(r, state);
+    } catch (const Cycle&) {
+      return false;
+    }
+    exec_.assign(n_, true);
+    for (EventId e = 0; e < n_; ++e)
+      if (sk_.ev(e).guard) exec_[e] = eval(sk_.ev(e).guard) != 0;
+    for (const ExprPtr& a : sk_.assumptions)
+      if (eval(a) == 0) return false;
+    // An executed read reads an executed write; an unexecuted read has no
+    // rf (its canonical choice here is the initial write).
+    for (EventId r : reads_) {
+      if (exec_[r] && !exec_[rf_[r]]) return false;
+      if (!exec_[r] && rf_[r] != sk_.init_write.at(sk_.ev(r).loc)) return false;
+    }
+    return true;
+  }
+
+  void with_rf() {
+    if (++candidates_ > opts_.enum_limit)
+      throw InputError(Diagnostic{test_.file, test_.condition_loc,
+                                  fmt::format("more than {} candidate executions in one skeleton: too large for --engine enum", opts_.enum_limit)});
+    if (!compute_values()) return;
+    rf_rel_ = BitRel(n_);
+    for (EventId r : reads_) if (exec_[r]) rf_rel_.set(rf_[r], r);
+    cells_.clear();
+    for (EventId w = 0; w < n_; ++w)
+      if (sk_.ev(w).is_write() && !sk_.ev(w).is_init && exec_[w]) cells_[sk_.ev(w).loc].push_back(w);
+    cell_list_.assign(cells_.begin(), cells_.end());
+    co_ = BitRel(n_);
+    for (EventId w = 0; w < n_; ++w)  // the initial write precedes every executed write
+      if (sk_.ev(w).is_init)
+        for (EventId x : cells_[sk_.ev(w).loc]) co_.set(w, x);
+    choose_co(0);
+  }
+
+  // ---- coherence: a strict partial order per cell ------------------------------
+  void choose_co(std::size_t c) {
+    if (c == cell_list_.size()) { choose_sf(); return; }
+    const std::vector<EventId>& ws = cell_list_[c].second;
+    std::vector<std::pair<EventId, EventId>> pairs;
+    for (std::size_t i = 0; i < ws.size(); ++i)
+      for (std::size_t j = i + 1; j < ws.size(); ++j) pairs.emplace_back(ws[i], ws[j]);
+    choose_co_pair(c, pairs, 0);
+  }
+
+  // Each pair: unordered, a before b, or b before a; morally strong writes
+  // must be ordered (Coherence). Kept only when transitive.
+  void choose_co_pair(std::size_t c, const std::vector<std::pair<EventId, EventId>>& pairs, std::size_t k) {
+    if (k == pairs.size()) {
+      if (transitive_on(cell_list_[c].second)) choose_co(c + 1);
+      return;
+    }
+    const auto [a, b] = pairs[k];
+    if (!st_.ms.has(a, b)) choose_co_pair(c, pairs, k + 1);
+    co_.set(a, b);
+    choose_co_pair(c, pairs, k + 1);
+    co_.set(a, b, false);
+    co_.set(b, a);
+    choose_co_pair(c, pairs, k + 1);
+    co_.set(b, a, false);
+  }
+
+  bool transitive_on(const std::vector<EventId>& ws) const {
+    for (EventId a : ws)
+      for (EventId b : ws)
+        for (EventId x : ws)
+          if (co_.has(a, b) && co_.has(b, x) && !co_.has(a, x)) return false;
+    return true;
+  }
+
+  // ---- Fence-SC: an acyclic orientation of the morally strong fence.sc pairs ----
+  void choose_sf() {
+    sc_pairs_.clear();
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = a + 1; b < n_; ++b)
+        if (sk_.ev(a).is_sc_fence() && sk_.ev(b).is_sc_fence() && st_.ms.has(a, b) && exec_[a] && exec_[b])
+          sc_pairs_.emplace_back(a, b);
+    sf_ = BitRel(n_);
+    choose_sf_pair(0);
+  }
+
+  void choose_sf_pair(std::size_t k) {
+    if (k == sc_pairs_.size()) {
+      if (sf_.acyclic()) choose_barriers();
+      return;
+    }
+    const auto [a, b] = sc_pairs_[k];
+    sf_.set(a, b);
+    choose_sf_pair(k + 1);
+    sf_.set(a, b, false);
+    sf_.set(b, a);
+    choose_sf_pair(k + 1);
+    sf_.set(b, a, false);
+  }
+
+  // ---- barriers -------------------------------------------------------------
+  bool same_barrier(EventId a, EventId b) {
+    const Event& x = sk_.ev(a);
+    const Event& y = sk_.ev(b);
+    if (!(sk_.placement[static_cast<std::size_t>(x.thread)] == sk_.placement[static_cast<std::size_t>(y.thread)])) return false;
+    if (x.barrier_id != y.barrier_id) return false;
+    if (!x.barrier_logical || !y.barrier_logical) return !x.barrier_logical && !y.barrier_logical;
+    return eval(x.barrier_logical) == eval(y.barrier_logical);
+  }
+
+  // Which members each waiting barrier saw arrive before it passed: all of
+  // them without a quorum, at least q (itself included) with one.
+  void choose_barriers() {
+    // Progress dropped: no barrier synchronizes (the weakest choice).
+    if (consistent(BitRel(n_))) consistent_without_barriers_ = true;
+    else return;  // adding barrier synchronization only forbids more
+    waiting_.clear();
+    for (EventId b : barriers_)
+      if (exec_[b] && !sk_.ev(b).barrier_arrive_only) waiting_.push_back(b);
+    saw_.assign(n_, {});
+    choose_saw(0);
+  }
+
+  void choose_saw(std::size_t k) {
+    if (k == waiting_.size()) { with_barriers(); return; }
+    const EventId b = waiting_[k];
+    std::vector<EventId> members;
+    for (EventId a : barriers_)
+      if (a != b && exec_[a] && same_barrier(a, b)) members.push_back(a);
+    const std::size_t subsets = std::size_t{1} << members.size();
+    for (std::size_t mask = 0; mask < subsets; ++mask) {
+      const auto count = static_cast<std::size_t>(__builtin_popcountll(mask)) + 1;  // itself included
+      if (sk_.ev(b).quorum ? count < static_cast<std::size_t>(*sk_.ev(b).quorum) : mask != subsets - 1) continue;
+      saw_[b].clear();
+      for (std::size_t i = 0; i < members.size(); ++i)
+        if (mask >> i & 1U) saw_[b].push_back(members[i]);
+      choose_saw(k + 1);
+    }
+  }
+
+  // Arrival/pass times exist iff the difference constraints have no cycle
+  // through a strict edge. Nodes: arrive(b) = 2i, pass(b) = 2i+1.
+  bool times_exist() {
+    const std::size_t m = 2 * barriers_.size();
+    BitRel le(m), lt(m);
+    auto id = [&](EventId b) { return static_cast<std::size_t>(std::find(barriers_.begin(), barriers_.end(), b) - barriers_.begin()); };
+    for (EventId b : barriers_) {
+      const std::size_t i = id(b);
+      if (sk_.ev(b).barrier_arrive_only) { le.set(2 * i, 2 * i + 1); le.set(2 * i + 1, 2 * i); }
+      else le.set(2 * i, 2 * i + 1);
+      for (EventId a : barriers_)
+        if (st_.po.has(b, a)) lt.set(2 * i + 1, 2 * id(a));  // pass(b) < arrive(a)
+    }
+    for (EventId b : waiting_)
+      for (EventId a : barriers_) {
+        if (a == b || !exec_[a] || !same_barrier(a, b)) continue;
+        const bool saw = std::find(saw_[b].begin(), saw_[b].end(), a) != saw_[b].end();
+        if (saw) le.set(2 * id(a), 2 * id(b) + 1);  // arrive(a) <= pass(b)
+        else lt.set(2 * id(b) + 1, 2 * id(a));      // pass(b) < arrive(a)
+      }
+    const BitRel reach = (le | lt).plus();
+    for (std::size_t x = 0; x < m; ++x)
+      for (std::size_t y = 0; y < m; ++y)
+        if (lt.has(x, y) && reach.has(y, x)) return false;
+    return lt.irreflexive();
+  }
+
+  void with_barriers() {
+    if (!times_exist()) return;
+    BitRel sbar(n_);
+    for (EventId b : waiting_)
+      for (EventId a : saw_[b]) sbar.set(a, b);
+    if (consistent(sbar)) record();
+  }
+
+  // ---- the axioms (PTX §8.9) ------------------------------------------------------
+  bool consistent(const BitRel& sbar) {
+    BitRel exec_pairs(n_);
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b) exec_pairs.set(a, b, exec_[a] && exec_[b]);
+    const BitRel fr = rf_rel_.inverse().compose(co_);
+    const BitRel msrf = rf_rel_ & st_.ms;
+    const BitRel obs = msrf.compose(st_.rmw.compose(msrf).star());
+    const BitRel sync = st_.rel_pattern.compose(obs).compose(st_.acq_pattern) & st_.ms & exec_pairs;
+    const BitRel po_refl = st_.po.reflexive();
+    const BitRel base = po_refl.compose((sync | sf_ | sbar).compose(po_refl).plus());
+    const BitRel cause = base | obs.compose(base | st_.poloc);
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b) {
+        const Event& x = sk_.ev(a);
+        const Event& y = sk_.ev(b);
+        // Coherence: writes ordered by causality are ordered by co the same way.
+        if (a != b && x.is_write() && y.is_write() && x.loc == y.loc && !x.is_init && !y.is_init && cause.has(a, b) &&
+            exec_[a] && exec_[b] && !co_.has(a, b))
+          return false;
+        // Fence-SC: causality between morally strong fence.sc agrees with the order.
+        if (x.is_sc_fence() && y.is_sc_fence() && st_.ms.has(a, b) && cause.has(a, b) && !sf_.has(a, b)) return false;
+      }
+    if (!atomicity(fr)) return false;
+    if (!(rf_rel_ | st_.dep).acyclic()) return false;                                    // No-Thin-Air
+    if (!(((rf_rel_ | co_ | fr) & st_.ms) | st_.poloc).acyclic()) return false;           // SC-per-Location
+    return (rf_rel_ | fr).compose(cause).irreflexive();                                    // Causality
+  }
+
+  // Atomicity: no morally strong write x between an RMW's read r and write w
+  // (r fr x, x co w). sm_6x: on shared memory, plain stores are exempt.
+  bool atomicity(const BitRel& fr) const {
+    for (EventId r = 0; r < n_; ++r)
+      for (EventId w = 0; w < n_; ++w) {
+        if (!st_.rmw.has(r, w)) continue;
+        for (EventId x = 0; x < n_; ++x) {
+          if (x == w || !st_.ms.has(r, x) || !st_.ms.has(x, w) || !fr.has(r, x) || !co_.has(x, w)) continue;
+          if (model_ == ModelKind::PtxSm6x && is_shared(sk_.ev(w).space) && !sk_.ev(x).in_rmw) continue;
+          return false;
+        }
+      }
+    return true;
+  }
+
+  // ---- outcomes --------------------------------------------------------------------
+  std::string label(EventId e) const {
+    const Event& ev = sk_.ev(e);
+    if (ev.is_init) return fmt::format("init {}", ev.loc);
+    return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, ev.in_rmw ? (ev.is_read() ? " (read)" : " (write)") : "");
+  }
+
+  // Each observed cell ends with the value of one co-maximal executed write.
+  void record() {
+    Values base(obs_.size(), 0);
+    std::vector<std::vector<std::uint64_t>> choices(obs_.size());
+    for (std::size_t i = 0; i < obs_.size(); ++i) {
+      const Observable& o = obs_[i];
+      if (o.is_register) {
+        auto it = sk_.final_regs.find(o.reg);
+        choices[i].push_back(it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type))));
+        continue;
+      }
+      for (EventId w = 0; w < n_; ++w) {
+        if (!sk_.ev(w).is_write() || sk_.ev(w).loc != o.loc || !exec_[w]) continue;
+        bool maximal = true;
+        for (EventId x = 0; x < n_; ++x) maximal = maximal && !co_.has(w, x);
+        if (maximal) choices[i].push_back(eval(sk_.ev(w).value));
+      }
+    }
+    Witness wit;
+    for (EventId r : reads_) if (exec_[r]) wit.rf.push_back(fmt::format("{} -> {}", label(rf_[r]), label(r)));
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b)
+        if (co_.has(a, b) && !sk_.ev(a).is_init) wit.co.push_back(fmt::format("{} -> {}", label(a), label(b)));
+    product(choices, 0, base, wit);
+  }
+
+  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i, Values& vals, const Witness& wit) {
+    if (i == choices.size()) {
+      if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
+      any_outcome_ = true;
+      found_->emplace(vals, wit);
+      if (found_->size() > opts_.max_outcomes)
+        throw InputError(Diagnostic{test_.file, test_.condition_loc, fmt::format("more than {} outcomes", opts_.max_outcomes)});
+      return;
+    }
+    for (std::uint64_t v : choices[i]) { vals[i] = v; product(choices, i + 1, vals, wit); }
+  }
+
+  const Skeleton& sk_;
+  const LitmusTest& test_;
+  ModelKind model_;
+  const std::vector<Observable>& obs_;
+  const EngineOptions& opts_;
+  Statics st_;
+  std::size_t n_;
+  std::vector<EventId> reads_, barriers_, waiting_;
+  std::vector<EventId> rf_;
+  std::vector<std::uint64_t> val_;
+  std::vector<bool> exec_;
+  BitRel rf_rel_, co_, sf_;
+  std::map<std::string, std::vector<EventId>> cells_;
+  std::vector<std::pair<std::string, std::vector<EventId>>> cell_list_;
+  std::vector<std::pair<EventId, EventId>> sc_pairs_;
+  std::vector<std::vector<EventId>> saw_;
+  std::map<Values, Witness>* found_ = nullptr;
+  std::size_t candidates_ = 0;
+  bool consistent_without_barriers_ = false;
+  bool any_outcome_ = false;
+};
+
+}  // namespace
+
+TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Expansion ex = expand(test, opts.expand);
+  TestResult r = start_result(test, opts, ex);
+  std::map<Values, Witness> found;
+  for (const Skeleton& sk : ex.skeletons) {
+    SkeletonEnumerator e(sk, test, r.model, r.observables, opts);
+    if (sk.cut) {
+      std::map<Values, Witness> ignored;
+      if (e.run(ignored)) ++r.incomplete.bound_cut;
+      continue;
+    }
+    const bool consistent = e.run(found);
+    if (!e.any_outcome() && consistent) ++r.incomplete.barrier_deadlock;
+  }
+  settle_result(r, test, std::move(found));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace redscope
