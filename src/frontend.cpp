@@ -207,7 +207,7 @@ class Parser {
       ++line;
     }
     if (t_.arch.empty()) throw InputError(Diagnostic{file_, {1, 1}, "empty file: expected 'PTX <name>'"});
-    const std::size_t brace = body.find('{', i);
+    const std::size_t brace = first_brace_outside_quotes(body, i);
     const std::size_t stop = brace == std::string::npos ? body.size() : brace;
     // Metadata lines between the name line and the brace.
     std::size_t k = i;
@@ -222,6 +222,16 @@ class Parser {
     blank(i, stop);
     if (brace == std::string::npos) throw InputError(Diagnostic{file_, {ln, 1}, "expected '{' to open the init block"});
     return body;
+  }
+
+  // The init block's '{': the first one not inside a "quoted comment".
+  static std::size_t first_brace_outside_quotes(const std::string& body, std::size_t from) {
+    bool quoted = false;
+    for (std::size_t k = from; k < body.size(); ++k) {
+      if (body[k] == '"') quoted = !quoted;
+      else if (body[k] == '{' && !quoted) return k;
+    }
+    return std::string::npos;
   }
 
   void parse_name_line(std::string_view l, int line) {

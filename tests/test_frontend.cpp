@@ -120,3 +120,9 @@ TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
   CHECK_THAT(error_of("X86 t\n{ }\n"), Catch::Contains("unsupported architecture"));
   CHECK_THAT(error_of(head + " bar.sync 0, 64 ;\nexists (x == 0)"), Catch::Contains("not supported yet"));
 }
+
+TEST_CASE("a quoted header comment may contain braces", "[frontend]") {
+  const LitmusTest t = parse_litmus("PTX q\n\"values {1, 2} + {0.5}\"\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (P0:r0 == 0)\n", "q.litmus");
+  CHECK(t.name == "q");
+  CHECK(t.threads.size() == 1);
+}
