@@ -17,7 +17,7 @@
 
 namespace redscope {
 
-std::string_view to_string(EngineKind e) { return e == EngineKind::Z3 ? "z3" : "enum"; }
+std::string_view to_string(EngineKind e) { return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op"; }
 
 namespace {
 

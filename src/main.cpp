@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "redscope/atomicity.hpp"
+#include "redscope/xval.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
 
@@ -25,6 +27,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitInputError = 1;   // some file could not be checked
 constexpr int kExitUsage = 2;        // bad command line
 constexpr int kExitMismatch = 3;     // --expect found a verdict that differs
+constexpr int kExitDefect = 4;       // xval: an outcome reached by the machine is forbidden by the model
 
 constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
 
@@ -37,9 +40,14 @@ Usage:
                                     each plain store), whether they are mutually
                                     in scope, and whether an allowed execution
                                     loses an update, with a witness
+  redscope xval [options] PATH...   run the Z3 engine and the operational
+                                    machine; classify each outcome as allowed
+                                    and reached, allowed but never reached, or
+                                    reached but forbidden (a defect: trace and
+                                    the forbidding axioms are printed)
   redscope --help | --version
 
-Options (of `run`; `atomicity` takes --format, -j, --model, --unroll):
+Options (of `run`; `atomicity` and `xval` take --format, -j, --model, --unroll):
   --format text|json   output format (default text, herd7-like)
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
@@ -51,7 +59,8 @@ Options (of `run`; `atomicity` takes --format, -j, --model, --unroll):
                        RMW on .shared is not atomic against plain stores).
                        Default: chosen from each test's Target (sm_6x and
                        earlier: ptx-sm6x; otherwise ptx).
-  --engine z3|enum     z3 (default): the model encoded in Z3; enum: the
+  --engine z3|enum|op  z3 (default): the model encoded in Z3; op: the
+                       operational machine (see xval); enum: the
                        reference enumerator, which builds every candidate
                        execution and checks it with bit-matrix relations (for
                        cross-checking the Z3 engine; exponential, small tests)
@@ -67,6 +76,7 @@ Exit status:
   1  some test could not be checked (its diagnostic is printed; others still run)
   2  bad command line
   3  --expect found mismatching verdicts
+  4  xval: the operational machine reached an outcome the model forbids
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
 )";
 
@@ -122,7 +132,8 @@ Cli parse_run(int argc, char** argv) {
       const std::string e = value();
       if (e == "z3") c.engine = redscope::EngineKind::Z3;
       else if (e == "enum") c.engine = redscope::EngineKind::Enum;
-      else usage_error(fmt::format("unknown engine '{}' (available: z3, enum)", e));
+      else if (e == "op") c.engine = redscope::EngineKind::Op;
+      else usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--observe-all") {
@@ -224,6 +235,40 @@ int run(const Cli& c) {
   return any_error ? kExitInputError : kExitOk;
 }
 
+// Exit 4 when some outcome is reached by the machine but forbidden by the model.
+int run_xval(const Cli& c) {
+  const auto found = files_of(c);
+  if (!found) return kExitInputError;
+  const std::vector<std::string>& files = *found;
+  const redscope::EngineOptions opts = options_of(c);
+  std::vector<redscope::XvalResult> results(files.size());
+  {
+    Progress progress(files.size());
+    std::mutex mu;
+    std::size_t done = 0, failed = 0;
+    redscope::parallel_for(files.size(), c.jobs, [&](std::size_t i) {
+      results[i] = redscope::xval_file(files[i], opts);
+      std::lock_guard<std::mutex> lock(mu);
+      failed += results[i].error.has_value();
+      progress.update(++done, failed);
+    });
+  }
+  bool any_error = false, defect = false;
+  for (const auto& r : results) {
+    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
+    defect = defect || r.count(redscope::XvalStatus::ReachedForbidden) > 0;
+  }
+  if (c.format == "json") {
+    fmt::print("{}", redscope::render_xval_json(results));
+    fmt::print(stderr, "{}", redscope::render_xval_summary(results));
+  } else {
+    for (const auto& r : results) fmt::print("{}", redscope::render_xval_text(r));
+    fmt::print("{}", redscope::render_xval_summary(results));
+  }
+  if (defect) return kExitDefect;
+  return any_error ? kExitInputError : kExitOk;
+}
+
 int run_atomicity(const Cli& c) {
   const auto found = files_of(c);
   if (!found) return kExitInputError;
@@ -247,6 +292,11 @@ int main(int argc, char** argv) {
   if (cmd == "-h" || cmd == "--help" || cmd == "help") { fmt::print("{}", kUsage); return kExitOk; }
   if (cmd == "--version") { fmt::print("redscope {}\n", kVersion); return kExitOk; }
   if (cmd == "run") return run(parse_run(argc, argv));
+  if (cmd == "xval") {
+    const Cli c = parse_run(argc, argv);
+    if (c.expect || c.observe_all) usage_error("xval takes --format, -j, --model and --unroll only");
+    return run_xval(c);
+  }
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
     if (c.expect || c.observe_all) usage_error("atomicity takes --format, -j, --model and --unroll only");

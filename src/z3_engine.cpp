@@ -292,8 +292,34 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   return r;
 }
 
+std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts, const std::vector<Observable>& obs,
+                                     const std::vector<std::uint64_t>& values) {
+  const Expansion ex = expand(test, opts.expand);
+  std::vector<Axiom> out;
+  z3::context c;
+  for (const Skeleton& sk : ex.skeletons) {
+    if (sk.cut) continue;
+    z3::solver s(c);
+    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)));
+    enc.encode();
+    for (std::size_t i = 0; i < obs.size(); ++i) s.add(enc.observable(obs[i]) == c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
+    z3::expr_vector lits = enc.all_literals(true, {});
+    if (s.check(lits) != z3::unsat) continue;
+    const z3::expr_vector core = s.unsat_core();
+    for (Axiom a : kAllAxioms)
+      for (unsigned k = 0; k < core.size(); ++k)
+        if (z3::eq(core[static_cast<int>(k)], enc.literal(a)) && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  return out;
+}
+
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts) {
-  return opts.engine == EngineKind::Enum ? run_enum(test, opts) : run_z3(test, opts);
+  switch (opts.engine) {
+    case EngineKind::Enum: return run_enum(test, opts);
+    case EngineKind::Op: return run_op(test, opts);
+    case EngineKind::Z3: break;
+  }
+  return run_z3(test, opts);
 }
 
 }  // namespace redscope

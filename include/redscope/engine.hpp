@@ -66,7 +66,10 @@ struct TestResult {
 // z3: the PTX model encoded in Z3 (the default). enum: the reference
 // enumerator, which builds every rf/co candidate and checks the model with
 // bit-matrix relation algebra (src/enum_engine.cpp), sharing no encoding code.
-enum class EngineKind : std::uint8_t { Z3, Enum };
+// op: the operational executor (src/op_engine.cpp), a machine that runs the
+// threads step by step; stronger than the model (it reaches only
+// interleavings), used by `redscope xval`.
+enum class EngineKind : std::uint8_t { Z3, Enum, Op };
 std::string_view to_string(EngineKind e);
 
 struct EngineOptions {
@@ -88,6 +91,16 @@ struct EngineOptions {
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);
 // The reference enumerator; throws InputError beyond `enum_limit` candidates.
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts);
+
+// The operational executor; `traces` (optional) receives one machine trace
+// per reached outcome.
+TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
+                  std::map<std::vector<std::uint64_t>, std::string>* traces = nullptr);
+
+// The axioms in an unsat core of "the observables take these values", over
+// every complete skeleton that cannot produce them (empty if one can).
+std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts, const std::vector<Observable>& obs,
+                                     const std::vector<std::uint64_t>& values);
 
 // Shared by the engines: a result's header fields and observables, and its
 // outcomes sorted with verdict and observation from the found values.
