@@ -210,11 +210,14 @@ int run(const Cli& c) {
       return kExitUsage;
     }
   }
-  const redscope::EngineOptions opts = options_of(c);
+  redscope::EngineOptions opts = options_of(c);
+  // Fewer tests than workers: the op machine splits each test's skeletons instead.
+  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
+  opts.workers = std::max(1u, c.jobs / across);
   std::vector<redscope::TestResult> results;
   {
     Progress progress(files.size());
-    results = redscope::run_suite(files, opts, c.jobs, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
+    results = redscope::run_suite(files, opts, across, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
   }
   bool any_error = false;
   for (const auto& r : results)
@@ -240,13 +243,16 @@ int run_xval(const Cli& c) {
   const auto found = files_of(c);
   if (!found) return kExitInputError;
   const std::vector<std::string>& files = *found;
-  const redscope::EngineOptions opts = options_of(c);
+  redscope::EngineOptions opts = options_of(c);
+  // Fewer tests than workers: the machine splits each test's skeletons instead.
+  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
+  opts.workers = std::max(1u, c.jobs / across);
   std::vector<redscope::XvalResult> results(files.size());
   {
     Progress progress(files.size());
     std::mutex mu;
     std::size_t done = 0, failed = 0;
-    redscope::parallel_for(files.size(), c.jobs, [&](std::size_t i) {
+    redscope::parallel_for(files.size(), across, [&](std::size_t i) {
       results[i] = redscope::xval_file(files[i], opts);
       std::lock_guard<std::mutex> lock(mu);
       failed += results[i].error.has_value();

@@ -16,12 +16,14 @@
 // sequentially consistent executions (plus these split RMWs): it is
 // stronger than the PTX model, and `redscope xval` reports where.
 #include <chrono>
+#include <exception>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "redscope/engine.hpp"
+#include "redscope/suite.hpp"
 
 namespace redscope {
 namespace {
@@ -234,11 +236,26 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts, std::map<st
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   std::map<Values, std::string> found;
-  for (const Skeleton& sk : ex.skeletons) {
-    Machine m(sk, test, r.model, r.observables, opts);
-    const Machine::Report rep = m.run(found);
-    if (sk.cut && rep.completed) ++r.incomplete.bound_cut;
-    if (!sk.cut && rep.deadlocked && !rep.completed) ++r.incomplete.barrier_deadlock;
+  // Skeletons are explored independently, on opts.workers threads; merging
+  // in skeleton order keeps the first trace of each outcome, whatever N is.
+  const std::size_t n = ex.skeletons.size();
+  std::vector<std::map<Values, std::string>> per(n);
+  std::vector<Machine::Report> reports(n);
+  std::vector<std::exception_ptr> errors(n);
+  parallel_for(n, opts.workers, [&](std::size_t i) {
+    try {
+      Machine m(ex.skeletons[i], test, r.model, r.observables, opts);
+      reports[i] = m.run(per[i]);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    const Skeleton& sk = ex.skeletons[i];
+    if (sk.cut && reports[i].completed) ++r.incomplete.bound_cut;
+    if (!sk.cut && reports[i].deadlocked && !reports[i].completed) ++r.incomplete.barrier_deadlock;
+    found.insert(per[i].begin(), per[i].end());
   }
   std::map<Values, Witness> as_witness;
   for (const auto& [vals, trace] : found) as_witness.emplace(vals, Witness{});

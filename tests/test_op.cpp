@@ -51,3 +51,25 @@ TEST_CASE("op: a barrier waits for every member; steps interleave in program ord
   CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0", " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
                 "P0:r0 == 1 /\\ P1:r1 == 1"));
 }
+
+TEST_CASE("op: splitting one test's skeletons across workers changes nothing", "[op]") {
+  const LitmusTest t = parse_litmus(R"(PTX branches
+{ global u32 x = 0; global u32 y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;
+ ld.relaxed.gpu.global.u32 r0, [x] | st.relaxed.gpu.global.u32 [x], 1 | red.cta.global.add.u32 [y], 1 ;
+ beq r0, 0, SKIP | st.relaxed.gpu.global.u32 [x], 2 | red.cta.global.add.u32 [y], 1 ;
+ red.cta.global.add.u32 [y], 1 | | ;
+ SKIP: | | ;
+exists (y == 1)
+)", "b.litmus");
+  std::map<std::vector<std::uint64_t>, std::string> one, four;
+  EngineOptions o;
+  o.observe_all = true;
+  const TestResult a = run_op(t, o, &one);
+  o.workers = 4;
+  const TestResult b = run_op(t, o, &four);
+  REQUIRE(a.skeletons > 1);
+  CHECK(one == four);  // same outcomes, same first trace of each
+  CHECK(a.outcomes.size() == b.outcomes.size());
+  CHECK(a.holds == b.holds);
+}

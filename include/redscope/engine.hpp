@@ -85,6 +85,8 @@ struct EngineOptions {
   std::size_t max_outcomes = 10000;
   // enum engine: candidate executions examined per skeleton before giving up.
   std::size_t enum_limit = 5'000'000;
+  // op engine: threads exploring one test's skeletons (results do not depend on it).
+  unsigned workers = 1;
 };
 
 // The engine `opts.engine` names.
