@@ -47,7 +47,8 @@ Usage:
                                     the forbidding axioms are printed)
   redscope --help | --version
 
-Options (of `run`; `atomicity` and `xval` take --format, -j, --model, --unroll):
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
+those and --observe-all):
   --format text|json   output format (default text, herd7-like)
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
@@ -211,7 +212,7 @@ int run(const Cli& c) {
     }
   }
   redscope::EngineOptions opts = options_of(c);
-  // Fewer tests than workers: the op machine splits each test's skeletons instead.
+  // Fewer tests than workers: the op machine splits each test's search instead.
   const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
   opts.workers = std::max(1u, c.jobs / across);
   std::vector<redscope::TestResult> results;
@@ -244,7 +245,7 @@ int run_xval(const Cli& c) {
   if (!found) return kExitInputError;
   const std::vector<std::string>& files = *found;
   redscope::EngineOptions opts = options_of(c);
-  // Fewer tests than workers: the machine splits each test's skeletons instead.
+  // Fewer tests than workers: the machine splits each test's search instead.
   const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
   opts.workers = std::max(1u, c.jobs / across);
   std::vector<redscope::XvalResult> results(files.size());
@@ -300,7 +301,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run(parse_run(argc, argv));
   if (cmd == "xval") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect || c.observe_all) usage_error("xval takes --format, -j, --model and --unroll only");
+    if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
     return run_xval(c);
   }
   if (cmd == "atomicity") {

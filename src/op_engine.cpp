@@ -1,27 +1,36 @@
-// The operational executor (`--engine op`), first formulation: an abstract
-// machine that runs each thread's path event by event over one shared
-// memory, exploring every interleaving (state hashing prunes revisits).
+// The operational executor (`--engine op`): an abstract GPU memory machine
+// that runs each thread's path event by event and explores every schedule
+// and every memory choice (state hashing prunes revisits). It evaluates no
+// axiom; its memory system is the scope tree of src/op_memory.hpp:
 //
-// Scopes act through ownership, not through axioms: an atom/red performs its
-// read and its write as two machine steps, and while it is between them it
-// owns its cell *at its scope instance* (the CTA, cluster, GPU or system
-// containing its thread). Another thread's RMW or strong store to the cell
-// must wait only if the owner's scope instance contains that thread and the
-// waiting operation's scope instance contains the owner — i.e. if they meet
-// in the scope tree. So two .cta reds from two CTAs interleave their steps
-// and can lose an update, two .gpu reds on one GPU cannot. On sm_6x targets a
-// shared-memory RMW does not make plain stores wait. Weak stores never wait.
+// - a write becomes a message placed anywhere after the writer's view in its
+//   cell's coherence order (a store buffer drains in any order relative to
+//   other threads' stores); a read takes any message not older than the
+//   reader's view (a stale copy at some level), and raises the view to it;
+// - an atom/red reads a message and places its write right after it, in one
+//   step; later writes may not land between the two if they meet the RMW in
+//   the scope tree (PTX §8.6 morally strong; on sm_6x a plain store to shared
+//   memory is exempt — the `red` seed). Two `.cta` RMWs of two CTAs do not
+//   meet, so one can slip between the other's read and write: a lost update;
+// - releases push the thread's view into the scope-tree nodes up to their
+//   scope, and those views travel with the messages the release covers;
+//   acquires pull the views stored at the nodes up to their own scope; so a
+//   release synchronizes with an acquire only where both reach a common node
+//   (PTX §8.8 release/acquire patterns; observation through RMW chains);
+// - fence.sc exchanges views with the nodes up to its scope (Fence-SC order
+//   is the order in which the machine runs them), barriers with a node per
+//   barrier name and CTA.
 //
-// Every machine run is an interleaving, so the machine reaches only
-// sequentially consistent executions (plus these split RMWs): it is
-// stronger than the PTX model, and `redscope xval` reports where.
+// The machine keeps per-cell coherence for every access and never makes a
+// read wait for a later write, so it does not reach load buffering or CoRR
+// with weak accesses; `redscope xval` reports where it is stronger.
 #include <chrono>
 #include <exception>
-#include <set>
-#include <tuple>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "op_memory.hpp"
 #include "redscope/engine.hpp"
 #include "redscope/suite.hpp"
 
@@ -29,80 +38,404 @@ namespace redscope {
 namespace {
 
 using Values = std::vector<std::uint64_t>;
+using op::Memory;
+using op::Message;
+using op::MsgId;
+using op::NodeViews;
+using op::View;
 
 bool shared_space(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
 
+struct ThreadState {
+  EventId pc = 0;
+  bool arrived = false;             // at the barrier at pc, waiting to pass
+  View view;                        // per cell, the newest message seen or written
+  NodeViews by_fence;               // release fences so far: [F]; po; [strong W]
+  std::vector<NodeViews> by_write;  // per cell, release writes so far: [W∩REL]; po-loc; [strong W]
+  NodeViews seen;                   // views carried by observed messages (for an acquire fence)
+  std::vector<NodeViews> seen_at;   // the same per cell (for a later acquire read of the cell)
+};
+
+struct BarrierKey {
+  int gpu = 0, cta = 0;
+  std::int64_t id = 0;
+  bool named = false;
+  std::uint64_t logical = 0;
+  auto operator<=>(const BarrierKey&) const = default;
+};
+
+struct State {
+  std::vector<ThreadState> th;
+  Memory mem;
+  NodeViews sc;                                    // fence.sc storage per scope-tree node
+  std::vector<std::pair<BarrierKey, View>> bars;  // arrivals per barrier
+  Values vals;                                     // values returned by reads so far
+
+  using Key = std::pair<std::uint64_t, std::uint64_t>;
+  Key key() const;
+};
+
+// 128 bits of two independent hashes of the state's flat encoding. A
+// collision could only hide a state (fewer outcomes reached), never add one.
+State::Key State::key() const {
+  std::vector<std::uint64_t> w;
+  for (const ThreadState& t : th) {
+    w.push_back(t.pc);
+    w.push_back(t.arrived);
+    op::encode(t.view, w);
+    op::encode(t.by_fence, w);
+    for (const auto& x : t.by_write) op::encode(x, w);
+    op::encode(t.seen, w);
+    for (const auto& x : t.seen_at) op::encode(x, w);
+  }
+  mem.encode(w);
+  op::encode(sc, w);
+  for (const auto& [k, v] : bars) {
+    w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta), static_cast<std::uint64_t>(k.id), k.named, k.logical});
+    op::encode(v, w);
+  }
+  w.insert(w.end(), vals.begin(), vals.end());
+  std::uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+  for (std::uint64_t x : w) {
+    a = (a ^ x) * 1099511628211ull;
+    b ^= x + 0x9e3779b97f4a7c15ull + (b << 6) + (b >> 2);
+    b *= 0xbf58476d1ce4e5b9ull;
+  }
+  return {a, b};
+}
+
+struct KeyHash {
+  std::size_t operator()(const State::Key& k) const { return k.first ^ (k.second * 31); }
+};
+
+struct Move {
+  State next;
+  std::string what;
+};
+
+// A state to explore and the trace that reached it.
+struct Item {
+  State state;
+  std::vector<std::string> trace;
+};
+
+struct Report {
+  bool completed = false;   // some run reached the end of every path
+  bool deadlocked = false;  // some run got stuck at a barrier
+  void add(const Report& o) { completed |= o.completed; deadlocked |= o.deadlocked; }
+};
+
 class Machine {
  public:
-  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs,
-          const EngineOptions& opts)
+  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs, const EngineOptions& opts)
       : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), threads_(sk.thread_base.size()) {
     for (std::size_t t = 0; t < threads_; ++t) {
-      const EventId lo = sk.thread_base[t];
-      const EventId hi = t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size();
-      begin_.push_back(lo);
-      end_.push_back(hi);
+      begin_.push_back(sk.thread_base[t]);
+      end_.push_back(t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size());
     }
     for (const auto& [cell, init] : sk.init_write) cell_index_.emplace(cell, cell_index_.size());
-    State s;
-    s.pc = begin_;
-    s.arrived.assign(threads_, 0);
-    s.owner.assign(threads_, kNone);
-    s.mem.assign(cell_index_.size(), 0);
-    for (const auto& [cell, init] : sk.init_write) s.mem[cell_index_.at(cell)] = *const_value(sk.ev(init).value);
-    s.vals.assign(sk.size(), 0);
-    start_ = std::move(s);
+    summarise();
   }
 
-  struct Report {
-    bool completed = false;   // some run reached the end of every path
-    bool deadlocked = false;  // some run got stuck at a barrier
-  };
-
-  Report run(std::map<Values, std::string>& found) {
-    found_ = &found;
-    explore(start_);
-    return report_;
+  State start() const {
+    State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0)};
+    for (const auto& [cell, init] : sk_.init_write) s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
+    for (std::size_t t = 0; t < threads_; ++t) {
+      ThreadState ts;
+      ts.pc = begin_[t];
+      ts.view = s.mem.initial_view();
+      ts.by_write.resize(cell_index_.size());
+      ts.seen_at.resize(cell_index_.size());
+      s.th.push_back(std::move(ts));
+    }
+    return s;
   }
+
+  // Every move of every thread from `s`.
+  // The moves to explore from `s`: those of one thread whose next step is
+  // independent of everything the other threads have left to do, when there
+  // is one (a persistent set; see `independent`), otherwise every thread's.
+  std::vector<std::pair<std::size_t, Move>> moves(const State& s) const {
+    std::vector<std::pair<std::size_t, Move>> out;
+    for (std::size_t t = 0; t < threads_; ++t) {
+      if (!independent(s, t)) continue;
+      std::vector<Move> m;
+      step(s, t, m);
+      if (m.empty()) continue;
+      for (Move& x : m) out.emplace_back(t, std::move(x));
+      return out;
+    }
+    for (std::size_t t = 0; t < threads_; ++t) {
+      std::vector<Move> m;
+      step(s, t, m);
+      for (Move& x : m) out.emplace_back(t, std::move(x));
+    }
+    return out;
+  }
+
+  bool finished(const State& s) const {
+    for (std::size_t t = 0; t < threads_; ++t)
+      if (s.th[t].pc != end_[t]) return false;
+    return true;
+  }
+
+  // The outcome of a finished state, or nullopt when its path's branch
+  // decisions do not hold, the path was cut, or the filter rejects it.
+  std::optional<Values> outcome(const State& s, Report& rep) const {
+    for (const ExprPtr& a : sk_.assumptions)
+      if (eval(a, s) == 0) return std::nullopt;
+    rep.completed = true;
+    if (sk_.cut) return std::nullopt;
+    Values vals;
+    for (const Observable& o : obs_) {
+      if (o.is_register) {
+        auto it = sk_.final_regs.find(o.reg);
+        vals.push_back(it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s));
+      } else {
+        vals.push_back(s.mem.last_value(cell_index_.at(o.loc)));
+      }
+    }
+    if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return std::nullopt;
+    return vals;
+  }
+
+  const LitmusTest& test() const { return test_; }
+  std::size_t limit() const { return opts_.enum_limit; }
 
  private:
-  static constexpr EventId kNone = ~EventId{0};
-
-  struct State {
-    std::vector<EventId> pc;        // next event per thread
-    std::vector<char> arrived;      // arrived at the barrier at pc, waiting to pass
-    std::vector<EventId> owner;     // the RMW read whose write is pending, per thread
-    Values mem;                     // one value per cell
-    Values vals;                    // values returned by reads so far
-    bool operator<(const State& o) const {
-      return std::tie(pc, arrived, owner, mem, vals) < std::tie(o.pc, o.arrived, o.owner, o.mem, o.vals);
-    }
-  };
-
   const Event& ev(EventId e) const { return sk_.ev(e); }
-  const Placement& place(const Event& e) const { return sk_.placement[static_cast<std::size_t>(e.thread)]; }
+  const Placement& place(std::size_t t) const { return sk_.placement[t]; }
+  const Placement& place(const Event& e) const { return place(static_cast<std::size_t>(e.thread)); }
+  std::size_t cell(const Event& e) const { return cell_index_.at(e.loc); }
+  std::vector<op::Node> nodes(const Event& e) const { return op::nodes_up_to(place(e), e.scope); }
   std::uint64_t eval(const ExprPtr& e, const State& s) const {
     return evaluate(e, [&](ReadRef r) { return s.vals[sk_.vertex(r)]; });
   }
 
-  // Do the operations meet in the scope tree? Each one's scope instance must
-  // contain the other's thread; weak accesses belong to no scope instance.
-  bool meet(const Event& a, const Event& b) const {
-    if (a.thread == b.thread) return true;
+  // Morally strong (PTX §8.6): same thread, or both strong and each one's
+  // scope contains the other's thread. Initial writes are weak.
+  bool ms(const Event& a, const Event& b) const {
+    if (a.thread == b.thread && !a.is_init) return true;
     if (!a.is_strong() || !b.is_strong()) return false;
     return scope_includes(a.scope, place(a), place(b)) && scope_includes(b.scope, place(b), place(a));
   }
 
-  // Must `e` (an RMW read or a store) wait for another thread's pending RMW?
-  bool must_wait(const State& s, std::size_t t, const Event& e) const {
-    for (std::size_t u = 0; u < threads_; ++u) {
-      if (u == t || s.owner[u] == kNone) continue;
-      const Event& own = ev(s.owner[u]);
-      if (own.loc != e.loc || !meet(own, e)) continue;
-      if (!e.in_rmw && model_ == ModelKind::PtxSm6x && shared_space(own.space)) continue;  // sm_6x rule
+  // Would write `w` placed at order(c)[index] land between an RMW's source
+  // and its write while meeting that RMW? (No morally strong write between
+  // an RMW's read and write, PTX §8.9 Atomicity; sm_6x exempts plain stores
+  // against shared-memory RMWs.)
+  bool breaks_atomicity(const State& s, std::size_t c, std::size_t index, const Event& w) const {
+    const auto& o = s.mem.order(c);
+    for (std::size_t k = index; k < o.size(); ++k) {
+      const Message& m = s.mem.msg(o[k]);
+      if (m.rmw_source == op::kNoMsg || s.mem.position(c, m.rmw_source) >= index) continue;
+      const Event& rw = ev(o[k]);
+      if (!ms(w, rw) || !ms(w, ev(m.rmw_read))) continue;
+      if (!w.in_rmw && model_ == ModelKind::PtxSm6x && shared_space(rw.space)) continue;
       return true;
     }
     return false;
+  }
+
+  // Reading message m: coherence (the view), observation (ms ∩ rf) of the
+  // views the message carries, and an acquire read's pull.
+  void read(State& n, std::size_t t, EventId e, MsgId m) const {
+    const Event& x = ev(e);
+    ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    n.vals[e] = n.mem.msg(m).value;
+    // Only observation (ms ∩ rf) raises the view and collects what the
+    // message carries; any other read takes a copy that orders nothing.
+    if (ms(ev(m), x)) {
+      T.view[c] = m;
+      if (x.is_strong()) {
+        n.mem.join(T.seen, n.mem.msg(m).released);
+        n.mem.join(T.seen_at[c], n.mem.msg(m).released);
+      }
+    }
+    if (x.is_acquire()) n.mem.pull(T.view, T.seen_at[c], nodes(x));
+  }
+
+  // Placing write e at order(c)[index]; `carried` is what an RMW's read
+  // observed (release sequences continue through RMWs).
+  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg, const NodeViews* carried) const {
+    const Event& x = ev(e);
+    ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    msg.value = eval(x.value, n);
+    if (x.is_strong()) {
+      msg.released = T.by_fence;
+      n.mem.join(msg.released, T.by_write[c]);
+      if (carried) n.mem.join(msg.released, *carried);
+    }
+    n.mem.insert(c, index, e, std::move(msg));
+    T.view[c] = e;
+    if (x.is_release()) {
+      n.mem.push(T.by_write[c], nodes(x), T.view);
+      n.mem.push(n.mem.released(e), nodes(x), T.view);
+    }
+  }
+
+  void step(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const ThreadState& T = s.th[t];
+    if (T.pc == end_[t]) return;
+    const EventId e = T.pc;
+    const Event& x = ev(e);
+    if (x.guard && eval(x.guard, s) == 0 && !(x.in_rmw && x.is_write())) {  // not executed
+      State n = s;
+      n.th[t].pc += x.in_rmw ? 2 : 1;
+      out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
+      return;
+    }
+    if (x.is_read()) return step_read(s, t, out);
+    if (x.is_write()) return step_write(s, t, out);
+    State n = s;
+    if (x.is_fence()) {
+      fence(n, t, x);
+      ++n.th[t].pc;
+      out.push_back({std::move(n), x.text});
+    } else if (x.is_barrier()) {
+      step_barrier(s, t, out);
+    }
+  }
+
+  void fence(State& n, std::size_t t, const Event& x) const {
+    ThreadState& T = n.th[t];
+    const auto N = nodes(x);
+    if (x.is_acquire()) n.mem.pull(T.view, T.seen, N);
+    if (x.is_sc_fence()) {
+      n.mem.push(n.sc, N, T.view);
+      n.mem.pull(T.view, n.sc, N);
+    }
+    if (x.is_release()) n.mem.push(T.by_fence, N, T.view);
+  }
+
+  std::string from(MsgId m) const {
+    const Event& w = ev(m);
+    return w.is_init ? "init" : fmt::format("P{}", w.thread);
+  }
+
+  void step_read(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const EventId e = s.th[t].pc;
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    const auto& o = s.mem.order(c);
+    for (std::size_t i = s.mem.position(c, s.th[t].view[c]); i < o.size(); ++i) {
+      State n = s;
+      read(n, t, e, o[i]);
+      std::string what = fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(o[i]));
+      if (x.in_rmw) {
+        const Event& w = ev(e + 1);
+        n.th[t].pc = e + 2;
+        if (w.guard && eval(w.guard, n) == 0) {
+          out.push_back({std::move(n), what + ", compare fails"});
+          continue;
+        }
+        if (breaks_atomicity(s, c, i + 1, w)) continue;
+        const bool observed = x.is_strong() && ms(ev(o[i]), x);
+        const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
+        write(n, t, e + 1, i + 1, Message{0, {}, o[i], e}, &carried);
+        what += fmt::format(", writes {}={}", x.loc, n.mem.msg(e + 1).value);
+      } else {
+        ++n.th[t].pc;
+      }
+      out.push_back({std::move(n), std::move(what)});
+    }
+  }
+
+  void step_write(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const EventId e = s.th[t].pc;
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    const std::size_t n_msgs = s.mem.order(c).size();
+    for (std::size_t i = s.mem.position(c, s.th[t].view[c]) + 1; i <= n_msgs; ++i) {
+      if (breaks_atomicity(s, c, i, x)) continue;
+      State n = s;
+      write(n, t, e, i, Message{}, nullptr);
+      ++n.th[t].pc;
+      std::string what = fmt::format("{} writes {}={}", x.text, x.loc, n.mem.msg(e).value);
+      if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
+      out.push_back({std::move(n), std::move(what)});
+    }
+  }
+
+  BarrierKey barrier_key(const State& s, const Event& b) const {
+    const Placement& p = place(b);
+    return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr, b.barrier_logical ? eval(b.barrier_logical, s) : 0};
+  }
+
+  // Arrival pushes the thread's view to the barrier's node; passing pulls
+  // every arrival so far (sync_barrier: A arrived before B passed).
+  void step_barrier(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const Event& b = ev(s.th[t].pc);
+    State n = s;
+    ThreadState& T = n.th[t];
+    const BarrierKey key = barrier_key(s, b);
+    auto slot = std::find_if(n.bars.begin(), n.bars.end(), [&](const auto& kv) { return kv.first == key; });
+    if (b.barrier_arrive_only || !T.arrived) {
+      if (slot == n.bars.end())
+        n.bars.insert(std::upper_bound(n.bars.begin(), n.bars.end(), key, [](const BarrierKey& k, const auto& kv) { return k < kv.first; }),
+                      {key, T.view});
+      else
+        n.mem.join(slot->second, T.view);
+      if (b.barrier_arrive_only) ++T.pc; else T.arrived = true;
+      out.push_back({std::move(n), fmt::format("{} arrives", b.text)});
+      return;
+    }
+    if (!may_pass(s, t)) return;
+    n.mem.join(T.view, slot->second);
+    T.arrived = false;
+    ++T.pc;
+    out.push_back({std::move(n), fmt::format("{} passes", b.text)});
+  }
+
+  // What a thread has left to do from event p on (p in [begin, end]).
+  struct Rest {
+    std::vector<char> reads, writes;  // per cell
+    bool sc_fence = false, barrier = false;
+  };
+
+  void summarise() {
+    for (std::size_t t = 0; t < threads_; ++t) {
+      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(cell_index_.size()), std::vector<char>(cell_index_.size())});
+      for (EventId e = end_[t]; e-- > begin_[t];) {
+        Rest& x = r[e - begin_[t]];
+        x = r[e - begin_[t] + 1];
+        const Event& v = ev(e);
+        if (v.is_read()) x.reads[cell(v)] = 1;
+        if (v.is_write()) x.writes[cell(v)] = 1;
+        x.sc_fence |= v.is_sc_fence();
+        x.barrier |= v.is_barrier();
+      }
+      rest_.push_back(std::move(r));
+    }
+  }
+  const Rest& rest(const State& s, std::size_t u) const { return rest_[u][s.th[u].pc - begin_[u]]; }
+
+  // Thread t's next step commutes with every step the other threads have
+  // left (so exploring t alone here loses no final state: the state space
+  // is acyclic, and this is the static persistent-set condition): a read
+  // conflicts only with writes of its cell, a write or RMW with any access
+  // of its cell, fence.sc with fence.sc (shared node storage); fence.acq_rel
+  // only touches its own thread's views. Barrier steps read other threads'
+  // progress and are never taken alone; while another thread has a barrier
+  // ahead, neither is a thread that has one itself.
+  bool independent(const State& s, std::size_t t) const {
+    if (s.th[t].pc == end_[t]) return false;
+    const Event& x = ev(s.th[t].pc);
+    if (x.is_barrier()) return false;
+    const Rest& mine = rest(s, t);
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t) continue;
+      const Rest& r = rest(s, u);
+      if (r.barrier && mine.barrier) return false;
+      if (x.is_sc_fence() && r.sc_fence) return false;
+      if (x.is_memory()) {
+        const std::size_t c = cell(x);
+        if (r.writes[c] || ((x.is_write() || x.in_rmw) && r.reads[c])) return false;
+      }
+    }
+    return true;
   }
 
   bool same_barrier(const State& s, const Event& a, const Event& b) const {
@@ -113,13 +446,13 @@ class Machine {
 
   bool known(const State& s, const ExprPtr& e, std::size_t u) const {
     for (const ReadRef& r : reads_of(e))
-      if (sk_.vertex(r) >= s.pc[u]) return false;
+      if (sk_.vertex(r) >= s.th[u].pc) return false;
     return true;
   }
 
   // A waiting barrier passes once its quorum (or every member) has arrived.
   bool may_pass(const State& s, std::size_t t) const {
-    const Event& b = ev(s.pc[t]);
+    const Event& b = ev(s.th[t].pc);
     std::size_t arrived = 0, members = 0;
     for (std::size_t u = 0; u < threads_; ++u)
       for (EventId x = begin_[u]; x < end_[u]; ++x) {
@@ -128,89 +461,10 @@ class Machine {
         if (ev(x).is_barrier() && ev(x).barrier_logical && !known(s, ev(x).barrier_logical, u)) { ++members; continue; }
         if (!ev(x).is_barrier() || !same_barrier(s, ev(x), b)) continue;
         ++members;
-        const bool here = s.pc[u] > x || (s.pc[u] == x && (s.arrived[u] || ev(x).barrier_arrive_only));
-        arrived += here;
+        const EventId pc = s.th[u].pc;
+        arrived += pc > x || (pc == x && (s.th[u].arrived || ev(x).barrier_arrive_only));
       }
     return b.quorum ? arrived >= static_cast<std::size_t>(*b.quorum) : arrived == members;
-  }
-
-  // One step of thread t, or nullopt when it cannot move now.
-  std::optional<State> step(const State& s, std::size_t t) const {
-    if (s.pc[t] == end_[t]) return std::nullopt;
-    const EventId e = s.pc[t];
-    const Event& x = ev(e);
-    State n = s;
-    if (x.guard && eval(x.guard, s) == 0) {  // not executed; a failed cas releases its cell
-      if (x.is_write() && x.in_rmw) n.owner[t] = kNone;
-      ++n.pc[t];
-      return n;
-    }
-    if (x.is_read()) {
-      if (x.in_rmw && must_wait(s, t, x)) return std::nullopt;
-      n.vals[e] = s.mem[cell_index_.at(x.loc)];
-      if (x.in_rmw) n.owner[t] = e;
-    } else if (x.is_write()) {
-      if (!x.in_rmw && x.is_strong() && must_wait(s, t, x)) return std::nullopt;
-      if (!x.in_rmw && !x.is_strong() && must_wait_weak(s, t, x)) return std::nullopt;
-      n.mem[cell_index_.at(x.loc)] = eval(x.value, s);
-      if (x.in_rmw) n.owner[t] = kNone;
-    } else if (x.is_barrier() && !x.barrier_arrive_only) {
-      if (!s.arrived[t]) { n.arrived[t] = 1; return n; }
-      if (!may_pass(s, t)) return std::nullopt;
-      n.arrived[t] = 0;
-    }
-    ++n.pc[t];
-    return n;
-  }
-
-  // Weak stores never wait: they are not morally strong with anything.
-  bool must_wait_weak(const State&, std::size_t, const Event&) const { return false; }
-
-  void explore(const State& s) {
-    if (!seen_.insert(s).second) return;
-    if (++steps_ > opts_.enum_limit)
-      throw InputError(Diagnostic{test_.file, test_.condition_loc,
-                                  fmt::format("more than {} machine states in one skeleton: too large for --engine op", opts_.enum_limit)});
-    bool moved = false, finished = true;
-    for (std::size_t t = 0; t < threads_; ++t) {
-      if (s.pc[t] != end_[t]) finished = false;
-      if (auto n = step(s, t)) {
-        moved = true;
-        trace_.push_back(fmt::format("P{} {}", t, describe(s, t, *n)));
-        explore(*n);
-        trace_.pop_back();
-      }
-    }
-    if (finished) return record(s);
-    if (!moved) report_.deadlocked = true;
-  }
-
-  std::string describe(const State& s, std::size_t t, const State& n) const {
-    const Event& x = ev(s.pc[t]);
-    if (x.is_read() && n.pc[t] != s.pc[t]) return fmt::format("{} reads {}={}", x.text, x.loc, n.vals[s.pc[t]]);
-    if (x.is_write() && n.pc[t] != s.pc[t]) return fmt::format("{} writes {}={}", x.text, x.loc, n.mem[cell_index_.at(x.loc)]);
-    if (x.is_barrier()) return fmt::format("{} {}", x.text, n.arrived[t] ? "arrives" : "passes");
-    return x.text;
-  }
-
-  void record(const State& s) {
-    for (const ExprPtr& a : sk_.assumptions)
-      if (eval(a, s) == 0) return;  // this path's branch decisions do not hold
-    report_.completed = true;
-    if (sk_.cut) return;
-    Values vals;
-    for (const Observable& o : obs_) {
-      if (o.is_register) {
-        auto it = sk_.final_regs.find(o.reg);
-        vals.push_back(it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s));
-      } else {
-        vals.push_back(s.mem[cell_index_.at(o.loc)]);
-      }
-    }
-    if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
-    std::string trace;
-    for (const std::string& l : trace_) trace += l + "\n";
-    found_->emplace(vals, trace);
   }
 
   const Skeleton& sk_;
@@ -221,13 +475,82 @@ class Machine {
   std::size_t threads_;
   std::vector<EventId> begin_, end_;
   std::map<std::string, std::size_t> cell_index_;
-  State start_;
-  std::set<State> seen_;
+  std::vector<std::vector<Rest>> rest_;  // per thread, per position
+};
+
+// Depth-first search from one item, with its own visited set.
+class Explorer {
+ public:
+  Explorer(const Machine& m, std::map<Values, std::string>& found) : m_(m), found_(found) {}
+
+  Report run(const Item& item) {
+    trace_ = item.trace;
+    explore(item.state);
+    return report_;
+  }
+
+ private:
+  void explore(const State& s) {
+    if (!seen_.insert(s.key()).second) return;
+    if (++states_ > m_.limit())
+      throw InputError(Diagnostic{m_.test().file, m_.test().condition_loc,
+                                  fmt::format("more than {} machine states in one skeleton: too large for --engine op", m_.limit())});
+    auto next = m_.moves(s);
+    for (auto& [t, mv] : next) {
+      trace_.push_back(fmt::format("P{} {}", t, mv.what));
+      explore(mv.next);
+      trace_.pop_back();
+    }
+    if (m_.finished(s)) return record(s);
+    if (next.empty()) report_.deadlocked = true;
+  }
+
+  void record(const State& s) {
+    auto vals = m_.outcome(s, report_);
+    if (!vals || found_.count(*vals)) return;
+    std::string trace;
+    for (const std::string& l : trace_) trace += l + "\n";
+    found_.emplace(std::move(*vals), std::move(trace));
+  }
+
+  const Machine& m_;
+  std::map<Values, std::string>& found_;
+  std::unordered_set<State::Key, KeyHash> seen_;
   std::vector<std::string> trace_;
-  std::map<Values, std::string>* found_ = nullptr;
-  std::size_t steps_ = 0;
+  std::size_t states_ = 0;
   Report report_;
 };
+
+// Splits a skeleton's search: breadth-first from the start until there are
+// kSplit states (or none can move). The split does not depend on the number
+// of workers, so neither do the merged results.
+constexpr std::size_t kSplit = 16;
+
+std::vector<Item> frontier(const Machine& m) {
+  std::vector<Item> items{Item{m.start(), {}}};
+  for (int depth = 0; depth < 64 && items.size() < kSplit; ++depth) {
+    std::vector<Item> next;
+    std::unordered_set<State::Key, KeyHash> seen;
+    bool grew = false;
+    for (Item& it : items) {
+      auto mv = m.moves(it.state);
+      if (mv.empty() || m.finished(it.state)) {  // explored as it is
+        if (seen.insert(it.state.key()).second) next.push_back(std::move(it));
+        continue;
+      }
+      grew = true;
+      for (auto& [t, x] : mv) {
+        if (!seen.insert(x.next.key()).second) continue;
+        Item n{std::move(x.next), it.trace};
+        n.trace.push_back(fmt::format("P{} {}", t, x.what));
+        next.push_back(std::move(n));
+      }
+    }
+    items = std::move(next);
+    if (!grew) break;
+  }
+  return items;
+}
 
 }  // namespace
 
@@ -235,31 +558,44 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts, std::map<st
   const auto t0 = std::chrono::steady_clock::now();
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
-  std::map<Values, std::string> found;
-  // Skeletons are explored independently, on opts.workers threads; merging
-  // in skeleton order keeps the first trace of each outcome, whatever N is.
-  const std::size_t n = ex.skeletons.size();
-  std::vector<std::map<Values, std::string>> per(n);
-  std::vector<Machine::Report> reports(n);
-  std::vector<std::exception_ptr> errors(n);
-  parallel_for(n, opts.workers, [&](std::size_t i) {
+  // Each skeleton's search is split into items (frontier); the items of all
+  // skeletons run on opts.workers threads and are merged in order, keeping
+  // the first trace of each outcome, so results are the same for every N.
+  std::vector<Machine> machines;
+  machines.reserve(ex.skeletons.size());
+  for (const Skeleton& sk : ex.skeletons) machines.emplace_back(sk, test, r.model, r.observables, opts);
+  struct Work {
+    std::size_t skeleton;
+    Item item;
+  };
+  std::vector<Work> work;
+  for (std::size_t i = 0; i < machines.size(); ++i)
+    for (Item& it : frontier(machines[i])) work.push_back({i, std::move(it)});
+  std::vector<std::map<Values, std::string>> per(work.size());
+  std::vector<Report> reports(work.size());
+  std::vector<std::exception_ptr> errors(work.size());
+  parallel_for(work.size(), opts.workers, [&](std::size_t i) {
     try {
-      Machine m(ex.skeletons[i], test, r.model, r.observables, opts);
-      reports[i] = m.run(per[i]);
+      reports[i] = Explorer(machines[work[i].skeleton], per[i]).run(work[i].item);
     } catch (...) {
       errors[i] = std::current_exception();
     }
   });
-  for (std::size_t i = 0; i < n; ++i) {
+  std::vector<Report> by_skeleton(machines.size());
+  std::map<Values, std::string> found;
+  for (std::size_t i = 0; i < work.size(); ++i) {
     if (errors[i]) std::rethrow_exception(errors[i]);
-    const Skeleton& sk = ex.skeletons[i];
-    if (sk.cut && reports[i].completed) ++r.incomplete.bound_cut;
-    if (!sk.cut && reports[i].deadlocked && !reports[i].completed) ++r.incomplete.barrier_deadlock;
+    by_skeleton[work[i].skeleton].add(reports[i]);
     found.insert(per[i].begin(), per[i].end());
+  }
+  for (std::size_t i = 0; i < machines.size(); ++i) {
+    const Skeleton& sk = ex.skeletons[i];
+    if (sk.cut && by_skeleton[i].completed) ++r.incomplete.bound_cut;
+    if (!sk.cut && by_skeleton[i].deadlocked && !by_skeleton[i].completed) ++r.incomplete.barrier_deadlock;
   }
   std::map<Values, Witness> as_witness;
   for (const auto& [vals, trace] : found) as_witness.emplace(vals, Witness{});
-  if (traces) *traces = found;
+  if (traces) *traces = std::move(found);
   settle_result(r, test, std::move(as_witness));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
