@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2)
+# graphviz: SVG pictures (--dot); chromium: the HTML report's headless test.
+packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,6 +14,9 @@
 #include <fmt/format.h>
 
 #include "redscope/atomicity.hpp"
+#include "redscope/dot.hpp"
+#include "redscope/explain.hpp"
+#include "redscope/frontend.hpp"
 #include "redscope/xval.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
@@ -40,6 +43,14 @@ Usage:
                                     each plain store), whether they are mutually
                                     in scope, and whether an allowed execution
                                     loses an update, with a witness
+  redscope explain FILE (--outcome "P0:r0=1; x=2" | --condition) [options]
+                                    why the model forbids the outcome (the
+                                    axioms of a minimal unsat core, each with
+                                    the edges that break it, in words) or a
+                                    witness execution when it is allowed;
+                                    --condition explains the condition's
+                                    proposition; takes --format, --model,
+                                    --unroll and --dot
   redscope xval [options] PATH...   run the Z3 engine and the operational
                                     machine; classify each outcome as allowed
                                     and reached, allowed but never reached, or
@@ -70,6 +81,10 @@ those and --observe-all):
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
   --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --dot DIR            write a Graphviz picture of each outcome's witness
+                       execution to DIR/TEST-K.dot (K: the outcome's line in
+                       the States list), and DIR/TEST-K.svg when the `dot`
+                       program is installed; z3 engine only
   -q, --quiet          with --expect: print only mismatches and the summary
 
 Exit status:
@@ -91,6 +106,9 @@ struct Cli {
   redscope::EngineKind engine = redscope::EngineKind::Z3;
   bool quiet = false;
   std::size_t max_outcomes = 10000;
+  std::optional<std::string> outcome;  // explain --outcome
+  bool condition = false;              // explain --condition
+  std::optional<std::string> dot_dir;  // run/explain --dot
   std::vector<std::string> paths;
 };
 
@@ -141,6 +159,12 @@ Cli parse_run(int argc, char** argv) {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
       c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 1, 100000000));
+    } else if (a == "--outcome") {
+      c.outcome = value();
+    } else if (a == "--condition") {
+      c.condition = true;
+    } else if (a == "--dot") {
+      c.dot_dir = value();
     } else if (a == "-q" || a == "--quiet") {
       c.quiet = true;
     } else if (a == "-h" || a == "--help") {
@@ -198,7 +222,10 @@ redscope::EngineOptions options_of(const Cli& c) {
   return opts;
 }
 
+void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results);
+
 int run(const Cli& c) {
+  if (c.outcome || c.condition) usage_error("--outcome and --condition belong to `redscope explain`");
   const auto found = files_of(c);
   if (!found) return kExitInputError;
   const std::vector<std::string>& files = *found;
@@ -223,6 +250,14 @@ int run(const Cli& c) {
   bool any_error = false;
   for (const auto& r : results)
     if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
+  if (c.dot_dir) {
+    try {
+      write_run_pictures(c, results);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "redscope: --dot: {}\n", e.what());
+      any_error = true;
+    }
+  }
   if (c.format == "json") {
     fmt::print("{}", redscope::render_json(results));
   } else if (!(c.expect && c.quiet)) {
@@ -276,6 +311,51 @@ int run_xval(const Cli& c) {
   return any_error ? kExitInputError : kExitOk;
 }
 
+// Writes one picture per outcome witness of each z3 result into c.dot_dir.
+void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
+  for (const redscope::TestResult& r : results) {
+    if (r.error || r.outcomes.empty() || c.engine != redscope::EngineKind::Z3) continue;
+    const redscope::LitmusTest t = redscope::parse_litmus_file(r.file);
+    const redscope::Expansion ex = redscope::expand(t, options_of(c).expand);
+    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
+      const redscope::Witness& w = r.outcomes[k].witness;
+      if (w.skeleton >= ex.skeletons.size()) continue;
+      std::string values;
+      for (std::size_t i = 0; i < r.observables.size(); ++i) values += fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
+      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", redscope::file_stem(r.test), k + 1),
+                              redscope::witness_dot(ex.skeletons[w.skeleton], w, fmt::format("{}: {}", r.test, values)));
+    }
+  }
+}
+
+int run_explain(const Cli& c) {
+  try {
+    const redscope::LitmusTest t = redscope::parse_litmus_file(c.paths[0]);
+    const redscope::Explanation e = redscope::explain(t, options_of(c), redscope::ExplainRequest{c.outcome});
+    fmt::print("{}", c.format == "json" ? redscope::render_json(e) : redscope::render_text(e));
+    if (c.dot_dir) {
+      const std::string stem = redscope::file_stem(e.test);
+      if (e.allowed) {
+        redscope::write_picture(*c.dot_dir, stem + "-witness",
+                                redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness, e.test + ": " + e.target + " (allowed)"));
+      }
+      for (const redscope::Breach& b : e.breaches)
+        redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stem, redscope::to_string(b.axiom)),
+                                redscope::witness_dot(e.expansion->skeletons[b.execution.skeleton], b.execution,
+                                                      fmt::format("{}: {} breaks {}", e.test, e.target, redscope::to_string(b.axiom)), b.edges));
+    }
+    return kExitOk;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "redscope: {}\n", e.what());
+    return kExitInputError;
+  }
+}
+
 int run_atomicity(const Cli& c) {
   const auto found = files_of(c);
   if (!found) return kExitInputError;
@@ -303,6 +383,13 @@ int main(int argc, char** argv) {
     const Cli c = parse_run(argc, argv);
     if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
     return run_xval(c);
+  }
+  if (cmd == "explain") {
+    const Cli c = parse_run(argc, argv);
+    if (c.paths.size() != 1) usage_error("explain takes one litmus file");
+    if (c.outcome.has_value() == c.condition) usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
+    if (c.expect || c.observe_all || c.engine != redscope::EngineKind::Z3) usage_error("explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
+    return run_explain(c);
   }
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);

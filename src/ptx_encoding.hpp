@@ -82,17 +82,49 @@ class PtxEncoding {
   z3::expr final_value_of(const std::string& cell) { return final_value(cell); }
   bool morally_strong_pair(EventId a, EventId b) const { return morally_strong(a, b); }
 
-  Witness witness(const z3::model& m) const {
+  Witness witness(const z3::model& m, std::size_t skeleton = 0) {
     Witness w;
+    w.skeleton = skeleton;
+    for (EventId e = 0; e < n_; ++e)
+      if (m.eval(exec_[e], true).is_true()) w.executed.push_back(e);
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b) {
-        if (rf_.maybe(a, b) && m.eval(rf_.at(a, b), true).is_true())
+        if (holds(m, rf_, a, b)) {
           w.rf.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
-        if (co_.maybe(a, b) && !sk_.ev(a).is_init && m.eval(co_.at(a, b), true).is_true())
+          w.edges.push_back(ExecEdge{a, b, "rf"});
+        }
+        if (!sk_.ev(a).is_init && holds(m, co_, a, b)) {
           w.co.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
+          w.edges.push_back(ExecEdge{a, b, "co"});
+        }
+        if (holds(m, fr_, a, b)) w.edges.push_back(ExecEdge{a, b, "fr"});
+        if (holds(m, sync_, a, b)) w.edges.push_back(ExecEdge{a, b, "sync"});
       }
+    for (EventId e : w.executed)
+      if (ev(e).is_memory()) w.values.emplace_back(e, m.eval(value_of(e), true).get_numeral_uint64());
     return w;
   }
+
+  // For explanations: the derived relations and static matrices, and
+  // whether a relation holds between two events in a model.
+  static bool holds(const z3::model& m, const Rel& r, EventId a, EventId b) {
+    return r.maybe(a, b) && m.eval(r.at(a, b), true).is_true();
+  }
+  const Rel& rf_rel() const { return rf_; }
+  const Rel& co_rel() const { return co_; }
+  const Rel& fr_rel() const { return fr_; }
+  const Rel& obs_rel() const { return obs_; }
+  const Rel& sync_rel() const { return sync_; }
+  const Rel& sc_rel() const { return sf_; }
+  const Rel& barrier_rel() const { return sbar_; }
+  const Rel& cause_rel() const { return cause_; }
+  const BoolMatrix& po_matrix() const { return po_; }
+  const BoolMatrix& poloc_matrix() const { return poloc_; }
+  const BoolMatrix& ms_matrix() const { return ms_; }
+  const BoolMatrix& rmw_matrix() const { return rmw_; }
+  const BoolMatrix& dep_matrix() const { return dep_; }
+  bool atomic_against_write(EventId rmw_write, EventId x) const { return atomic_against(rmw_write, x); }
+  z3::expr value(EventId e) { return value_of(e); }
 
  private:
   const Event& ev(EventId e) const { return sk_.ev(e); }

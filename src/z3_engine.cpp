@@ -12,6 +12,7 @@
 #include <z3++.h>
 
 #include "ptx_encoding.hpp"
+#include "z3_condition.hpp"
 
 namespace redscope {
 namespace {
@@ -163,10 +164,8 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const
   return compare_values(c.cmp, p.type, v[0], v[1]);
 }
 
-namespace {
-
 // The condition `e` over the observables' Z3 terms, with the semantics of
-// eval_condition.
+// eval_condition (declared in z3_condition.hpp).
 z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs,
                          const std::vector<z3::expr>& terms) {
   switch (e.kind) {
@@ -203,8 +202,10 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
   }
 }
 
+namespace {
+
 // All outcomes of one complete skeleton not already in `found`.
-void enumerate(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs,
+void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const LitmusTest& test, const std::vector<Observable>& obs,
                const EngineOptions& opts, std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
   const std::vector<Axiom>& disabled = opts.disabled_axioms;
   z3::solver s(c);
@@ -235,7 +236,7 @@ void enumerate(z3::context& c, const Skeleton& sk, const LitmusTest& test, const
     const z3::model m = s.get_model();
     std::vector<std::uint64_t> vals;
     for (const z3::expr& t : terms) vals.push_back(m.eval(t, true).get_numeral_uint64());
-    found.emplace(vals, enc.witness(m));
+    found.emplace(vals, enc.witness(m, index));
     if (found.size() > opts.max_outcomes)
       throw InputError(Diagnostic{test.file, test.condition_loc,
                                   fmt::format("more than {} outcomes: the observed values are not bounded by the test; observe fewer registers or raise --max-outcomes", opts.max_outcomes)});
@@ -286,7 +287,7 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   TestResult r = start_result(test, opts, ex);
   z3::context c;
   std::map<std::vector<std::uint64_t>, Witness> found;
-  for (const Skeleton& sk : ex.skeletons) enumerate(c, sk, test, r.observables, opts, found, r.incomplete);
+  for (std::size_t i = 0; i < ex.skeletons.size(); ++i) enumerate(c, ex.skeletons[i], i, test, r.observables, opts, found, r.incomplete);
   settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;

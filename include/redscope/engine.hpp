@@ -23,10 +23,25 @@ struct Observable {
   DataType type = DataType::S32;
 };
 
+// An edge of an execution between two events of a skeleton: "rf", "co",
+// "fr", "sync", "po", "rmw", "dep", "obs", "cause", "sc", "bar".
+struct ExecEdge {
+  EventId from = 0, to = 0;
+  std::string kind;
+  bool operator==(const ExecEdge&) const = default;
+};
+
 // One execution that produces an outcome, as the edges a reader checks.
 struct Witness {
   std::vector<std::string> rf;  // "init x -> P1#0 ld.weak r0, x"
   std::vector<std::string> co;
+  // The same execution, structured (z3 engine only): which skeleton of the
+  // test's expansion, its executed events, rf/co/fr/sync edges, and the
+  // value each executed memory event reads or writes.
+  std::size_t skeleton = 0;
+  std::vector<EventId> executed;
+  std::vector<ExecEdge> edges;
+  std::vector<std::pair<EventId, std::uint64_t>> values;
 };
 
 struct Outcome {
@@ -67,8 +82,9 @@ struct TestResult {
 // enumerator, which builds every rf/co candidate and checks the model with
 // bit-matrix relation algebra (src/enum_engine.cpp), sharing no encoding code.
 // op: the operational executor (src/op_engine.cpp), a machine that runs the
-// threads step by step; stronger than the model (it reaches only
-// interleavings), used by `redscope xval`.
+// threads step by step over a scope-tree memory (views, messages, storage per
+// CTA/cluster/GPU/system); it reaches only allowed outcomes but not load
+// buffering; used by `redscope xval`.
 enum class EngineKind : std::uint8_t { Z3, Enum, Op };
 std::string_view to_string(EngineKind e);
 
@@ -85,7 +101,7 @@ struct EngineOptions {
   std::size_t max_outcomes = 10000;
   // enum engine: candidate executions examined per skeleton before giving up.
   std::size_t enum_limit = 5'000'000;
-  // op engine: threads exploring one test's skeletons (results do not depend on it).
+  // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
 };
 
