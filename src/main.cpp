@@ -17,6 +17,7 @@
 #include "redscope/dot.hpp"
 #include "redscope/explain.hpp"
 #include "redscope/frontend.hpp"
+#include "redscope/html_report.hpp"
 #include "redscope/xval.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
@@ -51,6 +52,15 @@ Usage:
                                     --condition explains the condition's
                                     proposition; takes --format, --model,
                                     --unroll and --dot
+  redscope report [options] PATH... --html DIR
+                                    a static HTML report: DIR/index.html with
+                                    a summary table (verdict, expected verdict
+                                    from an expected.csv beside the tests,
+                                    outcome count, agreement with the
+                                    operational machine, time) and a page per
+                                    test (source, outcomes, witness pictures,
+                                    explanation); --no-xval skips the machine,
+                                    --no-pictures the pictures
   redscope xval [options] PATH...   run the Z3 engine and the operational
                                     machine; classify each outcome as allowed
                                     and reached, allowed but never reached, or
@@ -91,8 +101,10 @@ Exit status:
   0  every test was checked (and, with --expect, every verdict matched)
   1  some test could not be checked (its diagnostic is printed; others still run)
   2  bad command line
-  3  --expect found mismatching verdicts
-  4  xval: the operational machine reached an outcome the model forbids
+  3  --expect (run) or an expected.csv beside the tests (report) found
+     mismatching verdicts
+  4  xval or report: the operational machine reached an outcome the model
+     forbids
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
 )";
 
@@ -109,6 +121,8 @@ struct Cli {
   std::optional<std::string> outcome;  // explain --outcome
   bool condition = false;              // explain --condition
   std::optional<std::string> dot_dir;  // run/explain --dot
+  std::optional<std::string> html_dir;  // report --html
+  bool no_xval = false, no_pictures = false;
   std::vector<std::string> paths;
 };
 
@@ -163,6 +177,12 @@ Cli parse_run(int argc, char** argv) {
       c.outcome = value();
     } else if (a == "--condition") {
       c.condition = true;
+    } else if (a == "--html") {
+      c.html_dir = value();
+    } else if (a == "--no-xval") {
+      c.no_xval = true;
+    } else if (a == "--no-pictures") {
+      c.no_pictures = true;
     } else if (a == "--dot") {
       c.dot_dir = value();
     } else if (a == "-q" || a == "--quiet") {
@@ -356,6 +376,31 @@ int run_explain(const Cli& c) {
   }
 }
 
+// Exit status: 1 if a test could not be checked, 3 if a verdict differs from
+// an expected.csv beside the tests, 4 if the machine reached a forbidden outcome.
+int run_report(const Cli& c) {
+  const auto found = files_of(c);
+  if (!found) return kExitInputError;
+  redscope::ReportOptions ro;
+  ro.dir = *c.html_dir;
+  ro.jobs = c.jobs;
+  ro.xval = !c.no_xval;
+  ro.pictures = !c.no_pictures;
+  redscope::ReportSummary s;
+  try {
+    Progress progress(found->size());
+    s = redscope::write_html_report(*found, options_of(c), ro, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "redscope: report: {}\n", e.what());
+    return kExitInputError;
+  }
+  fmt::print("{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv, {} reached-but-forbidden\n", ro.dir, s.tests, s.errors,
+             s.mismatches, s.defects);
+  if (s.defects) return kExitDefect;
+  if (s.mismatches) return kExitMismatch;
+  return s.errors ? kExitInputError : kExitOk;
+}
+
 int run_atomicity(const Cli& c) {
   const auto found = files_of(c);
   if (!found) return kExitInputError;
@@ -383,6 +428,12 @@ int main(int argc, char** argv) {
     const Cli c = parse_run(argc, argv);
     if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
     return run_xval(c);
+  }
+  if (cmd == "report") {
+    const Cli c = parse_run(argc, argv);
+    if (!c.html_dir) usage_error("report needs --html DIR");
+    if (c.expect || c.outcome || c.condition || c.dot_dir) usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
+    return run_report(c);
   }
   if (cmd == "explain") {
     const Cli c = parse_run(argc, argv);
