@@ -4,6 +4,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -18,6 +20,7 @@
 #include "redscope/explain.hpp"
 #include "redscope/frontend.hpp"
 #include "redscope/html_report.hpp"
+#include "redscope/merge.hpp"
 #include "redscope/xval.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
@@ -66,6 +69,10 @@ Usage:
                                     and reached, allowed but never reached, or
                                     reached but forbidden (a defect: trace and
                                     the forbidding axioms are printed)
+  redscope merge SHARD.json...      join the JSON of `run --shard i/n
+                                    --format json` runs into one run's JSON
+                                    (results ordered by file path); exit 1 if
+                                    a shard's test could not be checked
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
@@ -91,6 +98,9 @@ those and --observe-all):
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
   --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --shard i/n          check only shard i of n (round-robin over the sorted
+                       files: every shard is deterministic; join the JSON
+                       outputs with `redscope merge`); run, xval, report
   --dot DIR            write a Graphviz picture of each outcome's witness
                        execution to DIR/TEST-K.dot (K: the outcome's line in
                        the States list), and DIR/TEST-K.svg when the `dot`
@@ -123,6 +133,7 @@ struct Cli {
   std::optional<std::string> dot_dir;  // run/explain --dot
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
+  unsigned shard = 1, shards = 1;  // --shard i/n
   std::vector<std::string> paths;
 };
 
@@ -177,6 +188,12 @@ Cli parse_run(int argc, char** argv) {
       c.outcome = value();
     } else if (a == "--condition") {
       c.condition = true;
+    } else if (a == "--shard") {
+      const std::string v = value();
+      const auto slash = v.find('/');
+      if (slash == std::string::npos) usage_error(fmt::format("--shard takes i/n (e.g. 2/8), not '{}'", v));
+      c.shards = static_cast<unsigned>(parse_int("--shard n", v.substr(slash + 1), 1, 100000));
+      c.shard = static_cast<unsigned>(parse_int("--shard i", v.substr(0, slash), 1, static_cast<int>(c.shards)));
     } else if (a == "--html") {
       c.html_dir = value();
     } else if (a == "--no-xval") {
@@ -200,11 +217,12 @@ Cli parse_run(int argc, char** argv) {
   return c;
 }
 
-// A progress line on stderr, only when stderr is a terminal and the run has
+// A progress line on stderr, only when stdout and stderr are terminals (so
+// it never lands in a redirected report) and the run has
 // taken more than a second.
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), tty_(isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
+  explicit Progress(std::size_t total) : total_(total), tty_(isatty(1) != 0 && isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
   void update(std::size_t done, std::size_t failed) {
     if (!tty_) return;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -223,9 +241,16 @@ class Progress {
 };
 
 // The files named by the command line; nullopt (after printing why) when a path does not exist.
+// With --shard i/n, only the files of shard i (round-robin over the sorted
+// collection, so every shard's list is deterministic).
 std::optional<std::vector<std::string>> files_of(const Cli& c) {
   try {
-    return redscope::collect_litmus_files(c.paths);
+    std::vector<std::string> all = redscope::collect_litmus_files(c.paths);
+    if (c.shards == 1) return all;
+    std::vector<std::string> mine;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (redscope::in_shard(i, c.shard, c.shards)) mine.push_back(all[i]);
+    return mine;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
     return std::nullopt;
@@ -418,6 +443,31 @@ int run_atomicity(const Cli& c) {
 
 }  // namespace
 
+// `redscope merge A.json B.json ...`: one run's JSON from its shards.
+int run_merge(int argc, char** argv) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") { fmt::print("{}", kUsage); return kExitOk; }
+    if (!a.empty() && a[0] == '-' && a != "-") usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
+    std::ifstream in(a);
+    if (!in) { fmt::print(stderr, "{}:0:0: error: cannot open file\n", a); return kExitInputError; }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.emplace_back(a, ss.str());
+  }
+  if (texts.empty()) usage_error("merge needs the JSON files of the shards");
+  try {
+    const redscope::MergedRun m = redscope::merge_run_json(texts);
+    fmt::print("{}", m.json);
+    fmt::print(stderr, "merged {} tests from {} files; {} could not be checked\n", m.tests, texts.size(), m.errors);
+    return m.errors ? kExitInputError : kExitOk;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) { fmt::print(stderr, "{}", kUsage); return kExitUsage; }
   const std::string cmd = argv[1];
@@ -429,6 +479,7 @@ int main(int argc, char** argv) {
     if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
     return run_xval(c);
   }
+  if (cmd == "merge") return run_merge(argc, argv);
   if (cmd == "report") {
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");
