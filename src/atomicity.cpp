@@ -61,7 +61,7 @@ std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const 
 class SkeletonQueries {
  public:
   SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model)
-      : c_(c), s_(c), sk_(sk), enc_(c, s_, sk, model) {
+      : c_(c), s_(detail::make_solver(c, detail::solver_kind_for(sk))), sk_(sk), enc_(c, s_, sk, model, detail::solver_kind_for(sk)) {
     enc_.encode();
     for (const auto& [cell, ty] : sk.loc_types) (void)enc_.final_value_of(cell);  // part of every query's model
   }
@@ -82,7 +82,7 @@ class SkeletonQueries {
     for (const auto& [cond, words] : ways) {
       s_.push();
       s_.add(cond);
-      const bool sat = s_.check(lits) == z3::sat;
+      const bool sat = detail::is_sat(s_, lits);
       if (sat) *out = s_.get_model();
       s_.pop();
       if (sat) return words;

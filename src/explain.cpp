@@ -103,7 +103,7 @@ struct PathCheck {
   z3::solver s;
   PtxEncoding enc;
   PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test, const Target& t)
-      : s(c), enc(c, s, sk, model) {
+      : s(detail::make_solver(c, detail::solver_kind_for(sk))), enc(c, s, sk, model, detail::solver_kind_for(sk)) {
     enc.encode();
     std::vector<z3::expr> terms;
     for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
@@ -118,7 +118,7 @@ struct PathCheck {
     z3::expr_vector v(s.ctx());
     for (Axiom a : axioms) v.push_back(enc.literal(a));
     v.push_back(enc.barrier_literal());
-    return s.check(v) == z3::sat;
+    return detail::is_sat(s, v);
   }
 };
 
@@ -387,7 +387,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
       return out;
     }
     z3::expr_vector lits = p.enc.all_literals(false, {});
-    if (p.s.check(lits) == z3::sat) { out.barrier_needed = true; continue; }
+    if (detail::is_sat(p.s, lits)) { out.barrier_needed = true; continue; }
     if (!p.sat_with({})) { ++out.paths_without_values; continue; }
     cores.push_back({i, minimize(p, all)});
   }

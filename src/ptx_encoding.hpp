@@ -16,6 +16,7 @@
 
 #include "redscope/engine.hpp"
 #include "redscope/relation.hpp"
+#include "redscope/value_sets.hpp"
 #include "z3_values.hpp"
 
 namespace redscope::detail {
@@ -28,10 +29,52 @@ inline std::string event_label(const Skeleton& s, EventId e) {
   return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, half);
 }
 
+inline bool has_float_op(const ExprPtr& e) {
+  if (!e) return false;
+  if (e->op == ExprOp::FAdd || e->op == ExprOp::FMin || e->op == ExprOp::FMax || e->op == ExprOp::FCmp) return true;
+  return std::any_of(e->kids.begin(), e->kids.end(), [](const ExprPtr& k) { return has_float_op(k); });
+}
+
+// Float arithmetic, or a float register or cell (a condition or filter may
+// compare it as a float).
+inline bool has_float_op(const Skeleton& sk) {
+  for (const auto& [x, t] : sk.loc_types) if (float_format(t)) return true;
+  for (const auto& [r, t] : sk.reg_types) if (float_format(t)) return true;
+  for (EventId e = 0; e < sk.size(); ++e)
+    if (has_float_op(sk.ev(e).value) || has_float_op(sk.ev(e).guard) || has_float_op(sk.ev(e).barrier_logical)) return true;
+  for (const auto& [r, v] : sk.final_regs) if (has_float_op(v)) return true;
+  return std::any_of(sk.assumptions.begin(), sk.assumptions.end(), [](const ExprPtr& a) { return has_float_op(a); });
+}
+
+// Which Z3 solver an encoding is made for. Smt: Z3's general SMT core, with
+// integer ranks (difference logic) for acyclicity; the only one with the
+// floating-point theory. FiniteDomain: Booleans, bit-vectors and
+// cardinality constraints only (ranks are bit-vectors), bit-blasted into
+// Z3's incremental SAT solver, which proves "no further outcome" 100x and
+// more faster on tests with many RMWs (docs/performance.md).
+enum class SolverKind : std::uint8_t { Smt, FiniteDomain };
+
+inline SolverKind solver_kind_for(const Skeleton& sk) { return has_float_op(sk) ? SolverKind::Smt : SolverKind::FiniteDomain; }
+
+inline z3::solver make_solver(z3::context& c, SolverKind k) {
+  return k == SolverKind::FiniteDomain ? z3::solver(c, "QF_FD") : z3::solver(c);
+}
+
+// A check under assumptions that never passes "unknown" off as an answer:
+// a solver that gives up is an error of that test, not an empty outcome set.
+inline bool is_sat(z3::solver& s, const z3::expr_vector& assumptions) {
+  switch (s.check(assumptions)) {
+    case z3::sat: return true;
+    case z3::unsat: return false;
+    case z3::unknown: break;
+  }
+  throw z3::exception(("the solver gave up (" + s.reason_unknown() + ")").c_str());
+}
+
 class PtxEncoding {
  public:
-  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model)
-      : c_(c), s_(s), sk_(sk), n_(sk.size()), model_(model),
+  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model, SolverKind kind)
+      : c_(c), s_(s), sk_(sk), n_(sk.size()), model_(model), kind_(kind),
         rf_(c, n_), co_(c, n_), fr_(c, n_), obs_(c, n_), sync_(c, n_), sf_(c, n_), sbar_(c, n_),
         cause_(c, n_), live_(c.bool_const("barrier_progress")) {
     for (Axiom a : kAllAxioms) lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
@@ -48,6 +91,7 @@ class PtxEncoding {
     barriers();
     causality();
     axioms();
+    value_domains();
     for (const ExprPtr& a : sk_.assumptions) s_.add(to_z3(a));
   }
 
@@ -354,7 +398,7 @@ class PtxEncoding {
     std::vector<EventId> fences;
     for (EventId e = 0; e < n_; ++e) if (ev(e).is_sc_fence()) fences.push_back(e);
     std::map<EventId, z3::expr> rank;
-    for (EventId f : fences) rank.emplace(f, c_.int_const(fmt::format("sc_rank_{}", f).c_str()));
+    for (EventId f : fences) rank.emplace(f, rank_const(fmt::format("sc_rank_{}", f)));
     for (std::size_t i = 0; i < fences.size(); ++i)
       for (std::size_t j = i + 1; j < fences.size(); ++j) {
         const EventId a = fences[i], b = fences[j];
@@ -363,8 +407,8 @@ class PtxEncoding {
         const z3::expr both = exec(a) && exec(b);
         sf_.set(a, b, o && both);
         sf_.set(b, a, !o && both);
-        s_.add(z3::implies(o && both, rank.at(a) < rank.at(b)));
-        s_.add(z3::implies(!o && both, rank.at(b) < rank.at(a)));
+        s_.add(z3::implies(o && both, lt(rank.at(a), rank.at(b))));
+        s_.add(z3::implies(!o && both, lt(rank.at(b), rank.at(a))));
       }
   }
 
@@ -380,20 +424,20 @@ class PtxEncoding {
     if (bars.empty()) return;
     std::map<EventId, z3::expr> arr, pas;
     for (EventId b : bars) {
-      arr.emplace(b, c_.int_const(fmt::format("arrive_{}", b).c_str()));
-      pas.emplace(b, ev(b).barrier_arrive_only ? arr.at(b) : c_.int_const(fmt::format("pass_{}", b).c_str()));
-      s_.add(z3::implies(live_, arr.at(b) <= pas.at(b)));
+      arr.emplace(b, rank_const(fmt::format("arrive_{}", b)));
+      pas.emplace(b, ev(b).barrier_arrive_only ? arr.at(b) : rank_const(fmt::format("pass_{}", b)));
+      s_.add(z3::implies(live_, le(arr.at(b), pas.at(b))));
     }
     for (EventId a : bars)
       for (EventId b : bars)
-        if (po_[a][b]) s_.add(z3::implies(live_, pas.at(a) < arr.at(b)));
+        if (po_[a][b]) s_.add(z3::implies(live_, lt(pas.at(a), arr.at(b))));
     for (EventId b : bars) {
       if (ev(b).barrier_arrive_only) continue;
       z3::expr_vector arrived(c_);
       z3::expr all = c_.bool_val(true);
       for (EventId a : bars) {
         const z3::expr same = same_barrier(a, b) && exec(a) && exec(b);
-        const z3::expr before = arr.at(a) <= pas.at(b);
+        const z3::expr before = le(arr.at(a), pas.at(b));
         arrived.push_back(same && before);
         all = all && z3::implies(same, before);
         if (a != b) sbar_.set(a, b, same && before);
@@ -458,6 +502,23 @@ class PtxEncoding {
         if (com.maybe(a, b) && cause_.maybe(b, a)) s_.add(z3::implies(caus, !(com.at(a, b) && cause_.at(b, a))));
   }
 
+  // Value domains (value_sets.hpp): under No-Thin-Air every read returns,
+  // and every write writes, a value of its statically computed set. The constraint is implied by the
+  // axiom, so it changes no outcome; it spares the solver from proving value
+  // bounds through bit-vector arithmetic (an unsat proof that x is none of
+  // the values not yet found), which dominated tests with many RMWs.
+  void value_domains() {
+    const ValueSets sets = value_sets(sk_);
+    const z3::expr nta = literal(Axiom::NoThinAir);
+    for (EventId e = 0; e < n_; ++e) {
+      if (!sets[e] || (ev(e).is_write() && const_value(ev(e).value))) continue;
+      const z3::expr v = value_of(e);
+      z3::expr_vector in(c_);
+      for (std::uint64_t x : *sets[e]) in.push_back(v == c_.bv_val(static_cast<std::uint64_t>(x), width_of(ev(e).type)));
+      s_.add(z3::implies(nta, z3::mk_or(in)));
+    }
+  }
+
   // sm_6x (red seed, "Description"): RMWs on .shared memory are not atomic
   // with respect to plain stores to the same address; against other RMWs,
   // and everywhere on global memory, they are.
@@ -468,16 +529,29 @@ class PtxEncoding {
     return !shared || ev(x).in_rmw;
   }
 
-  // Acyclicity through integer ranks: every edge goes up.
+  // Ranks and barrier times: integers for the SMT core; for the
+  // finite-domain solver, bit-vectors wide enough to number 2n+2 points, so
+  // that every acyclic order of the events and every arrive/pass schedule of
+  // the barriers still has a ranking.
+  z3::expr rank_const(const std::string& name) const {
+    if (kind_ == SolverKind::Smt) return c_.int_const(name.c_str());
+    unsigned bits = 1;
+    while ((std::size_t{1} << bits) < 2 * n_ + 2) ++bits;
+    return c_.bv_const(name.c_str(), bits);
+  }
+  static z3::expr lt(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a < b : z3::ult(a, b); }
+  static z3::expr le(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a <= b : z3::ule(a, b); }
+
+  // Acyclicity through ranks: every edge goes up.
   void acyclic(const Rel& r, const z3::expr& lit, const std::string& name) {
     std::vector<std::optional<z3::expr>> rank(n_);
     auto get = [&](EventId e) -> z3::expr {
-      if (!rank[e]) rank[e] = c_.int_const(fmt::format("{}_{}", name, e).c_str());
+      if (!rank[e]) rank[e] = rank_const(fmt::format("{}_{}", name, e));
       return *rank[e];
     };
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
-        if (r.maybe(a, b)) s_.add(z3::implies(lit && r.at(a, b), get(a) < get(b)));
+        if (r.maybe(a, b)) s_.add(z3::implies(lit && r.at(a, b), lt(get(a), get(b))));
   }
 
   z3::context& c_;
@@ -485,6 +559,7 @@ class PtxEncoding {
   const Skeleton& sk_;
   std::size_t n_;
   ModelKind model_;
+  SolverKind kind_;
   BoolMatrix po_, poloc_, ms_, rmw_, dep_;
   std::vector<z3::expr> exec_;
   std::map<EventId, z3::expr> read_val_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -204,44 +205,114 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
 
 namespace {
 
+// One skeleton's encoding behind a solver that starts as Z3's general SMT
+// core, cheap per check (the many satisfiable checks of a test with many
+// outcomes), and moves for good to the finite-domain SAT solver when one
+// check needs more than kSmtConflicts conflicts: the unsat proof that no
+// further outcome exists is where the SMT core can take minutes on tests
+// with many RMWs (docs/performance.md). Blocked outcomes are replayed on the
+// move. Skeletons with float operations stay on the SMT core (the only one
+// with the floating-point theory), without a limit.
+class SkeletonSolver {
+ public:
+  static constexpr unsigned kSmtConflicts = 500;
+
+  SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs, const EngineOptions& opts)
+      : c_(c), sk_(sk), test_(test), obs_(obs), opts_(opts), may_move_(detail::solver_kind_for(sk) == detail::SolverKind::FiniteDomain) {
+    open(detail::SolverKind::Smt);
+  }
+
+  // Some execution satisfies the axioms (and, `with_barriers`, passes every
+  // barrier) with an outcome not blocked yet.
+  bool sat(bool with_barriers) {
+    for (;;) {
+      const z3::check_result r = cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
+      if (r == z3::sat) return true;
+      if (r == z3::unsat) return false;
+      if (!limited_) throw z3::exception(("the solver gave up (" + cur_->s.reason_unknown() + ")").c_str());
+      open(detail::SolverKind::FiniteDomain);
+    }
+  }
+
+  z3::model model() const { return cur_->s.get_model(); }
+  const std::vector<z3::expr>& terms() const { return cur_->terms; }
+  PtxEncoding& encoding() { return cur_->enc; }
+
+  void block(const std::vector<std::uint64_t>& vals) {
+    blocked_.push_back(vals);
+    add_block(vals);
+  }
+
+ private:
+  struct Session {
+    z3::solver s;
+    PtxEncoding enc;
+    std::vector<z3::expr> terms;
+    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k) : s(std::move(solver)), enc(c, s, sk, m, k) {}
+  };
+
+  void open(detail::SolverKind kind) {
+    limited_ = may_move_ && kind == detail::SolverKind::Smt;
+    z3::solver s = detail::make_solver(c_, kind);
+    if (limited_) {
+      z3::params p(c_);
+      p.set("max_conflicts", kSmtConflicts);
+      s.set(p);
+    }
+    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind);
+    cur_->enc.encode();
+    for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
+    // herd's `filter`: only executions satisfying it are considered.
+    if (test_.filter) cur_->s.add(condition_to_z3(c_, *test_.filter, obs_, cur_->terms));
+    for (const auto& vals : blocked_) add_block(vals);
+  }
+
+  void add_block(const std::vector<std::uint64_t>& vals) {
+    z3::expr_vector diff(c_);
+    for (std::size_t i = 0; i < vals.size(); ++i)
+      diff.push_back(cur_->terms[i] != c_.bv_val(static_cast<std::uint64_t>(vals[i]), width_of(obs_[i].type)));
+    cur_->s.add(z3::mk_or(diff));
+  }
+
+  z3::context& c_;
+  const Skeleton& sk_;
+  const LitmusTest& test_;
+  const std::vector<Observable>& obs_;
+  const EngineOptions& opts_;
+  bool may_move_;
+  bool limited_ = false;
+  std::unique_ptr<Session> cur_;
+  std::vector<std::vector<std::uint64_t>> blocked_;
+};
+
 // All outcomes of one complete skeleton not already in `found`.
 void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const LitmusTest& test, const std::vector<Observable>& obs,
                const EngineOptions& opts, std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
-  const std::vector<Axiom>& disabled = opts.disabled_axioms;
-  z3::solver s(c);
-  PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)));
-  enc.encode();
-  std::vector<z3::expr> terms;
-  for (const Observable& o : obs) terms.push_back(enc.observable(o));
-  // herd's `filter`: only executions satisfying it are considered.
-  if (test.filter) s.add(condition_to_z3(c, *test.filter, obs, terms));
+  SkeletonSolver s(c, sk, test, obs, opts);
   if (sk.cut) {
-    if (s.check(enc.all_literals(false, disabled)) == z3::sat) ++inc.bound_cut;
+    if (s.sat(false)) ++inc.bound_cut;
     return;
   }
-  auto block = [&](const std::vector<std::uint64_t>& vals) {
-    z3::expr_vector diff(c);
-    for (std::size_t i = 0; i < terms.size(); ++i) diff.push_back(terms[i] != c.bv_val(static_cast<std::uint64_t>(vals[i]), width_of(obs[i].type)));
-    s.add(z3::mk_or(diff));
-  };
-  const z3::expr_vector lits = enc.all_literals(true, disabled);
-  if (s.check(lits) != z3::sat) {
+  if (!s.sat(true)) {
     // No execution completes. If one exists once barriers need not pass,
     // the path hangs at a barrier.
-    if (s.check(enc.all_literals(false, disabled)) == z3::sat) ++inc.barrier_deadlock;
+    if (s.sat(false)) ++inc.barrier_deadlock;
     return;
   }
-  for (const auto& [vals, w] : found) block(vals);
-  while (s.check(lits) == z3::sat) {
-    const z3::model m = s.get_model();
+  if (obs.empty()) {
+    found.emplace(std::vector<std::uint64_t>{}, s.encoding().witness(s.model(), index));
+    return;
+  }
+  for (const auto& [vals, w] : found) s.block(vals);
+  while (s.sat(true)) {
+    const z3::model m = s.model();
     std::vector<std::uint64_t> vals;
-    for (const z3::expr& t : terms) vals.push_back(m.eval(t, true).get_numeral_uint64());
-    found.emplace(vals, enc.witness(m, index));
+    for (const z3::expr& t : s.terms()) vals.push_back(m.eval(t, true).get_numeral_uint64());
+    found.emplace(vals, s.encoding().witness(m, index));
     if (found.size() > opts.max_outcomes)
       throw InputError(Diagnostic{test.file, test.condition_loc,
                                   fmt::format("more than {} outcomes: the observed values are not bounded by the test; observe fewer registers or raise --max-outcomes", opts.max_outcomes)});
-    if (terms.empty()) break;
-    block(vals);
+    s.block(vals);
   }
 }
 
@@ -300,12 +371,13 @@ std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions
   z3::context c;
   for (const Skeleton& sk : ex.skeletons) {
     if (sk.cut) continue;
-    z3::solver s(c);
-    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)));
+    const detail::SolverKind kind = detail::solver_kind_for(sk);
+    z3::solver s = detail::make_solver(c, kind);
+    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind);
     enc.encode();
     for (std::size_t i = 0; i < obs.size(); ++i) s.add(enc.observable(obs[i]) == c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
     z3::expr_vector lits = enc.all_literals(true, {});
-    if (s.check(lits) != z3::unsat) continue;
+    if (detail::is_sat(s, lits)) continue;
     const z3::expr_vector core = s.unsat_core();
     for (Axiom a : kAllAxioms)
       for (unsigned k = 0; k < core.size(); ++k)
