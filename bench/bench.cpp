@@ -3,6 +3,7 @@
 // outcome count and the enum/z3 ratio per size, and times the conformance
 // folder. Writes the same rows as CSV. Not a test: numbers, not verdicts
 // (but a z3/enum disagreement is reported loudly and makes the exit status 1).
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
       std::optional<Timed> e;
       if (enum_on) e = time_engine(t, EngineKind::Enum, kEnumLimit, f.observe_all);
       if (e) {
-        const double growth = enum_prev > 0.01 ? e->seconds / enum_prev : 1.0;
+        const double growth = e->seconds / std::max(enum_prev, 1e-3);
         if (e->failure || e->seconds > kEnumBudget || e->seconds * growth > kEnumBudget) enum_on = false;
         enum_prev = e->seconds;
       }
