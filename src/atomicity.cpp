@@ -61,7 +61,7 @@ std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const 
 class SkeletonQueries {
  public:
   SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model)
-      : c_(c), s_(detail::make_solver(c, detail::solver_kind_for(sk))), sk_(sk), enc_(c, s_, sk, model, detail::solver_kind_for(sk)) {
+      : c_(c), kind_(detail::solver_kind_for(sk)), s_(detail::make_solver(c, kind_)), sk_(sk), enc_(c, s_, sk, model, kind_) {
     enc_.encode();
     for (const auto& [cell, ty] : sk.loc_types) (void)enc_.final_value_of(cell);  // part of every query's model
   }
@@ -94,6 +94,7 @@ class SkeletonQueries {
 
  private:
   z3::context& c_;
+  detail::SolverKind kind_;
   z3::solver s_;
   const Skeleton& sk_;
   PtxEncoding enc_;

@@ -100,10 +100,11 @@ Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRe
 
 // One path's solver with the target asserted.
 struct PathCheck {
+  detail::SolverKind kind;
   z3::solver s;
   PtxEncoding enc;
   PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test, const Target& t)
-      : s(detail::make_solver(c, detail::solver_kind_for(sk))), enc(c, s, sk, model, detail::solver_kind_for(sk)) {
+      : kind(detail::solver_kind_for(sk)), s(detail::make_solver(c, kind)), enc(c, s, sk, model, kind) {
     enc.encode();
     std::vector<z3::expr> terms;
     for (const Observable& o : t.obs) terms.push_back(enc.observable(o));

@@ -60,15 +60,20 @@ inline z3::solver make_solver(z3::context& c, SolverKind k) {
   return k == SolverKind::FiniteDomain ? z3::solver(c, "QF_FD") : z3::solver(c);
 }
 
-// A check under assumptions that never passes "unknown" off as an answer:
-// a solver that gives up is an error of that test, not an empty outcome set.
+// A solver that answered "unknown": an error of that test, never taken as
+// "no further outcome".
+[[noreturn]] inline void solver_gave_up(z3::solver& s) {
+  throw z3::exception(("the solver gave up (" + s.reason_unknown() + ")").c_str());
+}
+
+// A check under assumptions that never passes "unknown" off as an answer.
 inline bool is_sat(z3::solver& s, const z3::expr_vector& assumptions) {
   switch (s.check(assumptions)) {
     case z3::sat: return true;
     case z3::unsat: return false;
     case z3::unknown: break;
   }
-  throw z3::exception(("the solver gave up (" + s.reason_unknown() + ")").c_str());
+  solver_gave_up(s);
 }
 
 class PtxEncoding {
@@ -503,10 +508,11 @@ class PtxEncoding {
   }
 
   // Value domains (value_sets.hpp): under No-Thin-Air every read returns,
-  // and every write writes, a value of its statically computed set. The constraint is implied by the
-  // axiom, so it changes no outcome; it spares the solver from proving value
-  // bounds through bit-vector arithmetic (an unsat proof that x is none of
-  // the values not yet found), which dominated tests with many RMWs.
+  // and every write writes, a value of its statically computed set. The
+  // constraint is implied by the axiom, so it changes no outcome; it spares
+  // the solver from proving value bounds through bit-vector arithmetic (an
+  // unsat proof that x is none of the values not yet found), which dominated
+  // tests with many RMWs.
   void value_domains() {
     const ValueSets sets = value_sets(sk_);
     const z3::expr nta = literal(Axiom::NoThinAir);
@@ -514,7 +520,7 @@ class PtxEncoding {
       if (!sets[e] || (ev(e).is_write() && const_value(ev(e).value))) continue;
       const z3::expr v = value_of(e);
       z3::expr_vector in(c_);
-      for (std::uint64_t x : *sets[e]) in.push_back(v == c_.bv_val(static_cast<std::uint64_t>(x), width_of(ev(e).type)));
+      for (std::uint64_t x : *sets[e]) in.push_back(v == c_.bv_val(x, width_of(ev(e).type)));
       s_.add(z3::implies(nta, z3::mk_or(in)));
     }
   }

@@ -1,7 +1,6 @@
 #include "redscope/value_sets.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace redscope {
@@ -58,6 +57,7 @@ class Analysis {
   Set write_step(EventId w) const {
     const ExprPtr& value = sk_.ev(w).value;
     const std::vector<ReadRef> reads = reads_of(value);
+    std::vector<std::vector<std::uint64_t>> domains;
     std::size_t combinations = 1;
     for (const ReadRef& r : reads) {
       const Set& s = cur_[sk_.vertex(r)];
@@ -65,10 +65,6 @@ class Analysis {
       if (s.values.empty()) return Set{};
       combinations *= s.values.size();
       if (combinations > lim_.max_combinations) return Set{{}, true};
-    }
-    std::vector<std::vector<std::uint64_t>> domains;
-    for (const ReadRef& r : reads) {
-      const Set& s = cur_[sk_.vertex(r)];
       domains.emplace_back(s.values.begin(), s.values.end());
     }
     Set out;

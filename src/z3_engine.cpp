@@ -229,7 +229,7 @@ class SkeletonSolver {
       const z3::check_result r = cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
       if (r == z3::sat) return true;
       if (r == z3::unsat) return false;
-      if (!limited_) throw z3::exception(("the solver gave up (" + cur_->s.reason_unknown() + ")").c_str());
+      if (!limited()) detail::solver_gave_up(cur_->s);
       open(detail::SolverKind::FiniteDomain);
     }
   }
@@ -248,18 +248,22 @@ class SkeletonSolver {
     z3::solver s;
     PtxEncoding enc;
     std::vector<z3::expr> terms;
-    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k) : s(std::move(solver)), enc(c, s, sk, m, k) {}
+    detail::SolverKind kind;
+    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k)
+        : s(std::move(solver)), enc(c, s, sk, m, k), kind(k) {}
   };
 
+  // The SMT core under a conflict limit, which a hard check exceeds.
+  bool limited() const { return may_move_ && cur_->kind == detail::SolverKind::Smt; }
+
   void open(detail::SolverKind kind) {
-    limited_ = may_move_ && kind == detail::SolverKind::Smt;
     z3::solver s = detail::make_solver(c_, kind);
     if (kind == detail::SolverKind::Smt) {
       // Relevancy propagation off: a third less time per check on tests with
       // hundreds of outcomes (docs/performance.md).
       z3::params p(c_);
       p.set("relevancy", 0u);
-      if (limited_) p.set("max_conflicts", kSmtConflicts);
+      if (may_move_) p.set("max_conflicts", kSmtConflicts);
       s.set(p);
     }
     cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind);
@@ -283,7 +287,6 @@ class SkeletonSolver {
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
   bool may_move_;
-  bool limited_ = false;
   std::unique_ptr<Session> cur_;
   std::vector<std::vector<std::uint64_t>> blocked_;
 };
