@@ -415,7 +415,7 @@ class Parser {
         fail(name.loc, fmt::format("expected thread '{}' here, found '{}'", expected, name.text));
       tc.name = name.text;
       const int idx = static_cast<int>(t_.threads.size());
-      tc.place = Placement{idx, idx, 0};
+      tc.place = Placement{idx, -1 - idx, 0};  // a CTA of its own, a cluster of its own
       if (at(Tok::At)) { next(); tc.place = parse_placement(); }
       t_.threads.push_back(std::move(tc));
       if (at(Tok::Bar)) { next(); continue; }
@@ -423,6 +423,24 @@ class Parser {
       fail_here(fmt::format("expected '|' or ';' in the thread row, found {}", detail::describe(cur())));
     }
     if (!at(Tok::Newline) && !at(Tok::End)) fail_here("expected the end of the line after the thread row");
+    check_placements();
+  }
+
+  // A CTA runs in exactly one cluster of one GPU (PTX "Cluster of
+  // Cooperative Thread Arrays"): threads that name the same CTA must agree on
+  // its cluster, and a CTA placed without a cluster is a cluster of its own.
+  void check_placements() const {
+    std::map<std::pair<int, int>, const ThreadCode*> ctas;
+    for (const ThreadCode& tc : t_.threads) {
+      const auto [it, fresh] = ctas.emplace(std::make_pair(tc.place.gpu, tc.place.cta), &tc);
+      const Placement& o = it->second->place;
+      if (fresh || o.cluster == tc.place.cluster) continue;
+      auto where = [](const Placement& p) {
+        return p.cluster < 0 ? std::string("without a cluster (a cluster of its own)") : fmt::format("in cluster {}", p.cluster);
+      };
+      fail(tc.loc, fmt::format("CTA {} of GPU {} is placed {} here but {} by {} (line {}): a CTA belongs to exactly one cluster",
+                               tc.place.cta, tc.place.gpu, where(tc.place), where(o), it->second->name, it->second->loc.line));
+    }
   }
 
   // `cta N, [cluster C,] gpu G` in any order; cluster defaults to the CTA.
@@ -655,6 +673,7 @@ class Parser {
     in.space = q.space.value_or(Space::Generic);
     in.type = q.type.value_or(DataType::S32);
     in.vec = q.vec;
+    in.cache_hint = q.cache_hint;
     if (q.cache_hint && in.space != Space::Global && in.space != Space::Generic)
       fail(q.hint_at, ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
     check_target(mn, q, false);
@@ -807,6 +826,7 @@ class Parser {
     in.type = q.type.value_or(DataType::S32);
     in.vec = q.vec;
     in.noftz = q.noftz;
+    in.cache_hint = q.cache_hint;
     detail::RmwForm f;
     f.is_red = is_red;
     f.typed = q.type.has_value();

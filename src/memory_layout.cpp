@@ -1,6 +1,6 @@
 // Memory layout: declarations, inference of undeclared locations, and the
-// access checks of PTX §8.2 (the model relates only accesses that overlap
-// completely, so every access must cover whole cells of one element type).
+// access checks of the PTX memory model (see memory_layout.hpp): one cell size
+// per location, alignment, state spaces, and who may reach shared memory.
 #include "memory_layout.hpp"
 
 #include <functional>
@@ -16,11 +16,22 @@ namespace {
 
 bool is_shared(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
 
-template <class F>
-void for_each_access(const LitmusTest& t, F f) {
-  for (const ThreadCode& tc : t.threads)
-    for (const Instruction& in : tc.code)
-      if (in.addr) f(in, tc);
+// The size of one scalar access of `in`: a packed value's lane, a vector's
+// element, else the whole value (PTX: vector and packed accesses are sets of
+// scalar accesses).
+unsigned unit_bits(const Instruction& in) { return width_of(lane_type(in.type)); }
+std::size_t access_bytes(const Instruction& in) { return in.vec * width_of(in.type) / 8; }
+
+bool overlaps(const Instruction& a, const Instruction& b) {
+  const auto lo_a = a.addr->offset, lo_b = b.addr->offset;
+  return lo_a < lo_b + static_cast<std::int64_t>(access_bytes(b)) &&
+         lo_b < lo_a + static_cast<std::int64_t>(access_bytes(a));
+}
+
+std::string cta_name(const Placement& p) { return fmt::format("CTA {} of GPU {}", p.cta, p.gpu); }
+std::string cluster_name(const Placement& p) {
+  if (p.cluster < 0) return fmt::format("the cluster {} forms alone (placed without a cluster)", cta_name(p));
+  return fmt::format("cluster {} of GPU {}", p.cluster, p.gpu);
 }
 
 }  // namespace
@@ -32,106 +43,169 @@ std::string cell_name(const std::string& base, const Location& l, std::size_t i)
 MemoryLayout::MemoryLayout(const LitmusTest& t) : t_(t) {
   for (const InitEntry& e : t.init)
     if (!e.thread) decl_[e.name] = &e;
-  // Element type: declared, else the narrowest lane any access uses.
-  std::map<std::string, DataType> narrowest;
-  for_each_access(t, [&](const Instruction& in, const ThreadCode&) {
-    const DataType lane = lane_type(in.type);
-    auto it = narrowest.find(in.addr->name);
-    if (it == narrowest.end()) narrowest.emplace(in.addr->name, lane);
-    else if (width_of(lane) < width_of(it->second)) it->second = lane;
-    decl_.emplace(in.addr->name, nullptr);
-  });
-  for (const auto& [name, e] : decl_) {
-    Location l;
-    if (e && e->type) l.cell = lane_type(*e->type);
-    else if (narrowest.count(name)) l.cell = narrowest.at(name);
-    if (e && e->type) l.count = (e->count ? *e->count : 1) * lanes_of(*e->type);
-    else if (e && e->count) l.count = *e->count;
-    else l.count = 0;  // sized by its accesses
-    l.is_array = (e && e->count) || l.count > 1;
-    if (e && e->space) l.space = *e->space;
-    locs_.emplace(name, l);
-  }
+  for (const ThreadCode& tc : t.threads)
+    for (const Instruction& in : tc.code)
+      if (in.addr) {
+        accesses_[in.addr->name].push_back(Access{&in, &tc});
+        decl_.emplace(in.addr->name, nullptr);
+      }
+  choose_cells();
   size_locations();
   check_spaces();
   fill_init();
   check_condition_cells();
 }
 
+// A location's cells have the size of its scalar accesses; all must agree.
+// The printed type is the declared one (or its lane type) when it has that
+// size, else the type of the first access.
+void MemoryLayout::choose_cells() {
+  for (const auto& [x, e] : decl_) {
+    const std::vector<Access>& acc = accesses_[x];
+    Location l;
+    for (const Access& a : acc) {
+      const Instruction& first = *acc.front().in;
+      if (unit_bits(*a.in) == unit_bits(first)) continue;
+      const std::string sizes = fmt::format("this .{} access works on {}-bit units, the .{} access at line {} on {}-bit units",
+                                            to_string(a.in->type), unit_bits(*a.in), to_string(first.type), first.loc.line,
+                                            unit_bits(first));
+      if (overlaps(*a.in, first))
+        input_error(t_, a.in->loc, fmt::format("mixed-size access to '{}': {}. They overlap only partially: PTX's memory model relates "
+                                               "only accesses that overlap completely (morally strong needs complete overlap; the axioms do not "
+                                               "apply to programs with mixed-size data races), so redscope rejects the test rather than tear the access",
+                                               x, sizes));
+      input_error(t_, a.in->loc, fmt::format("'{}' is accessed in units of two sizes ({}); redscope needs one access size per location: "
+                                             "declare separate locations", x, sizes));
+    }
+    const unsigned bits = acc.empty() ? (e && e->type ? width_of(lane_type(*e->type)) : 32) : unit_bits(*acc.front().in);
+    const DataType first_type = acc.empty() ? DataType::S32 : lane_type(acc.front().in->type);
+    if (e && e->type && width_of(lane_type(*e->type)) == bits) l.cell = lane_type(*e->type);
+    else if (e && e->type && width_of(*e->type) == bits) l.cell = *e->type;
+    else l.cell = first_type;
+    l.count = 0;  // sized by its accesses
+    if (e && e->type) {
+      const std::size_t bytes = (e->count ? *e->count : 1) * width_of(*e->type) / 8;
+      if (bytes % (bits / 8) != 0)
+        input_error(t_, e->loc, fmt::format("'{}' holds {} byte(s), not a whole number of the {}-byte accesses made to it (line {})",
+                                            x, bytes, bits / 8, acc.front().in->loc.line));
+      l.count = bytes / (bits / 8);
+    } else if (e && e->count) {
+      l.count = *e->count;
+    }
+    l.is_array = (e && e->count) || l.count > 1;
+    if (e && e->space) l.space = *e->space;
+    locs_.emplace(x, l);
+  }
+}
+
 // Every access covers whole, aligned cells inside its location.
 void MemoryLayout::size_locations() {
-  for_each_access(t_, [&](const Instruction& in, const ThreadCode&) {
-    const std::string& x = in.addr->name;
-    Location& l = locs_.at(x);
-    const InitEntry* e = decl_.at(x);
-    const unsigned wa = width_of(in.type), wc = width_of(l.cell);
-    // Wider accesses may cover several cells only over 16-bit float lanes (a
-    // packed f16x2/bf16x2 value, or a .b32 view of one): the seed makes those
-    // per-lane accesses. Elsewhere PTX's model needs complete overlap (§8.2).
-    const bool lanes = l.cell == DataType::F16 || l.cell == DataType::BF16;
-    if (wa < wc || wa % wc != 0 || (wa > wc && !lanes))
-      input_error(t_, in.loc, fmt::format("mixed-size access to '{}': .{} here, but '{}' holds .{} elements (the model covers only accesses that overlap completely)",
-                                          x, to_string(in.type), x, to_string(l.cell)));
-    const std::int64_t cell_bytes = wc / 8, unit_bytes = static_cast<std::int64_t>(in.vec * wa / 8);
-    if (in.addr->offset % cell_bytes != 0 || in.addr->offset % unit_bytes != 0)
-      input_error(t_, in.addr->loc, fmt::format("misaligned access: offset {} of '{}' is not a multiple of the {}-byte access size", in.addr->offset, x, unit_bytes));
-    const std::size_t end = static_cast<std::size_t>(in.addr->offset / cell_bytes) + in.vec * (wa / wc);
-    const bool fixed = e && (e->count || e->type);
-    if (fixed && end > l.count)
-      input_error(t_, in.addr->loc, fmt::format("access past the end of '{}': it has {} .{} element(s)", x, l.count, to_string(l.cell)));
-    if (!fixed) l.count = std::max(l.count, end);
-  });
+  for (const auto& [x, acc] : accesses_)
+    for (const Access& a : acc) {
+      const Instruction& in = *a.in;
+      Location& l = locs_.at(x);
+      const InitEntry* e = decl_.at(x);
+      const std::int64_t cell_bytes = width_of(l.cell) / 8, unit_bytes = static_cast<std::int64_t>(access_bytes(in));
+      if (in.addr->offset % cell_bytes != 0 || in.addr->offset % unit_bytes != 0)
+        input_error(t_, in.addr->loc, fmt::format("misaligned access: offset {} of '{}' is not a multiple of the {}-byte access size", in.addr->offset, x, unit_bytes));
+      const std::size_t end = static_cast<std::size_t>(in.addr->offset / cell_bytes) + in.vec * lanes_of(in.type);
+      const bool fixed = e && (e->count || e->type);
+      if (fixed && end > l.count)
+        input_error(t_, in.addr->loc, fmt::format("access past the end of '{}': it has {} {}-byte cell(s)", x, l.count, cell_bytes));
+      if (!fixed) l.count = std::max(l.count, end);
+    }
   for (auto& [x, l] : locs_) {
     if (l.count == 0) l.count = 1;
     l.is_array = l.is_array || l.count > 1;
   }
 }
 
-// Global and shared memory are different places, and shared memory is
-// private to its CTA (.shared::cta) or cluster (.shared::cluster).
+// Global and shared memory are different places (a declaration and the
+// explicit accesses must agree); generic accesses resolve to where they put
+// the location. Generic forms that PTX allows only on global memory are
+// checked against that resolution, as their explicit forms are in the parser.
 void MemoryLayout::check_spaces() {
-  std::map<std::string, std::pair<Space, SourceLoc>> seen;
-  std::map<std::string, std::pair<int, SourceLoc>> owner;
-  for (const auto& [x, e] : decl_)
-    if (e && e->space) seen.emplace(x, std::make_pair(*e->space, e->loc));
-  for_each_access(t_, [&](const Instruction& in, const ThreadCode& tc) {
-    const std::string& x = in.addr->name;
-    if (in.space == Space::Generic) return;
-    auto it = seen.find(x);
-    if (it == seen.end()) { seen.emplace(x, std::make_pair(in.space, in.loc)); }
-    else if (is_shared(it->second.first) != is_shared(in.space))
-      input_error(t_, in.loc, fmt::format("'{}' is accessed as .{} here but is .{} (line {})", x, to_string(in.space), to_string(it->second.first), it->second.second.line));
-    if (!is_shared(in.space)) return;
-    const bool cta = locs_.at(x).space != Space::SharedCluster && in.space == Space::SharedCta;
-    const int id = cta ? tc.place.cta : tc.place.cluster;
-    auto [o, fresh] = owner.emplace(x, std::make_pair(id, in.loc));
-    if (!fresh && o->second.first != id)
-      input_error(t_, in.loc, fmt::format("'{}' is {} shared memory (line {}) but is accessed from another {} here: shared memory is private to its {}",
-                                          x, cta ? "CTA" : "cluster", o->second.second.line, cta ? "CTA" : "cluster", cta ? "CTA" : "cluster"));
-  });
-  // Resolve generic accesses: a location lives where its non-generic accesses or declaration put it.
-  for (const auto& [x, s] : seen) locs_.at(x).space = s.first;
+  for (const auto& [x, e] : decl_) {
+    const std::vector<Access>& acc = accesses_[x];
+    std::optional<std::pair<Space, SourceLoc>> seen;
+    if (e && e->space) seen.emplace(*e->space, e->loc);
+    for (const Access& a : acc) {
+      const Instruction& in = *a.in;
+      if (in.space == Space::Generic) continue;
+      if (!seen) seen.emplace(in.space, in.loc);
+      else if (is_shared(seen->first) != is_shared(in.space))
+        input_error(t_, in.loc, fmt::format("'{}' is accessed as .{} here but is .{} (line {})", x, to_string(in.space), to_string(seen->first), seen->second.line));
+    }
+    Location& l = locs_.at(x);
+    if (seen) l.space = seen->first;
+    if (!is_shared(l.space)) continue;
+    check_shared_reach(x, acc);
+    for (const Access& a : acc) {
+      const Instruction& in = *a.in;
+      if (in.space != Space::Generic) continue;
+      const bool rmw = in.kind == InstrKind::Red || in.kind == InstrKind::Atom;
+      if (rmw && in.vec > 1)
+        input_error(t_, in.loc, fmt::format("vector {} may be used only with .global space and with generic addressing where the address "
+                                            "points to .global space (red seed); '{}' is .{} memory", in.kind == InstrKind::Red ? "red" : "atom",
+                                            x, to_string(l.space)));
+      if (in.cache_hint)
+        input_error(t_, in.loc, fmt::format(".L2::cache_hint is only supported for .global state space and for generic addressing where the "
+                                            "address points to .global (red seed); '{}' is .{} memory", x, to_string(l.space)));
+    }
+  }
 }
 
-// Initial bits per cell; a packed declaration's value fills two lanes.
+// Shared memory belongs to one CTA. Its own CTA reaches it through the
+// .shared::cta window (explicit, or generic addressing of a location not
+// declared .shared::cluster); the CTAs of its cluster reach it through
+// .shared::cluster (PTX "State spaces": distributed shared memory). Nothing
+// outside the cluster reaches it; clusters never span GPUs.
+void MemoryLayout::check_shared_reach(const std::string& x, const std::vector<Access>& acc) const {
+  const Location& l = locs_.at(x);
+  const Access* owner = nullptr;  // the first access through the .shared::cta window
+  const Access* first = acc.empty() ? nullptr : &acc.front();
+  for (const Access& a : acc) {
+    const Placement& p = a.thread->place;
+    const bool cta_window = a.in->space == Space::SharedCta || (a.in->space == Space::Generic && l.space == Space::SharedCta);
+    if (cta_window && !owner) owner = &a;
+    const Placement& o = cta_window ? owner->thread->place : p;
+    if (p.gpu != o.gpu || p.cta != o.cta)
+      input_error(t_, a.in->loc, fmt::format("'{}' is .shared::cta memory of {} (line {}), but this {} access comes from {}: another CTA "
+                                             "reaches it only through .shared::cluster addressing, within the cluster",
+                                             x, cta_name(o), owner->in->loc.line, a.in->space == Space::Generic ? "generic" : ".shared::cta",
+                                             cta_name(p)));
+    const Placement& f = first->thread->place;
+    if (p.gpu != f.gpu || p.cluster != f.cluster)
+      input_error(t_, a.in->loc, fmt::format("'{}' is shared memory of {} (line {}), but this access comes from {} in {}: shared memory "
+                                             "is not reachable outside its cluster", x, cluster_name(f), first->in->loc.line,
+                                             cta_name(p), cluster_name(p)));
+  }
+}
+
+// Initial bits per cell. A typed declaration lays its values out in memory
+// (little-endian, each at the declared width) and the cells cut that memory
+// up; an untyped one gives each cell's value at the cell's printed type.
 void MemoryLayout::fill_init() {
   for (auto& [x, l] : locs_) {
     l.init.assign(l.count, 0);
     const InitEntry* e = decl_.at(x);
     if (!e) continue;
     const DataType at = e->type.value_or(l.cell);
-    const std::size_t per = lanes_of(at), lw = width_of(l.cell);
+    const unsigned vw = width_of(at), cw = width_of(l.cell);
+    std::vector<std::uint8_t> bytes(l.count * cw / 8, 0);
     for (std::size_t i = 0; i < e->values.size(); ++i) {
       const Literal& lit = e->values[i];
       const auto bits = literal_bits(lit.text, at);
       if (!bits)
         input_error(t_, lit.loc, is_packed(at) ? fmt::format("'{}' is not a .{} value: write packed pairs as a 32-bit pattern such as 0x3c003c00", lit.text, to_string(at))
                                                : fmt::format("'{}' is not a value of type .{} (the element type of '{}')", lit.text, to_string(at), x));
-      for (std::size_t k = 0; k < per && i * per + k < l.count; ++k)
-        l.init[i * per + k] = (*bits >> (k * lw)) & (lw == 64 ? ~0ULL : ((1ULL << lw) - 1));
+      for (unsigned b = 0; b < vw / 8 && i * vw / 8 + b < bytes.size(); ++b)
+        bytes[i * vw / 8 + b] = static_cast<std::uint8_t>(*bits >> (8 * b));
     }
-    if (e->values.size() == 1 && !e->count)
-      for (std::size_t k = per; k < l.count; ++k) l.init[k] = l.init[k % per];
+    for (std::size_t k = 0; k < l.count; ++k)
+      for (unsigned b = 0; b < cw / 8; ++b) l.init[k] |= static_cast<std::uint64_t>(bytes[k * cw / 8 + b]) << (8 * b);
+    if (!e->type && e->values.size() == 1 && !e->count)
+      for (std::size_t k = 1; k < l.count; ++k) l.init[k] = l.init[0];
   }
 }
 
@@ -164,12 +238,13 @@ void MemoryLayout::check_condition_cells() const {
 std::vector<CellAccess> MemoryLayout::cells(const Instruction& in) const {
   const std::string& x = in.addr->name;
   const Location& l = locs_.at(x);
-  const unsigned wc = width_of(l.cell), k = width_of(in.type) / wc;
-  const std::size_t first = static_cast<std::size_t>(in.addr->offset) / (wc / 8);
+  const DataType lane = lane_type(in.type);
+  const unsigned lw = width_of(lane), k = lanes_of(in.type);
+  const std::size_t first = static_cast<std::size_t>(in.addr->offset) / (lw / 8);
   std::vector<CellAccess> out;
   for (unsigned e = 0; e < in.vec; ++e)
-    for (unsigned lane = 0; lane < k; ++lane)
-      out.push_back(CellAccess{cell_name(x, l, first + e * k + lane), l.cell, e, lane, lane * wc});
+    for (unsigned ln = 0; ln < k; ++ln)
+      out.push_back(CellAccess{cell_name(x, l, first + e * k + ln), lane, e, ln, ln * lw});
   return out;
 }
 

@@ -95,5 +95,5 @@ TEST_CASE("mixed-size and cross-CTA shared accesses are rejected", "[events]") {
   CHECK_THROWS_WITH(expand_text(" P0@cta 0,gpu 0 ;\n st.relaxed.gpu.u64 [x], 1 ;\n ld.relaxed.gpu.u32 r0, [x] ;\n", "exists (x == 0)"),
                     Catch::Contains("mixed-size access to 'x'"));
   CHECK_THROWS_WITH(expand_text(" P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.shared.weak [x], 1 | ld.shared.weak r0, [x] ;\n", "exists (x == 0)"),
-                    Catch::Contains("private to its CTA"));
+                    Catch::Contains("another CTA reaches it only through .shared::cluster addressing"));
 }

@@ -76,7 +76,8 @@ struct Instruction {
   std::vector<Operand> srcs;    // value operands in source order (one per vector element)
   unsigned vec = 1;             // .v2/.v4/.v8
   bool noftz = false;           // .noftz
-  std::optional<Operand> cache_policy;  // .L2::cache_hint operand (no effect on outcomes)
+  bool cache_hint = false;      // .L2::cache_hint (a performance hint: no effect on outcomes)
+  std::optional<Operand> cache_policy;  // its cache-policy operand
   std::optional<Operand> guard; // @p / @!p predicate
   bool guard_negated = false;
   std::string label;            // Branch/Goto target, or Label name
