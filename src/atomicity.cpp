@@ -49,6 +49,23 @@ std::string scope_reason(const Skeleton& sk, const Event& a, const Event& b) {
   return "each one's scope contains the other's thread";
 }
 
+// Why the model lets a pair lose an update although both are mutually in
+// scope: on ptx-sm6x an RMW on shared memory is not atomic against a plain
+// store (docs/model.md §Targets and the sm_6x variant). For pairs that are
+// not mutually in scope, Atomicity does not apply and scope_reason says why.
+constexpr std::string_view kSm6xRule =
+    "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For sm_6x and earlier "
+    "architectures, red operations on .shared state space do not guarantee atomicity with respect to normal store "
+    "instructions to the same address')";
+
+std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, const Site& b, const AtomicityPair& p) {
+  const Space sp = sk.ev(a.write).space;
+  const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
+  if (model == ModelKind::PtxSm6x && shared && !b.is_rmw && p.mutually_in_scope) return std::string(kSm6xRule);
+  if (!p.mutually_in_scope) return "not mutually in scope: " + p.scope_reason;
+  return "";
+}
+
 std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const Skeleton& sk, const z3::model& m) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [cell, ty] : sk.loc_types) {
@@ -145,6 +162,7 @@ void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, std::ma
         if (auto how = q.query(a, b, &m)) {
           p.lost_update = true;
           p.how = *how;
+          p.lost_update_reason = lost_reason(sk, model, a, b, p);
           p.witness = q.encoding().witness(m);
           p.final_values = finals(q.encoding(), sk, m);
         }
@@ -200,7 +218,9 @@ std::string render_atomicity_text(const AtomicityResult& r) {
   std::size_t lost = 0;
   for (const AtomicityPair& p : r.pairs) {
     o += fmt::format("  {}: {}\n     with {}\n", p.cell, describe(p.a), describe(p.b));
-    o += fmt::format("     mutually in scope: {} ({})\n", p.mutually_in_scope ? "yes" : "no", p.scope_reason);
+    o += fmt::format("     mutually in scope: {} ({})", p.mutually_in_scope ? "yes" : "no", p.scope_reason);
+    if (p.lost_update && p.mutually_in_scope && !p.lost_update_reason.empty()) o += fmt::format(", but lost: {}", p.lost_update_reason);
+    o += "\n";
     if (!p.lost_update) { o += "     lost update: impossible\n"; continue; }
     ++lost;
     o += fmt::format("     lost update: POSSIBLE: {}\n", p.how);
@@ -237,7 +257,7 @@ std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
       o += fmt::format("{}\n    {{\"location\": {}, \"a\": {}, \"b\": {}, \"mutually_in_scope\": {}, \"scope_reason\": {}, \"lost_update\": {}",
                        k ? "," : "", q(p.cell), site(p.a), site(p.b), p.mutually_in_scope ? "true" : "false", q(p.scope_reason), p.lost_update ? "true" : "false");
       if (p.lost_update)
-        o += fmt::format(", \"how\": {}, \"witness\": {{\"rf\": {}, \"co\": {}, \"final\": {{{}}}}}", q(p.how), list(p.witness.rf), list(p.witness.co), fin);
+        o += fmt::format(", \"how\": {}, \"lost_update_reason\": {}, \"witness\": {{\"rf\": {}, \"co\": {}, \"final\": {{{}}}}}", q(p.how), p.lost_update_reason.empty() ? "null" : q(p.lost_update_reason), list(p.witness.rf), list(p.witness.co), fin);
       o += "}";
     }
     o += r.pairs.empty() ? "]}" : "\n  ]}";

@@ -89,6 +89,7 @@ struct Qualifiers {
   bool noftz = false;
   bool cache_hint = false;
   unsigned vec = 1;
+  bool shared_cta = false;  // `.shared::cta` written out (a target rule: sm_30)
   SourceLoc sem_at, scope_at, space_at, type_at, op_at, cmp_at, noftz_at, hint_at, vec_at;
 };
 
@@ -625,6 +626,7 @@ class Parser {
       } else if (p == "global" || p == "shared" || p == "shared::cta" || p == "shared::cluster") {
         claim(q.space.has_value(), "space", "state-space");
         q.space = p == "global" ? Space::Global : p == "shared::cluster" ? Space::SharedCluster : Space::SharedCta;
+        q.shared_cta = p == "shared::cta";
         q.space_at = at;
       } else if (auto ty = parse_data_type(p)) {
         claim(q.type.has_value(), "type", "type"); q.type = ty; q.type_at = at;
@@ -650,11 +652,21 @@ class Parser {
     return q;
   }
 
-  // sm_6x and earlier lack the .sem qualifiers and fence; clusters need sm_90.
-  void check_target(const Token& mn, const Qualifiers& q, bool is_fence) {
-    const bool sem_given = q.sem && !q.is_volatile;
-    if (auto msg = detail::target_violation(t_.target_sm, sem_given, q.sem.value_or(Sem::Relaxed), q.scope, q.space, is_fence))
-      fail(sem_given ? q.sem_at : q.scope ? q.scope_at : mn.loc, *msg);
+  // The target rules of the PTX ISA notes (table in ptx_rules.cpp), checked
+  // after the syntax tables, at the qualifier the broken rule is about.
+  void check_target(const Token& mn, const Qualifiers& q, detail::TargetInstr instr) {
+    detail::TargetUse u;
+    u.instr = instr;
+    u.sem_given = q.sem && !q.is_volatile && *q.sem != Sem::Weak;
+    u.scope = q.scope;
+    u.space = q.space;
+    u.shared_cta = q.shared_cta;
+    u.typed = q.type.has_value();
+    u.type = q.type.value_or(DataType::S32);
+    u.op = q.op.value_or(RmwOp::Add);
+    u.vec = q.vec;
+    u.cache_hint = q.cache_hint;
+    if (auto v = detail::target_violation(t_.target_sm, u)) fail(rule_site(mn, q, v->site), v->message);
   }
 
   // A strong ld/st needs a scope; weak ones take none (PTX §9.7.9.8, §9.7.9.9).
@@ -676,7 +688,7 @@ class Parser {
     in.cache_hint = q.cache_hint;
     if (q.cache_hint && in.space != Space::Global && in.space != Space::Generic)
       fail(q.hint_at, ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
-    check_target(mn, q, false);
+    check_target(mn, q, in.kind == InstrKind::Load ? detail::TargetInstr::Ld : detail::TargetInstr::St);
   }
 
   static bool is_reg_token(const Token& t) { return t.kind == Tok::Ident && !is_literal_word(t.text); }
@@ -836,7 +848,7 @@ class Parser {
     f.op = in.op; f.type = in.type; f.noftz = in.noftz; f.vec = in.vec;
     f.cache_hint = q.cache_hint; f.has_policy = in.cache_policy.has_value();
     if (auto v = detail::check_rmw_form(f)) fail(rule_site(mn, q, v->site), v->message);
-    check_target(mn, q, false);
+    check_target(mn, q, is_red ? detail::TargetInstr::Red : detail::TargetInstr::Atom);
   }
 
   SourceLoc rule_site(const Token& mn, const Qualifiers& q, detail::RuleSite s) const {
@@ -902,7 +914,7 @@ class Parser {
       fail(q.sem_at, fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
     if (!q.scope) fail(mn.loc, fmt::format("'{}' needs a scope (.cta, .cluster, .gpu or .sys)", mn.text));
     in.scope = *q.scope;
-    check_target(mn, q, true);
+    check_target(mn, q, detail::TargetInstr::Fence);
   }
 
   // membar.{cta,gl,sys} is fence.sc.{cta,gpu,sys} (PTX §9.7.13.4).
@@ -916,6 +928,10 @@ class Parser {
     else if (l == "sys") in.scope = Scope::Sys;
     else if (l == "proxy") fail(mn.loc, "proxies not supported yet: membar.proxy is a proxy fence");
     else fail(qual_loc(mn, parts, 1), fmt::format("unknown membar level '.{}' (cta, gl or sys)", l));
+    Qualifiers q;  // the level, for the target rules (membar.sys)
+    q.scope = in.scope;
+    q.scope_at = qual_loc(mn, parts, 1);
+    check_target(mn, q, detail::TargetInstr::Membar);
   }
 
   // setp.cmp.type p, a, b (PTX §9.7.7.1; .lo/.ls/.hi/.hs are the unsigned names).

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "redscope/litmus.hpp"
 
@@ -40,9 +42,43 @@ struct RuleViolation {
 // The first rule of the tables `f` breaks, if any.
 std::optional<RuleViolation> check_rmw_form(const RmwForm& f);
 
-// Qualifiers that need a newer target than the test's (PTX ISA "Target ISA
-// notes"): .sem qualifiers and fence need sm_70; .cluster needs sm_90.
-std::optional<std::string> target_violation(int target_sm, bool sem_given, Sem sem, std::optional<Scope> scope,
-                                             std::optional<Space> space, bool is_fence);
+// ---- Target rules -----------------------------------------------------------
+// What an instruction uses that the "Target ISA notes" of its PTX ISA section
+// put a minimum sm_NN on. Qualifiers the line does not write (a default .sem,
+// .scope or state space) need nothing.
+enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar };
+
+struct TargetUse {
+  TargetInstr instr = TargetInstr::Red;
+  bool sem_given = false;        // an explicit .sem qualifier (.volatile is not one)
+  std::optional<Scope> scope;    // the .scope qualifier as written (membar: its level)
+  std::optional<Space> space;    // the state space as written; none = generic addressing
+  bool shared_cta = false;       // the ::cta sub-qualifier is written (.shared::cta)
+  bool typed = true;             // false for Dat3M's untyped shorthand: no type rules
+  DataType type = DataType::S32;
+  RmwOp op = RmwOp::Add;
+  unsigned vec = 1;
+  bool cache_hint = false;
+};
+
+// One row of the table: `feature` needs sm_`min_sm` or later; `source` names
+// the PTX ISA section whose Target ISA notes say so (the exact sentence is in
+// the comment above the row in ptx_rules.cpp and in docs/litmus-format.md).
+struct TargetRule {
+  std::string_view feature;
+  int min_sm;
+  RuleSite site;             // where the error points
+  std::string_view source;
+  std::string_view hint;     // appended to the message, may be empty
+  bool (*applies)(const TargetUse&);
+};
+
+// The whole table, in the order the notes list them.
+std::span<const TargetRule> target_rules();
+
+// The rule `u` breaks on `target_sm`, if any: of all broken rules, the one
+// with the highest minimum (the target the test would need), then the first.
+// Message: "<feature> needs sm_N or later (<source>); this test's Target is sm_T".
+std::optional<RuleViolation> target_violation(int target_sm, const TargetUse& u);
 
 }  // namespace redscope::detail

@@ -3,9 +3,11 @@
 # scopes do not include each other's thread, so Atomicity does not apply) and
 # a witness is printed; two red.gpu on one GPU cannot (morally strong, so the
 # Atomicity axiom forbids it). On sm_60 a plain store can be lost against
-# red.shared; on sm_70 it cannot. JSON carries the same verdicts.
+# red.shared; on sm_70 it cannot. When the sm_6x rule is the reason a
+# mutually-in-scope pair loses a store, text and JSON name it
+# (lost_update_reason). JSON carries the same verdicts.
 set -uo pipefail
-bin=$1; dir=$2/cli_atomicity
+bin=$1; dir=$2/cli_atomicity; src=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
 pair() {  # name scope
@@ -29,12 +31,22 @@ grep -q "lost update: impossible" <<<"$out" || fail "red.gpu must not lose an up
 out=$("$bin" atomicity "$dir/store-sm60.litmus") || fail "exit status $?"
 grep -q "ptx-sm6x" <<<"$out" || fail "sm_60 selects the sm6x model: $out"
 grep -q "lost update: POSSIBLE: the store lands between" <<<"$out" || fail "sm_60 store vs red.shared: $out"
+grep -q "mutually in scope: yes (each one's scope contains the other's thread), but lost: sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For sm_6x and earlier architectures, red operations on .shared state space" <<<"$out" || fail "sm_60 lost store must name the sm_6x rule: $out"
+json=$("$bin" atomicity --format json "$dir/store-sm60.litmus") || fail "json exit status $?"
+grep -q '"mutually_in_scope": true, "scope_reason": "each one'"'"'s scope contains the other'"'"'s thread", "lost_update": true' <<<"$json" || fail "json sm_60 pair: $json"
+grep -q '"lost_update_reason": "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores' <<<"$json" || fail "json sm_60 lost_update_reason: $json"
+out=$("$bin" atomicity "$src/litmus/sm6x/store-vs-atom-shared-sm60-lost.litmus") || fail "exit status $?"
+grep -q "mutually in scope: yes (.*), but lost: sm_6x rule" <<<"$out" || fail "atom.shared vs store on sm_60 names the sm_6x rule: $out"
+out=$("$bin" atomicity "$src/litmus/sm6x/store-vs-red-global-sm60-safe.litmus") || fail "exit status $?"
+grep -q "but lost" <<<"$out" && fail "global red on sm_60 loses nothing: $out"
 out=$("$bin" atomicity "$dir/store-sm70.litmus") || fail "exit status $?"
 grep -q "lost update: impossible" <<<"$out" || fail "sm_70 store vs red.shared: $out"
+grep -q "but lost" <<<"$out" && fail "no sm_6x reason on sm_70: $out"
 out=$("$bin" atomicity --model ptx "$dir/store-sm60.litmus") || fail "exit status $?"
 grep -q "lost update: impossible" <<<"$out" || fail "--model ptx overrides the target: $out"
 json=$("$bin" atomicity --format json "$dir/red-cta.litmus" "$dir/red-gpu.litmus") || fail "json exit status $?"
 [ "$(grep -o '"lost_update": true' <<<"$json" | wc -l)" -eq 1 ] || fail "json: one lost update expected: $json"
 [ "$(grep -o '"lost_update": false' <<<"$json" | wc -l)" -eq 1 ] || fail "json: one safe pair expected: $json"
 grep -q '"final": {"x": "1"}' <<<"$json" || fail "json witness final values: $json"
+grep -q '"lost_update_reason": "not mutually in scope: P0'"'"'s .cta scope does not contain P1' <<<"$json" || fail "json reason for red.cta: $json"
 echo "atomicity verdicts as expected"

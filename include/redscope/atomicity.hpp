@@ -30,6 +30,7 @@ struct AtomicityPair {
   std::string scope_reason;   // why (not), in words
   bool lost_update = false;   // some allowed execution loses an update
   std::string how;            // "both read <write>" / "<store> lands between the read and the write"
+  std::string lost_update_reason;  // why the model allows it, when a rule says so (empty: none)
   Witness witness;            // of the lost update
   std::vector<std::pair<std::string, std::string>> final_values;  // cell → value in the witness
 };
