@@ -1074,36 +1074,41 @@ class Parser {
     }
   }
 
-  CondExpr parse_or() {
-    CondExpr lhs = parse_and();
-    while (skip_newlines(), at(Tok::Or)) {
+  // `a /\ b /\ c` is one n-ary node, so long conjunctions add no depth; `~`
+  // and parentheses do, up to kMaxConditionDepth (every walk over a
+  // condition recurses, so the input must not choose the depth).
+  static constexpr int kMaxConditionDepth = 256;
+
+  CondExpr parse_or() { return parse_chain(Tok::Or, CondExpr::Kind::Or); }
+
+  CondExpr parse_and() { return parse_chain(Tok::And, CondExpr::Kind::And); }
+
+  CondExpr parse_chain(Tok op, CondExpr::Kind kind) {
+    CondExpr first = op == Tok::Or ? parse_and() : parse_not();
+    if (!(skip_newlines(), at(op))) return first;
+    CondExpr e; e.kind = kind;
+    e.kids.push_back(std::move(first));
+    while (skip_newlines(), at(op)) {
       next();
-      CondExpr e; e.kind = CondExpr::Kind::Or;
-      e.kids.push_back(std::move(lhs));
-      e.kids.push_back(parse_and());
-      lhs = std::move(e);
+      e.kids.push_back(op == Tok::Or ? parse_and() : parse_not());
     }
-    return lhs;
+    return e;
   }
 
-  CondExpr parse_and() {
-    CondExpr lhs = parse_not();
-    while (skip_newlines(), at(Tok::And)) {
-      next();
-      CondExpr e; e.kind = CondExpr::Kind::And;
-      e.kids.push_back(std::move(lhs));
-      e.kids.push_back(parse_not());
-      lhs = std::move(e);
-    }
-    return lhs;
+  // Enters one level of `~` or parentheses.
+  void deeper() {
+    if (++cond_depth_ > kMaxConditionDepth)
+      fail_here(fmt::format("condition nested deeper than {} levels of '~' and parentheses", kMaxConditionDepth));
   }
 
   CondExpr parse_not() {
     skip_newlines();
     if (at(Tok::Tilde) || at(Tok::Bang) || at_ident("not")) {
+      deeper();
       next();
       CondExpr e; e.kind = CondExpr::Kind::Not;
       e.kids.push_back(parse_not());
+      --cond_depth_;
       return e;
     }
     return parse_atom();
@@ -1112,10 +1117,12 @@ class Parser {
   CondExpr parse_atom() {
     skip_newlines();
     if (at(Tok::LParen)) {
+      deeper();
       next();
       CondExpr e = parse_or();
       skip_newlines();
       expect(Tok::RParen, "')'");
+      --cond_depth_;
       return e;
     }
     if (at_ident("true") || at_ident("false")) {
@@ -1177,6 +1184,7 @@ class Parser {
   std::string_view text_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
+  int cond_depth_ = 0;  // levels of `~` and parentheses being parsed
   LitmusTest t_;
 };
 

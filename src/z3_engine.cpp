@@ -153,8 +153,12 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const
   switch (c.kind) {
     case CondExpr::Kind::True: return true;
     case CondExpr::Kind::False: return false;
-    case CondExpr::Kind::And: return eval_condition(c.kids[0], obs, values) && eval_condition(c.kids[1], obs, values);
-    case CondExpr::Kind::Or: return eval_condition(c.kids[0], obs, values) || eval_condition(c.kids[1], obs, values);
+    case CondExpr::Kind::And:  // n-ary: the parser keeps `a /\ b /\ c` flat
+      for (const CondExpr& k : c.kids) if (!eval_condition(k, obs, values)) return false;
+      return true;
+    case CondExpr::Kind::Or:
+      for (const CondExpr& k : c.kids) if (eval_condition(k, obs, values)) return true;
+      return false;
     case CondExpr::Kind::Not: return !eval_condition(c.kids[0], obs, values);
     case CondExpr::Kind::Cmp: break;
   }
@@ -172,8 +176,11 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
   switch (e.kind) {
     case CondExpr::Kind::True: return c.bool_val(true);
     case CondExpr::Kind::False: return c.bool_val(false);
-    case CondExpr::Kind::And: return condition_to_z3(c, e.kids[0], obs, terms) && condition_to_z3(c, e.kids[1], obs, terms);
-    case CondExpr::Kind::Or: return condition_to_z3(c, e.kids[0], obs, terms) || condition_to_z3(c, e.kids[1], obs, terms);
+    case CondExpr::Kind::And: case CondExpr::Kind::Or: {  // n-ary
+      z3::expr_vector kids(c);
+      for (const CondExpr& k : e.kids) kids.push_back(condition_to_z3(c, k, obs, terms));
+      return e.kind == CondExpr::Kind::And ? z3::mk_and(kids) : z3::mk_or(kids);
+    }
     case CondExpr::Kind::Not: return !condition_to_z3(c, e.kids[0], obs, terms);
     case CondExpr::Kind::Cmp: break;
   }

@@ -126,3 +126,19 @@ TEST_CASE("a quoted header comment may contain braces", "[frontend]") {
   CHECK(t.name == "q");
   CHECK(t.threads.size() == 1);
 }
+
+// Conditions come from the input: their depth must not be the input's choice
+// (every walk over a condition recurses). Long /\ and \/ chains are flat.
+TEST_CASE("conditions: depth is bounded, long chains are flat", "[frontend]") {
+  const std::string head = "PTX c\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists ";
+  const std::string deep = std::string(100000, '(') + "P0:r0 == 0" + std::string(100000, ')');
+  CHECK_THAT(error_of(head + deep + "\n"), Catch::Contains("5:264: error: condition nested deeper than 256 levels"));
+  CHECK_THAT(error_of(head + std::string(100000, '~') + "P0:r0 == 0\n"), Catch::Contains("condition nested deeper than 256"));
+  std::string chain = "P0:r0 == 0";
+  for (int i = 0; i < 100000; ++i) chain += " /\\ P0:r0 == 0";
+  const LitmusTest t = parse_litmus(head + "(" + chain + ")\n", "c.litmus");
+  CHECK(t.condition.kind == CondExpr::Kind::And);
+  CHECK(t.condition.kids.size() == 100001);
+  const std::string ok = std::string(200, '(') + "P0:r0 == 0" + std::string(200, ')');
+  CHECK(parse_litmus(head + ok + "\n", "c.litmus").condition.kind == CondExpr::Kind::Cmp);
+}
