@@ -19,10 +19,6 @@
 
 namespace redscope {
 
-std::string Diagnostic::render() const {
-  return fmt::format("{}:{}:{}: error: {}", file, loc.line, loc.col, message);
-}
-
 std::string_view to_string(Quantifier q) {
   switch (q) {
     case Quantifier::Exists: return "exists";
@@ -1249,12 +1245,5 @@ LitmusTest parse_litmus(std::string_view text, const std::string& file) {
   return t;
 }
 
-LitmusTest parse_litmus_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Diagnostic{path, {0, 0}, "cannot open file"});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_litmus(ss.str(), path);
-}
 
 }  // namespace redscope

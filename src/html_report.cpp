@@ -172,7 +172,8 @@ std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
 }  // namespace
 
 ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts, const ReportOptions& ro,
-                                const std::function<void(std::size_t, std::size_t)>& progress) {
+                                const std::function<void(std::size_t)>& started,
+                                const std::function<void(std::size_t, bool)>& finished) {
   fs::create_directories(fs::path(ro.dir) / "tests");
   const auto expected = expectations_near(files);
   std::vector<Entry> es(files.size());
@@ -185,13 +186,10 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
     auto it = expected.find(fs::weakly_canonical(files[i]).string());
     if (it != expected.end()) es[i].expected = it->second;
   }
-  std::mutex mu;
-  std::size_t done = 0, failed = 0;
   parallel_for(files.size(), ro.jobs, [&](std::size_t i) {
+    if (started) started(i);
     check_one(es[i], opts, ro);
-    std::lock_guard<std::mutex> lock(mu);
-    failed += es[i].z3.error ? 1 : 0;
-    if (progress) progress(++done, failed);
+    if (finished) finished(i, es[i].z3.error.has_value());
   });
   ReportSummary s;
   s.tests = es.size();

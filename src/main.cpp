@@ -4,9 +4,12 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <iostream>
+#include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -76,8 +79,13 @@ Usage:
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
-those and --observe-all):
-  --format text|json   output format (default text, herd7-like)
+those and --observe-all; every command takes -q, -v and --max-file-size):
+  --format text|json|jsonl
+                       output format: text (default, herd7-like), json (one
+                       array, streamed: each test's object is printed as it
+                       finishes, in input order), jsonl (one object per line,
+                       valid however early the run is cut); xval and
+                       atomicity print their JSON at the end
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
   --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
@@ -102,17 +110,31 @@ those and --observe-all):
                        files: every shard is deterministic; join the JSON
                        outputs with `redscope merge`); run, xval, report
   --dot DIR            write a Graphviz picture of each outcome's witness
-                       execution to DIR/TEST-K.dot (K: the outcome's line in
-                       the States list), and DIR/TEST-K.svg when the `dot`
+                       execution to DIR/FILE-K.dot (FILE: the litmus file's
+                       name without .litmus; K: the outcome's line in the
+                       States list), and DIR/FILE-K.svg when the `dot`
                        program is installed; z3 engine only
-  -q, --quiet          with --expect: print only mismatches and the summary
+  -q, --quiet          no per-test blocks and no progress line: only
+                       diagnostics, mismatches and summaries
+  -v, --verbose        run: a line per test on stderr (engine, outcomes,
+                       skeletons, time)
+  --max-file-size MB   reject input files larger than MB mebibytes (default
+                       16); FIFOs, devices, byte-order marks, UTF-16 and binary
+                       files are rejected too
+Results stream: each test is printed as soon as it and every test before it
+have finished, so a cut run keeps what it printed. A path that does not exist
+or cannot be read is an error for that path; the others still run. A run that
+finds no .litmus file exits 1. While tests run and stderr is a terminal, a
+progress line there names the test being checked and its time.
 
 Exit status:
   0  every test was checked (and, with --expect, every verdict matched)
-  1  some test could not be checked (its diagnostic is printed; others still run)
+  1  some test or path could not be checked (its diagnostic is printed;
+     others still run), or there was nothing to check
   2  bad command line
   3  --expect (run) or an expected.csv beside the tests (report) found
-     mismatching verdicts
+     mismatching verdicts, or no row of the --expect file named a file of
+     the run (the summary reads "N passed, M failed, K errors")
   4  xval or report: the operational machine reached an outcome the model
      forbids
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
@@ -126,7 +148,8 @@ struct Cli {
   bool observe_all = false;
   std::optional<redscope::ModelKind> model;
   redscope::EngineKind engine = redscope::EngineKind::Z3;
-  bool quiet = false;
+  bool quiet = false, verbose = false;
+  std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
   std::size_t max_outcomes = 10000;
   std::optional<std::string> outcome;  // explain --outcome
   bool condition = false;              // explain --condition
@@ -160,7 +183,8 @@ Cli parse_run(int argc, char** argv) {
     };
     if (a == "--format") {
       c.format = value();
-      if (c.format != "text" && c.format != "json") usage_error(fmt::format("--format is text or json, not '{}'", c.format));
+      if (c.format != "text" && c.format != "json" && c.format != "jsonl")
+        usage_error(fmt::format("--format is text, json or jsonl, not '{}'", c.format));
     } else if (a == "-j" || a == "--jobs") {
       c.jobs = static_cast<unsigned>(parse_int(a, value(), 1, 256));
     } else if (a.rfind("-j", 0) == 0 && a.size() > 2) {
@@ -204,6 +228,10 @@ Cli parse_run(int argc, char** argv) {
       c.dot_dir = value();
     } else if (a == "-q" || a == "--quiet") {
       c.quiet = true;
+    } else if (a == "-v" || a == "--verbose") {
+      c.verbose = true;
+    } else if (a == "--max-file-size") {
+      c.max_file_bytes = static_cast<std::size_t>(parse_int(a, value(), 1, 4096)) << 20;
     } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kUsage);
       std::exit(kExitOk);
@@ -217,44 +245,107 @@ Cli parse_run(int argc, char** argv) {
   return c;
 }
 
-// A progress line on stderr, only when stdout and stderr are terminals (so
-// it never lands in a redirected report) and the run has
-// taken more than a second.
+// The progress line: on stderr whenever stderr is a terminal (never in a
+// redirected log), redrawn four times a second once the run has taken a
+// second: tests done, errors, the oldest test still being checked and how
+// long it has run. Output goes through print(), which clears the line first.
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), tty_(isatty(1) != 0 && isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
-  void update(std::size_t done, std::size_t failed) {
-    if (!tty_) return;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (secs < 1.0) return;
-    const double eta = done ? secs / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-    fmt::print(stderr, "\r[{}/{}] errors: {}  eta {:.0f}s   ", done, total_, failed, eta);
-    shown_ = true;
+  Progress(std::size_t total, bool quiet)
+      : total_(total), tty_(!quiet && isatty(2) != 0), start_(Clock::now()) {
+    if (tty_) ticker_ = std::jthread([this](std::stop_token st) { tick(st); });
   }
-  ~Progress() { if (shown_) fmt::print(stderr, "\r{:60}\r", ""); }
+  ~Progress() {
+    ticker_ = {};  // joins
+    std::lock_guard<std::mutex> lock(mu_);
+    clear();
+  }
+  void started(std::size_t i, std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_[i] = {std::move(name), Clock::now()};
+  }
+  void finished(std::size_t i, bool error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(i);
+    ++done_;
+    failed_ += error;
+  }
+  void print(std::FILE* out, std::string_view text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    clear();
+    fmt::print(out, "{}", text);
+    std::fflush(out);
+  }
 
  private:
-  std::size_t total_;
-  bool tty_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
+  using Clock = std::chrono::steady_clock;
+  static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+  void tick(std::stop_token st) {
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock<std::mutex> wait_lock(m);
+    while (!cv.wait_for(wait_lock, st, std::chrono::milliseconds(250), [] { return false; })) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (since(start_) < 1.0) continue;
+      std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
+      if (!running_.empty()) {
+        const auto& [name, t0] = running_.begin()->second;
+        line += fmt::format("  checking {} ({:.1f} s)", redscope::printable(name), since(t0));
+      }
+      fmt::print(stderr, "\r{:<{}}", line.substr(0, 100), std::max<std::size_t>(width_, line.size()));
+      width_ = std::min<std::size_t>(100, line.size());
+      shown_ = true;
+    }
+  }
+  void clear() {
+    if (shown_) fmt::print(stderr, "\r{:{}}\r", "", width_);
+    shown_ = false;
+  }
+
+  std::mutex mu_;
+  std::size_t total_, done_ = 0, failed_ = 0, width_ = 0;
+  bool tty_, shown_ = false;
+  Clock::time_point start_;
+  std::map<std::size_t, std::pair<std::string, Clock::time_point>> running_;
+  std::jthread ticker_;  // last: started once everything above exists
 };
 
-// The files named by the command line; nullopt (after printing why) when a path does not exist.
-// With --shard i/n, only the files of shard i (round-robin over the sorted
-// collection, so every shard's list is deterministic).
-std::optional<std::vector<std::string>> files_of(const Cli& c) {
-  try {
-    std::vector<std::string> all = redscope::collect_litmus_files(c.paths);
-    if (c.shards == 1) return all;
-    std::vector<std::string> mine;
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (redscope::in_shard(i, c.shard, c.shards)) mine.push_back(all[i]);
-    return mine;
-  } catch (const redscope::InputError& e) {
-    fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return std::nullopt;
+// The files named by the command line (with --shard i/n, only those of
+// shard i: round-robin over the sorted collection, so every shard's list is
+// deterministic). A path that is missing or unreadable is a problem for that
+// path alone, returned as an error result; the others still run.
+struct Inputs {
+  std::vector<std::string> files;
+  std::vector<redscope::TestResult> problems;
+};
+
+Inputs inputs_of(const Cli& c) {
+  Inputs in;
+  std::vector<redscope::Diagnostic> probs;
+  const std::vector<std::string> all = redscope::collect_litmus_files(c.paths, &probs);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
+  for (const redscope::Diagnostic& d : probs) {
+    redscope::TestResult r;
+    r.file = d.file;
+    r.test = std::filesystem::path(d.file).stem().string();
+    r.parsed = false;
+    r.error = d.render();
+    in.problems.push_back(std::move(r));
   }
+  return in;
+}
+
+// Prints each problem; false (after saying so) when there is nothing to check.
+bool report_inputs(const Cli& c, const Inputs& in) {
+  for (const redscope::TestResult& r : in.problems) fmt::print(stderr, "{}\n", *r.error);
+  if (!in.files.empty()) return true;
+  std::string paths;
+  for (const std::string& p : c.paths) paths += (paths.empty() ? "" : ", ") + p;
+  if (c.shards > 1) fmt::print(stderr, "redscope: shard {}/{} of {} holds no .litmus file: nothing checked\n", c.shard, c.shards, paths);
+  else fmt::print(stderr, "redscope: no .litmus file found in {}: nothing checked\n", paths);
+  return false;
 }
 
 redscope::EngineOptions options_of(const Cli& c) {
@@ -264,16 +355,45 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
+  opts.max_file_bytes = c.max_file_bytes;
   return opts;
 }
 
 void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results);
 
+// One test's output as it finishes: its diagnostic on stderr, its block (text),
+// array element (json) or line (jsonl) on stdout; -v adds a timing line.
+class RunPrinter {
+ public:
+  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p) {}
+  void begin() { if (c_.format == "json") p_.print(stdout, "["); }
+  // `diagnosed`: the error is already on stderr (a path problem).
+  void result(const redscope::TestResult& r, bool diagnosed = false) {
+    if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
+    if (c_.verbose)
+      p_.print(stderr, fmt::format("checked {} with {}: {} outcome(s), {} skeleton(s), {:.2f} s\n", r.file,
+                                   redscope::to_string(c_.engine), r.outcomes.size(), r.skeletons, r.seconds));
+    if (c_.format == "json") p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
+    else if (c_.format == "jsonl") p_.print(stdout, redscope::render_json_line(r));
+    else if (!c_.quiet) p_.print(stdout, redscope::render_text(r));
+  }
+  void end() { if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n"); }
+
+ private:
+  const Cli& c_;
+  Progress& p_;
+  std::size_t n_ = 0;
+};
+
+// Workers split between tests and, with fewer tests than workers, within one
+// test (the op machine's search).
+std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
+  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, tests)));
+  return {across, std::max(1u, c.jobs / across)};
+}
+
 int run(const Cli& c) {
   if (c.outcome || c.condition) usage_error("--outcome and --condition belong to `redscope explain`");
-  const auto found = files_of(c);
-  if (!found) return kExitInputError;
-  const std::vector<std::string>& files = *found;
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
@@ -283,18 +403,33 @@ int run(const Cli& c) {
       return kExitUsage;
     }
   }
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
   redscope::EngineOptions opts = options_of(c);
-  // Fewer tests than workers: the op machine splits each test's search instead.
-  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
-  opts.workers = std::max(1u, c.jobs / across);
-  std::vector<redscope::TestResult> results;
+  const auto [across, within] = split_jobs(c, in.files.size());
+  opts.workers = within;
+  std::vector<redscope::TestResult> results = in.problems;
   {
-    Progress progress(files.size());
-    results = redscope::run_suite(files, opts, across, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
+    Progress progress(in.files.size(), c.quiet);
+    RunPrinter out(c, progress);
+    out.begin();
+    for (const redscope::TestResult& r : in.problems) out.result(r, true);
+    redscope::run_ordered<redscope::TestResult>(
+        in.files.size(), across,
+        [&](std::size_t i) {
+          progress.started(i, redscope::file_stem(in.files[i]));
+          redscope::TestResult r = redscope::check_file(in.files[i], opts);
+          progress.finished(i, r.error.has_value());
+          return r;
+        },
+        [&](std::size_t, redscope::TestResult&& r) {
+          out.result(r);
+          results.push_back(std::move(r));
+        });
+    out.end();
   }
-  bool any_error = false;
-  for (const auto& r : results)
-    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
+  bool any_error = !in.problems.empty();
+  for (const auto& r : results) any_error = any_error || r.error.has_value();
   if (c.dot_dir) {
     try {
       write_run_pictures(c, results);
@@ -303,17 +438,16 @@ int run(const Cli& c) {
       any_error = true;
     }
   }
-  if (c.format == "json") {
-    fmt::print("{}", redscope::render_json(results));
-  } else if (!(c.expect && c.quiet)) {
-    for (const auto& r : results) fmt::print("{}", redscope::render_text(r));
-  }
   if (c.expect) {
     const auto rep = redscope::compare_expectations(expectations, results);
-    auto& out = c.format == "json" ? stderr : stdout;
+    auto& out = c.format == "text" ? stdout : stderr;
     for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
     if (rep.not_run) fmt::print(out, "{} expectation(s) name files that were not run\n", rep.not_run);
-    fmt::print(out, "{} passed, {} failed\n", rep.passed, rep.failed);
+    fmt::print(out, "{} passed, {} failed, {} errors\n", rep.passed, rep.failed, rep.errors);
+    if (rep.passed + rep.failed + rep.errors == 0) {
+      fmt::print(stderr, "redscope: no row of {} names a file of this run: nothing was compared\n", *c.expect);
+      return kExitMismatch;
+    }
     if (rep.failed > 0) return kExitMismatch;
   }
   return any_error ? kExitInputError : kExitOk;
@@ -321,35 +455,35 @@ int run(const Cli& c) {
 
 // Exit 4 when some outcome is reached by the machine but forbidden by the model.
 int run_xval(const Cli& c) {
-  const auto found = files_of(c);
-  if (!found) return kExitInputError;
-  const std::vector<std::string>& files = *found;
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
   redscope::EngineOptions opts = options_of(c);
-  // Fewer tests than workers: the machine splits each test's search instead.
-  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, files.size())));
-  opts.workers = std::max(1u, c.jobs / across);
-  std::vector<redscope::XvalResult> results(files.size());
+  const auto [across, within] = split_jobs(c, in.files.size());
+  opts.workers = within;
+  std::vector<redscope::XvalResult> results;
+  bool any_error = !in.problems.empty(), defect = false;
   {
-    Progress progress(files.size());
-    std::mutex mu;
-    std::size_t done = 0, failed = 0;
-    redscope::parallel_for(files.size(), across, [&](std::size_t i) {
-      results[i] = redscope::xval_file(files[i], opts);
-      std::lock_guard<std::mutex> lock(mu);
-      failed += results[i].error.has_value();
-      progress.update(++done, failed);
-    });
+    Progress progress(in.files.size(), c.quiet);
+    redscope::run_ordered<redscope::XvalResult>(
+        in.files.size(), across,
+        [&](std::size_t i) {
+          progress.started(i, redscope::file_stem(in.files[i]));
+          redscope::XvalResult r = redscope::xval_file(in.files[i], opts);
+          progress.finished(i, r.error.has_value());
+          return r;
+        },
+        [&](std::size_t, redscope::XvalResult&& r) {
+          if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
+          const bool bad = r.count(redscope::XvalStatus::ReachedForbidden) > 0;
+          defect = defect || bad;
+          if (c.format == "text" && (!c.quiet || bad)) progress.print(stdout, redscope::render_xval_text(r));
+          results.push_back(std::move(r));
+        });
   }
-  bool any_error = false, defect = false;
-  for (const auto& r : results) {
-    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
-    defect = defect || r.count(redscope::XvalStatus::ReachedForbidden) > 0;
-  }
-  if (c.format == "json") {
+  if (c.format != "text") {
     fmt::print("{}", redscope::render_xval_json(results));
     fmt::print(stderr, "{}", redscope::render_xval_summary(results));
   } else {
-    for (const auto& r : results) fmt::print("{}", redscope::render_xval_text(r));
     fmt::print("{}", redscope::render_xval_summary(results));
   }
   if (defect) return kExitDefect;
@@ -367,7 +501,7 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
       if (w.skeleton >= ex.skeletons.size()) continue;
       std::string values;
       for (std::size_t i = 0; i < r.observables.size(); ++i) values += fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
-      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", redscope::file_stem(r.test), k + 1),
+      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", redscope::file_stem(std::filesystem::path(r.file).stem().string()), k + 1),
                               redscope::witness_dot(ex.skeletons[w.skeleton], w, fmt::format("{}: {}", r.test, values)));
     }
   }
@@ -404,8 +538,9 @@ int run_explain(const Cli& c) {
 // Exit status: 1 if a test could not be checked, 3 if a verdict differs from
 // an expected.csv beside the tests, 4 if the machine reached a forbidden outcome.
 int run_report(const Cli& c) {
-  const auto found = files_of(c);
-  if (!found) return kExitInputError;
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
+  const std::vector<std::string>* found = &in.files;
   redscope::ReportOptions ro;
   ro.dir = *c.html_dir;
   ro.jobs = c.jobs;
@@ -413,8 +548,9 @@ int run_report(const Cli& c) {
   ro.pictures = !c.no_pictures;
   redscope::ReportSummary s;
   try {
-    Progress progress(found->size());
-    s = redscope::write_html_report(*found, options_of(c), ro, [&](std::size_t d, std::size_t f) { progress.update(d, f); });
+    Progress progress(found->size(), c.quiet);
+    s = redscope::write_html_report(*found, options_of(c), ro, [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
+                                    [&](std::size_t i, bool error) { progress.finished(i, error); });
   } catch (const std::exception& e) {
     fmt::print(stderr, "redscope: report: {}\n", e.what());
     return kExitInputError;
@@ -423,21 +559,32 @@ int run_report(const Cli& c) {
              s.mismatches, s.defects);
   if (s.defects) return kExitDefect;
   if (s.mismatches) return kExitMismatch;
-  return s.errors ? kExitInputError : kExitOk;
+  return s.errors || !in.problems.empty() ? kExitInputError : kExitOk;
 }
 
 int run_atomicity(const Cli& c) {
-  const auto found = files_of(c);
-  if (!found) return kExitInputError;
-  const std::vector<std::string>& files = *found;
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
   const redscope::EngineOptions opts = options_of(c);
-  std::vector<redscope::AtomicityResult> results(files.size());
-  redscope::parallel_for(files.size(), c.jobs, [&](std::size_t i) { results[i] = redscope::check_atomicity_file(files[i], opts); });
-  bool any_error = false;
-  for (const auto& r : results)
-    if (r.error) { any_error = true; fmt::print(stderr, "{}\n", *r.error); }
-  if (c.format == "json") fmt::print("{}", redscope::render_atomicity_json(results));
-  else for (const auto& r : results) fmt::print("{}", redscope::render_atomicity_text(r));
+  std::vector<redscope::AtomicityResult> results;
+  bool any_error = !in.problems.empty();
+  {
+    Progress progress(in.files.size(), c.quiet);
+    redscope::run_ordered<redscope::AtomicityResult>(
+        in.files.size(), c.jobs,
+        [&](std::size_t i) {
+          progress.started(i, redscope::file_stem(in.files[i]));
+          redscope::AtomicityResult r = redscope::check_atomicity_file(in.files[i], opts);
+          progress.finished(i, r.error.has_value());
+          return r;
+        },
+        [&](std::size_t, redscope::AtomicityResult&& r) {
+          if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
+          if (c.format == "text" && !c.quiet) progress.print(stdout, redscope::render_atomicity_text(r));
+          results.push_back(std::move(r));
+        });
+  }
+  if (c.format != "text") fmt::print("{}", redscope::render_atomicity_json(results));
   return any_error ? kExitInputError : kExitOk;
 }
 

@@ -42,7 +42,8 @@ std::string render_text(const TestResult& r) {
   return out;
 }
 
-std::string json_escape(std::string_view s) {
+std::string json_escape(std::string_view raw) {
+  const std::string s = valid_utf8(raw);  // JSON is UTF-8: never echo a stray byte
   std::string o;
   for (char c : s) {
     switch (c) {
@@ -72,7 +73,8 @@ std::string string_list(const std::vector<std::string>& v) {
 std::string one_json(const TestResult& r) {
   std::string o = "  {\n";
   o += fmt::format("    \"test\": {},\n    \"file\": {},\n", q(r.test), q(r.file));
-  o += fmt::format("    \"model\": {},\n    \"target\": {},\n", q(to_string(r.model)), q(fmt::format("sm_{}", r.target_sm)));
+  if (r.parsed) o += fmt::format("    \"model\": {},\n    \"target\": {},\n", q(to_string(r.model)), q(fmt::format("sm_{}", r.target_sm)));
+  else o += "    \"model\": null,\n    \"target\": null,\n";  // the file never parsed
   if (r.error) {
     o += "    \"condition\": null,\n    \"observation\": null,\n    \"outcomes\": [],\n    \"witnesses\": [],\n";
     o += "    \"incomplete_paths\": 0,\n";
@@ -104,6 +106,19 @@ std::string one_json(const TestResult& r) {
 }
 
 }  // namespace
+
+std::string render_json_item(const TestResult& r) { return one_json(r); }
+
+std::string render_json_line(const TestResult& r) {
+  const std::string pretty = one_json(r);
+  std::string o;  // strings hold no raw newline (escaped), so dropping them and the indent is safe
+  for (std::size_t i = 0; i < pretty.size(); ++i) {
+    if (pretty[i] != '\n') { o += pretty[i]; continue; }
+    while (i + 1 < pretty.size() && pretty[i + 1] == ' ') ++i;
+  }
+  const std::size_t b = o.find_first_not_of(' ');
+  return o.substr(b) + "\n";
+}
 
 std::string render_json(const std::vector<TestResult>& results) {
   std::string o = "[\n";

@@ -17,21 +17,49 @@ namespace fs = std::filesystem;
 
 namespace redscope {
 
-std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths) {
+namespace {
+
+// Every *.litmus below `dir`, recursively; folders that cannot be read and
+// .litmus entries that are dangling links become problems.
+void walk_folder(const fs::path& dir, std::vector<std::string>& found, std::vector<Diagnostic>& problems) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) { problems.push_back(Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())}); return; }
+  std::vector<fs::path> subdirs;
+  for (fs::directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::path& p = it->path();
+    std::error_code e2;
+    if (it->is_directory(e2) && !it->is_symlink(e2)) { subdirs.push_back(p); continue; }
+    if (p.extension() != ".litmus") continue;
+    if (it->is_regular_file(e2)) found.push_back(p.string());
+    else if (it->is_symlink(e2) && !fs::exists(p, e2))
+      problems.push_back(Diagnostic{p.string(), {0, 0}, "dangling symbolic link"});
+    else found.push_back(p.string());  // a FIFO or device named *.litmus: reading it reports why
+  }
+  if (ec) problems.push_back(Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
+  for (const fs::path& d : subdirs) walk_folder(d, found, problems);
+}
+
+}  // namespace
+
+std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths, std::vector<Diagnostic>* problems) {
   std::vector<std::string> out;
+  std::vector<Diagnostic> local;
+  std::vector<Diagnostic>& probs = problems ? *problems : local;
   for (const std::string& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && it->path().extension() == ".litmus") found.push_back(it->path().string());
+      walk_folder(p, found, probs);
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
     } else if (fs::exists(p, ec)) {
       out.push_back(p);
     } else {
-      throw InputError(Diagnostic{p, {0, 0}, "no such file or folder"});
+      probs.push_back(Diagnostic{p, {0, 0}, "no such file or folder"});
     }
+    if (!problems && !local.empty()) throw InputError(local.front());
   }
   return out;
 }
@@ -41,9 +69,14 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   TestResult r;
   r.file = path;
   r.test = fs::path(path).stem().string();
-  r.model = opts.model.value_or(ModelKind::Ptx);
+  r.parsed = false;
   try {
-    return run_engine(parse_litmus_file(path), opts);
+    const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    r.parsed = true;
+    r.test = t.name;
+    r.model = opts.model.value_or(model_for_target(t.target_sm));
+    r.target_sm = t.target_sm;
+    return run_engine(t, opts);
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
   } catch (const z3::exception& e) {
@@ -67,17 +100,13 @@ void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::si
 }
 
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
-                                  const std::function<void(std::size_t, std::size_t)>& progress) {
+                                  const std::function<void(std::size_t, const TestResult&)>& emit) {
   std::vector<TestResult> results(files.size());
-  std::mutex mu;
-  std::size_t done = 0, failed = 0;
-  parallel_for(files.size(), jobs, [&](std::size_t i) {
-    results[i] = check_file(files[i], opts);
-    std::lock_guard<std::mutex> lock(mu);
-    ++done;
-    if (results[i].error) ++failed;
-    if (progress) progress(done, failed);
-  });
+  run_ordered<TestResult>(files.size(), jobs, [&](std::size_t i) { return check_file(files[i], opts); },
+                          [&](std::size_t i, TestResult&& r) {
+                            if (emit) emit(i, r);
+                            results[i] = std::move(r);
+                          });
   return results;
 }
 
@@ -113,7 +142,7 @@ ExpectReport compare_expectations(const std::vector<Expectation>& exp, const std
     if (it == by_path.end()) { ++rep.not_run; continue; }
     const TestResult& r = *it->second;
     if (r.error) {
-      ++rep.failed;
+      ++rep.errors;
       rep.lines.push_back(fmt::format("ERROR {}: {}", e.path, *r.error));
     } else if (r.holds != e.holds) {
       ++rep.failed;

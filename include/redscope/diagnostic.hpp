@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace redscope {
 
@@ -18,6 +19,13 @@ struct Diagnostic {
   // "file:line:col: error: message" (gcc style, so editors can jump to it).
   std::string render() const;
 };
+
+// `text` as short, valid UTF-8 for messages: bytes that are not UTF-8 become
+// U+FFFD, control characters \xNN, and a word longer than 80 bytes keeps its
+// first 60 followed by an ellipsis (a megabyte-long token stays short).
+std::string printable(std::string_view text);
+// `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD.
+std::string valid_utf8(std::string_view text);
 
 // Thrown by the frontend and by expansion when the input cannot be checked.
 class InputError : public std::runtime_error {

@@ -74,6 +74,7 @@ struct TestResult {
   std::size_t skeletons = 0;
   double seconds = 0;
   std::optional<std::string> error;  // the diagnostic when the test could not be checked
+  bool parsed = true;                // false when the file never parsed (model and target unknown)
 
   std::string render_value(std::size_t outcome, std::size_t obs) const;
 };
@@ -99,6 +100,8 @@ struct EngineOptions {
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;
+  // Input files larger than this are rejected (--max-file-size).
+  std::size_t max_file_bytes = std::size_t{16} << 20;
   // enum engine: candidate executions examined per skeleton before giving up.
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).

@@ -25,10 +25,11 @@ struct ReportSummary {
 
 // Checks `files` (z3 engine, plus the operational machine), reads the
 // expected verdict of each test from an `expected.csv` in its folder when
-// there is one, and writes the report. `progress(done, failed)` as for
-// run_suite.
+// there is one, and writes the report. `started(i)` and `finished(i, error)`
+// are called from the worker checking files[i] (for a progress line).
 ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts, const ReportOptions& ro,
-                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                const std::function<void(std::size_t)>& started = {},
+                                const std::function<void(std::size_t, bool)>& finished = {});
 
 std::string html_escape(std::string_view s);
 

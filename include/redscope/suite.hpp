@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,8 +12,11 @@
 namespace redscope {
 
 // Files named on the command line, and every *.litmus below named folders,
-// sorted. Throws InputError for a path that does not exist.
-std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths);
+// sorted per folder. A path that does not exist, a folder that cannot be read
+// or a dangling link is a problem: appended to `problems` (and the rest still
+// collected), or thrown as InputError when `problems` is null.
+std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
+                                              std::vector<Diagnostic>* problems = nullptr);
 
 // Parses and checks one file; input errors become TestResult::error.
 TestResult check_file(const std::string& path, const EngineOptions& opts);
@@ -19,11 +24,33 @@ TestResult check_file(const std::string& path, const EngineOptions& opts);
 // Runs body(0..n-1) on `jobs` threads (the caller's included); each index once.
 void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body);
 
-// Checks every file on `jobs` worker threads. Results are in `files` order
-// whatever `jobs` is. `progress(done, failed_so_far)` is called after each test
-// from the worker that finished it (serialised).
+// Runs work(i) for i in [0, n) on `jobs` threads and hands each result to
+// emit(i, result) in index order, as soon as every earlier one has been
+// handed over (serialised: emit never runs on two threads at once). So output
+// streams in input order whatever `jobs` is, and a cut run has printed every
+// result up to the first unfinished one.
+template <class T>
+void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t)>& work,
+                 const std::function<void(std::size_t, T&&)>& emit) {
+  std::vector<std::optional<T>> done(n);
+  std::size_t next = 0;
+  std::mutex mu;
+  parallel_for(n, jobs, [&](std::size_t i) {
+    T r = work(i);
+    std::lock_guard<std::mutex> lock(mu);
+    done[i] = std::move(r);
+    for (; next < n && done[next]; ++next) {
+      emit(next, std::move(*done[next]));
+      done[next].reset();
+    }
+  });
+}
+
+// Checks every file on `jobs` worker threads; results in `files` order.
+// `emit(i, result)` sees each result in that order as soon as it can
+// (run_ordered).
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
-                                  const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                  const std::function<void(std::size_t, const TestResult&)>& emit = {});
 
 // One row of a Dat3M expectation CSV: `path,1` (condition holds) or `path,0`.
 struct Expectation {
@@ -37,7 +64,7 @@ std::vector<Expectation> read_expectations(const std::string& csv_path);
 
 struct ExpectReport {
   std::vector<std::string> lines;  // one per mismatch or error
-  std::size_t passed = 0, failed = 0, not_run = 0;
+  std::size_t passed = 0, failed = 0, errors = 0, not_run = 0;
 };
 
 ExpectReport compare_expectations(const std::vector<Expectation>& exp, const std::vector<TestResult>& results);

@@ -1,0 +1,105 @@
+// Reading input files and making diagnostics printable: whatever bytes a
+// file holds, what redscope prints about it is short, valid UTF-8 text.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "redscope/diagnostic.hpp"
+#include "redscope/frontend.hpp"
+
+namespace redscope {
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  const std::size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0))) return 0;  // overlong, surrogate
+  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) >= 0x90))) return 0;  // overlong, > U+10FFFF
+  return n;
+}
+
+constexpr std::size_t kLongWord = 80;   // a word longer than this is shortened
+constexpr std::size_t kKeptOfWord = 60;
+
+// One word (no spaces) with every byte made printable.
+std::string clean_word(std::string_view w) {
+  std::string out;
+  for (std::size_t i = 0; i < w.size();) {
+    const std::size_t n = utf8_length(w, i);
+    if (n == 0) out += "\xef\xbf\xbd";  // U+FFFD for a byte that is not UTF-8
+    else if (n == 1 && static_cast<unsigned char>(w[i]) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned>(w[i]));
+    else out += w.substr(i, n);
+    i += n ? n : 1;
+  }
+  if (out.size() <= kLongWord) return out;
+  std::size_t keep = kKeptOfWord;
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80) --keep;  // a character boundary
+  return out.substr(0, keep) + "\xe2\x80\xa6";
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    out += n ? text.substr(i, n) : std::string_view("\xef\xbf\xbd");
+    i += n ? n : 1;
+  }
+  return out;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const bool end = i == text.size();
+    if (!end && text[i] != ' ' && text[i] != '\n' && text[i] != '\t') continue;
+    out += clean_word(text.substr(start, i - start));
+    if (!end) out += text[i];
+    start = i + 1;
+  }
+  return out;
+}
+
+std::string Diagnostic::render() const {
+  return fmt::format("{}:{}:{}: error: {}", printable(file), loc.line, loc.col, printable(message));
+}
+
+std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
+  auto fail = [&](std::string msg) -> std::string { throw InputError(Diagnostic{path, {0, 0}, std::move(msg)}); };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) return fail("is a folder, not a litmus file");
+  if (!S_ISREG(st.st_mode)) return fail("not a regular file (a FIFO, device or socket): redscope reads litmus files only");
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    return fail(fmt::format("file of {} bytes is over the {}-byte limit (--max-file-size)", st.st_size, max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes) return fail(fmt::format("file is over the {}-byte limit (--max-file-size)", max_bytes));
+  if (text.rfind("\xef\xbb\xbf", 0) == 0) return fail("starts with a UTF-8 byte-order mark: save the file without one");
+  if (text.rfind("\xff\xfe", 0) == 0 || text.rfind("\xfe\xff", 0) == 0)
+    return fail("is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8");
+  if (const auto nul = text.find('\0'); nul != std::string::npos)
+    return fail(fmt::format("is not text (a NUL byte at offset {}): is it a litmus file?", nul));
+  return text;
+}
+
+LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
+  return parse_litmus(read_litmus_source(path, max_bytes), path);
+}
+
+}  // namespace redscope
