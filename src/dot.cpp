@@ -1,5 +1,6 @@
 #include "redscope/dot.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -178,12 +179,22 @@ std::vector<std::string> write_picture(const std::string& dir, const std::string
   const std::string svg = (std::filesystem::path(dir) / (stem + ".svg")).string();
   std::string a0 = "dot", a1 = "-Tsvg", a2 = dot_path, a3 = "-o", a4 = svg;
   char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+  // Graphviz's warnings go to STEM.dot.log beside the picture (kept only when
+  // not empty), never onto the user's terminal.
+  const std::string log = dot_path + ".log";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "dot", nullptr, nullptr, argv, environ) == 0) {
+  if (posix_spawnp(&pid, "dot", &fa, nullptr, argv, environ) == 0) {
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) out.push_back(svg);
   }
+  posix_spawn_file_actions_destroy(&fa);
+  std::error_code ec;
+  if (std::filesystem::file_size(log, ec) == 0 && !ec) std::filesystem::remove(log, ec);
   return out;
 }
 

@@ -368,7 +368,8 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   out.model = opts.model.value_or(model_for_target(test.target_sm));
   out.expansion = ex;
   const Target target = parse_target(test, *ex, req);
-  out.target = target.text;
+  out.outcome = target.text;
+  out.target_sm = test.target_sm;
   const std::vector<Axiom> all(kAllAxioms.begin(), kAllAxioms.end());
   z3::context c;
   struct Forbidden {
@@ -420,7 +421,7 @@ std::string edge_text(const Skeleton& sk, const ExecEdge& e) {
 }  // namespace
 
 std::string render_text(const Explanation& e) {
-  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, to_string(e.model), e.target, e.allowed ? "Allowed" : "Forbidden");
+  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, to_string(e.model), e.outcome, e.allowed ? "Allowed" : "Forbidden");
   if (e.allowed) {
     s += "A witness execution:\n";
     for (const std::string& r : e.witness.rf) s += "  rf " + r + "\n";
@@ -470,8 +471,10 @@ std::string witness_json(const Witness& w) { return fmt::format("{{\"rf\": {}, \
 }  // namespace
 
 std::string render_json(const Explanation& e) {
-  std::string s = fmt::format("{{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": {}, \"verdict\": {}", q(e.test), q(e.file),
-                              q(to_string(e.model)), q(e.target), q(e.allowed ? "allowed" : "forbidden"));
+  // Field names as in run's JSON: target is the Target sm; outcome is what is explained.
+  std::string s = fmt::format("{{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": {}, \"outcome\": {}, \"verdict\": {}",
+                              q(e.test), q(e.file), q(to_string(e.model)), q(fmt::format("sm_{}", e.target_sm)), q(e.outcome),
+                              q(e.allowed ? "allowed" : "forbidden"));
   if (e.allowed) return s + fmt::format(", \"witness\": {}, \"synchronization\": {}}}\n", witness_json(e.witness), strings(e.notes));
   std::vector<std::string> names;
   for (Axiom a : e.axioms) names.emplace_back(to_string(a));

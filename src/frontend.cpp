@@ -86,6 +86,9 @@ struct Qualifiers {
   bool cache_hint = false;
   unsigned vec = 1;
   bool shared_cta = false;  // `.shared::cta` written out (a target rule: sm_30)
+  std::string cop;          // cache operator (.ca .cg .cs .lu .cv .wb .wt): a hint
+  bool nc = false;          // ld.global.nc: the non-coherent read-only path, a hint too
+  SourceLoc cop_at, nc_at;
   SourceLoc sem_at, scope_at, space_at, type_at, op_at, cmp_at, noftz_at, hint_at, vec_at;
 };
 
@@ -634,6 +637,10 @@ class Parser {
         claim(q.noftz, "noftz", "'.noftz'"); q.noftz = true; q.noftz_at = at;
       } else if (p == "L2::cache_hint") {
         claim(q.cache_hint, "hint", "cache-hint"); q.cache_hint = true; q.hint_at = at;
+      } else if (p == "ca" || p == "cg" || p == "cs" || p == "lu" || p == "cv" || p == "wb" || p == "wt") {
+        claim(!q.cop.empty(), "cop", "cache-operator"); q.cop = p; q.cop_at = at;
+      } else if (p == "nc") {
+        claim(q.nc, "nc", "'.nc'"); q.nc = true; q.nc_at = at;
       } else if (p == "v2" || p == "v4" || p == "v8") {
         claim(q.vec > 1, "vec", "vector"); q.vec = static_cast<unsigned>(p[1] - '0'); q.vec_at = at;
       } else if (p == "u8" || p == "s8" || p == "b8" || p == "b128" || p == "pred") {
@@ -781,10 +788,24 @@ class Parser {
     in.cache_policy = reg_operand(c, "a cache-policy register");
   }
 
+  // Cache operators are performance hints with no effect on outcomes. PTX
+  // writes them only in the weak forms (`ld{.weak}{.ss}{.cop}...`,
+  // `st{.weak}{.ss}{.cop}...`; §9.7.9.8, §9.7.9.9; ld.global.nc likewise).
+  void cache_operators(const Token& mn, const Qualifiers& q, std::string_view ins, std::initializer_list<std::string_view> ok) const {
+    if (!q.cop.empty() && std::find(ok.begin(), ok.end(), q.cop) == ok.end()) {
+      std::string list;
+      for (std::string_view o : ok) list += fmt::format("{}.{}", list.empty() ? "" : ", ", o);
+      fail(q.cop_at, fmt::format("{} takes the cache operators {}, not .{}", ins, list, q.cop));
+    }
+    const bool strong = q.is_volatile || (q.sem && *q.sem != Sem::Weak);
+    if (strong && (!q.cop.empty() || q.nc))
+      fail(q.cop.empty() ? q.nc_at : q.cop_at, fmt::format("'{}': cache operators and .nc go with weak {}s only (PTX {} syntax)", mn.text, ins, ins));
+  }
+
   void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     // Dat3M's `ld r0, 1` / `ld r0, r1` is a register move, not a load.
     const bool bare = parts.size() == 1;
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec");
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec cop nc");
     if (bare && is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma) {
       const Token& src = c.look(2);
       if (src.kind == Tok::Number || src.kind == Tok::Minus || (src.kind == Tok::Ident && is_register_name(src.text))) {
@@ -801,6 +822,8 @@ class Parser {
     memory_order(in, mn, q);
     if (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
       fail(q.sem_at, fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)", to_string(in.sem)));
+    cache_operators(mn, q, "ld", {"ca", "cg", "cs", "lu", "cv"});
+    if (q.nc && in.space != Space::Global) fail(q.nc_at, "'.nc' loads go through the global read-only path: write ld.global.nc (PTX §9.7.9.8)");
     if (in.vec > 1) in.dsts = brace_list(c, in.vec, "destination", [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
     else in.dst = reg_operand(c, "a destination register");
     comma(c, mn, "'dst, [a]'");
@@ -810,9 +833,10 @@ class Parser {
   }
 
   void parse_st(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec");
+    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec cop");
     in.kind = InstrKind::Store;
     memory_order(in, mn, q);
+    cache_operators(mn, q, "st", {"wb", "cg", "cs", "wt"});
     if (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
       fail(q.sem_at, fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)", to_string(in.sem)));
     in.addr = address_operand(c);

@@ -97,7 +97,7 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
       for (const Breach& b : ex.breaches) {
         const auto files = write_picture(dir, fmt::format("{}-{}", e.stem, to_string(b.axiom)),
                                          witness_dot(ex.expansion->skeletons[b.execution.skeleton], b.execution,
-                                                     fmt::format("{} breaks {}", ex.target, to_string(b.axiom)), b.edges));
+                                                     fmt::format("{} breaks {}", ex.outcome, to_string(b.axiom)), b.edges));
         e.explanation_html += fmt::format("<img alt=\"{}\" src=\"../pictures/{}\">", to_string(b.axiom), fs::path(files.back()).filename().string());
       }
     }

@@ -516,12 +516,12 @@ int run_explain(const Cli& c) {
       const std::string stem = redscope::file_stem(e.test);
       if (e.allowed) {
         redscope::write_picture(*c.dot_dir, stem + "-witness",
-                                redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness, e.test + ": " + e.target + " (allowed)"));
+                                redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness, e.test + ": " + e.outcome + " (allowed)"));
       }
       for (const redscope::Breach& b : e.breaches)
         redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stem, redscope::to_string(b.axiom)),
                                 redscope::witness_dot(e.expansion->skeletons[b.execution.skeleton], b.execution,
-                                                      fmt::format("{}: {} breaks {}", e.test, e.target, redscope::to_string(b.axiom)), b.edges));
+                                                      fmt::format("{}: {} breaks {}", e.test, e.outcome, redscope::to_string(b.axiom)), b.edges));
     }
     return kExitOk;
   } catch (const redscope::InputError& e) {

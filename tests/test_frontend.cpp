@@ -142,3 +142,23 @@ TEST_CASE("conditions: depth is bounded, long chains are flat", "[frontend]") {
   const std::string ok = std::string(200, '(') + "P0:r0 == 0" + std::string(200, ')');
   CHECK(parse_litmus(head + ok + "\n", "c.litmus").condition.kind == CondExpr::Kind::Cmp);
 }
+
+// Real PTX cache operators are performance hints: accepted in the weak forms
+// PTX writes them in, with no effect on outcomes (PTX §9.7.9.8, §9.7.9.9).
+TEST_CASE("cache operators and ld.global.nc are accepted hints", "[frontend]") {
+  const std::string head = "PTX c\n{ global u32 x = 1; }\n P0@cta 0,gpu 0 ;\n";
+  for (const char* ins : {"ld.global.ca.u32 r0, [x]", "ld.cg.u32 r0, [x]", "ld.global.cs.u32 r0, [x]", "ld.lu.u32 r0, [x]",
+                          "ld.cv.u32 r0, [x]", "ld.global.nc.u32 r0, [x]", "ld.weak.global.ca.nc.u32 r0, [x]"}) {
+    INFO(ins);
+    const LitmusTest t = parse_litmus(head + " " + ins + " ;\nexists (P0:r0 == 1)\n", "c.litmus");
+    CHECK(t.threads[0].code[0].kind == InstrKind::Load);
+    CHECK(t.threads[0].code[0].sem == Sem::Weak);
+  }
+  for (const char* ins : {"st.global.wb.u32 [x], 1", "st.cg.u32 [x], 1", "st.cs.u32 [x], 1", "st.wt.u32 [x], 1"}) {
+    INFO(ins);
+    CHECK(parse_litmus(head + " " + ins + " ;\nexists (x == 1)\n", "c.litmus").threads[0].code[0].kind == InstrKind::Store);
+  }
+  CHECK_THAT(error_of(head + " st.ca.u32 [x], 1 ;\nexists (x == 1)\n"), Catch::Contains("4:5: error: st takes the cache operators .wb, .cg, .cs, .wt, not .ca"));
+  CHECK_THAT(error_of(head + " ld.relaxed.gpu.cg.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("go with weak lds only"));
+  CHECK_THAT(error_of(head + " ld.nc.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("write ld.global.nc"));
+}

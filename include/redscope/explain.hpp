@@ -30,10 +30,11 @@ struct Breach {
 };
 
 struct Explanation {
-  std::string test, file, target;  // target: the outcome or the condition, as text
+  std::string test, file, outcome;  // outcome: the explained outcome or condition, as text
   ModelKind model = ModelKind::Ptx;
+  int target_sm = 90;
   bool allowed = false;
-  Witness witness;                    // allowed: an execution that produces the target
+  Witness witness;                    // allowed: an execution that produces the outcome
   std::vector<std::string> notes;     // allowed: its synchronization, in words
   std::vector<Axiom> axioms;          // forbidden: a minimal set of axioms that forbids it
   std::vector<Breach> breaches;       // forbidden: one per axiom, on the first path that needs it

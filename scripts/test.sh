@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# README's test command: builds the unit tests and the benchmark (set-up
+# builds only the redscope binary), then runs every ctest on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)"
+ctest --test-dir build --output-on-failure -j 2
