@@ -73,7 +73,8 @@ std::string printable(std::string_view text) {
 }
 
 std::string Diagnostic::render() const {
-  return fmt::format("{}:{}:{}: error: {}", printable(file), loc.line, loc.col, printable(message));
+  // The file name is never shortened (editors jump to it); the message is.
+  return fmt::format("{}:{}:{}: error: {}", valid_utf8(file), loc.line, loc.col, printable(message));
 }
 
 std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
