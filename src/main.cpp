@@ -79,7 +79,8 @@ Usage:
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
-those and --observe-all; every command takes -q, -v and --max-file-size):
+those and --observe-all; every command takes -q, -v, --timeout, --max-memory
+and --max-file-size):
   --format text|json|jsonl
                        output format: text (default, herd7-like), json (one
                        array, streamed: each test's object is printed as it
@@ -118,6 +119,13 @@ those and --observe-all; every command takes -q, -v and --max-file-size):
                        diagnostics, mismatches and summaries
   -v, --verbose        run: a line per test on stderr (engine, outcomes,
                        skeletons, time)
+  --timeout SECONDS    per-test time budget (default 300; 0: none). A test
+                       past it is reported as an error of kind "timeout" and
+                       the run goes on
+  --max-memory MB      memory budget (default 8192; 0: none): when the
+                       process's resident memory passes it, the tests then
+                       running stop with an error of kind "memory" (per test
+                       exactly with -j 1)
   --max-file-size MB   reject input files larger than MB mebibytes (default
                        16); FIFOs, devices, byte-order marks, UTF-16 and binary
                        files are rejected too
@@ -150,6 +158,7 @@ struct Cli {
   redscope::EngineKind engine = redscope::EngineKind::Z3;
   bool quiet = false, verbose = false;
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
+  redscope::BudgetLimits limits{300, 8192};  // --timeout, --max-memory
   std::size_t max_outcomes = 10000;
   std::optional<std::string> outcome;  // explain --outcome
   bool condition = false;              // explain --condition
@@ -230,6 +239,10 @@ Cli parse_run(int argc, char** argv) {
       c.quiet = true;
     } else if (a == "-v" || a == "--verbose") {
       c.verbose = true;
+    } else if (a == "--timeout") {
+      c.limits.seconds = parse_int(a, value(), 0, 86400);
+    } else if (a == "--max-memory") {
+      c.limits.memory_mb = static_cast<std::size_t>(parse_int(a, value(), 0, 1 << 24));
     } else if (a == "--max-file-size") {
       c.max_file_bytes = static_cast<std::size_t>(parse_int(a, value(), 1, 4096)) << 20;
     } else if (a == "-h" || a == "--help") {
@@ -285,7 +298,9 @@ class Progress {
     std::mutex m;
     std::condition_variable_any cv;
     std::unique_lock<std::mutex> wait_lock(m);
-    while (!cv.wait_for(wait_lock, st, std::chrono::milliseconds(250), [] { return false; })) {
+    while (!st.stop_requested()) {
+      cv.wait_for(wait_lock, st, std::chrono::milliseconds(250), [] { return false; });  // false on stop too
+      if (st.stop_requested()) return;
       std::lock_guard<std::mutex> lock(mu_);
       if (since(start_) < 1.0) continue;
       std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
@@ -332,6 +347,7 @@ Inputs inputs_of(const Cli& c) {
     r.test = std::filesystem::path(d.file).stem().string();
     r.parsed = false;
     r.error = d.render();
+    r.error_kind = "input";
     in.problems.push_back(std::move(r));
   }
   return in;
@@ -356,6 +372,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
   opts.max_file_bytes = c.max_file_bytes;
+  opts.limits = c.limits;
   return opts;
 }
 

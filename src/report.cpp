@@ -26,7 +26,10 @@ std::string state_line(const TestResult& r, std::size_t i) {
 }  // namespace
 
 std::string render_text(const TestResult& r) {
-  if (r.error) return fmt::format("Test {} Error\n{}\n\n", r.file, *r.error);
+  if (r.error) {
+    const bool budget = r.error_kind == "timeout" || r.error_kind == "memory";
+    return fmt::format("Test {} Error{}\n{}\n\n", r.file, budget ? fmt::format(" ({})", r.error_kind) : "", *r.error);
+  }
   std::string out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
   out += fmt::format("States {}\n", r.outcomes.size());
   for (std::size_t i = 0; i < r.outcomes.size(); ++i)
@@ -78,7 +81,8 @@ std::string one_json(const TestResult& r) {
   if (r.error) {
     o += "    \"condition\": null,\n    \"observation\": null,\n    \"outcomes\": [],\n    \"witnesses\": [],\n";
     o += "    \"incomplete_paths\": 0,\n";
-    o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": {}\n  }}", r.seconds, q(*r.error));
+    o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": {},\n    \"error_kind\": {}\n  }}", r.seconds, q(*r.error),
+                     q(r.error_kind.empty() ? "input" : r.error_kind));
     return o;
   }
   o += fmt::format("    \"condition\": {{\"quantifier\": {}, \"text\": {}, \"holds\": {}}},\n",
@@ -101,7 +105,7 @@ std::string one_json(const TestResult& r) {
   o += fmt::format("    \"incomplete_paths\": {},\n", r.incomplete.total());
   o += fmt::format("    \"incomplete\": {{\"unroll_bound\": {}, \"barrier_deadlock\": {}}},\n",
                    r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
-  o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": null\n  }}", r.seconds);
+  o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": null,\n    \"error_kind\": null\n  }}", r.seconds);
   return o;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,6 +65,34 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
   return out;
 }
 
+namespace {
+
+// Runs `body` under a fresh Budget from opts.limits, with a watchdog thread
+// that stops it at the deadline or the memory cap (and interrupts its Z3
+// contexts); BudgetExceeded escapes to the caller.
+template <class F>
+auto with_budget(const EngineOptions& opts, F body) {
+  Budget budget(opts.limits);
+  EngineOptions o = opts;
+  o.budget = &budget;
+  std::jthread watchdog;
+  if (budget.limited())
+    watchdog = std::jthread([&budget](std::stop_token st) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock<std::mutex> lock(m);
+      // wait_for with a stop token returns the predicate's value (false)
+      // both on time-out and on stop: test the token itself.
+      while (!st.stop_requested()) {
+        cv.wait_for(lock, st, std::chrono::milliseconds(50), [] { return false; });
+        if (st.stop_requested() || budget.poll()) return;
+      }
+    });
+  return body(o);
+}
+
+}  // namespace
+
 TestResult check_file(const std::string& path, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   TestResult r;
@@ -76,13 +105,19 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
     r.test = t.name;
     r.model = opts.model.value_or(model_for_target(t.target_sm));
     r.target_sm = t.target_sm;
-    return run_engine(t, opts);
+    return with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
+    r.error_kind = "input";
+  } catch (const BudgetExceeded& e) {
+    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
+    r.error_kind = std::string(to_string(e.kind()));
   } catch (const z3::exception& e) {
     r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
+    r.error_kind = "internal";
   } catch (const std::exception& e) {
     r.error = fmt::format("{}:0:0: error: internal error: {}", path, e.what());
+    r.error_kind = "internal";
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

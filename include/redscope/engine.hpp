@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "redscope/budget.hpp"
 #include "redscope/events.hpp"
 #include "redscope/litmus.hpp"
 #include "redscope/model.hpp"
@@ -75,6 +76,9 @@ struct TestResult {
   double seconds = 0;
   std::optional<std::string> error;  // the diagnostic when the test could not be checked
   bool parsed = true;                // false when the file never parsed (model and target unknown)
+  // What kind of error: "input" (a located diagnostic), "timeout", "memory"
+  // (the test's budget), "internal" (a bug or a solver failure).
+  std::string error_kind;
 
   std::string render_value(std::size_t outcome, std::size_t obs) const;
 };
@@ -102,6 +106,11 @@ struct EngineOptions {
   std::size_t max_outcomes = 10000;
   // Input files larger than this are rejected (--max-file-size).
   std::size_t max_file_bytes = std::size_t{16} << 20;
+  // Per-test time and memory (--timeout, --max-memory): check_file and the
+  // analyses give each test its own Budget from these limits.
+  BudgetLimits limits;
+  // The running test's budget, checked by the engines (null: unlimited).
+  const Budget* budget = nullptr;
   // enum engine: candidate executions examined per skeleton before giving up.
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).

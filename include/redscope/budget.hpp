@@ -1,0 +1,82 @@
+// Per-test budgets (--timeout, --max-memory). A Budget is a deadline and a
+// memory cap for one test. Engines call check() in their loops; Z3 work
+// registers its context (Budget::Z3Guard) so that the watchdog can interrupt
+// a solver call that runs past the deadline. Nothing here is global: each
+// test owns its Budget, so suites run on many threads.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace z3 { class context; }
+
+namespace redscope {
+
+enum class BudgetKind : std::uint8_t { Timeout, Memory };
+std::string_view to_string(BudgetKind k);  // "timeout", "memory"
+
+// Thrown by Budget::check() once the budget is spent.
+class BudgetExceeded : public std::runtime_error {
+ public:
+  BudgetExceeded(BudgetKind k, std::string what) : std::runtime_error(std::move(what)), kind_(k) {}
+  BudgetKind kind() const { return kind_; }
+
+ private:
+  BudgetKind kind_;
+};
+
+struct BudgetLimits {
+  double seconds = 300;        // 0: no deadline
+  std::size_t memory_mb = 0;   // 0: no cap
+};
+
+class Budget {
+ public:
+  explicit Budget(BudgetLimits limits = {0, 0});
+
+  // Throws BudgetExceeded when the deadline has passed or the watchdog has
+  // stopped the test. Cheap: one clock read.
+  void check() const;
+  bool limited() const { return limits_.seconds > 0 || limits_.memory_mb > 0; }
+  const BudgetLimits& limits() const { return limits_; }
+
+  // Stops the test: later check() calls throw, registered Z3 contexts are
+  // interrupted (their check() returns unknown).
+  void stop(BudgetKind k);
+  // Called by the watchdog: stops the test when the deadline has passed or
+  // the process's resident memory is over the cap; true when stopped.
+  bool poll();
+
+  // Registers a Z3 context for the duration of a scope.
+  class Z3Guard {
+   public:
+    Z3Guard(const Budget* b, z3::context& c);
+    ~Z3Guard();
+    Z3Guard(const Z3Guard&) = delete;
+    Z3Guard& operator=(const Z3Guard&) = delete;
+
+   private:
+    const Budget* b_;
+    z3::context* c_;
+  };
+
+ private:
+  [[noreturn]] void raise() const;
+
+  BudgetLimits limits_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::atomic<int> stopped_{-1};  // -1, or a BudgetKind
+  mutable std::mutex mu_;
+  mutable std::vector<z3::context*> contexts_;
+};
+
+// Resident memory of this process, in MiB (0 when unknown).
+std::size_t resident_mb();
+
+}  // namespace redscope
