@@ -181,9 +181,12 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
   z3::context c;
+  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
-  for (const Skeleton& sk : ex.skeletons)
+  for (const Skeleton& sk : ex.skeletons) {
+    if (opts.budget) opts.budget->check();
     if (!sk.cut) check_skeleton(c, sk, r.model, pairs);
+  }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -193,9 +196,12 @@ AtomicityResult check_atomicity_file(const std::string& path, const EngineOption
   AtomicityResult r;
   r.file = path;
   try {
-    return check_atomicity(parse_litmus_file(path), opts);
+    const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    return with_budget(opts, [&](const EngineOptions& o) { return check_atomicity(t, o); });
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
+  } catch (const BudgetExceeded& e) {
+    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
   } catch (const z3::exception& e) {
     r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
   }

@@ -372,6 +372,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   out.target_sm = test.target_sm;
   const std::vector<Axiom> all(kAllAxioms.begin(), kAllAxioms.end());
   z3::context c;
+  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   struct Forbidden {
     std::size_t skeleton;
     std::vector<Axiom> core;

@@ -526,8 +526,10 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
 
 int run_explain(const Cli& c) {
   try {
-    const redscope::LitmusTest t = redscope::parse_litmus_file(c.paths[0]);
-    const redscope::Explanation e = redscope::explain(t, options_of(c), redscope::ExplainRequest{c.outcome});
+    const redscope::LitmusTest t = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
+    const redscope::Explanation e = redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
+      return redscope::explain(t, o, redscope::ExplainRequest{c.outcome});
+    });
     fmt::print("{}", c.format == "json" ? redscope::render_json(e) : redscope::render_text(e));
     if (c.dot_dir) {
       const std::string stem = redscope::file_stem(e.test);
@@ -543,6 +545,9 @@ int run_explain(const Cli& c) {
     return kExitOk;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  } catch (const redscope::BudgetExceeded& e) {
+    fmt::print(stderr, "{}:0:0: error: {}\n", c.paths[0], e.what());
     return kExitInputError;
   } catch (const std::invalid_argument& e) {
     usage_error(e.what());

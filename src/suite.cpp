@@ -65,34 +65,6 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
   return out;
 }
 
-namespace {
-
-// Runs `body` under a fresh Budget from opts.limits, with a watchdog thread
-// that stops it at the deadline or the memory cap (and interrupts its Z3
-// contexts); BudgetExceeded escapes to the caller.
-template <class F>
-auto with_budget(const EngineOptions& opts, F body) {
-  Budget budget(opts.limits);
-  EngineOptions o = opts;
-  o.budget = &budget;
-  std::jthread watchdog;
-  if (budget.limited())
-    watchdog = std::jthread([&budget](std::stop_token st) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock<std::mutex> lock(m);
-      // wait_for with a stop token returns the predicate's value (false)
-      // both on time-out and on stop: test the token itself.
-      while (!st.stop_requested()) {
-        cv.wait_for(lock, st, std::chrono::milliseconds(50), [] { return false; });
-        if (st.stop_requested() || budget.poll()) return;
-      }
-    });
-  return body(o);
-}
-
-}  // namespace
-
 TestResult check_file(const std::string& path, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   TestResult r;

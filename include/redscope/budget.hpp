@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace z3 { class context; }
@@ -78,5 +80,37 @@ class Budget {
 
 // Resident memory of this process, in MiB (0 when unknown).
 std::size_t resident_mb();
+
+// Runs body(o) where `o` is `opts` with a fresh Budget from opts.limits,
+// watched by a thread that stops it at the deadline or the memory cap (and
+// interrupts its Z3 contexts). Any failure once the budget is spent (an
+// interrupted solver's "unknown", say) becomes BudgetExceeded.
+template <class Opts, class F>
+auto with_budget(const Opts& opts, F body) {
+  Budget budget(opts.limits);
+  Opts o = opts;
+  o.budget = &budget;
+  std::jthread watchdog;
+  if (budget.limited())
+    watchdog = std::jthread([&budget](std::stop_token st) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock<std::mutex> lock(m);
+      // wait_for with a stop token returns the predicate's value (false) both
+      // on time-out and on stop: test the token itself.
+      while (!st.stop_requested()) {
+        cv.wait_for(lock, st, std::chrono::milliseconds(50), [] { return false; });
+        if (st.stop_requested() || budget.poll()) return;
+      }
+    });
+  try {
+    return body(static_cast<const Opts&>(o));
+  } catch (const BudgetExceeded&) {
+    throw;
+  } catch (const std::exception&) {
+    budget.check();
+    throw;
+  }
+}
 
 }  // namespace redscope
