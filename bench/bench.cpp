@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
   // The enumerator is exponential: a size is skipped once the last one took
   // longer than kEnumBudget, or would by the growth factor of the last step.
   constexpr double kEnumBudget = 60.0;
-  constexpr std::size_t kEnumLimit = 2'000'000;
+  // The limit counts every choice (rf, co per cell, ...); the time budget
+  // decides, so it is set far above what a minute allows.
+  constexpr std::size_t kEnumLimit = 100'000'000;
   for (const Family& f : families()) {
     bool enum_on = true;
     double enum_prev = 0;

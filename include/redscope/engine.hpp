@@ -99,7 +99,9 @@ struct EngineOptions {
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;
-  // enum engine: candidate executions examined per skeleton before giving up.
+  // enum engine: choices tried before giving up, over the whole test: each rf
+  // assignment, each cell's coherence order, each Fence-SC orientation and
+  // each barrier arrival set counts one (the op engine: states explored).
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
