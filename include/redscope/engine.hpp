@@ -99,6 +99,10 @@ struct EngineOptions {
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;
+  // z3 engine: float operations whose operands take few values are encoded
+  // as lookup tables instead of in Z3's floating-point theory (same outcomes;
+  // off only to compare the two encodings). Not used with No-Thin-Air off.
+  bool float_tables = true;
   // enum engine: choices tried before giving up, over the whole test: each rf
   // assignment, each cell's coherence order, each Fence-SC orientation and
   // each barrier arrival set counts one (the op engine: states explored).
