@@ -107,6 +107,9 @@ class ProvenanceAnalysis {
         if (sk_.ev(e).is_read()) next[e] = read_step(e);
         else if (sk_.ev(e).is_write()) next[e] = write_step(e);
       }
+      // Pairs examined over the whole analysis: past the budget it knows
+      // nothing, and the plain rounds answer for every event.
+      if (work_ > lim_.max_work) return ValueSets(sk_.size());
       if (next == cur_) break;
       cur_ = std::move(next);
     }
@@ -131,13 +134,14 @@ class ProvenanceAnalysis {
   static bool has(const Bits& b, EventId e) { return (b[e / 64] >> (e % 64) & 1U) != 0; }
   static void put(Bits& b, EventId e) { b[e / 64] |= std::uint64_t{1} << (e % 64); }
 
-  void insert(States& s, std::uint64_t v, Bits p) const {
+  void insert(States& s, std::uint64_t v, Bits p) {
+    ++work_;
     if (s.unknown) return;
     s.pairs.emplace(v, std::move(p));
     if (s.pairs.size() > lim_.max_states) { s.pairs.clear(); s.unknown = true; }
   }
 
-  States read_step(EventId r) const {
+  States read_step(EventId r) {
     States s;
     for (EventId w = 0; w < sk_.size() && !s.unknown; ++w) {
       if (!sk_.ev(w).is_write() || sk_.ev(w).loc != sk_.ev(r).loc) continue;
@@ -152,7 +156,7 @@ class ProvenanceAnalysis {
     return s;
   }
 
-  States write_step(EventId w) const {
+  States write_step(EventId w) {
     const ExprPtr& value = sk_.ev(w).value;
     const std::vector<ReadRef> reads = reads_of(value);
     std::vector<EventId> ids;
@@ -196,6 +200,7 @@ class ProvenanceAnalysis {
   ValueSetLimits lim_;
   std::size_t words_;
   std::vector<States> cur_;
+  std::size_t work_ = 0;
 };
 
 }  // namespace

@@ -104,6 +104,10 @@ TEST_CASE("provenance: a chain of reductions uses each one once", "[value_sets]"
   const ValueSets coarse = value_sets(sk, ValueSetLimits{256, 4096, 1});
   REQUIRE(coarse[sk.thread_base[0]]);
   CHECK(coarse[sk.thread_base[0]]->size() > 2);
+  // So does a work budget too small for the whole analysis.
+  const ValueSets budget = value_sets(sk, ValueSetLimits{256, 4096, 8192, 3});
+  REQUIRE(budget[sk.thread_base[0]]);
+  CHECK(*budget[sk.thread_base[0]] == *coarse[sk.thread_base[0]]);
 }
 
 TEST_CASE("fences and barriers carry no value set", "[value_sets]") {
