@@ -82,6 +82,21 @@ std::vector<Family> families() {
          for (int t = 0; t < n; ++t) c[t] = {fmt::format("red.relaxed.{}.global.add.u32 [x], 1", t % 2 ? "gpu" : "cta")};
          return fmt::format("PTX reds-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n, places(n), rows(c), n);
        }},
+      {"e: N red.add.f32, distinct", 2, 7,
+       [](int n) {
+         // Orders round differently (1e8 + 1 - 1e8 against 1 + 1e8 - 1e8).
+         static const char* k[] = {"1.0", "1e8", "-1e8", "0.1", "3.5", "-2.75", "1e-3"};
+         std::vector<std::vector<std::string>> c(n);
+         for (int t = 0; t < n; ++t) c[t] = {fmt::format("red.relaxed.gpu.global.add.f32 [x], {}", k[t])};
+         return fmt::format("PTX redf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n, places(n), rows(c));
+       }},
+      {"f: N atom.add.f32, old kept", 2, 6,
+       [](int n) {
+         static const char* k[] = {"1.0", "1e8", "-1e8", "0.1", "3.5", "-2.75", "1e-3"};
+         std::vector<std::vector<std::string>> c(n);
+         for (int t = 0; t < n; ++t) c[t] = {fmt::format("atom.relaxed.gpu.global.add.f32 r0, [x], {}", k[t])};
+         return fmt::format("PTX atomf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n, places(n), rows(c));
+       }},
   };
 }
 
@@ -131,8 +146,8 @@ int main(int argc, char** argv) {
                  "  Times the z3 engine and the reference enumerator on generated families\n"
                  "  (a) N atom.add.gpu keeping the old value, (b) IRIW with N readers,\n"
                  "  (c) N threads with two stores and two loads (observing x, y and P0's\n"
-                 "  registers), (d) N red of mixed .cta/.gpu\n"
-                 "  scope; then the conformance folder with the z3 engine at -j 1 and -j 2.\n"
+                 "  registers), (d) N red of mixed .cta/.gpu scope, (e) N red.add.f32 and\n"
+                 "  (f) N atom.add.f32 of distinct constants; then the conformance folder with the z3 engine at -j 1 and -j 2.\n"
                  "  --quick: the two smallest sizes of each family, no conformance run.\n"
                  "  --csv FILE: where the rows go (default bench.csv).\n"
                  "  --emit DIR: also write each generated test to DIR/NAME.litmus (to rerun\n"
@@ -150,7 +165,9 @@ int main(int argc, char** argv) {
   // The enumerator is exponential: a size is skipped once the last one took
   // longer than kEnumBudget, or would by the growth factor of the last step.
   constexpr double kEnumBudget = 60.0;
-  constexpr std::size_t kEnumLimit = 2'000'000;
+  // The limit counts every choice (rf, co per cell, ...); the time budget
+  // decides, so it is set far above what a minute allows.
+  constexpr std::size_t kEnumLimit = 1'000'000'000;
   for (const Family& f : families()) {
     bool enum_on = true;
     double enum_prev = 0;

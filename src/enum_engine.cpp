@@ -6,6 +6,7 @@
 // definitions (docs/model.md) and sharing nothing with the Z3 encoding but
 // the skeleton and the expression evaluator, so that the two engines can
 // check each other.
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <set>
@@ -81,8 +82,8 @@ Statics statics(const Skeleton& sk) {
 class SkeletonEnumerator {
  public:
   SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs,
-                     const EngineOptions& opts)
-      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)), n_(sk.size()) {
+                     const EngineOptions& opts, std::size_t& candidates)
+      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)), n_(sk.size()), candidates_(&candidates) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
       if (sk.ev(e).is_barrier()) barriers_.push_back(e);
@@ -151,10 +152,20 @@ class SkeletonEnumerator {
     return true;
   }
 
-  void with_rf() {
-    if (++candidates_ > opts_.enum_limit)
+  // Every complete choice of one dimension — an rf assignment, a coherence
+  // order of one cell, a Fence-SC orientation, a barrier's arrival set —
+  // counts as one candidate against `enum_limit`, over the whole test. The
+  // work of the search is bounded by the count (each choice leads to at most
+  // one consistency check), so the limit holds whatever dimension explodes.
+  void tick() {
+    if (++*candidates_ > opts_.enum_limit)
       throw InputError(Diagnostic{test_.file, test_.condition_loc,
-                                  fmt::format("more than {} candidate executions in one skeleton: too large for --engine enum", opts_.enum_limit)});
+                                  fmt::format("gave up after {} candidate executions (the --engine enum limit); use the z3 engine",
+                                              opts_.enum_limit)});
+  }
+
+  void with_rf() {
+    tick();
     if (!compute_values()) return;
     rf_rel_ = BitRel(n_);
     for (EventId r : reads_) if (exec_[r]) rf_rel_.set(rf_[r], r);
@@ -183,6 +194,7 @@ class SkeletonEnumerator {
   // must be ordered (Coherence). Kept only when transitive.
   void choose_co_pair(std::size_t c, const std::vector<std::pair<EventId, EventId>>& pairs, std::size_t k) {
     if (k == pairs.size()) {
+      tick();
       if (transitive_on(cell_list_[c].second)) choose_co(c + 1);
       return;
     }
@@ -217,6 +229,7 @@ class SkeletonEnumerator {
 
   void choose_sf_pair(std::size_t k) {
     if (k == sc_pairs_.size()) {
+      tick();
       if (sf_.acyclic()) choose_barriers();
       return;
     }
@@ -258,15 +271,27 @@ class SkeletonEnumerator {
     std::vector<EventId> members;
     for (EventId a : barriers_)
       if (a != b && exec_[a] && same_barrier(a, b)) members.push_back(a);
-    const std::size_t subsets = std::size_t{1} << members.size();
-    for (std::size_t mask = 0; mask < subsets; ++mask) {
-      const auto count = static_cast<std::size_t>(__builtin_popcountll(mask)) + 1;  // itself included
-      if (sk_.ev(b).quorum ? count < static_cast<std::size_t>(*sk_.ev(b).quorum) : mask != subsets - 1) continue;
-      saw_[b].clear();
-      for (std::size_t i = 0; i < members.size(); ++i)
-        if (mask >> i & 1U) saw_[b].push_back(members[i]);
+    saw_[b].clear();
+    // Without a quorum the barrier saw every member; with one, any subset of
+    // at least q - 1 others. Built member by member (no bit mask, so any
+    // number of members is fine; the candidate limit bounds the subsets).
+    const std::optional<std::int64_t> q = sk_.ev(b).quorum;
+    const std::size_t need = q ? static_cast<std::size_t>(std::max<std::int64_t>(*q - 1, 0)) : members.size();
+    choose_saw_member(k, members, 0, need);
+  }
+
+  void choose_saw_member(std::size_t k, const std::vector<EventId>& members, std::size_t i, std::size_t need) {
+    const EventId b = waiting_[k];
+    if (saw_[b].size() + (members.size() - i) < need) return;  // too few left to reach the quorum
+    if (i == members.size()) {
+      tick();
       choose_saw(k + 1);
+      return;
     }
+    choose_saw_member(k, members, i + 1, need);  // members[i] not seen
+    saw_[b].push_back(members[i]);
+    choose_saw_member(k, members, i + 1, need);
+    saw_[b].pop_back();
   }
 
   // Arrival/pass times exist iff the difference constraints have no cycle
@@ -410,7 +435,7 @@ class SkeletonEnumerator {
   std::vector<std::pair<EventId, EventId>> sc_pairs_;
   std::vector<std::vector<EventId>> saw_;
   std::map<Values, Witness>* found_ = nullptr;
-  std::size_t candidates_ = 0;
+  std::size_t* candidates_;
   bool consistent_without_barriers_ = false;
   bool any_outcome_ = false;
 };
@@ -422,8 +447,9 @@ TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   std::map<Values, Witness> found;
+  std::size_t candidates = 0;  // over every skeleton of the test
   for (const Skeleton& sk : ex.skeletons) {
-    SkeletonEnumerator e(sk, test, r.model, r.observables, opts);
+    SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates);
     if (sk.cut) {
       std::map<Values, Witness> ignored;
       if (e.run(ignored)) ++r.incomplete.bound_cut;

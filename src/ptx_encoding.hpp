@@ -100,6 +100,17 @@ class PtxEncoding {
     for (const ExprPtr& a : sk_.assumptions) s_.add(to_z3(a));
   }
 
+  // Float operations whose operands take few values (value_sets.hpp) become
+  // lookup tables over the concrete operand pairs, computed by the bit-exact
+  // C++ functions of values.hpp, instead of Z3's floating-point theory. Only
+  // sound while No-Thin-Air is assumed in every check: the tables cover the
+  // operand values its value-set constraints allow, and leave the result
+  // unconstrained outside them. Call before encode().
+  void use_float_tables(bool on) { float_tables_ = on; }
+  // Whether some term of the encoding needs the floating-point theory (a
+  // float operation the tables did not cover); false before encode().
+  bool uses_fp_theory() const { return uses_fp_; }
+
   z3::expr literal(Axiom a) const { return lits_[static_cast<std::size_t>(a)]; }
   z3::expr barrier_literal() const { return live_; }
 
@@ -247,10 +258,17 @@ class PtxEncoding {
       case ExprOp::Dec: r = z3_int_dec(k(0), k(1)); break;
       case ExprOp::Min: r = n.is_signed ? z3::ite(k(0) <= k(1), k(0), k(1)) : z3::ite(z3::ule(k(0), k(1)), k(0), k(1)); break;
       case ExprOp::Max: r = n.is_signed ? z3::ite(k(0) >= k(1), k(0), k(1)) : z3::ite(z3::uge(k(0), k(1)), k(0), k(1)); break;
-      case ExprOp::FAdd: r = z3_float_add(n.ffmt, k(0), k(1), n.ftz); break;
-      case ExprOp::FMin: r = z3_float_min(n.ffmt, k(0), k(1)); break;
-      case ExprOp::FMax: r = z3_float_max(n.ffmt, k(0), k(1)); break;
-      case ExprOp::FCmp: r = z3_float_compare(n.cmp, n.ffmt, k(0), k(1)); break;
+      case ExprOp::FAdd:
+      case ExprOp::FMin:
+      case ExprOp::FMax:
+      case ExprOp::FCmp:
+        if (auto t = float_table(p)) { r = *t; break; }
+        uses_fp_ = true;
+        if (n.op == ExprOp::FAdd) r = z3_float_add(n.ffmt, k(0), k(1), n.ftz);
+        else if (n.op == ExprOp::FMin) r = z3_float_min(n.ffmt, k(0), k(1));
+        else if (n.op == ExprOp::FMax) r = z3_float_max(n.ffmt, k(0), k(1));
+        else r = z3_float_compare(n.cmp, n.ffmt, k(0), k(1));
+        break;
       case ExprOp::Concat: r = z3::concat(k(0), k(1)); break;
       case ExprOp::Extract: r = k(0).extract(n.lo + n.width - 1, n.lo); break;
       case ExprOp::Not: r = !k(0); break;
@@ -277,6 +295,63 @@ class PtxEncoding {
     }
     memo_.emplace(p.get(), r);
     return r;
+  }
+
+  // The float operation `p` as a table (use_float_tables): its read leaves
+  // all have known value sets with at most kTableCombinations combinations,
+  // giving at most kTableRows distinct operand pairs. The result is a fresh
+  // constant; for each result value, "the operands are one of the pairs that
+  // produce it" implies it. Operands outside the sets, which No-Thin-Air's
+  // value constraints exclude, leave it unconstrained. (Implications, not an
+  // ite chain over the pairs: with the chain the SMT core needed over 500
+  // conflicts on the first checks of 6 f32 atoms and the whole run took
+  // about three times as long.)
+  static constexpr std::size_t kTableCombinations = 4096;
+  static constexpr std::size_t kTableRows = 256;
+
+  std::optional<z3::expr> float_table(const ExprPtr& p) {
+    if (!float_tables_) return std::nullopt;
+    if (!sets_) sets_ = value_sets(sk_);
+    const ExprNode& n = *p;
+    const std::vector<ReadRef> reads = reads_of(p);
+    std::vector<const std::vector<std::uint64_t>*> domains;
+    std::size_t combinations = 1;
+    for (const ReadRef& r : reads) {
+      const auto& set = (*sets_)[sk_.vertex(r)];
+      if (!set || set->empty()) return std::nullopt;
+      combinations *= set->size();
+      if (combinations > kTableCombinations) return std::nullopt;
+      domains.push_back(&*set);
+    }
+    // (a, b) -> result, over every combination of the reads' values.
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> rows;
+    std::vector<std::size_t> pick(reads.size(), 0);
+    auto lookup = [&](ReadRef ref) {
+      const auto i = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
+      return (*domains[i])[pick[i]];
+    };
+    for (;;) {
+      const std::uint64_t a = evaluate(n.kids[0], lookup), b = evaluate(n.kids[1], lookup);
+      rows.emplace(std::pair{a, b}, evaluate(p, lookup));
+      if (rows.size() > kTableRows) return std::nullopt;
+      std::size_t k = 0;
+      while (k < pick.size() && ++pick[k] == domains[k]->size()) pick[k++] = 0;
+      if (k == pick.size()) break;
+    }
+    const z3::expr x = to_z3(n.kids[0]), y = to_z3(n.kids[1]);
+    const unsigned w = n.kids[0]->width;
+    std::map<std::uint64_t, z3::expr_vector> by_result;
+    for (const auto& [ab, res] : rows) {
+      auto it = by_result.try_emplace(res, c_).first;
+      z3::expr match = x == c_.bv_val(ab.first, w);
+      if (!(y.is_numeral())) match = match && y == c_.bv_val(ab.second, w);
+      it->second.push_back(match);
+    }
+    auto value = [&](std::uint64_t v) { return n.op == ExprOp::FCmp ? c_.bool_val(v != 0) : c_.bv_val(v, n.width); };
+    const std::string name = fmt::format("ftable_{}", tables_++);
+    const z3::expr f = n.op == ExprOp::FCmp ? c_.bool_const(name.c_str()) : c_.bv_const(name.c_str(), n.width);
+    for (const auto& [res, matches] : by_result) s_.add(z3::implies(z3::mk_or(matches), f == value(res)));
+    return f;
   }
 
   // ---- rf and co -------------------------------------------------------------
@@ -514,7 +589,8 @@ class PtxEncoding {
   // unsat proof that x is none of the values not yet found), which dominated
   // tests with many RMWs.
   void value_domains() {
-    const ValueSets sets = value_sets(sk_);
+    if (!sets_) sets_ = value_sets(sk_);
+    const ValueSets& sets = *sets_;
     const z3::expr nta = literal(Axiom::NoThinAir);
     for (EventId e = 0; e < n_; ++e) {
       if (!sets[e] || (ev(e).is_write() && const_value(ev(e).value))) continue;
@@ -574,6 +650,10 @@ class PtxEncoding {
   Rel rf_, co_, fr_, obs_, sync_, sf_, sbar_, cause_;
   std::vector<z3::expr> lits_;
   z3::expr live_;
+  std::optional<ValueSets> sets_;
+  bool float_tables_ = false;
+  bool uses_fp_ = false;
+  unsigned tables_ = 0;
 };
 
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -218,14 +219,18 @@ namespace {
 // check needs more than kSmtConflicts conflicts: the unsat proof that no
 // further outcome exists is where the SMT core can take minutes on tests
 // with many RMWs (docs/performance.md). Blocked outcomes are replayed on the
-// move. Skeletons with float operations stay on the SMT core (the only one
-// with the floating-point theory), without a limit.
+// move. Float operations are lookup tables where their operands take few
+// values (PtxEncoding::use_float_tables, while No-Thin-Air is assumed); a
+// skeleton that still needs the floating-point theory stays on the SMT core
+// (the only one with that theory), without a limit.
 class SkeletonSolver {
  public:
   static constexpr unsigned kSmtConflicts = 500;
 
   SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs, const EngineOptions& opts)
-      : c_(c), sk_(sk), test_(test), obs_(obs), opts_(opts), may_move_(detail::solver_kind_for(sk) == detail::SolverKind::FiniteDomain) {
+      : c_(c), sk_(sk), test_(test), obs_(obs), opts_(opts),
+        float_tables_(opts.float_tables && std::find(opts.disabled_axioms.begin(), opts.disabled_axioms.end(), Axiom::NoThinAir) ==
+                      opts.disabled_axioms.end()) {
     open(detail::SolverKind::Smt);
   }
 
@@ -265,20 +270,43 @@ class SkeletonSolver {
 
   void open(detail::SolverKind kind) {
     z3::solver s = detail::make_solver(c_, kind);
+    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind);
+    cur_->enc.use_float_tables(float_tables_);
+    cur_->enc.encode();
+    for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
+    // herd's `filter`: only executions satisfying it are considered.
+    bool fp = cur_->enc.uses_fp_theory();
+    if (test_.filter) {
+      const z3::expr f = condition_to_z3(c_, *test_.filter, obs_, cur_->terms);
+      fp = fp || mentions_fp(f);
+      cur_->s.add(f);
+    }
     if (kind == detail::SolverKind::Smt) {
+      may_move_ = !fp;
       // Relevancy propagation off: a third less time per check on tests with
       // hundreds of outcomes (docs/performance.md).
       z3::params p(c_);
       p.set("relevancy", 0u);
       if (may_move_) p.set("max_conflicts", kSmtConflicts);
-      s.set(p);
+      cur_->s.set(p);
     }
-    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind);
-    cur_->enc.encode();
-    for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
-    // herd's `filter`: only executions satisfying it are considered.
-    if (test_.filter) cur_->s.add(condition_to_z3(c_, *test_.filter, obs_, cur_->terms));
     for (const auto& vals : blocked_) add_block(vals);
+  }
+
+  // Whether a term has a floating-point (or rounding-mode) subterm.
+  static bool mentions_fp(const z3::expr& e) {
+    std::vector<z3::expr> todo{e};
+    std::set<unsigned> seen;
+    while (!todo.empty()) {
+      const z3::expr t = todo.back();
+      todo.pop_back();
+      if (!seen.insert(t.id()).second) continue;
+      const Z3_sort_kind k = t.get_sort().sort_kind();
+      if (k == Z3_FLOATING_POINT_SORT || k == Z3_ROUNDING_MODE_SORT) return true;
+      if (t.is_app())
+        for (unsigned i = 0; i < t.num_args(); ++i) todo.push_back(t.arg(i));
+    }
+    return false;
   }
 
   void add_block(const std::vector<std::uint64_t>& vals) {
@@ -293,7 +321,8 @@ class SkeletonSolver {
   const LitmusTest& test_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
-  bool may_move_;
+  bool float_tables_;
+  bool may_move_ = false;
   std::unique_ptr<Session> cur_;
   std::vector<std::vector<std::uint64_t>> blocked_;
 };

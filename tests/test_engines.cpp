@@ -5,7 +5,10 @@
 // the first differing outcome.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "redscope/engine.hpp"
 #include "redscope/frontend.hpp"
@@ -60,4 +63,110 @@ TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[e
     ++compared;
   }
   WARN(compared << " tests compared");
+}
+
+// The enumerator's limit counts every dimension of a candidate (rf, each
+// cell's coherence order, Fence-SC orientations, barrier arrival sets), over
+// the whole test. Two v8.f16 reductions have few rf choices per element but
+// 2^8 coherence choices on top of them; this once ran for over ten minutes.
+TEST_CASE("enum: the candidate limit counts coherence choices and stops quickly", "[engines][enum_limit]") {
+  const LitmusTest t = parse_litmus(R"(PTX red-v8-f16-two-threads
+{
+global f16 v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+}
+ P0@cta 0,gpu 0                                                            | P1@cta 1,gpu 0                                                            ;
+ red.global.v8.f16.add.noftz [v], {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0} | red.global.v8.f16.add.noftz [v], {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5} ;
+exists (v[0] == 1.5)
+)",
+                                    "v8.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  o.observe_all = true;
+  o.enum_limit = 20000;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)run_enum(t, o);
+    FAIL("the enumerator finished within 20000 candidates");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostic().message == "gave up after 20000 candidate executions (the --engine enum limit); use the z3 engine");
+    CHECK(e.diagnostic().loc.line == 7);  // at the condition
+  }
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5.0);
+  // The z3 engine answers the same test.
+  o.engine = EngineKind::Z3;
+  CHECK(run_z3(t, o).outcomes.size() == 1);
+}
+
+// A barrier with more members than a machine word has bits: its arrival sets
+// are built member by member, not as a 64-bit mask.
+TEST_CASE("enum: a barrier with 70 members", "[engines][enum_limit]") {
+  const int n = 70;
+  std::string text = "PTX bar-70\n{ x = 0; }\n";
+  for (int t = 0; t < n; ++t) text += fmt::format("{} P{}@cta 0,gpu 0", t ? " |" : "", t);
+  text += " ;\n";
+  for (int t = 0; t < n; ++t) text += fmt::format("{} {}", t ? " |" : "", t == 0 ? "st.weak x, 1" : "bar.cta.sync 0");
+  text += " ;\n";
+  for (int t = 0; t < n; ++t) text += fmt::format("{} {}", t ? " |" : "", t == 0 ? "bar.cta.sync 0" : t == 1 ? "ld.weak r0, x" : "");
+  text += " ;\nforall (P1:r0 == 1)\n";
+  const LitmusTest t = parse_litmus(text, "bar70.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  const TestResult r = run_enum(t, o);
+  REQUIRE_FALSE(r.error);
+  CHECK(r.holds);
+  CHECK(r.outcomes.size() == 1);
+}
+
+// Float operations over few operand values are lookup tables computed with
+// the C++ float functions (ptx_encoding.hpp, float_table); with tables off
+// the same tests go through Z3's floating-point theory. Both must allow the
+// same outcomes bit for bit (FTZ on global f32, RNE, canonical NaN), on the
+// float, atom and vector suites and on generated float reductions.
+TEST_CASE("z3: float lookup tables and the FP theory allow the same outcomes", "[engines][float_tables]") {
+  std::vector<LitmusTest> tests;
+  for (const std::string suite : {"float", "atom", "vector", "red"})
+    for (const std::string& f : collect_litmus_files({std::string(REDSCOPE_SOURCE_DIR) + "/litmus/" + suite}))
+      tests.push_back(parse_litmus_file(f));
+  // Threads adding f32 constants whose order changes the rounding
+  // (1e8 - 1e8 + 1e-39 against 1e8 + 1e-39 - 1e8), with subnormals kept on
+  // shared memory and flushed on global; an f16
+  // pair with subnormal and overflowing sums; min/max with NaN and -0.0.
+  // The initial value is subnormal: flushed as an input on global memory.
+  const char* consts[] = {"1e-39", "1e8", "-1e8"};
+  for (const std::string space : {"global", "shared"})
+    for (const std::string op : {"red", "atom"}) {
+      std::string text = fmt::format("PTX gen-{}-{}\n{{ {} f32 x = 1e-39; }}\n", space, op, space);
+      for (int t = 0; t < 3; ++t) text += fmt::format("{} P{}@cta 0,gpu 0", t ? " |" : "", t);
+      text += " ;\n";
+      for (int t = 0; t < 3; ++t)
+        text += fmt::format("{} {}.{}.add.f32 {}[x], {}", t ? " |" : "", op, space, op == "atom" ? "r0, " : "", consts[t]);
+      text += " ;\nexists (x == 0.0)\n";
+      tests.push_back(parse_litmus(text, "gen.litmus"));
+    }
+  tests.push_back(parse_litmus(R"(PTX gen-f16
+{ global f16 h = 0x0001; }
+ P0@cta 0,gpu 0                       | P1@cta 1,gpu 0                       | P2@cta 1,gpu 0                        ;
+ atom.global.add.noftz.f16 r0, [h], 0x8001 | atom.global.add.noftz.f16 r0, [h], 0x7bff | atom.global.add.noftz.f16 r0, [h], 0x7bff ;
+exists (h == 0x0001)
+)",
+                               "gen-f16.litmus"));
+  tests.push_back(parse_litmus(R"(PTX gen-minmax
+{ global f16 v[2] = {0.0, -0.0}; }
+ P0@cta 0,gpu 0                                | P1@cta 1,gpu 0                                ;
+ red.global.v2.f16.min.noftz [v], {-0.0, 0x7e01} | red.global.v2.f16.max.noftz [v], {0x7c01, 0.0} ;
+exists (v[0] == 0.0)
+)",
+                               "gen-minmax.litmus"));
+  for (const LitmusTest& t : tests) {
+    INFO(t.name);
+    EngineOptions o;
+    o.observe_all = true;
+    const TestResult tables = run_z3(t, o);
+    o.float_tables = false;
+    const TestResult fp = run_z3(t, o);
+    REQUIRE_FALSE(tables.error);
+    REQUIRE_FALSE(fp.error);
+    CHECK(render(tables) == render(fp));
+    CHECK(tables.outcomes.size() >= 1);
+  }
 }

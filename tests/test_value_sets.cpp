@@ -66,22 +66,48 @@ TEST_CASE("a cyclic max reaches a fixpoint instead of growing", "[value_sets]") 
 }
 
 TEST_CASE("beyond the cap a set is unknown, and so is everything computed from it", "[value_sets]") {
-  // Seven threads add distinct powers of two: 128 subset sums > 64.
+  // Seven threads add distinct powers of two: each read sees 64 subset sums,
+  // over a cap of 32.
   std::string place, code;
   for (int t = 0; t < 7; ++t) {
     place += (t ? " | " : " ") + std::string("P") + std::to_string(t) + "@cta " + std::to_string(t) + ",gpu 0";
     code += (t ? " | " : " ") + std::string("red.relaxed.gpu.global.add.u32 [x], ") + std::to_string(1 << t);
   }
   const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n" + place + " ;\n" + code + " ;\nexists (x == 127)\n");
-  const ValueSets v = value_sets(sk);
+  const ValueSets v = value_sets(sk, ValueSetLimits{32, 4096, 8192});
   CHECK_FALSE(v[sk.thread_base[0]]);
   CHECK_FALSE(v[sk.thread_base[6] + 1]);
   CHECK(*v[sk.init_write.at("x")] == std::vector<std::uint64_t>{0});
-  // With a larger cap the set is known: it holds every subset sum (and more,
-  // since the rounds do not enforce that a chain uses each write once).
-  const ValueSets wide = value_sets(sk, ValueSetLimits{4096, 1 << 20});
+  // Under the default cap (256) the set is known: exactly the subset sums
+  // that include the writer's own 64 (a chain uses each reduction once).
+  const ValueSets wide = value_sets(sk);
   REQUIRE(wide[sk.thread_base[6] + 1]);
-  for (std::uint64_t sum = 64; sum < 128; ++sum) CHECK(contains(wide[sk.thread_base[6] + 1], sum));
+  std::vector<std::uint64_t> sums;
+  for (std::uint64_t sum = 64; sum < 128; ++sum) sums.push_back(sum);
+  CHECK(*wide[sk.thread_base[6] + 1] == sums);
+}
+
+TEST_CASE("provenance: a chain of reductions uses each one once", "[value_sets]") {
+  // Two atom.add 1 on x = 0: the reads see 0 or 1, the writes write 1 or 2;
+  // without provenance the rounds would let a red add on top of its own
+  // result (3, 4, ...) up to the number of events.
+  const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+                                    " atom.relaxed.gpu.global.add.u32 r0, [x], 1 | atom.relaxed.gpu.global.add.u32 r0, [x], 1 ;\n"
+                                    "exists (x == 2)\n");
+  const ValueSets v = value_sets(sk);
+  for (int t = 0; t < 2; ++t) {
+    CHECK(*v[sk.thread_base[static_cast<std::size_t>(t)]] == std::vector<std::uint64_t>{0, 1});
+    CHECK(*v[sk.thread_base[static_cast<std::size_t>(t)] + 1] == std::vector<std::uint64_t>{1, 2});
+  }
+  // A state cap too small for the pairs falls back to the plain rounds, whose
+  // sets are larger but still known.
+  const ValueSets coarse = value_sets(sk, ValueSetLimits{256, 4096, 1});
+  REQUIRE(coarse[sk.thread_base[0]]);
+  CHECK(coarse[sk.thread_base[0]]->size() > 2);
+  // So does a work budget too small for the whole analysis.
+  const ValueSets budget = value_sets(sk, ValueSetLimits{256, 4096, 8192, 3});
+  REQUIRE(budget[sk.thread_base[0]]);
+  CHECK(*budget[sk.thread_base[0]] == *coarse[sk.thread_base[0]]);
 }
 
 TEST_CASE("fences and barriers carry no value set", "[value_sets]") {

@@ -111,7 +111,13 @@ struct EngineOptions {
   BudgetLimits limits;
   // The running test's budget, checked by the engines (null: unlimited).
   const Budget* budget = nullptr;
-  // enum engine: candidate executions examined per skeleton before giving up.
+  // z3 engine: float operations whose operands take few values are encoded
+  // as lookup tables instead of in Z3's floating-point theory (same outcomes;
+  // off only to compare the two encodings). Not used with No-Thin-Air off.
+  bool float_tables = true;
+  // enum engine: choices tried before giving up, over the whole test: each rf
+  // assignment, each cell's coherence order, each Fence-SC orientation and
+  // each barrier arrival set counts one (the op engine: states explored).
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;

@@ -7,8 +7,11 @@
 // has at most one step per event. Rounds of "a read takes any value of a
 // same-cell write; a write evaluates its value over the sets of the reads it
 // depends on" therefore reach every such value within skeleton-size rounds
-// (or stop earlier at a fixpoint). Guards, branch assumptions and the other
-// axioms are ignored, so the sets over-approximate.
+// (or stop earlier at a fixpoint). Tracking each value's provenance (the
+// events of its chain) sharpens this: an acyclic chain passes each event at
+// most once, so N reductions give subset sums, not sums with repetitions.
+// Guards, branch assumptions and the other axioms are ignored, so the sets
+// over-approximate.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +23,10 @@
 namespace redscope {
 
 struct ValueSetLimits {
-  std::size_t max_values = 64;         // per event; beyond: unknown
+  std::size_t max_values = 256;        // per event; beyond: unknown
   std::size_t max_combinations = 4096; // operand-value combinations evaluated per write
+  std::size_t max_states = 8192;       // (value, provenance) pairs per event
+  std::size_t max_work = 1 << 21;      // pairs built by the provenance rounds in all
 };
 
 // Indexed by EventId; std::nullopt for unknown and for non-memory events.
