@@ -54,6 +54,14 @@ struct ThreadState {
   std::vector<NodeViews> by_write;  // per cell, release writes so far: [W∩REL]; po-loc; [strong W]
   NodeViews seen;                   // views carried by observed messages (for an acquire fence)
   std::vector<NodeViews> seen_at;   // the same per cell (for a later acquire read of the cell)
+  // A vector/packed instruction performs its elements one step each, in any
+  // order: `done` marks the units (a read, a write, or an RMW element's pair)
+  // of the instruction at pc already performed, `base` is the view the
+  // instruction began with (each element works from it: the events of one
+  // instruction are not po-ordered). Both empty between instructions.
+  std::uint64_t done = 0;
+  View base;
+  std::vector<MsgId> promised;      // own later writes already placed in memory, not yet performed
 };
 
 struct BarrierKey {
@@ -82,6 +90,10 @@ State::Key State::key() const {
   for (const ThreadState& t : th) {
     w.push_back(t.pc);
     w.push_back(t.arrived);
+    w.push_back(t.done);
+    op::encode(t.base, w);
+    w.push_back(t.promised.size());
+    w.insert(w.end(), t.promised.begin(), t.promised.end());
     op::encode(t.view, w);
     op::encode(t.by_fence, w);
     for (const auto& x : t.by_write) op::encode(x, w);
@@ -135,6 +147,7 @@ class Machine {
     }
     for (const auto& [cell, init] : sk.init_write) cell_index_.emplace(cell, cell_index_.size());
     summarise();
+    index_instructions();
   }
 
   State start() const {
@@ -157,8 +170,10 @@ class Machine {
   // is one (a persistent set; see `independent`), otherwise every thread's.
   std::vector<std::pair<std::size_t, Move>> moves(const State& s) const {
     std::vector<std::pair<std::size_t, Move>> out;
+    std::vector<std::vector<Move>> promises(threads_);
+    for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
     for (std::size_t t = 0; t < threads_; ++t) {
-      if (!independent(s, t)) continue;
+      if (!promises[t].empty() || !independent(s, t)) continue;
       std::vector<Move> m;
       step(s, t, m);
       if (m.empty()) continue;
@@ -169,8 +184,17 @@ class Machine {
       std::vector<Move> m;
       step(s, t, m);
       for (Move& x : m) out.emplace_back(t, std::move(x));
+      for (Move& x : promises[t]) out.emplace_back(t, std::move(x));
     }
     return out;
+  }
+
+  // Some thread has promised a write it can no longer perform (a dropped
+  // run, not a deadlock).
+  bool promises_open(const State& s) const {
+    for (const ThreadState& T : s.th)
+      if (!T.promised.empty()) return true;
+    return false;
   }
 
   bool finished(const State& s) const {
@@ -237,9 +261,11 @@ class Machine {
     return false;
   }
 
-  // Reading message m: coherence (the view), observation (ms ∩ rf) of the
-  // views the message carries, and an acquire read's pull.
-  void read(State& n, std::size_t t, EventId e, MsgId m) const {
+  // Reading message m: coherence (the view v), observation (ms ∩ rf) of the
+  // views the message carries, and an acquire read's pull. `v` is the
+  // thread's view, or for an element of a vector instruction the element's
+  // own copy of the view the instruction began with.
+  void read(State& n, std::size_t t, EventId e, MsgId m, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
     const std::size_t c = cell(x);
@@ -247,18 +273,42 @@ class Machine {
     // Only observation (ms ∩ rf) raises the view and collects what the
     // message carries; any other read takes a copy that orders nothing.
     if (ms(ev(m), x)) {
-      T.view[c] = m;
+      v[c] = m;
       if (x.is_strong()) {
         n.mem.join(T.seen, n.mem.msg(m).released);
         n.mem.join(T.seen_at[c], n.mem.msg(m).released);
       }
     }
-    if (x.is_acquire()) n.mem.pull(T.view, T.seen_at[c], nodes(x));
+    // Reading another thread's promise (a write it has not performed yet)
+    // always raises the view to it, so that every event causally after this
+    // read knows the promise was read: its writer cannot perform it once
+    // that knowledge reaches it (Causality: rf ; cause irreflexive).
+    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[c])) v[c] = m;
+    if (x.is_acquire()) n.mem.pull(v, T.seen_at[c], nodes(x));
+  }
+
+  // What a strong write e carries when thread t performs it with view v:
+  // release fences so far, release writes to its cell so far, and its own
+  // release (the view with e itself).
+  NodeViews carries(const State& n, std::size_t t, EventId e, const View& v) const {
+    const Event& x = ev(e);
+    const ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    NodeViews r;
+    if (!x.is_strong()) return r;
+    r = T.by_fence;
+    n.mem.join(r, T.by_write[c]);
+    if (x.is_release()) {
+      View with = v;
+      with[c] = e;
+      n.mem.push(r, nodes(x), with);
+    }
+    return r;
   }
 
   // Placing write e at order(c)[index]; `carried` is what an RMW's read
   // observed (release sequences continue through RMWs).
-  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg, const NodeViews* carried) const {
+  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg, const NodeViews* carried, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
     const std::size_t c = cell(x);
@@ -269,10 +319,48 @@ class Machine {
       if (carried) n.mem.join(msg.released, *carried);
     }
     n.mem.insert(c, index, e, std::move(msg));
-    T.view[c] = e;
+    v[c] = e;
     if (x.is_release()) {
-      n.mem.push(T.by_write[c], nodes(x), T.view);
-      n.mem.push(n.mem.released(e), nodes(x), T.view);
+      n.mem.push(T.by_write[c], nodes(x), v);
+      n.mem.push(n.mem.released(e), nodes(x), v);
+    }
+  }
+
+  // The units of the instruction at thread t's pc not yet performed (a
+  // scalar instruction has one).
+  std::vector<EventId> pending(const State& s, std::size_t t) const {
+    const ThreadState& T = s.th[t];
+    std::vector<EventId> out;
+    for (EventId e : units_[T.pc])
+      if (!(T.done >> (e - T.pc) & 1)) out.push_back(e);
+    return out;
+  }
+
+  // The view a unit starts from: the thread's view, or for an element of a
+  // vector instruction the view the instruction began with.
+  const View& from_view(const State& s, std::size_t t) const {
+    const ThreadState& T = s.th[t];
+    return T.done ? T.base : T.view;
+  }
+  View& begin_unit(State& n, std::size_t t, View& local) const {
+    ThreadState& T = n.th[t];
+    if (!multi_[T.pc]) return T.view;
+    if (T.done == 0) T.base = T.view;
+    local = T.base;
+    return local;
+  }
+  void end_unit(State& n, std::size_t t, EventId e, const View& local) const {
+    ThreadState& T = n.th[t];
+    if (!multi_[T.pc]) {
+      T.pc = e + (ev(e).in_rmw ? 2 : 1);
+      return;
+    }
+    n.mem.join(T.view, local);
+    T.done |= std::uint64_t{1} << (e - T.pc);
+    if (T.done == all_units_[T.pc]) {
+      T.pc = instr_end_[T.pc];
+      T.done = 0;
+      T.base.clear();
     }
   }
 
@@ -281,14 +369,19 @@ class Machine {
     if (T.pc == end_[t]) return;
     const EventId e = T.pc;
     const Event& x = ev(e);
-    if (x.guard && eval(x.guard, s) == 0 && !(x.in_rmw && x.is_write())) {  // not executed
+    if (!T.done && x.guard && eval(x.guard, s) == 0 && !(x.in_rmw && x.is_write())) {  // not executed
       State n = s;
-      n.th[t].pc += x.in_rmw ? 2 : 1;
+      n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
       out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
       return;
     }
-    if (x.is_read()) return step_read(s, t, out);
-    if (x.is_write()) return step_write(s, t, out);
+    if (x.is_memory()) {
+      for (EventId u : pending(s, t)) {
+        if (ev(u).is_read()) step_read(s, t, u, out);
+        else step_write(s, t, u, out);
+      }
+      return;
+    }
     State n = s;
     if (x.is_fence()) {
       fence(n, t, x);
@@ -310,55 +403,135 @@ class Machine {
     if (x.is_release()) n.mem.push(T.by_fence, N, T.view);
   }
 
-  std::string from(MsgId m) const {
+  std::string from(const State& s, MsgId m) const {
     const Event& w = ev(m);
-    return w.is_init ? "init" : fmt::format("P{}", w.thread);
+    return w.is_init ? "init" : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
   }
 
-  void step_read(const State& s, std::size_t t, std::vector<Move>& out) const {
-    const EventId e = s.th[t].pc;
+  // Is m a write its thread has promised and not yet performed?
+  bool unfulfilled(const State& s, MsgId m) const {
+    const Event& w = ev(m);
+    if (w.is_init) return false;
+    const auto& p = s.th[static_cast<std::size_t>(w.thread)].promised;
+    return std::find(p.begin(), p.end(), m) != p.end();
+  }
+
+  void step_read(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
     const auto& o = s.mem.order(c);
-    for (std::size_t i = s.mem.position(c, s.th[t].view[c]); i < o.size(); ++i) {
+    const auto& mine = s.th[t].promised;
+    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]); i < o.size(); ++i) {
+      // A thread never reads its own promise (that read would be po-before
+      // the write it reads).
+      if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end()) continue;
+      // A promised release write is not observed before it is performed: a
+      // release would synchronize the reader with events po-before it that
+      // its thread has not performed yet (they may read what the reader
+      // writes next: LB+RMW-b). Readers it is not morally strong with take it
+      // as any other unordered copy.
+      if (ev(o[i]).is_release() && ms(ev(o[i]), x) && unfulfilled(s, o[i])) continue;
       State n = s;
-      read(n, t, e, o[i]);
-      std::string what = fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(o[i]));
+      View local;
+      View& v = begin_unit(n, t, local);
+      read(n, t, e, o[i], v);
+      std::string what = fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
       if (x.in_rmw) {
         const Event& w = ev(e + 1);
-        n.th[t].pc = e + 2;
         if (w.guard && eval(w.guard, n) == 0) {
+          end_unit(n, t, e, local);
           out.push_back({std::move(n), what + ", compare fails"});
           continue;
         }
         if (breaks_atomicity(s, c, i + 1, w)) continue;
         const bool observed = x.is_strong() && ms(ev(o[i]), x);
         const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
-        write(n, t, e + 1, i + 1, Message{0, {}, o[i], e}, &carried);
+        write(n, t, e + 1, i + 1, Message{0, {}, o[i], e}, &carried, v);
         what += fmt::format(", writes {}={}", x.loc, n.mem.msg(e + 1).value);
-      } else {
-        ++n.th[t].pc;
       }
+      end_unit(n, t, e, local);
       out.push_back({std::move(n), std::move(what)});
     }
   }
 
-  void step_write(const State& s, std::size_t t, std::vector<Move>& out) const {
-    const EventId e = s.th[t].pc;
+  void step_write(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
+    const auto& mine = s.th[t].promised;
+    if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil(s, t, e, out);
     const std::size_t n_msgs = s.mem.order(c).size();
-    for (std::size_t i = s.mem.position(c, s.th[t].view[c]) + 1; i <= n_msgs; ++i) {
+    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]) + 1; i <= n_msgs; ++i) {
       if (breaks_atomicity(s, c, i, x)) continue;
       State n = s;
-      write(n, t, e, i, Message{}, nullptr);
-      ++n.th[t].pc;
+      View local;
+      View& v = begin_unit(n, t, local);
+      write(n, t, e, i, Message{}, nullptr, v);
+      end_unit(n, t, e, local);
       std::string what = fmt::format("{} writes {}={}", x.text, x.loc, n.mem.msg(e).value);
       if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
       out.push_back({std::move(n), std::move(what)});
     }
   }
 
+  // Promises (load buffering). A thread may place one of its later writes in
+  // memory before it gets there, so that other threads can read it. Only
+  // writes that depend on no read are promised: no data, ctrl or addr edge
+  // into them, a constant value, no guard, a scalar store (not an RMW). So
+  // the promise is certified statically (the thread will write exactly that
+  // value when it gets there, whatever it reads meanwhile), and no rf ∪ dep
+  // cycle can pass through a promised write (it has no incoming edge): No-
+  // Thin-Air holds, LB+datas/ctrls stay unreached. What the message carries
+  // is computed now, and performing the promise checks it would carry the
+  // same (see fulfil). A promise is made only while another thread still has
+  // a read of its cell to do, and a thread has at most kMaxPromises open.
+  static constexpr std::size_t kMaxPromises = 1;
+
+  void promise(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const ThreadState& T = s.th[t];
+    if (T.pc == end_[t] || T.done || T.arrived || T.promised.size() >= kMaxPromises) return;
+    for (EventId w : promisable_[t]) {
+      if (w <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) continue;
+      const Event& x = ev(w);
+      const std::size_t c = cell(x);
+      bool wanted = false;
+      for (std::size_t u = 0; u < threads_ && !wanted; ++u)
+        wanted = u != t && s.th[u].pc != end_[u] && rest(s, u).reads[c];
+      if (!wanted) continue;
+      const std::size_t n_msgs = s.mem.order(c).size();
+      for (std::size_t i = s.mem.position(c, T.view[c]) + 1; i <= n_msgs; ++i) {
+        if (breaks_atomicity(s, c, i, x)) continue;
+        State n = s;
+        Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
+        n.mem.insert(c, i, w, std::move(msg));
+        auto& p = n.th[t].promised;
+        p.insert(std::upper_bound(p.begin(), p.end(), w), w);
+        std::string what = fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+        if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
+        out.push_back({std::move(n), std::move(what)});
+      }
+    }
+  }
+
+  // Performing a promised write: the message is already in memory. Allowed
+  // only if it could have been placed there now: the thread has seen nothing
+  // of its cell at or after it (Coherence, and Causality for readers whose
+  // reads reached this thread through any synchronization, which raised the
+  // view), and it carries exactly what a write performed now would carry (no
+  // release since the promise added to it). Otherwise the run is dropped.
+  void fulfil(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    const ThreadState& T = s.th[t];
+    if (s.mem.position(c, T.view[c]) >= s.mem.position(c, e)) return;
+    if (!(carries(s, t, e, T.view) == s.mem.msg(e).released)) return;
+    State n = s;
+    ThreadState& N = n.th[t];
+    N.promised.erase(std::find(N.promised.begin(), N.promised.end(), e));
+    N.view[c] = e;
+    if (x.is_release()) n.mem.push(N.by_write[c], nodes(x), N.view);
+    ++N.pc;
+    out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text, x.loc, s.mem.msg(e).value)});
+  }
   BarrierKey barrier_key(const State& s, const Event& b) const {
     const Placement& p = place(b);
     return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr, b.barrier_logical ? eval(b.barrier_logical, s) : 0};
@@ -420,20 +593,63 @@ class Machine {
   // only touches its own thread's views. Barrier steps read other threads'
   // progress and are never taken alone; while another thread has a barrier
   // ahead, neither is a thread that has one itself.
+  // A vector instruction's pending elements are all enabled: each must
+  // commute. (Other threads' promises are writes they have left to do.)
   bool independent(const State& s, std::size_t t) const {
     if (s.th[t].pc == end_[t]) return false;
-    const Event& x = ev(s.th[t].pc);
-    if (x.is_barrier()) return false;
+    const Event& head = ev(s.th[t].pc);
+    if (head.is_barrier()) return false;
     const Rest& mine = rest(s, t);
+    const std::vector<EventId> units = head.is_memory() ? pending(s, t) : std::vector<EventId>{s.th[t].pc};
     for (std::size_t u = 0; u < threads_; ++u) {
       if (u == t) continue;
       const Rest& r = rest(s, u);
       if (r.barrier && mine.barrier) return false;
-      if (x.is_sc_fence() && r.sc_fence) return false;
-      if (x.is_memory()) {
+      if (head.is_sc_fence() && r.sc_fence) return false;
+      for (EventId e : units) {
+        const Event& x = ev(e);
+        if (!x.is_memory()) continue;
         const std::size_t c = cell(x);
         if (r.writes[c] || ((x.is_write() || x.in_rmw) && r.reads[c])) return false;
       }
+    }
+    return true;
+  }
+
+  // Instructions: where each ends, its units (a read, a write, or an RMW
+  // element's read standing for its pair), and whether it has several.
+  void index_instructions() {
+    instr_end_.assign(sk_.size() + 1, 0);
+    units_.assign(sk_.size() + 1, {});
+    multi_.assign(sk_.size() + 1, 0);
+    all_units_.assign(sk_.size() + 1, 0);
+    promisable_.resize(threads_);
+    for (std::size_t t = 0; t < threads_; ++t) {
+      for (EventId g = begin_[t]; g < end_[t];) {
+        EventId h = g;
+        while (h < end_[t] && ev(h).instr == ev(g).instr) ++h;
+        if (h - g > 64)
+          throw InputError(Diagnostic{test_.file, ev(g).src, "an instruction with more than 64 events: too large for --engine op"});
+        instr_end_[g] = h;
+        for (EventId e = g; e < h; ++e)
+          if (!(ev(e).in_rmw && ev(e).is_write())) {
+            units_[g].push_back(e);
+            all_units_[g] |= std::uint64_t{1} << (e - g);
+          }
+        multi_[g] = units_[g].size() > 1;
+        if (h - g == 1 && promisable(g)) promisable_[t].push_back(g);
+        g = h;
+      }
+    }
+  }
+
+  // A write that depends on no read: see promise().
+  bool promisable(EventId e) const {
+    const Event& x = ev(e);
+    if (!x.is_write() || x.in_rmw || x.is_init || x.guard || !x.value || !reads_of(x.value).empty()) return false;
+    for (auto [it, end] = boost::in_edges(e, sk_.graph); it != end; ++it) {
+      const EdgeKind k = sk_.graph[*it].kind;
+      if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr || k == EdgeKind::Rmw) return false;
     }
     return true;
   }
@@ -476,6 +692,11 @@ class Machine {
   std::vector<EventId> begin_, end_;
   std::map<std::string, std::size_t> cell_index_;
   std::vector<std::vector<Rest>> rest_;  // per thread, per position
+  std::vector<EventId> instr_end_;                // per instruction's first event
+  std::vector<std::vector<EventId>> units_;       // the same
+  std::vector<char> multi_;                       // the same
+  std::vector<std::uint64_t> all_units_;          // the same
+  std::vector<std::vector<EventId>> promisable_;  // per thread
 };
 
 // Depth-first search from one item, with its own visited set.
@@ -502,7 +723,7 @@ class Explorer {
       trace_.pop_back();
     }
     if (m_.finished(s)) return record(s);
-    if (next.empty()) report_.deadlocked = true;
+    if (next.empty() && !m_.promises_open(s)) report_.deadlocked = true;
   }
 
   void record(const State& s) {
