@@ -21,9 +21,22 @@
 //   is the order in which the machine runs them), barriers with a node per
 //   barrier name and CTA.
 //
-// The machine keeps per-cell coherence for every access and never makes a
-// read wait for a later write, so it does not reach load buffering or CoRR
-// with weak accesses; `redscope xval` reports where it is stronger.
+// - a vector or packed instruction performs each element (an RMW element's
+//   read and write together) as its own step, in any order and interleaved
+//   with other threads, each from the view the instruction began with (the
+//   elements are not po-ordered, so one element's release does not carry
+//   another's write);
+// - a thread may *promise* a later store that depends on no read (load
+//   buffering): the message is placed in memory at once, other threads may
+//   read it, and the store later performs it if it still could be placed
+//   there (see promise/fulfil);
+// - final values: the model's co need only contain the pairs its axioms
+//   require, so a final value is that of any write maximal in that partial
+//   order, not only the last of the machine's order (see finals).
+//
+// It still keeps one view (a newest message) per cell, so a thread that has
+// seen two unordered racing writes reads only the later; `redscope xval`
+// reports where it is stronger than the model.
 #include <chrono>
 #include <exception>
 #include <unordered_set>
@@ -205,21 +218,64 @@ class Machine {
 
   // The outcome of a finished state, or nullopt when its path's branch
   // decisions do not hold, the path was cut, or the filter rejects it.
-  std::optional<Values> outcome(const State& s, Report& rep) const {
+  // The outcomes of a finished state: none when its path's branch
+  // decisions do not hold or the path was cut; otherwise one per choice of a
+  // final write for each observed location among its co-maximal writes
+  // (see finals), those the filter accepts.
+  std::vector<Values> outcomes(const State& s, Report& rep) const {
     for (const ExprPtr& a : sk_.assumptions)
-      if (eval(a, s) == 0) return std::nullopt;
+      if (eval(a, s) == 0) return {};
     rep.completed = true;
-    if (sk_.cut) return std::nullopt;
-    Values vals;
+    if (sk_.cut) return {};
+    std::vector<Values> out{Values{}};
     for (const Observable& o : obs_) {
       if (o.is_register) {
         auto it = sk_.final_regs.find(o.reg);
-        vals.push_back(it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s));
-      } else {
-        vals.push_back(s.mem.last_value(cell_index_.at(o.loc)));
+        const std::uint64_t v = it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s);
+        for (Values& x : out) x.push_back(v);
+        continue;
       }
+      std::vector<Values> next;
+      for (const Values& x : out)
+        for (std::uint64_t v : finals(s, cell_index_.at(o.loc))) {
+          next.push_back(x);
+          next.back().push_back(v);
+        }
+      out = std::move(next);
     }
-    if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return std::nullopt;
+    if (test_.filter)
+      out.erase(std::remove_if(out.begin(), out.end(), [&](const Values& v) { return !eval_condition(*test_.filter, obs_, v); }), out.end());
+    return out;
+  }
+
+  // Partial coherence. The machine's order of a cell is total, but the
+  // model's co only has to contain the pairs the axioms require: the initial
+  // write first, morally strong pairs (ordered as the machine ordered them),
+  // and writes causality-before a write (Coherence). Each write records its
+  // *floor*, the newest message of its cell its writer had seen when it
+  // wrote; everything causality-before it is at or before the floor (views
+  // hold every write causality-before an event), so "at or before the floor"
+  // over-approximates the causality pairs. The closure of these pairs is a
+  // co inside the machine's order, so every axiom that holds for the
+  // machine's order holds for it (they only forbid cycles through co and
+  // fr = rf⁻¹;co), and Coherence holds by construction. The final value of
+  // the cell can be that of any write maximal in it: one with no pair out.
+  std::vector<std::uint64_t> finals(const State& s, std::size_t c) const {
+    const auto& o = s.mem.order(c);
+    std::vector<char> has_out(o.size(), 0);
+    for (std::size_t j = 1; j < o.size(); ++j) {
+      has_out[0] = 1;
+      const MsgId f = s.mem.msg(o[j]).floor;
+      const std::size_t p = f == op::kNoMsg ? 0 : s.mem.position(c, f);
+      for (std::size_t i = 0; i <= p && i < j; ++i) has_out[i] = 1;
+      for (std::size_t i = 1; i < j; ++i)
+        if (!has_out[i] && ms(ev(o[i]), ev(o[j]))) has_out[i] = 1;
+    }
+    std::vector<std::uint64_t> vals;
+    for (std::size_t i = 0; i < o.size(); ++i)
+      if (!has_out[i]) vals.push_back(s.mem.msg(o[i]).value);
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
     return vals;
   }
 
@@ -318,6 +374,7 @@ class Machine {
       n.mem.join(msg.released, T.by_write[c]);
       if (carried) n.mem.join(msg.released, *carried);
     }
+    msg.floor = v[c];
     n.mem.insert(c, index, e, std::move(msg));
     v[c] = e;
     if (x.is_release()) {
@@ -527,6 +584,7 @@ class Machine {
     State n = s;
     ThreadState& N = n.th[t];
     N.promised.erase(std::find(N.promised.begin(), N.promised.end(), e));
+    n.mem.set_floor(e, N.view[c]);
     N.view[c] = e;
     if (x.is_release()) n.mem.push(N.by_write[c], nodes(x), N.view);
     ++N.pc;
@@ -727,11 +785,12 @@ class Explorer {
   }
 
   void record(const State& s) {
-    auto vals = m_.outcome(s, report_);
-    if (!vals || found_.count(*vals)) return;
-    std::string trace;
-    for (const std::string& l : trace_) trace += l + "\n";
-    found_.emplace(std::move(*vals), std::move(trace));
+    for (Values& vals : m_.outcomes(s, report_)) {
+      if (found_.count(vals)) continue;
+      std::string trace;
+      for (const std::string& l : trace_) trace += l + "\n";
+      found_.emplace(std::move(vals), std::move(trace));
+    }
   }
 
   const Machine& m_;

@@ -200,6 +200,24 @@ TEST_CASE("op: promises reach load buffering, never out of thin air", "[op][prom
                       "P0:r0 == 2 /\\ P1:r1 == 1 /\\ x == 2"));
 }
 
+TEST_CASE("op: a final value may be any write the model's partial coherence leaves maximal", "[op][coherence]") {
+  auto both = [](const std::string& places, const std::string& rows, const std::string& cond) {
+    const LitmusTest t = parse_litmus("PTX t\n{ global u32 x = 0; global u32 y = 0; }\n " + places + " ;\n" + rows + "exists (" + cond + ")\n", "t.litmus");
+    const bool op = run_op(t, EngineOptions{}).holds;
+    CHECK(op == run_z3(t, EngineOptions{}).holds);
+    return op;
+  };
+  // .cta atoms of two CTAs are not morally strong: P1 reads P0's write, yet
+  // the two writes stay unordered and P0's may be the final one.
+  CHECK(both(k2Cta, " atom.cta.global.add.u32 r0, [x], 1 | atom.cta.global.add.u32 r0, [x], 1 ;\n", "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
+  CHECK_FALSE(both(k2Cta, " atom.gpu.global.add.u32 r0, [x], 1 | atom.gpu.global.add.u32 r0, [x], 1 ;\n", "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
+  // A weak read orders nothing: the write after it need not follow the one it read.
+  CHECK(both(k2Cta, " st.weak x, 1 | ld.weak r0, x ;\n | st.weak x, 2 ;\n", "P1:r0 == 1 /\\ x == 1"));
+  CHECK_FALSE(both(k2Cta, " st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n | st.relaxed.gpu x, 2 ;\n", "P1:r0 == 1 /\\ x == 1"));
+  // Writes of one thread are ordered.
+  CHECK_FALSE(both(k2Cta, " st.weak x, 1 | ;\n st.weak x, 2 | ;\n", "x == 1"));
+}
+
 namespace {
 
 // A random straight-line test over x and y: 2 or 3 threads spread over two
