@@ -91,6 +91,12 @@ struct State {
   NodeViews sc;                                    // fence.sc storage per scope-tree node
   std::vector<std::pair<BarrierKey, View>> bars;  // arrivals per barrier
   Values vals;                                     // values returned by reads so far
+  // No-Thin-Air bookkeeping for promises (empty when nothing can be
+  // promised): per event, the promises (by candidate index) it depends on
+  // through rf ∪ dep; per candidate, what it depended on when performed.
+  std::vector<std::uint64_t> taint;
+  std::vector<std::uint64_t> ptaint;
+  std::uint64_t performed = 0;  // candidates promised and since performed
 
   using Key = std::pair<std::uint64_t, std::uint64_t>;
   Key key() const;
@@ -120,6 +126,9 @@ State::Key State::key() const {
     op::encode(v, w);
   }
   w.insert(w.end(), vals.begin(), vals.end());
+  w.insert(w.end(), taint.begin(), taint.end());
+  w.insert(w.end(), ptaint.begin(), ptaint.end());
+  w.push_back(performed);
   std::uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
   for (std::uint64_t x : w) {
     a = (a ^ x) * 1099511628211ull;
@@ -173,6 +182,10 @@ class Machine {
       ts.by_write.resize(cell_index_.size());
       ts.seen_at.resize(cell_index_.size());
       s.th.push_back(std::move(ts));
+    }
+    if (candidates_) {
+      s.taint.assign(sk_.size(), 0);
+      s.ptaint.assign(candidates_, 0);
     }
     return s;
   }
@@ -340,6 +353,7 @@ class Machine {
     // read knows the promise was read: its writer cannot perform it once
     // that knowledge reaches it (Causality: rf ; cause irreflexive).
     if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[c])) v[c] = m;
+    if (candidates_) n.taint[e] = n.taint[m] | (unfulfilled(n, m) ? bit(m) : 0);
     if (x.is_acquire()) n.mem.pull(v, T.seen_at[c], nodes(x));
   }
 
@@ -375,6 +389,7 @@ class Machine {
       if (carried) n.mem.join(msg.released, *carried);
     }
     msg.floor = v[c];
+    if (candidates_) n.taint[e] = taint_of(n, e);
     n.mem.insert(c, index, e, std::move(msg));
     v[c] = e;
     if (x.is_release()) {
@@ -478,7 +493,10 @@ class Machine {
     const std::size_t c = cell(x);
     const auto& o = s.mem.order(c);
     const auto& mine = s.th[t].promised;
+    // An RMW whose write is promised reads the source it promised from.
+    const bool promised_rmw = x.in_rmw && std::find(mine.begin(), mine.end(), e + 1) != mine.end();
     for (std::size_t i = s.mem.position(c, from_view(s, t)[c]); i < o.size(); ++i) {
+      if (promised_rmw && o[i] != s.mem.msg(e + 1).rmw_source) continue;
       // A thread never reads its own promise (that read would be po-before
       // the write it reads).
       if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end()) continue;
@@ -493,7 +511,11 @@ class Machine {
       View& v = begin_unit(n, t, local);
       read(n, t, e, o[i], v);
       std::string what = fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
-      if (x.in_rmw) {
+      if (promised_rmw) {
+        const NodeViews carried = x.is_strong() && ms(ev(o[i]), x) ? s.mem.msg(o[i]).released : NodeViews{};
+        if (!fulfil(n, t, e + 1, v, &carried)) continue;
+        what += fmt::format(", writes {}={} (performs its promise)", x.loc, n.mem.msg(e + 1).value);
+      } else if (x.in_rmw) {
         const Event& w = ev(e + 1);
         if (w.guard && eval(w.guard, n) == 0) {
           end_unit(n, t, e, local);
@@ -515,7 +537,7 @@ class Machine {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
     const auto& mine = s.th[t].promised;
-    if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil(s, t, e, out);
+    if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil_store(s, t, e, out);
     const std::size_t n_msgs = s.mem.order(c).size();
     for (std::size_t i = s.mem.position(c, from_view(s, t)[c]) + 1; i <= n_msgs; ++i) {
       if (breaks_atomicity(s, c, i, x)) continue;
@@ -531,65 +553,147 @@ class Machine {
   }
 
   // Promises (load buffering). A thread may place one of its later writes in
-  // memory before it gets there, so that other threads can read it. Only
-  // writes that depend on no read are promised: no data, ctrl or addr edge
-  // into them, a constant value, no guard, a scalar store (not an RMW). So
-  // the promise is certified statically (the thread will write exactly that
-  // value when it gets there, whatever it reads meanwhile), and no rf ∪ dep
-  // cycle can pass through a promised write (it has no incoming edge): No-
-  // Thin-Air holds, LB+datas/ctrls stay unreached. What the message carries
-  // is computed now, and performing the promise checks it would carry the
-  // same (see fulfil). A promise is made only while another thread still has
-  // a read of its cell to do, and a thread has at most kMaxPromises open.
+  // memory before it gets there, so that other threads can read it:
+  // - a scalar store whose value reads nothing (it may be control-dependent
+  //   on reads: it is performed only if the thread gets there);
+  // - the write of a scalar atom/red that is not a release, whose value and
+  //   compare read only its own read: it is placed right after a chosen
+  //   source message, with the value the RMW computes from it, and its read
+  //   must take that source when the thread gets there.
+  // What the message carries is computed now; performing the promise checks
+  // that it could be placed there now and would carry the same (fulfil).
+  // No-Thin-Air is checked when a promise is performed: every event records
+  // the promises it depends on through rf ∪ dep (reading an unperformed
+  // promise adds it), and a promise whose write would depend on itself is
+  // dropped (LB+datas, LB+ctrls stay unreached). A promise is made only
+  // when another thread is about to access its cell (about_to_access), and a
+  // thread has at most kMaxPromises open.
   static constexpr std::size_t kMaxPromises = 1;
+
+  std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
+  std::uint64_t taint_of(const State& n, EventId e) const {
+    std::uint64_t r = 0;
+    for (EventId d : deps_[e]) r |= n.taint[d];
+    return r;
+  }
+  // The promises a set of promises depends on, through those performed.
+  std::uint64_t closure(const State& s, std::uint64_t m) const {
+    for (std::uint64_t prev = ~m; prev != m;) {
+      prev = m;
+      for (std::size_t p = 0; p < candidates_; ++p)
+        if ((m >> p & 1) && (s.performed >> p & 1)) m |= s.ptaint[p];
+    }
+    return m;
+  }
 
   void promise(const State& s, std::size_t t, std::vector<Move>& out) const {
     const ThreadState& T = s.th[t];
-    if (T.pc == end_[t] || T.done || T.arrived || T.promised.size() >= kMaxPromises) return;
+    if (T.pc == end_[t] || T.promised.size() >= kMaxPromises) return;
     for (EventId w : promisable_[t]) {
-      if (w <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) continue;
       const Event& x = ev(w);
+      const EventId first = x.in_rmw ? w - 1 : w;
+      if (first <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) continue;
       const std::size_t c = cell(x);
-      bool wanted = false;
-      for (std::size_t u = 0; u < threads_ && !wanted; ++u)
-        wanted = u != t && s.th[u].pc != end_[u] && rest(s, u).reads[c];
-      if (!wanted) continue;
-      const std::size_t n_msgs = s.mem.order(c).size();
-      for (std::size_t i = s.mem.position(c, T.view[c]) + 1; i <= n_msgs; ++i) {
-        if (breaks_atomicity(s, c, i, x)) continue;
+      if (!about_to_access(s, t, c, x.in_rmw)) continue;
+      const auto& o = s.mem.order(c);
+      const std::size_t lo = s.mem.position(c, T.view[c]);
+      if (!x.in_rmw) {
+        for (std::size_t i = lo + 1; i <= o.size(); ++i) {
+          if (breaks_atomicity(s, c, i, x)) continue;
+          State n = s;
+          Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
+          n.mem.insert(c, i, w, std::move(msg));
+          add_promise(n, t, w);
+          std::string what = fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+          if (i + 1 < n.mem.order(c).size()) what += fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
+          out.push_back({std::move(n), std::move(what)});
+        }
+        continue;
+      }
+      // An RMW: choose its source among the messages its read could take now
+      // (not a promise: the source must exist).
+      for (std::size_t i = lo; i < o.size(); ++i) {
+        const MsgId m = o[i];
+        if (unfulfilled(s, m) || breaks_atomicity(s, c, i + 1, x)) continue;
         State n = s;
-        Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
-        n.mem.insert(c, i, w, std::move(msg));
-        auto& p = n.th[t].promised;
-        p.insert(std::upper_bound(p.begin(), p.end(), w), w);
-        std::string what = fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
-        if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
+        n.vals[w - 1] = s.mem.msg(m).value;
+        if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
+        const Event& r = ev(w - 1);
+        const bool observed = r.is_strong() && ms(ev(m), r);
+        Message msg{eval(x.value, n), carries(s, t, w, T.view), m, w - 1};
+        if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
+        n.vals[w - 1] = 0;
+        n.mem.insert(c, i + 1, w, std::move(msg));
+        add_promise(n, t, w);
+        std::string what = fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc, s.mem.msg(m).value, from(s, m), x.loc,
+                                       n.mem.msg(w).value);
         out.push_back({std::move(n), std::move(what)});
       }
     }
   }
 
-  // Performing a promised write: the message is already in memory. Allowed
-  // only if it could have been placed there now: the thread has seen nothing
-  // of its cell at or after it (Coherence, and Causality for readers whose
-  // reads reached this thread through any synchronization, which raised the
-  // view), and it carries exactly what a write performed now would carry (no
-  // release since the promise added to it). Otherwise the run is dropped.
-  void fulfil(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+  // Promises are made lazily: only when another thread's next step reads the
+  // cell, or for an RMW's write also when it writes the cell (the promised
+  // write sits right after its source, and another write lands between them
+  // only if it comes after the promise; a store's promise can be placed
+  // before or after any write, whenever it is made). Promising
+  // earlier gains nothing: a promise that could be made earlier and still be
+  // performed can be made at any later time, with the same placements
+  // (views only grow, and performing it already requires what it carries to
+  // be unchanged).
+  bool about_to_access(const State& s, std::size_t t, std::size_t c, bool writes_too) const {
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      for (EventId e : pending(s, u))
+        if (cell(ev(e)) == c && (writes_too || ev(e).is_read())) return true;
+    }
+    return false;
+  }
+
+  void add_promise(State& n, std::size_t t, EventId w) const {
+    auto& p = n.th[t].promised;
+    p.insert(std::upper_bound(p.begin(), p.end(), w), w);
+  }
+
+  // Performing a promised write (the message is already in memory; an RMW's
+  // read has just taken its source into `v`). Allowed only if it could have
+  // been placed there now: the thread has seen nothing of its cell at or
+  // after it (Coherence, and Causality for readers whose reads reached this
+  // thread through any synchronization, which raised the view), it carries
+  // exactly what a write performed now would carry (no release since the
+  // promise added to it), its value and guard agree, and it does not depend
+  // on itself through rf ∪ dep (No-Thin-Air). Otherwise the run is dropped.
+  bool fulfil(State& n, std::size_t t, EventId e, View& v, const NodeViews* carried) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
-    const ThreadState& T = s.th[t];
-    if (s.mem.position(c, T.view[c]) >= s.mem.position(c, e)) return;
-    if (!(carries(s, t, e, T.view) == s.mem.msg(e).released)) return;
+    ThreadState& T = n.th[t];
+    const Message& msg = n.mem.msg(e);
+    if (n.mem.position(c, v[c]) >= n.mem.position(c, e)) return false;
+    if (x.guard && eval(x.guard, n) == 0) return false;
+    if (eval(x.value, n) != msg.value) return false;
+    NodeViews expect = carries(n, t, e, v);
+    if (carried) n.mem.join(expect, *carried);
+    if (!(expect == msg.released)) return false;
+    const std::uint64_t dep = taint_of(n, e);
+    if (closure(n, dep) & bit(e)) return false;
+    n.taint[e] = dep;
+    n.ptaint[static_cast<std::size_t>(cand_[e])] = dep;
+    n.performed |= bit(e);
+    T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
+    n.mem.set_floor(e, v[c]);
+    v[c] = e;
+    if (x.is_release()) n.mem.push(T.by_write[c], nodes(x), v);
+    return true;
+  }
+
+  void fulfil_store(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+    const Event& x = ev(e);
     State n = s;
-    ThreadState& N = n.th[t];
-    N.promised.erase(std::find(N.promised.begin(), N.promised.end(), e));
-    n.mem.set_floor(e, N.view[c]);
-    N.view[c] = e;
-    if (x.is_release()) n.mem.push(N.by_write[c], nodes(x), N.view);
-    ++N.pc;
+    if (!fulfil(n, t, e, n.th[t].view, nullptr)) return;
+    ++n.th[t].pc;
     out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text, x.loc, s.mem.msg(e).value)});
   }
+
   BarrierKey barrier_key(const State& s, const Event& b) const {
     const Placement& p = place(b);
     return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr, b.barrier_logical ? eval(b.barrier_logical, s) : 0};
@@ -682,6 +786,13 @@ class Machine {
     multi_.assign(sk_.size() + 1, 0);
     all_units_.assign(sk_.size() + 1, 0);
     promisable_.resize(threads_);
+    cand_.assign(sk_.size(), -1);
+    deps_.assign(sk_.size(), {});
+    for (EventId e = 0; e < sk_.size(); ++e)
+      for (auto [it, end] = boost::in_edges(e, sk_.graph); it != end; ++it) {
+        const EdgeKind k = sk_.graph[*it].kind;
+        if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr) deps_[e].push_back(boost::source(*it, sk_.graph));
+      }
     for (std::size_t t = 0; t < threads_; ++t) {
       for (EventId g = begin_[t]; g < end_[t];) {
         EventId h = g;
@@ -695,21 +806,28 @@ class Machine {
             all_units_[g] |= std::uint64_t{1} << (e - g);
           }
         multi_[g] = units_[g].size() > 1;
-        if (h - g == 1 && promisable(g)) promisable_[t].push_back(g);
+        if (candidates_ < 64 && promisable(g, h)) {
+          const EventId w = h - 1;
+          promisable_[t].push_back(w);
+          cand_[w] = static_cast<int>(candidates_++);
+        }
         g = h;
       }
     }
   }
 
-  // A write that depends on no read: see promise().
-  bool promisable(EventId e) const {
-    const Event& x = ev(e);
-    if (!x.is_write() || x.in_rmw || x.is_init || x.guard || !x.value || !reads_of(x.value).empty()) return false;
-    for (auto [it, end] = boost::in_edges(e, sk_.graph); it != end; ++it) {
-      const EdgeKind k = sk_.graph[*it].kind;
-      if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr || k == EdgeKind::Rmw) return false;
-    }
-    return true;
+  // The instruction [g, h) can be promised: see promise().
+  bool promisable(EventId g, EventId h) const {
+    const Event& x = ev(h - 1);
+    if (!x.is_write() || x.is_init || !x.value) return false;
+    if (h - g == 1) return !x.in_rmw && reads_of(x.value).empty();
+    if (h - g != 2 || !x.in_rmw || x.is_release() || ev(g).guard) return false;
+    auto own = [&](const ExprPtr& e) {
+      for (const ReadRef& r : reads_of(e))
+        if (sk_.vertex(r) != g) return false;
+      return true;
+    };
+    return own(x.value) && (!x.guard || own(x.guard));
   }
 
   bool same_barrier(const State& s, const Event& a, const Event& b) const {
@@ -754,7 +872,10 @@ class Machine {
   std::vector<std::vector<EventId>> units_;       // the same
   std::vector<char> multi_;                       // the same
   std::vector<std::uint64_t> all_units_;          // the same
-  std::vector<std::vector<EventId>> promisable_;  // per thread
+  std::vector<std::vector<EventId>> promisable_;  // per thread, the writes it may promise
+  std::vector<int> cand_;                         // per event: its index among those, or -1
+  std::size_t candidates_ = 0;
+  std::vector<std::vector<EventId>> deps_;        // per event: its data, ctrl and addr sources
 };
 
 // Depth-first search from one item, with its own visited set.

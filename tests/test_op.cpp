@@ -193,6 +193,16 @@ TEST_CASE("op: promises reach load buffering, never out of thin air", "[op][prom
   CHECK_FALSE(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n bne r0, 1, L0 | bne r1, 1, L1 ;\n st.weak y, 1 | st.weak x, 1 ;\n L0: | L1: ;\n"));
   // One side with a dependency is enough when the other promises.
   CHECK(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, r0 | st.weak x, 1 ;\n"));
+  // A store control-dependent on a read may be promised when that read does
+  // not depend on the promise itself.
+  CHECK(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r3, x ;\n | bne r3, 0, L1 ;\n | st.weak x, 1 ;\n | L1: ;\n"));
+  // The write of an RMW may be promised, from a source it must then read:
+  // P1's atom reads 0 and writes 1 after P1 read P0's store of y, which
+  // P0 made after reading that 1.
+  CHECK(lb(same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, 1 | atom.relaxed.gpu.add r2, x, 1 ;\n"));
+  // ... but not when the RMW's value would depend on the promise itself.
+  CHECK_FALSE(reaches("", same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, r0 | atom.relaxed.gpu.exch r2, x, r1 ;\n",
+                      "P0:r0 == 1 /\\ P1:r1 == 1"));
   // A promise is never read by its own thread, nor performed after its
   // thread saw a later write of the cell (Coherence): CoRW stays forbidden.
   CHECK_FALSE(reaches("", same_gpu, " ld.weak r0, x | ;\n st.weak x, 1 | ;\n", "P0:r0 == 1"));
