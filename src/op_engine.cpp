@@ -673,7 +673,7 @@ class Machine {
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
     if (carried) n.mem.join(expect, *carried);
-    if (!(expect == msg.released)) return false;
+    if (!same_for_others(expect, msg.released, t)) return false;
     const std::uint64_t dep = taint_of(n, e);
     if (closure(n, dep) & bit(e)) return false;
     n.taint[e] = dep;
@@ -683,6 +683,35 @@ class Machine {
     n.mem.set_floor(e, v[c]);
     v[c] = e;
     if (x.is_release()) n.mem.push(T.by_write[c], nodes(x), v);
+    return true;
+  }
+
+  // Do two carried NodeViews agree at every node another thread could pull
+  // from? A node only thread t is placed under (its CTA node, say, when it
+  // is alone in its CTA) is pulled by t alone, and t already knows every
+  // view it pushed there (its own fence.cta after the promise, MICRO24-Fig4b).
+  bool same_for_others(const NodeViews& a, const NodeViews& b, std::size_t t) const {
+    auto at = [](const NodeViews& x, const op::Node& n) -> const View* {
+      for (const auto& [k, v] : x)
+        if (k == n) return &v;
+      return nullptr;
+    };
+    auto agree = [&](const NodeViews& x, const NodeViews& y) {
+      for (const auto& [n, v] : x) {
+        const View* w = at(y, n);
+        if (w && *w == v) continue;
+        if (!alone_under(n, t)) return false;
+      }
+      return true;
+    };
+    return agree(a, b) && agree(b, a);
+  }
+  bool alone_under(const op::Node& n, std::size_t t) const {
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t) continue;
+      const auto mine = op::nodes_up_to(place(u), Scope::Sys);
+      if (std::find(mine.begin(), mine.end(), n) != mine.end()) return false;
+    }
     return true;
   }
 
