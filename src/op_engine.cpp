@@ -598,7 +598,9 @@ class Machine {
       const auto& o = s.mem.order(c);
       const std::size_t lo = s.mem.position(c, T.view[c]);
       if (!x.in_rmw) {
-        for (std::size_t i = lo + 1; i <= o.size(); ++i) {
+        // Only where the read that prompts it can take it (a position below
+        // every such reader's view would do as well when a later read prompts it).
+        for (std::size_t i = std::max(lo, reader_floor(s, t, c)) + 1; i <= o.size(); ++i) {
           if (breaks_atomicity(s, c, i, x)) continue;
           State n = s;
           Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
@@ -648,6 +650,17 @@ class Machine {
         if (cell(ev(e)) == c && (writes_too || ev(e).is_read())) return true;
     }
     return false;
+  }
+
+  // The lowest view position of cell c among the other threads about to read it.
+  std::size_t reader_floor(const State& s, std::size_t t, std::size_t c) const {
+    std::size_t lo = ~std::size_t{0};
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      for (EventId e : pending(s, u))
+        if (ev(e).is_read() && cell(ev(e)) == c) lo = std::min(lo, s.mem.position(c, from_view(s, u)[c]));
+    }
+    return lo == ~std::size_t{0} ? 0 : lo;
   }
 
   void add_promise(State& n, std::size_t t, EventId w) const {
