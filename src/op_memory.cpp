@@ -85,6 +85,7 @@ void Memory::encode(std::vector<std::uint64_t>& out) const {
       out.push_back(m);
       out.push_back(x.value);
       out.push_back(x.rmw_source);
+      out.push_back(x.floor);
       op::encode(x.released, out);
     }
   }

@@ -50,6 +50,7 @@ struct Message {
   NodeViews released;          // what releases covering this write pushed (travels with it)
   MsgId rmw_source = kNoMsg;   // an RMW's write: the message its read read
   EventId rmw_read = kNoMsg;   // and that read
+  MsgId floor = kNoMsg;        // the newest message of the cell its writer had seen (kNoMsg: init, or promised and not yet performed)
 };
 
 class Memory {
@@ -64,6 +65,7 @@ class Memory {
   const std::vector<MsgId>& order(std::size_t cell) const { return order_[cell]; }
   const Message& msg(MsgId m) const { return msgs_[m]; }
   NodeViews& released(MsgId m) { return msgs_[m].released; }
+  void set_floor(MsgId m, MsgId floor) { msgs_[m].floor = floor; }
   std::size_t position(std::size_t cell, MsgId m) const;
   std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
   std::size_t cells() const { return order_.size(); }
