@@ -37,7 +37,7 @@ void Budget::stop(BudgetKind k) {
 }
 
 bool Budget::poll() {
-  if (stopped_.load() >= 0) return true;
+  if (stopped_.load() >= 0) { stop(static_cast<BudgetKind>(stopped_.load())); return true; }
   if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) { stop(BudgetKind::Timeout); return true; }
   if (limits_.memory_mb > 0 && resident_mb() > limits_.memory_mb) { stop(BudgetKind::Memory); return true; }
   return false;

@@ -158,6 +158,7 @@ class SkeletonEnumerator {
   // work of the search is bounded by the count (each choice leads to at most
   // one consistency check), so the limit holds whatever dimension explodes.
   void tick() {
+    if (opts_.budget && (*candidates_ & 1023) == 0) opts_.budget->check();  // --timeout / --max-memory
     if (++*candidates_ > opts_.enum_limit)
       throw InputError(Diagnostic{test_.file, test_.condition_loc,
                                   fmt::format("gave up after {} candidate executions (the --engine enum limit); use the z3 engine",

@@ -78,19 +78,21 @@ std::string verdict(const TestResult& r) {
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
   e.z3 = run_suite({e.file}, opts, 1).front();
   if (e.z3.error) return;
-  const LitmusTest t = parse_litmus_file(e.file);
+  const LitmusTest t = parse_litmus_file(e.file, opts.max_file_bytes);
   if (ro.xval) {
     try {
       EngineOptions o = opts;
       o.engine = EngineKind::Op;
-      for (const Outcome& x : run_op(t, o).outcomes) e.reached.insert(x.values);
+      // The machine and the explanation get their own budgets (--timeout).
+      const TestResult m = with_budget(o, [&](const EngineOptions& b) { return run_op(t, b); });
+      for (const Outcome& x : m.outcomes) e.reached.insert(x.values);
       e.machine_ran = true;
     } catch (const std::exception& x) {
       e.machine_error = x.what();
     }
   }
   try {
-    const Explanation ex = explain(t, opts, ExplainRequest{});
+    const Explanation ex = with_budget(opts, [&](const EngineOptions& b) { return explain(t, b, ExplainRequest{}); });
     e.explanation_html = "<pre>" + html_escape(render_text(ex)) + "</pre>";
     if (ro.pictures) {
       const std::string dir = (fs::path(ro.dir) / "pictures").string();

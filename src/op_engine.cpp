@@ -294,6 +294,7 @@ class Machine {
 
   const LitmusTest& test() const { return test_; }
   std::size_t limit() const { return opts_.enum_limit; }
+  const Budget* budget() const { return opts_.budget; }
 
  private:
   const Event& ev(EventId e) const { return sk_.ev(e); }
@@ -934,6 +935,7 @@ class Explorer {
  private:
   void explore(const State& s) {
     if (!seen_.insert(s.key()).second) return;
+    if ((states_ & 255) == 0 && m_.budget()) m_.budget()->check();  // --timeout / --max-memory
     if (++states_ > m_.limit())
       throw InputError(Diagnostic{m_.test().file, m_.test().condition_loc,
                                   fmt::format("more than {} machine states in one skeleton: too large for --engine op", m_.limit())});

@@ -68,9 +68,13 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   XvalResult r;
   r.file = path;
   try {
-    r = xval_test(parse_litmus_file(path), opts);
+    const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    // One budget for the pair (Z3 engine, machine): report inherits it too.
+    r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, o); });
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
+  } catch (const BudgetExceeded& e) {
+    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
   } catch (const z3::exception& e) {
     r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
   }

@@ -241,6 +241,7 @@ class SkeletonSolver {
       const z3::check_result r = cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
       if (r == z3::sat) return true;
       if (r == z3::unsat) return false;
+      if (opts_.budget) opts_.budget->check();  // an interrupt (--timeout) is not the conflict limit
       if (!limited()) detail::solver_gave_up(cur_->s);
       open(detail::SolverKind::FiniteDomain);
     }
@@ -347,6 +348,7 @@ void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const Litm
   }
   for (const auto& [vals, w] : found) s.block(vals);
   while (s.sat(true)) {
+    if (opts.budget) opts.budget->check();
     const z3::model m = s.model();
     std::vector<std::uint64_t> vals;
     for (const z3::expr& t : s.terms()) vals.push_back(m.eval(t, true).get_numeral_uint64());
@@ -399,6 +401,7 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   z3::context c;
+  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<std::vector<std::uint64_t>, Witness> found;
   for (std::size_t i = 0; i < ex.skeletons.size(); ++i) enumerate(c, ex.skeletons[i], i, test, r.observables, opts, found, r.incomplete);
   settle_result(r, test, std::move(found));
@@ -411,6 +414,7 @@ std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions
   const Expansion ex = expand(test, opts.expand);
   std::vector<Axiom> out;
   z3::context c;
+  const Budget::Z3Guard guard(opts.budget, c);
   for (const Skeleton& sk : ex.skeletons) {
     if (sk.cut) continue;
     const detail::SolverKind kind = detail::solver_kind_for(sk);

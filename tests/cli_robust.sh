@@ -4,7 +4,7 @@
 # the summary counts errors (issue: a run that survives anything).
 set -uo pipefail
 bin=$1; litmus=$2; dir=$3/cli_robust
-rm -rf "$dir"; mkdir -p "$dir/ok" "$dir/empty" "$dir/bad"
+rm -rf "$dir"; mkdir -p "$dir/ok" "$dir/empty" "$dir/bad" "$dir/slow"
 fail() { echo "FAIL: $*"; exit 1; }
 cp "$litmus/classic/MP.litmus" "$litmus/classic/SB.litmus" "$dir/ok/"
 printf '\xef\xbb\xbfPTX bom\n' > "$dir/bad/bom.litmus"
@@ -66,6 +66,22 @@ cp "$dir/bad/bom.litmus" "$dir/ok/zz.litmus"; printf 'zz.litmus,1\n' >> "$dir/ok
 out=$("$bin" run -q --expect "$dir/ok/expected.csv" "$dir/ok" 2>/dev/null); rc=$?
 grep -q "^2 passed, 0 failed, 1 errors$" <<<"$out" || fail "summary: $out"
 [ $rc -eq 1 ] || fail "a run with an error must exit 1, not $rc"
+
+# A test past its --timeout is reported as a timeout for that test alone.
+{ printf 'PTX stores100\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n'
+  for i in $(seq 1 100); do printf ' st.relaxed.gpu.u32 [x], %d | %s ;\n' "$i" "$([ "$i" = 1 ] && echo 'ld.relaxed.gpu.u32 r0, [x]')"; done
+  printf 'exists (x == 1)\n'; } > "$dir/slow/stores100.litmus"
+cp "$litmus/classic/MP.litmus" "$dir/slow/"
+start=$(date +%s)
+timeout 120 "$bin" run --timeout 1 --format json -j 1 "$dir/slow" > "$dir/slow.json" 2>/dev/null; rc=$?
+[ $rc -eq 1 ] || fail "a timed-out test must exit 1, not $rc"
+python3 - "$dir/slow.json" <<'PY' || fail "timeout not reported as its own error kind"
+import json, sys
+d = {t["test"]: t for t in json.load(open(sys.argv[1]))}
+assert d["stores100"]["error_kind"] == "timeout", d["stores100"]
+assert d["MP"]["error"] is None
+PY
+echo "timeout reported after $(( $(date +%s) - start )) s (budget 1 s, plus releasing the solver)"
 
 # -q and -v on every command.
 [ -z "$("$bin" run -q "$dir/ok/MP.litmus" 2>/dev/null)" ] || fail "run -q prints per-test blocks"

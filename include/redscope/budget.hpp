@@ -97,10 +97,11 @@ auto with_budget(const Opts& opts, F body) {
       std::condition_variable_any cv;
       std::unique_lock<std::mutex> lock(m);
       // wait_for with a stop token returns the predicate's value (false) both
-      // on time-out and on stop: test the token itself.
+      // on time-out and on stop: test the token itself. Once stopped, keep
+      // interrupting: a solver created after the first interrupt must stop too.
       while (!st.stop_requested()) {
         cv.wait_for(lock, st, std::chrono::milliseconds(50), [] { return false; });
-        if (st.stop_requested() || budget.poll()) return;
+        if (!st.stop_requested()) budget.poll();
       }
     });
   try {
