@@ -409,6 +409,21 @@ std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
   return {across, std::max(1u, c.jobs / across)};
 }
 
+// Checks every file with `check` on `jobs` threads, keeping the progress line
+// up to date, and hands each result to `emit` in input order (run_ordered).
+template <class R, class Check, class Emit>
+void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress& progress, Check check, Emit emit) {
+  redscope::run_ordered<R>(
+      files.size(), jobs,
+      [&](std::size_t i) {
+        progress.started(i, redscope::file_stem(files[i]));
+        R r = check(files[i]);
+        progress.finished(i, r.error.has_value());
+        return r;
+      },
+      [&](std::size_t, R&& r) { emit(std::move(r)); });
+}
+
 int run(const Cli& c) {
   if (c.outcome || c.condition) usage_error("--outcome and --condition belong to `redscope explain`");
   std::vector<redscope::Expectation> expectations;
@@ -431,15 +446,9 @@ int run(const Cli& c) {
     RunPrinter out(c, progress);
     out.begin();
     for (const redscope::TestResult& r : in.problems) out.result(r, true);
-    redscope::run_ordered<redscope::TestResult>(
-        in.files.size(), across,
-        [&](std::size_t i) {
-          progress.started(i, redscope::file_stem(in.files[i]));
-          redscope::TestResult r = redscope::check_file(in.files[i], opts);
-          progress.finished(i, r.error.has_value());
-          return r;
-        },
-        [&](std::size_t, redscope::TestResult&& r) {
+    stream_files<redscope::TestResult>(
+        in.files, across, progress, [&](const std::string& f) { return redscope::check_file(f, opts); },
+        [&](redscope::TestResult&& r) {
           out.result(r);
           results.push_back(std::move(r));
         });
@@ -481,15 +490,9 @@ int run_xval(const Cli& c) {
   bool any_error = !in.problems.empty(), defect = false;
   {
     Progress progress(in.files.size(), c.quiet);
-    redscope::run_ordered<redscope::XvalResult>(
-        in.files.size(), across,
-        [&](std::size_t i) {
-          progress.started(i, redscope::file_stem(in.files[i]));
-          redscope::XvalResult r = redscope::xval_file(in.files[i], opts);
-          progress.finished(i, r.error.has_value());
-          return r;
-        },
-        [&](std::size_t, redscope::XvalResult&& r) {
+    stream_files<redscope::XvalResult>(
+        in.files, across, progress, [&](const std::string& f) { return redscope::xval_file(f, opts); },
+        [&](redscope::XvalResult&& r) {
           if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
           const bool bad = r.count(redscope::XvalStatus::ReachedForbidden) > 0;
           defect = defect || bad;
@@ -592,15 +595,9 @@ int run_atomicity(const Cli& c) {
   bool any_error = !in.problems.empty();
   {
     Progress progress(in.files.size(), c.quiet);
-    redscope::run_ordered<redscope::AtomicityResult>(
-        in.files.size(), c.jobs,
-        [&](std::size_t i) {
-          progress.started(i, redscope::file_stem(in.files[i]));
-          redscope::AtomicityResult r = redscope::check_atomicity_file(in.files[i], opts);
-          progress.finished(i, r.error.has_value());
-          return r;
-        },
-        [&](std::size_t, redscope::AtomicityResult&& r) {
+    stream_files<redscope::AtomicityResult>(
+        in.files, c.jobs, progress, [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
+        [&](redscope::AtomicityResult&& r) {
           if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
           if (c.format == "text" && !c.quiet) progress.print(stdout, redscope::render_atomicity_text(r));
           results.push_back(std::move(r));
