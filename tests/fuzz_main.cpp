@@ -113,7 +113,10 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--hang") o.hang = std::stod(need(i));
       else if (a == "--inputs") o.max_inputs = std::stoull(need(i));
       else if (a == "--fail-on-slow") o.fail_on_slow = true;
-      else if (a == "--replay") o.replay.push_back(need(i));
+      else if (a == "--replay") {
+        o.replay.push_back(need(i));
+        while (i + 1 < argc && argv[i + 1][0] != '-') o.replay.push_back(argv[++i]);
+      }
       else if (a == "--no-fork") o.no_fork = true;
       else if (a == "--verbose") o.verbose = true;
       else if (a == "-h" || a == "--help") usage("help");
@@ -426,8 +429,8 @@ class Runner {
   std::size_t enum_skipped = 0;
 
   // The enumerator's --enum-limit counts rf candidates only; its coherence
-  // and fence-SC choices (3 per pair of writes to a cell, 2 per pair of
-  // fence.sc) are not bounded, so inputs whose estimate exceeds 2^kEnumMaxLog2
+  // fence-SC and barrier choices (3 per pair of writes to a cell, 2 per pair
+  // of fence.sc, which arrivals each barrier saw) are not bounded, so inputs whose estimate exceeds 2^kEnumMaxLog2
   // skip run_enum (counted; see docs/testing.md).
   static constexpr double kEnumMaxLog2 = 18;
   double enum_search_log2(const LitmusTest& t) const {
@@ -435,13 +438,14 @@ class Runner {
     double worst = 0;
     for (const Skeleton& sk : ex.skeletons) {
       std::map<std::string, double> writes;
-      double fences = 0;
+      double fences = 0, barriers = 0;
       for (EventId e = 0; e < sk.size(); ++e) {
         const Event& ev = sk.ev(e);
         if (ev.is_write() && !ev.is_init) writes[ev.loc] += 1;
         if (ev.is_sc_fence()) fences += 1;
+        if (ev.is_barrier()) barriers += 1;
       }
-      double l = fences * (fences - 1) / 2;
+      double l = fences * (fences - 1) / 2 + barriers * (barriers - 1) / 2;
       for (const auto& [loc, w] : writes) l += w * (w - 1) / 2 * 1.585;
       worst = std::max(worst, l);
     }
@@ -630,7 +634,7 @@ int main(int argc, char** argv) {
                 << (v.stage.empty() ? "" : " in " + v.stage) << (v.detail.empty() ? "" : ": " + v.detail) << "\n ";
       for (const auto& [st, t] : r.stage_seconds) std::cout << fmt::format(" {} {:.2f} s;", st, t);
       std::cout << "\n";
-      if (r.enum_skipped) std::cout << "  (run_enum skipped: too many coherence/fence-SC choices)\n";
+      if (r.enum_skipped) std::cout << "  (run_enum skipped: too many coherence/fence-SC/barrier choices)\n";
       if (v.kind == Verdict::Finding) status = 1;
     }
     fs::remove(current);
@@ -706,7 +710,7 @@ int main(int argc, char** argv) {
   std::cout << ")\n  time per stage:";
   for (const auto& [s, t] : stage_seconds) std::cout << fmt::format(" {} {:.1f} s;", s, t);
   std::cout << "\n";
-  if (enum_skipped) std::cout << fmt::format("  run_enum skipped on {} inputs with more than 2^{} coherence/fence-SC choices\n", enum_skipped, Runner::kEnumMaxLog2);
+  if (enum_skipped) std::cout << fmt::format("  run_enum skipped on {} inputs with more than 2^{} coherence/fence-SC/barrier choices\n", enum_skipped, Runner::kEnumMaxLog2);
   std::cout << fmt::format("{} passed, {} failed, {} slow (> {} CPU s), {} hangs (killed at {} CPU s)\n", results + diagnostics,
                            failed, slow, opt.slow, hangs, opt.hang);
   if (failed) return 1;
