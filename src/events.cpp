@@ -98,6 +98,10 @@ class PathBuilder {
   }
 
   void set_reg(State& s, const Operand& dst, ExprPtr v, DataType type) {
+    // Every expression the path builds derives from register values, so
+    // bounding them bounds the recursion of every walker (expr.hpp).
+    if (v->depth > kMaxExprDepth)
+      input_error(t_, dst.loc, fmt::format("the value of {} is computed by a chain of more than {} dependent operations; redscope bounds expression depth", dst.name, kMaxExprDepth));
     s.pending.erase(dst.name);
     s.path.regs[dst.name] = std::move(v);
     s.path.reg_types[dst.name] = type;

@@ -1,6 +1,8 @@
 #include "redscope/expr.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace redscope {
 
@@ -73,7 +75,17 @@ std::uint64_t float_op(ExprOp op, FloatFormat f, bool ftz, std::uint64_t a, std:
   }
 }
 
-ExprPtr node(ExprNode n) { return std::make_shared<const ExprNode>(std::move(n)); }
+ExprPtr node(ExprNode n) {
+  n.depth = 1;
+  n.size = 1;
+  n.has_float = n.op == ExprOp::FAdd || n.op == ExprOp::FMin || n.op == ExprOp::FMax || n.op == ExprOp::FCmp;
+  for (const ExprPtr& k : n.kids) {
+    n.has_float = n.has_float || k->has_float;
+    n.depth = std::max(n.depth, k->depth + 1);
+    n.size = std::min(kSizeCap, n.size + k->size);
+  }
+  return std::make_shared<const ExprNode>(std::move(n));
+}
 
 }  // namespace
 
@@ -171,41 +183,85 @@ std::optional<std::uint64_t> const_value(const ExprPtr& e) {
 }
 
 std::vector<ReadRef> reads_of(const ExprPtr& e) {
+  // Iterative, and each shared node once: `add r0, r0, r0` repeated makes a
+  // DAG whose unfolded tree is exponential in its node count.
   std::vector<ReadRef> out;
+  std::unordered_set<const ExprNode*> seen;
   std::vector<const ExprNode*> stack{e.get()};
   while (!stack.empty()) {
     const ExprNode* n = stack.back();
     stack.pop_back();
+    if (!n->kids.empty() && !seen.insert(n).second) continue;
     if (n->op == ExprOp::Read && std::find(out.begin(), out.end(), n->read) == out.end()) out.push_back(n->read);
     for (const ExprPtr& k : n->kids) stack.push_back(k.get());
   }
   return out;
 }
 
-std::uint64_t evaluate(const ExprPtr& e, const std::function<std::uint64_t(ReadRef)>& read_value) {
-  const ExprNode& n = *e;
-  auto kid = [&](std::size_t i) { return evaluate(n.kids[i], read_value); };
+namespace {
+
+// One node's value; kid(i) gives the value of kids[i] (only the taken side
+// of an Ite is asked for).
+template <class Kid>
+std::uint64_t apply(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value, Kid&& kid) {
   switch (n.op) {
     case ExprOp::Const: return n.bits;
     case ExprOp::Read: return mask_to(read_value(n.read), n.width);
     case ExprOp::Cmp: {
-      return compare(n.cmp, evaluate(n.kids[0], read_value), evaluate(n.kids[1], read_value),
-                     n.kids[0]->width, n.is_signed) ? 1 : 0;
+      const std::uint64_t a = kid(0), b = kid(1);
+      return compare(n.cmp, a, b, n.kids[0]->width, n.is_signed) ? 1 : 0;
     }
-    case ExprOp::Not: return evaluate(n.kids[0], read_value) ? 0 : 1;
+    case ExprOp::Not: return kid(0) ? 0 : 1;
     case ExprOp::Resize: {
       const std::uint64_t v = kid(0);
       const unsigned kw = n.kids[0]->width;
       if (n.is_signed && kw < n.width) return mask_to(static_cast<std::uint64_t>(as_signed(v, kw)), n.width);
       return mask_to(v, n.width);
     }
-    case ExprOp::Ite: return evaluate(n.kids[0], read_value) ? evaluate(n.kids[1], read_value) : evaluate(n.kids[2], read_value);
-    case ExprOp::FAdd: case ExprOp::FMin: case ExprOp::FMax: return float_op(n.op, n.ffmt, n.ftz, kid(0), kid(1));
-    case ExprOp::FCmp: return float_compare(n.cmp, n.ffmt, kid(0), kid(1)) ? 1 : 0;
-    case ExprOp::Concat: return mask_to((kid(0) << n.kids[1]->width) | kid(1), n.width);
+    case ExprOp::Ite: return kid(0) ? kid(1) : kid(2);
+    case ExprOp::FAdd: case ExprOp::FMin: case ExprOp::FMax: {
+      const std::uint64_t a = kid(0), b = kid(1);
+      return float_op(n.op, n.ffmt, n.ftz, a, b);
+    }
+    case ExprOp::FCmp: {
+      const std::uint64_t a = kid(0), b = kid(1);
+      return float_compare(n.cmp, n.ffmt, a, b) ? 1 : 0;
+    }
+    case ExprOp::Concat: {
+      const std::uint64_t hi = kid(0), lo = kid(1);
+      return mask_to((hi << n.kids[1]->width) | lo, n.width);
+    }
     case ExprOp::Extract: return mask_to(kid(0) >> n.lo, n.width);
-    default: return arith(n.op, kid(0), kid(1), n.width, n.is_signed);
+    default: {
+      const std::uint64_t a = kid(0), b = kid(1);
+      return arith(n.op, a, b, n.width, n.is_signed);
+    }
   }
+}
+
+// Trees this small are walked directly; larger ones (shared subterms that
+// unfold to many nodes) evaluate each node once.
+constexpr std::uint64_t kDirectEvalSize = 4096;
+
+std::uint64_t evaluate_tree(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value) {
+  return apply(n, read_value, [&](std::size_t i) { return evaluate_tree(*n.kids[i], read_value); });
+}
+
+std::uint64_t evaluate_dag(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value,
+                           std::unordered_map<const ExprNode*, std::uint64_t>& memo) {
+  if (n.size <= kDirectEvalSize) return evaluate_tree(n, read_value);
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  const std::uint64_t v = apply(n, read_value, [&](std::size_t i) { return evaluate_dag(*n.kids[i], read_value, memo); });
+  memo.emplace(&n, v);
+  return v;
+}
+
+}  // namespace
+
+std::uint64_t evaluate(const ExprPtr& e, const std::function<std::uint64_t(ReadRef)>& read_value) {
+  if (e->size <= kDirectEvalSize) return evaluate_tree(*e, read_value);
+  std::unordered_map<const ExprNode*, std::uint64_t> memo;
+  return evaluate_dag(*e, read_value, memo);
 }
 
 }  // namespace redscope

@@ -1,11 +1,40 @@
 #!/usr/bin/env bash
-# Rebuilds the unit tests with AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs the parser/engine fuzz cases, the axiom, layout, seed-example and
-# value tests under them.
-set -euo pipefail
-src=$1; out=$2
-cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDSCOPE_SANITIZE=ON -DREDSCOPE_SANITIZER_TEST=OFF >/dev/null
-cmake --build "$out" -j 2 --target redscope_tests >/dev/null
+# Runs, under AddressSanitizer + UndefinedBehaviorSanitizer, the binaries that
+# scripts/build-sanitize.sh built beforehand (this test never builds): the
+# parser/engine fuzz cases, the axiom, frontend, layout, seed-example and value
+# unit tests, then the fuzz harness for $SANITIZER_FUZZ_SECONDS (default 60).
+# Fails, saying what to run, when the tree is missing or older than the sources.
+#   sanitizer_fuzz.sh SOURCE_DIR SANITIZE_DIR WORK_DIR
+set -uo pipefail
+src=$1; out=$2; work=${3:-$out}
+tests="$out/tests/redscope_tests"; fuzz="$out/tests/redscope_fuzz"
+for b in "$tests" "$fuzz"; do
+  if [ ! -x "$b" ]; then
+    echo "FAIL: $b is missing: build the sanitizer tree first with"
+    echo "      $src/scripts/build-sanitize.sh $out"
+    exit 1
+  fi
+done
+# Stale binaries would test old code: a source newer than its binary fails.
+newer=$( { find "$src/src" "$src/include" -type f \( -name '*.cpp' -o -name '*.hpp' \) \( -newer "$tests" -o -newer "$fuzz" \);
+           find "$src/tests" -maxdepth 1 -name '*.cpp' ! -name fuzz_main.cpp -newer "$tests";
+           find "$src/tests/fuzz_main.cpp" -newer "$fuzz"; } | head -3)
+if [ -n "$newer" ]; then
+  echo "FAIL: the sanitizer build in $out is older than:"
+  echo "$newer" | sed 's/^/      /'
+  echo "      rebuild it with $src/scripts/build-sanitize.sh $out"
+  exit 1
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-"$out/tests/redscope_tests" "[fuzz],[axioms],[frontend],[layout],[seed],[values]"
+status=0
+"$tests" "[fuzz],[axioms],[frontend],[layout],[seed],[values]" || status=1
+findings="$work/fuzz-findings-sanitize"
+"$fuzz" --seconds "${SANITIZER_FUZZ_SECONDS:-60}" --seed 7 --findings "$findings" --slow 30 --hang 60 || {
+  status=1
+  if [ -f "$findings/current.litmus" ]; then
+    echo "the input that crashed ($findings/current.litmus):"
+    cat "$findings/current.litmus"
+  fi
+}
+exit $status

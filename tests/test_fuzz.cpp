@@ -3,6 +3,7 @@
 // exception. ctest also runs this file under ASan+UBSan (sanitizer_fuzz.sh).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -128,4 +129,62 @@ TEST_CASE("every conformance file parses, except proxy tests, which say so", "[f
       CHECK_THAT(e.diagnostic().message, Catch::Contains("proxies not supported yet"));
     }
   }
+}
+
+namespace {
+
+// One thread: a read of x, `n` dependent `op` lines, the result stored back.
+std::string chain_test(int n, const std::string& op = "add r0, r0, 1") {
+  std::string s = "PTX chain\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n";
+  for (int i = 0; i < n; ++i) s += " " + op + " ;\n";
+  s += " st.weak x, r0 ;\nexists (x == " + std::to_string(n) + ")\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a chain of dependent operations deeper than the bound is a located error", "[fuzz][depth]") {
+  const auto t0 = std::chrono::steady_clock::now();
+  const LitmusTest t = parse_litmus(chain_test(10000), "deep.litmus");
+  EngineOptions o;
+  try {
+    (void)run_z3(t, o);
+    FAIL("no error for a 10,000-deep chain");
+  } catch (const InputError& e) {
+    // The 1000th add (line 6 + 1000) is the first value deeper than 1000.
+    CHECK(e.diagnostic().render().rfind("deep.litmus:1006:", 0) == 0);
+    CHECK_THAT(e.diagnostic().message, Catch::Contains("more than 1000 dependent operations"));
+  }
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+}
+
+TEST_CASE("a 500-deep chain of dependent operations is checked by every engine", "[fuzz][depth]") {
+  const LitmusTest t = parse_litmus(chain_test(500), "chain.litmus");
+  EngineOptions o;
+  for (EngineKind k : {EngineKind::Z3, EngineKind::Enum, EngineKind::Op}) {
+    o.engine = k;
+    const TestResult r = run_engine(t, o);
+    INFO(to_string(k));
+    CHECK(r.holds);
+    REQUIRE(r.outcomes.size() == 1);
+    CHECK(r.outcomes[0].values == std::vector<std::uint64_t>{500});
+  }
+}
+
+TEST_CASE("shared subterms are walked once: add r0, r0, r0 doubles the unfolded tree", "[fuzz][depth]") {
+  // 200 doublings unfold to 2^200 nodes; the DAG has 200.
+  const LitmusTest t = parse_litmus(chain_test(200, "add r0, r0, r0"), "dag.litmus");
+  const Expansion ex = expand(t, ExpandOptions{});
+  REQUIRE(ex.skeletons.size() == 1);
+  const ExprPtr& v = ex.skeletons[0].final_regs.at(RegName{0, "r0"});
+  CHECK(v->depth == 201);
+  CHECK(v->size == kSizeCap);
+  CHECK_FALSE(v->has_float);
+  CHECK(reads_of(v).size() == 1);
+  CHECK(evaluate(v, [](ReadRef) { return std::uint64_t{3}; }) == 0);  // 3 * 2^200 mod 2^32
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  const TestResult r = run_engine(t, o);
+  REQUIRE(r.outcomes.size() == 1);
+  CHECK(r.outcomes[0].values == std::vector<std::uint64_t>{0});
 }

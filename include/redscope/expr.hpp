@@ -50,7 +50,22 @@ struct ExprNode {
   std::uint64_t bits = 0;    // Const
   ReadRef read;              // Read
   std::vector<ExprPtr> kids;
+  // Set at construction: the longest path to a leaf (leaves: 1), and the
+  // node count of the tree the DAG unfolds to (saturating at kSizeCap).
+  // Walkers recurse along kids, so the expansion bounds depth (kMaxExprDepth).
+  std::uint32_t depth = 1;
+  std::uint64_t size = 1;
+  // Some node of the DAG is FAdd, FMin, FMax or FCmp (set at construction,
+  // so that asking needs no walk).
+  bool has_float = false;
 };
+
+// Deepest expression a register value may hold: PathBuilder rejects, at the
+// instruction, a value computed by a longer chain of dependent operations, so
+// that every recursive walker (evaluate, Z3 conversion, destruction) stays
+// far from the stack limit.
+inline constexpr std::uint32_t kMaxExprDepth = 1000;
+inline constexpr std::uint64_t kSizeCap = std::uint64_t{1} << 40;
 
 ExprPtr make_const(std::uint64_t bits, unsigned width);
 ExprPtr make_read(ReadRef r, unsigned width);
