@@ -29,11 +29,9 @@ inline std::string event_label(const Skeleton& s, EventId e) {
   return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, half);
 }
 
-inline bool has_float_op(const ExprPtr& e) {
-  if (!e) return false;
-  if (e->op == ExprOp::FAdd || e->op == ExprOp::FMin || e->op == ExprOp::FMax || e->op == ExprOp::FCmp) return true;
-  return std::any_of(e->kids.begin(), e->kids.end(), [](const ExprPtr& k) { return has_float_op(k); });
-}
+// Recorded at construction (expr.cpp), so shared subterms cost nothing: an
+// `add r0, r0, r0` chain is a small graph that unfolds exponentially.
+inline bool has_float_op(const ExprPtr& e) { return e && e->has_float; }
 
 // Float arithmetic, or a float register or cell (a condition or filter may
 // compare it as a float).
