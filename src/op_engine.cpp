@@ -173,7 +173,7 @@ class Machine {
   }
 
   State start() const {
-    State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0)};
+    State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0), {}, {}};
     for (const auto& [cell, init] : sk_.init_write) s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
     for (std::size_t t = 0; t < threads_; ++t) {
       ThreadState ts;

@@ -21,7 +21,7 @@ namespace {
 
 std::vector<std::string> suites() {
   std::vector<std::string> paths;
-  for (const std::string dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
+  for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
     if (fs::is_directory(dir))
       for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);

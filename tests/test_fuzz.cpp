@@ -20,7 +20,7 @@ namespace {
 
 std::vector<std::string> corpus() {
   std::vector<std::string> paths;
-  for (const std::string dir : {std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx",
+  for (const std::string& dir : {std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx",
                                 std::string(REDSCOPE_SOURCE_DIR) + "/litmus"})
     if (fs::is_directory(dir))
       for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
