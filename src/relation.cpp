@@ -1,36 +1,39 @@
 #include "redscope/relation.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace redscope {
 
-Rel::Rel(z3::context& ctx, std::size_t n) : ctx_(&ctx), n_(n), cells_(n * n) {}
+Rel::Rel(z3::context& ctx, std::size_t n) : ctx_(&ctx), n_(n), rows_(n) {}
 
 Rel Rel::from_static(z3::context& ctx, const BoolMatrix& m) {
   Rel r(ctx, m.size());
   for (std::size_t i = 0; i < m.size(); ++i)
     for (std::size_t j = 0; j < m.size(); ++j)
-      if (m[i][j]) r.cells_[i * r.n_ + j] = ctx.bool_val(true);
+      if (m[i][j]) r.rows_[i].insert_or_assign(j, ctx.bool_val(true));
   return r;
 }
 
 z3::expr Rel::at(std::size_t i, std::size_t j) const {
-  const auto& c = cells_[i * n_ + j];
-  return c ? *c : ctx_->bool_val(false);
+  const auto it = rows_[i].find(j);
+  return it != rows_[i].end() ? it->second : ctx_->bool_val(false);
 }
 
 void Rel::set(std::size_t i, std::size_t j, const z3::expr& e) {
-  auto& c = cells_[i * n_ + j];
-  if (e.is_false()) c.reset(); else c = e;
+  if (e.is_false()) rows_[i].erase(j);
+  else rows_[i].insert_or_assign(j, e);
 }
 
 void Rel::add(std::size_t i, std::size_t j, const z3::expr& e) {
   if (e.is_false()) return;
-  auto& c = cells_[i * n_ + j];
-  if (!c) { c = e; return; }
-  if (c->is_true()) return;
+  const auto [it, fresh] = rows_[i].try_emplace(j, e);
+  if (fresh) return;
+  z3::expr& c = it->second;
+  if (c.is_true()) return;
   if (e.is_true()) { c = e; return; }
-  c = *c || e;
+  c = c || e;
 }
 
 namespace {
@@ -43,70 +46,73 @@ z3::expr conj(const z3::expr& a, const z3::expr& b) {
 
 Rel Rel::operator|(const Rel& o) const {
   Rel r = *this;
-  for (std::size_t k = 0; k < cells_.size(); ++k)
-    if (o.cells_[k]) r.add(k / n_, k % n_, *o.cells_[k]);
+  for (std::size_t i = 0; i < n_; ++i)
+    for (const auto& [j, e] : o.rows_[i]) r.add(i, j, e);
   return r;
 }
 
 Rel Rel::operator&(const Rel& o) const {
   Rel r(*ctx_, n_);
-  for (std::size_t k = 0; k < cells_.size(); ++k)
-    if (cells_[k] && o.cells_[k]) r.cells_[k] = conj(*cells_[k], *o.cells_[k]);
+  for (std::size_t i = 0; i < n_; ++i)
+    for (const auto& [j, e] : rows_[i])
+      if (const auto it = o.rows_[i].find(j); it != o.rows_[i].end()) r.rows_[i].insert_or_assign(j, conj(e, it->second));
   return r;
 }
 
 Rel Rel::compose(const Rel& o) const {
   Rel r(*ctx_, n_);
   for (std::size_t i = 0; i < n_; ++i)
-    for (std::size_t k = 0; k < n_; ++k) {
-      if (!maybe(i, k)) continue;
-      for (std::size_t j = 0; j < n_; ++j)
-        if (o.maybe(k, j)) r.add(i, j, conj(at(i, k), o.at(k, j)));
-    }
+    for (const auto& [k, ik] : rows_[i])
+      for (const auto& [j, kj] : o.rows_[k]) r.add(i, j, conj(ik, kj));
   return r;
 }
 
+// Warshall. Row k is read while row i grows; when i == k that is one row,
+// so it is read from a copy (the terms stay those of the dense matrix).
 Rel Rel::transitive_closure() const {
   Rel r = *this;
   for (std::size_t k = 0; k < n_; ++k)
     for (std::size_t i = 0; i < n_; ++i) {
-      if (!r.maybe(i, k)) continue;
-      const z3::expr ik = r.at(i, k);
-      for (std::size_t j = 0; j < n_; ++j)
-        if (r.maybe(k, j)) r.add(i, j, conj(ik, r.at(k, j)));
+      const auto ik_it = r.rows_[i].find(k);
+      if (ik_it == r.rows_[i].end()) continue;
+      const z3::expr ik = ik_it->second;
+      std::optional<Row> own;  // the copy, only when i == k
+      if (i == k) own = r.rows_[k];
+      for (const auto& [j, kj] : own ? *own : r.rows_[k]) r.add(i, j, conj(ik, kj));
     }
   return r;
 }
 
 Rel Rel::reflexive() const {
   Rel r = *this;
-  for (std::size_t i = 0; i < n_; ++i) r.cells_[i * n_ + i] = ctx_->bool_val(true);
+  for (std::size_t i = 0; i < n_; ++i) r.rows_[i].insert_or_assign(i, ctx_->bool_val(true));
   return r;
 }
 
 Rel Rel::transpose() const {
   Rel r(*ctx_, n_);
   for (std::size_t i = 0; i < n_; ++i)
-    for (std::size_t j = 0; j < n_; ++j) r.cells_[j * n_ + i] = cells_[i * n_ + j];
+    for (const auto& [j, e] : rows_[i]) r.rows_[j].insert_or_assign(i, e);
   return r;
 }
 
 Rel Rel::mask(const BoolMatrix& keep) const {
   Rel r(*ctx_, n_);
   for (std::size_t i = 0; i < n_; ++i)
-    for (std::size_t j = 0; j < n_; ++j)
-      if (keep[i][j]) r.cells_[i * n_ + j] = cells_[i * n_ + j];
+    for (const auto& [j, e] : rows_[i])
+      if (keep[i][j]) r.rows_[i].insert_or_assign(j, e);
   return r;
 }
 
 Rel Rel::named(z3::solver& solver, const std::string& name) const {
   Rel r = *this;
-  for (std::size_t k = 0; k < cells_.size(); ++k) {
-    if (!cells_[k] || cells_[k]->is_true() || cells_[k]->is_const()) continue;
-    z3::expr v = ctx_->bool_const(fmt::format("{}_{}_{}", name, k / n_, k % n_).c_str());
-    solver.add(v == *cells_[k]);
-    r.cells_[k] = v;
-  }
+  for (std::size_t i = 0; i < n_; ++i)
+    for (const auto& [j, e] : rows_[i]) {
+      if (e.is_true() || e.is_const()) continue;
+      z3::expr v = ctx_->bool_const(fmt::format("{}_{}_{}", name, i, j).c_str());
+      solver.add(v == e);
+      r.rows_[i].insert_or_assign(j, v);
+    }
   return r;
 }
 

@@ -1,9 +1,12 @@
 // Symbolic relations over the events of one skeleton: an n×n matrix of Z3
 // Booleans in which statically-absent pairs are stored as nothing, so that
 // composition and closure skip them (most pairs of a litmus test are absent).
+// Rows are sparse (the pairs present, by column), so memory grows with the
+// pairs that may be related, not with n²; every loop visits pairs in the
+// order of the dense matrix, so the terms built are the same.
 #pragma once
 
-#include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,7 +22,7 @@ class Rel {
   static Rel from_static(z3::context& ctx, const BoolMatrix& m);
 
   std::size_t size() const { return n_; }
-  bool maybe(std::size_t i, std::size_t j) const { return cells_[i * n_ + j].has_value(); }
+  bool maybe(std::size_t i, std::size_t j) const { return rows_[i].count(j) != 0; }
   z3::expr at(std::size_t i, std::size_t j) const;
   // Sets cell (i, j); a constant false clears it.
   void set(std::size_t i, std::size_t j, const z3::expr& e);
@@ -41,7 +44,8 @@ class Rel {
  private:
   z3::context* ctx_;
   std::size_t n_;
-  std::vector<std::optional<z3::expr>> cells_;
+  using Row = std::map<std::size_t, z3::expr>;  // column → cell, present pairs only
+  std::vector<Row> rows_;
 };
 
 }  // namespace redscope
