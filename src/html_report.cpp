@@ -4,7 +4,6 @@
 #include <fstream>
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -76,7 +75,7 @@ std::string verdict(const TestResult& r) {
 }
 
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
-  e.z3 = run_suite({e.file}, opts, 1).front();
+  e.z3 = check_file(e.file, opts);
   if (e.z3.error) return;
   const LitmusTest t = parse_litmus_file(e.file, opts.max_file_bytes);
   if (ro.xval) {

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <iostream>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -295,23 +294,19 @@ class Progress {
   static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
   void tick(std::stop_token st) {
-    std::mutex m;
-    std::condition_variable_any cv;
-    std::unique_lock<std::mutex> wait_lock(m);
-    while (!st.stop_requested()) {
-      cv.wait_for(wait_lock, st, std::chrono::milliseconds(250), [] { return false; });  // false on stop too
-      if (st.stop_requested()) return;
-      std::lock_guard<std::mutex> lock(mu_);
-      if (since(start_) < 1.0) continue;
-      std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
-      if (!running_.empty()) {
-        const auto& [name, t0] = running_.begin()->second;
-        line += fmt::format("  checking {} ({:.1f} s)", redscope::printable(name), since(t0));
-      }
-      fmt::print(stderr, "\r{:<{}}", line.substr(0, 100), std::max<std::size_t>(width_, line.size()));
-      width_ = std::min<std::size_t>(100, line.size());
-      shown_ = true;
+    redscope::every(st, std::chrono::milliseconds(250), [this] { draw(); });
+  }
+  void draw() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (since(start_) < 1.0) return;
+    std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
+    if (!running_.empty()) {
+      const auto& [name, t0] = running_.begin()->second;
+      line += fmt::format("  checking {} ({:.1f} s)", redscope::printable(name), since(t0));
     }
+    fmt::print(stderr, "\r{:<{}}", line.substr(0, 100), std::max<std::size_t>(width_, line.size()));
+    width_ = std::min<std::size_t>(100, line.size());
+    shown_ = true;
   }
   void clear() {
     if (shown_) fmt::print(stderr, "\r{:{}}\r", "", width_);

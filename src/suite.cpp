@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -106,14 +105,9 @@ void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::si
   worker();
 }
 
-std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
-                                  const std::function<void(std::size_t, const TestResult&)>& emit) {
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs) {
   std::vector<TestResult> results(files.size());
-  run_ordered<TestResult>(files.size(), jobs, [&](std::size_t i) { return check_file(files[i], opts); },
-                          [&](std::size_t i, TestResult&& r) {
-                            if (emit) emit(i, r);
-                            results[i] = std::move(r);
-                          });
+  parallel_for(files.size(), jobs, [&](std::size_t i) { results[i] = check_file(files[i], opts); });
   return results;
 }
 

@@ -6,6 +6,15 @@
 namespace redscope {
 namespace {
 
+// The next combination of one choice per domain (an odometer, pick[0]
+// fastest); false once every combination has been visited.
+template <class Domain>
+bool advance(std::vector<std::size_t>& pick, const std::vector<Domain>& domains) {
+  std::size_t k = 0;
+  while (k < pick.size() && ++pick[k] == domains[k].size()) pick[k++] = 0;
+  return k < pick.size();
+}
+
 // A set under construction: the values, or unknown once it passed the cap.
 struct Set {
   std::set<std::uint64_t> values;
@@ -76,9 +85,7 @@ class Analysis {
       });
       insert(out, v);
       if (out.unknown) return out;
-      std::size_t k = 0;
-      while (k < pick.size() && ++pick[k] == domains[k].size()) pick[k++] = 0;
-      if (k == pick.size()) return out;
+      if (!advance(pick, domains)) return out;
     }
   }
 
@@ -190,9 +197,7 @@ class ProvenanceAnalysis {
       });
       insert(out, v, std::move(p));
       if (out.unknown) return out;
-      std::size_t k = 0;
-      while (k < pick.size() && ++pick[k] == domains[k].size()) pick[k++] = 0;
-      if (k == pick.size()) return out;
+      if (!advance(pick, domains)) return out;
     }
   }
 

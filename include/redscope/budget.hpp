@@ -81,6 +81,22 @@ class Budget {
 // Resident memory of this process, in MiB (0 when unknown).
 std::size_t resident_mb();
 
+// Calls tick() every `period` until `st` is stopped (for watchdogs and
+// progress lines on a std::jthread). condition_variable_any::wait_for with a
+// stop token returns the predicate's value (false) both on time-out and on
+// stop, so the token itself is tested.
+template <class F>
+void every(std::stop_token st, std::chrono::milliseconds period, F tick) {
+  std::mutex m;
+  std::condition_variable_any cv;
+  std::unique_lock<std::mutex> lock(m);
+  while (!st.stop_requested()) {
+    cv.wait_for(lock, st, period, [] { return false; });
+    if (st.stop_requested()) return;
+    tick();
+  }
+}
+
 // Runs body(o) where `o` is `opts` with a fresh Budget from opts.limits,
 // watched by a thread that stops it at the deadline or the memory cap (and
 // interrupts its Z3 contexts). Any failure once the budget is spent (an
@@ -92,17 +108,10 @@ auto with_budget(const Opts& opts, F body) {
   o.budget = &budget;
   std::jthread watchdog;
   if (budget.limited())
+    // Once stopped, poll() keeps interrupting: a solver made after the first
+    // interrupt must stop too.
     watchdog = std::jthread([&budget](std::stop_token st) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock<std::mutex> lock(m);
-      // wait_for with a stop token returns the predicate's value (false) both
-      // on time-out and on stop: test the token itself. Once stopped, keep
-      // interrupting: a solver created after the first interrupt must stop too.
-      while (!st.stop_requested()) {
-        cv.wait_for(lock, st, std::chrono::milliseconds(50), [] { return false; });
-        if (!st.stop_requested()) budget.poll();
-      }
+      every(st, std::chrono::milliseconds(50), [&budget] { budget.poll(); });
     });
   try {
     return body(static_cast<const Opts&>(o));

@@ -46,11 +46,9 @@ void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t
   });
 }
 
-// Checks every file on `jobs` worker threads; results in `files` order.
-// `emit(i, result)` sees each result in that order as soon as it can
-// (run_ordered).
-std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs,
-                                  const std::function<void(std::size_t, const TestResult&)>& emit = {});
+// Checks every file on `jobs` worker threads; results in `files` order
+// (the CLI streams them with run_ordered instead).
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs);
 
 // One row of a Dat3M expectation CSV: `path,1` (condition holds) or `path,0`.
 struct Expectation {
