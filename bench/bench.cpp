@@ -28,7 +28,28 @@ struct Family {
   int from, to;
   std::function<std::string(int)> make;  // N -> litmus text
   bool observe_all = true;               // every register and location, or the test's own
+  std::vector<int> sizes = {};           // instead of from..to: sizes for a growth curve
+
+  std::vector<int> ns(bool quick) const {
+    std::vector<int> v = sizes;
+    if (v.empty())
+      for (int n = from; n <= to; ++n) v.push_back(n);
+    if (quick && v.size() > 2) v.resize(2);
+    return v;
+  }
 };
+
+// One thread storing 1..N to x; `reader`: a second thread loads x once.
+std::string store_chain(int n, bool reader) {
+  std::string s = fmt::format("PTX {}-{}\n{{ global u32 x = 0; }}\n P0@cta 0,gpu 0{} ;\n",
+                              reader ? "chain-read" : "chain", n, reader ? " | P1@cta 1,gpu 0" : "");
+  for (int i = 0; i < n; ++i) {
+    s += fmt::format(" st.relaxed.gpu.global.u32 [x], {}", i + 1);
+    if (reader) s += i == 0 ? " | ld.relaxed.gpu.global.u32 r0, [x]" : " |";
+    s += " ;\n";
+  }
+  return s + "exists (x == 1)\n";
+}
 
 std::string places(int n) {
   std::string s = " ";
@@ -97,6 +118,24 @@ std::vector<Family> families() {
          for (int t = 0; t < n; ++t) c[t] = {fmt::format("atom.relaxed.gpu.global.add.f32 r0, [x], {}", k[t])};
          return fmt::format("PTX atomf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n, places(n), rows(c));
        }},
+      // Growth curves (issue 12): straight-line code should cost about what
+      // its size does. One thread's stores have one coherence order.
+      {"g: one thread, N stores to x", 0, 0, [](int n) { return store_chain(n, false); }, true,
+       {10, 30, 100, 300, 1000}},
+      // (Observing the condition's x only: every register would make N + 1
+      // outcomes, each its own solver check.)
+      {"h: N stores to x, one reader", 0, 0, [](int n) { return store_chain(n, true); }, false,
+       {10, 30, 100, 300, 1000}},
+      {"i: one thread, N locations", 0, 0,
+       [](int n) {
+         std::string decl, code;
+         for (int i = 0; i < n; ++i) {
+           decl += fmt::format(" global u32 x{} = 0;", i);
+           code += fmt::format(" st.relaxed.gpu.global.u32 [x{}], 1 ;\n", i);
+         }
+         return fmt::format("PTX locs-{}\n{{{} }}\n P0@cta 0,gpu 0 ;\n{}exists (x0 == 1)\n", n, decl, code);
+       },
+       true, {10, 30, 100, 300, 1000}},
   };
 }
 
@@ -136,19 +175,25 @@ int main(int argc, char** argv) {
   std::string csv_path = "bench.csv";
   bool quick = false;
   std::string emit_dir;
+  std::string only;  // family letters, e.g. "ghi"; empty: every family and the conformance run
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
     else if (a == "--quick") quick = true;
     else if (a == "--emit" && i + 1 < argc) emit_dir = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      fmt::print("usage: redscope_bench [--quick] [--csv FILE] [--emit DIR]\n"
+      fmt::print("usage: redscope_bench [--quick] [--only LETTERS] [--csv FILE] [--emit DIR]\n"
                  "  Times the z3 engine and the reference enumerator on generated families\n"
                  "  (a) N atom.add.gpu keeping the old value, (b) IRIW with N readers,\n"
                  "  (c) N threads with two stores and two loads (observing x, y and P0's\n"
                  "  registers), (d) N red of mixed .cta/.gpu scope, (e) N red.add.f32 and\n"
-                 "  (f) N atom.add.f32 of distinct constants; then the conformance folder with the z3 engine at -j 1 and -j 2.\n"
+                 "  (f) N atom.add.f32 of distinct constants, and growth curves to N = 1000 of\n"
+                 "  (g) one thread's N stores to x, (h) the same with a reader thread and\n"
+                 "  (i) one thread's stores to N locations; then the conformance folder with\n"
+                 "  the z3 engine at -j 1 and -j 2.\n"
                  "  --quick: the two smallest sizes of each family, no conformance run.\n"
+                 "  --only LETTERS: just these families (e.g. --only ghi), no conformance run.\n"
                  "  --csv FILE: where the rows go (default bench.csv).\n"
                  "  --emit DIR: also write each generated test to DIR/NAME.litmus (to rerun\n"
                  "  one with `redscope run`, adding --observe-all for families a, b and d).\n"
@@ -169,10 +214,10 @@ int main(int argc, char** argv) {
   // decides, so it is set far above what a minute allows.
   constexpr std::size_t kEnumLimit = 1'000'000'000;
   for (const Family& f : families()) {
+    if (!only.empty() && only.find(f.name[0]) == std::string::npos) continue;
     bool enum_on = true;
     double enum_prev = 0;
-    const int to = quick ? f.from + 1 : f.to;
-    for (int n = f.from; n <= to; ++n) {
+    for (int n : f.ns(quick)) {
       const std::string text = f.make(n);
       const LitmusTest t = parse_litmus(text, fmt::format("bench-{}.litmus", n));
       if (!emit_dir.empty()) std::ofstream(fmt::format("{}/{}.litmus", emit_dir, t.name)) << text;
@@ -196,7 +241,7 @@ int main(int argc, char** argv) {
       std::cout.flush();
     }
   }
-  if (!quick) {
+  if (!quick && only.empty()) {
     const std::string dir = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx";
     try {
       const auto files = collect_litmus_files({dir});

@@ -77,8 +77,9 @@ std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const 
 
 class SkeletonQueries {
  public:
-  SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model)
-      : c_(c), kind_(detail::solver_kind_for(sk)), s_(detail::make_solver(c, kind_)), sk_(sk), enc_(c, s_, sk, model, kind_) {
+  SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model, const Budget* budget)
+      : c_(c), kind_(detail::solver_kind_for(sk)), s_(detail::make_solver(c, kind_)), sk_(sk),
+        enc_(c, s_, sk, model, kind_, budget) {
     enc_.encode();
     for (const auto& [cell, ty] : sk.loc_types) (void)enc_.final_value_of(cell);  // part of every query's model
   }
@@ -136,8 +137,9 @@ PairKey key_of(const Skeleton& sk, const Site& a, const Site& b) {
   return {x.loc, x.thread, x.src.line, x.src.col, y.thread, y.src.line, y.src.col};
 }
 
-void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, std::map<PairKey, AtomicityPair>& pairs) {
-  SkeletonQueries q(c, sk, model);
+void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, const Budget* budget,
+                    std::map<PairKey, AtomicityPair>& pairs) {
+  SkeletonQueries q(c, sk, model, budget);
   for (const auto& [cell, list] : sites(sk)) {
     // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
     const auto rmws = std::count_if(list.begin(), list.end(), [](const Site& s) { return s.is_rmw; });
@@ -185,7 +187,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   std::map<PairKey, AtomicityPair> pairs;
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
-    if (!sk.cut) check_skeleton(c, sk, r.model, pairs);
+    if (!sk.cut) check_skeleton(c, sk, r.model, opts.budget, pairs);
   }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -201,9 +203,9 @@ AtomicityResult check_atomicity_file(const std::string& path, const EngineOption
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
   } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
+    r.error = fmt::format("{}: error: {}", path, e.what());
   } catch (const z3::exception& e) {
-    r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
+    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
   }
   return r;
 }

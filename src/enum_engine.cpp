@@ -182,38 +182,63 @@ class SkeletonEnumerator {
   }
 
   // ---- coherence: a strict partial order per cell ------------------------------
+  // Each pair of the cell's writes: unordered, a before b, or b before a;
+  // morally strong writes must be ordered (Coherence). Kept only when
+  // transitive. A thread's own two writes (a before b in program order) take
+  // only a before b while Coherence and SC-per-Location both hold: they are
+  // morally strong, so ordered, and po-loc ∪ co acyclic rules out b before a.
+  // The z3 engine pins the same pairs (PtxEncoding::pin_po_loc_co).
+  //
+  // The choices are an odometer (the last pair turns fastest), not one
+  // recursion level per pair: a cell of 1,000 writes has 499,500 pairs.
+  enum class Order : std::uint8_t { None, Forward, Backward };
+
   void choose_co(std::size_t c) {
     if (c == cell_list_.size()) { choose_sf(); return; }
     const std::vector<EventId>& ws = cell_list_[c].second;
     std::vector<std::pair<EventId, EventId>> pairs;
+    std::vector<std::vector<Order>> options;
     for (std::size_t i = 0; i < ws.size(); ++i)
-      for (std::size_t j = i + 1; j < ws.size(); ++j) pairs.emplace_back(ws[i], ws[j]);
-    choose_co_pair(c, pairs, 0);
-  }
-
-  // Each pair: unordered, a before b, or b before a; morally strong writes
-  // must be ordered (Coherence). Kept only when transitive.
-  void choose_co_pair(std::size_t c, const std::vector<std::pair<EventId, EventId>>& pairs, std::size_t k) {
-    if (k == pairs.size()) {
+      for (std::size_t j = i + 1; j < ws.size(); ++j) {
+        const EventId a = ws[i], b = ws[j];
+        if (pin_po_loc_ && (st_.poloc.has(a, b) || st_.poloc.has(b, a))) {
+          co_.set(st_.poloc.has(a, b) ? a : b, st_.poloc.has(a, b) ? b : a);  // fixed for good
+          continue;
+        }
+        pairs.emplace_back(a, b);
+        options.push_back(st_.ms.has(a, b) ? std::vector<Order>{Order::Forward, Order::Backward}
+                                           : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
+      }
+    std::vector<std::size_t> at(pairs.size(), 0);
+    for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
+    for (;;) {
       tick();
-      if (transitive_on(cell_list_[c].second)) choose_co(c + 1);
-      return;
+      if (transitive_on(ws)) choose_co(c + 1);
+      std::size_t k = pairs.size();
+      for (; k > 0; --k) {
+        const std::size_t p = k - 1;
+        at[p] = (at[p] + 1) % options[p].size();
+        orient(pairs[p], options[p][at[p]]);
+        if (at[p] != 0) break;  // no carry
+      }
+      if (k == 0) break;  // every combination seen
     }
-    const auto [a, b] = pairs[k];
-    if (!st_.ms.has(a, b)) choose_co_pair(c, pairs, k + 1);
-    co_.set(a, b);
-    choose_co_pair(c, pairs, k + 1);
-    co_.set(a, b, false);
-    co_.set(b, a);
-    choose_co_pair(c, pairs, k + 1);
-    co_.set(b, a, false);
+    for (const auto& [a, b] : pairs) orient({a, b}, Order::None);
+    for (EventId a : ws)
+      for (EventId b : ws) co_.set(a, b, false);
   }
 
+  void orient(std::pair<EventId, EventId> p, Order o) {
+    co_.set(p.first, p.second, o == Order::Forward);
+    co_.set(p.second, p.first, o == Order::Backward);
+  }
+
+  // co restricted to the cell is transitive: whatever follows a b that
+  // follows a also follows a (row inclusion, a word at a time).
   bool transitive_on(const std::vector<EventId>& ws) const {
     for (EventId a : ws)
       for (EventId b : ws)
-        for (EventId x : ws)
-          if (co_.has(a, b) && co_.has(b, x) && !co_.has(a, x)) return false;
+        if (co_.has(a, b) && !co_.row_within(b, a)) return false;
     return true;
   }
 
@@ -439,6 +464,8 @@ class SkeletonEnumerator {
   std::size_t* candidates_;
   bool consistent_without_barriers_ = false;
   bool any_outcome_ = false;
+  // Whether Coherence and SC-per-Location are both enforced (choose_co_pair).
+  bool pin_po_loc_ = !opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation);
 };
 
 }  // namespace

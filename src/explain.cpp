@@ -103,8 +103,9 @@ struct PathCheck {
   detail::SolverKind kind;
   z3::solver s;
   PtxEncoding enc;
-  PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test, const Target& t)
-      : kind(detail::solver_kind_for(sk)), s(detail::make_solver(c, kind)), enc(c, s, sk, model, kind) {
+  PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test, const Target& t,
+            const Budget* budget)
+      : kind(detail::solver_kind_for(sk)), s(detail::make_solver(c, kind)), enc(c, s, sk, model, kind, budget) {
     enc.encode();
     std::vector<z3::expr> terms;
     for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
@@ -382,7 +383,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
     const Skeleton& sk = ex->skeletons[i];
     if (sk.cut) continue;
     ++out.paths;
-    PathCheck p(c, sk, out.model, test, target);
+    PathCheck p(c, sk, out.model, test, target, opts.budget);
     if (p.sat_with(all)) {
       out.allowed = true;
       out.witness = p.enc.witness(p.s.get_model(), i);
@@ -403,7 +404,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   for (Axiom a : out.axioms) {
     const auto f = std::find_if(cores.begin(), cores.end(), [&](const Forbidden& x) { return std::count(x.core.begin(), x.core.end(), a); });
     const Skeleton& sk = ex->skeletons[f->skeleton];
-    PathCheck p(c, sk, out.model, test, target);
+    PathCheck p(c, sk, out.model, test, target, opts.budget);
     if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
     const z3::model m = p.s.get_model();
     Breach b = Breaker(sk, p.enc, m).breach(a);

@@ -545,7 +545,7 @@ int run_explain(const Cli& c) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
     return kExitInputError;
   } catch (const redscope::BudgetExceeded& e) {
-    fmt::print(stderr, "{}:0:0: error: {}\n", c.paths[0], e.what());
+    fmt::print(stderr, "{}: error: {}\n", c.paths[0], e.what());
     return kExitInputError;
   } catch (const std::invalid_argument& e) {
     usage_error(e.what());
@@ -612,7 +612,7 @@ int run_merge(int argc, char** argv) {
     if (a == "-h" || a == "--help") { fmt::print("{}", kUsage); return kExitOk; }
     if (!a.empty() && a[0] == '-' && a != "-") usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
     std::ifstream in(a);
-    if (!in) { fmt::print(stderr, "{}:0:0: error: cannot open file\n", a); return kExitInputError; }
+    if (!in) { fmt::print(stderr, "{}: error: cannot open file\n", a); return kExitInputError; }
     std::stringstream ss;
     ss << in.rdbuf();
     texts.emplace_back(a, ss.str());

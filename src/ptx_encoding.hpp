@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "redscope/bitrel.hpp"
+#include "redscope/budget.hpp"
 #include "redscope/engine.hpp"
 #include "redscope/relation.hpp"
 #include "redscope/value_sets.hpp"
@@ -76,10 +78,13 @@ inline bool is_sat(z3::solver& s, const z3::expr_vector& assumptions) {
 
 class PtxEncoding {
  public:
-  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model, SolverKind kind)
-      : c_(c), s_(s), sk_(sk), n_(sk.size()), model_(model), kind_(kind),
-        rf_(c, n_), co_(c, n_), fr_(c, n_), obs_(c, n_), sync_(c, n_), sf_(c, n_), sbar_(c, n_),
-        cause_(c, n_), live_(c.bool_const("barrier_progress")) {
+  // `budget` (may be null): checked in the loops that build the terms.
+  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model, SolverKind kind,
+              const Budget* budget = nullptr)
+      : c_(c), s_(s), sk_(sk), n_(sk.size()), model_(model), kind_(kind), budget_(budget),
+        rf_(c, n_, budget), co_(c, n_, budget), fr_(c, n_, budget), obs_(c, n_, budget),
+        sync_(c, n_, budget), sf_(c, n_, budget), sbar_(c, n_, budget), cause_(c, n_, budget),
+        live_(c.bool_const("barrier_progress")) {
     for (Axiom a : kAllAxioms) lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
   }
 
@@ -108,6 +113,14 @@ class PtxEncoding {
   // Whether some term of the encoding needs the floating-point theory (a
   // float operation the tables did not cover); false before encode().
   bool uses_fp_theory() const { return uses_fp_; }
+  // Fix co between a thread's own writes to one location to their program
+  // order instead of leaving it to the solver. Only sound while Coherence and
+  // SC-per-Location are both assumed in every check: the two writes are
+  // morally strong (same thread, PTX §8.6), so Coherence orders them one way
+  // or the other, and po-loc ∪ co acyclic leaves only program order. Saves a
+  // choice per pair and the transitivity triples among them (a thread of N
+  // stores: N³ clauses). Call before encode().
+  void pin_po_loc_co(bool on) { pin_po_loc_ = on; }
 
   z3::expr literal(Axiom a) const { return lits_[static_cast<std::size_t>(a)]; }
   z3::expr barrier_literal() const { return live_; }
@@ -377,26 +390,62 @@ class PtxEncoding {
   // co-maximal write.
   void coherence_order() {
     std::vector<EventId> writes;
-    for (EventId w = 0; w < n_; ++w) if (ev(w).is_write()) writes.push_back(w);
-    for (EventId a : writes)
-      for (EventId b : writes) {
-        if (a == b || ev(a).loc != ev(b).loc || ev(b).is_init) continue;
-        if (ev(a).is_init) { co_.set(a, b, exec(b)); continue; }
-        z3::expr v = c_.bool_const(fmt::format("co_{}_{}", a, b).c_str());
-        s_.add(z3::implies(v, exec(a) && exec(b)));
-        co_.set(a, b, v);
+    std::map<std::string, std::vector<EventId>> by_loc;
+    for (EventId w = 0; w < n_; ++w)
+      if (ev(w).is_write()) writes.push_back(w), by_loc[ev(w).loc].push_back(w);
+    for (const auto& [loc, ws] : by_loc)
+      for (EventId a : ws) {
+        check_budget();
+        for (EventId b : ws) {
+          if (a == b || ev(b).is_init) continue;
+          if (ev(a).is_init) { co_.set(a, b, exec(b)); continue; }
+          if (pinned(a, b)) { co_.set(a, b, both_executed(a, b)); continue; }
+          if (pinned(b, a)) continue;
+          z3::expr v = c_.bool_const(fmt::format("co_{}_{}", a, b).c_str());
+          s_.add(z3::implies(v, exec(a) && exec(b)));
+          co_.set(a, b, v);
+        }
       }
     for (EventId a : writes)
-      for (EventId b : writes) {
-        if (a >= b || !co_.maybe(a, b) || !co_.maybe(b, a)) continue;
-        s_.add(!(co_.at(a, b) && co_.at(b, a)));
+      for (const auto& [b, ab] : co_.row(a))
+        if (a < b && co_.maybe(b, a)) s_.add(!(ab && co_.at(b, a)));
+    // Transitivity over the present pairs only. When co(a, b) and co(b, x)
+    // are both pinned, so is co(a, x) (po-loc is transitive): for a pinned
+    // (a, b) only b's unpinned successors need visiting, which keeps one
+    // thread's N stores at N² steps.
+    std::vector<std::vector<EventId>> unpinned(n_);
+    for (EventId b : writes)
+      for (const auto& [x, e] : co_.row(b)) if (!pinned(b, x)) unpinned[b].push_back(x);
+    for (EventId a : writes) {
+      if (ev(a).is_init) continue;
+      check_budget();
+      for (const auto& [b, ab] : co_.row(a)) {
+        auto step = [&](EventId x) {
+          if (a != x && !pinned(a, x)) s_.add(z3::implies(ab && co_.at(b, x), co_.at(a, x)));
+        };
+        if (pinned(a, b)) for (EventId x : unpinned[b]) step(x);
+        else for (const auto& [x, bx] : co_.row(b)) step(x);
       }
-    for (EventId a : writes)
-      for (EventId b : writes)
-        for (EventId x : writes)
-          if (co_.maybe(a, b) && co_.maybe(b, x) && a != x && !ev(a).is_init)
-            s_.add(z3::implies(co_.at(a, b) && co_.at(b, x), co_.at(a, x)));
+    }
     fr_ = rf_.transpose().compose(co_).named(s_, "fr");
+  }
+
+  Rel static_rel(const BoolMatrix& m) const { return Rel::from_static(c_, m, budget_); }
+
+  void check_budget() const {
+    if (budget_) budget_->check();
+  }
+
+  // co(a, b) is fixed by program order (pin_po_loc_co); such a pair also
+  // satisfies transitivity on its own, since co(a, m) and co(m, b) imply that
+  // a and b executed.
+  bool pinned(EventId a, EventId b) const { return pin_po_loc_ && poloc_[a][b]; }
+  // exec(a) ∧ exec(b), the constant true when both are unconditional (which
+  // acyclic() recognises).
+  z3::expr both_executed(EventId a, EventId b) const {
+    if (exec(a).is_true()) return exec(b);
+    if (exec(b).is_true()) return exec(a);
+    return exec(a) && exec(b);
   }
 
   z3::expr final_value(const std::string& loc) {
@@ -407,9 +456,12 @@ class PtxEncoding {
     z3::expr_vector choices(c_);
     for (EventId w = 0; w < n_; ++w) {
       if (!ev(w).is_write() || ev(w).loc != loc) continue;
+      // A write with an unconditional co successor (pinned) is never last.
+      const Rel::Row& later = co_.row(w);
+      if (std::any_of(later.begin(), later.end(), [](const auto& p) { return p.second.is_true(); })) continue;
       z3::expr pick = c_.bool_const(fmt::format("last_{}", w).c_str());
       z3::expr maximal = exec(w);
-      for (EventId x = 0; x < n_; ++x) if (co_.maybe(w, x)) maximal = maximal && !co_.at(w, x);
+      for (const auto& [x, wx] : later) maximal = maximal && !wx;
       s_.add(z3::implies(pick, maximal && fin == value_of(w)));
       choices.push_back(pick);
     }
@@ -423,7 +475,7 @@ class PtxEncoding {
   // obs = (ms∩rf) ; (rmw ; (ms∩rf))*.
   void observation() {
     const Rel msrf = rf_.mask(ms_);
-    const Rel step = Rel::from_static(c_, rmw_).compose(msrf);
+    const Rel step = static_rel(rmw_).compose(msrf);
     obs_ = msrf.compose(step.transitive_closure().reflexive()).named(s_, "obs");
   }
 
@@ -461,8 +513,8 @@ class PtxEncoding {
 
   // Synchronizes (PTX §8.8): ms ∩ (release-pattern ; obs ; acquire-pattern).
   void synchronizes() {
-    const Rel rp = Rel::from_static(c_, release_pattern());
-    const Rel ap = Rel::from_static(c_, acquire_pattern());
+    const Rel rp = static_rel(release_pattern());
+    const Rel ap = static_rel(acquire_pattern());
     Rel s = rp.compose(obs_).compose(ap).mask(ms_);
     for (EventId x = 0; x < n_; ++x)
       for (EventId y = 0; y < n_; ++y)
@@ -537,21 +589,24 @@ class PtxEncoding {
   // Base causality (Dat3M ptx-v6.0): po? ; ((sync ∪ sync_fence ∪ sync_barrier) ; po?)⁺
   // Causality: base ∪ obs ; (base ∪ po-loc).
   void causality() {
-    const Rel po_refl = Rel::from_static(c_, po_).reflexive();
+    const Rel po_refl = static_rel(po_).reflexive();
     const Rel step = (sync_ | sf_ | sbar_).compose(po_refl);
     const Rel base = po_refl.compose(step.transitive_closure().named(s_, "sp")).named(s_, "cb");
-    cause_ = (base | obs_.compose(base | Rel::from_static(c_, poloc_))).named(s_, "cause");
+    cause_ = (base | obs_.compose(base | static_rel(poloc_))).named(s_, "cause");
   }
 
   // ---- axioms (PTX §8.9) -----------------------------------------------------
   void axioms() {
     const z3::expr coh = literal(Axiom::Coherence), fsc = literal(Axiom::FenceSc), atom = literal(Axiom::Atomicity);
-    for (EventId a = 0; a < n_; ++a)
+    for (EventId a = 0; a < n_; ++a) {
+      check_budget();
       for (EventId b = 0; b < n_; ++b) {
         if (a == b) continue;
         // Coherence: writes ordered by causality are ordered by co, and morally
         // strong writes to one location are always ordered by co.
         if (ev(a).is_write() && ev(b).is_write() && ev(a).loc == ev(b).loc && !ev(b).is_init && !ev(a).is_init) {
+          // (A pinned, unconditional co edge satisfies both: nothing to add.)
+          if (co_.maybe(a, b) && co_.at(a, b).is_true()) continue;
           if (cause_.maybe(a, b)) s_.add(z3::implies(coh && cause_.at(a, b) && exec(a) && exec(b), co_.at(a, b)));
           if (ms_[a][b] && a < b) s_.add(z3::implies(coh && exec(a) && exec(b), co_.at(a, b) || co_.at(b, a)));
         }
@@ -559,6 +614,7 @@ class PtxEncoding {
         if (ev(a).is_sc_fence() && ev(b).is_sc_fence() && ms_[a][b] && cause_.maybe(a, b))
           s_.add(z3::implies(fsc && cause_.at(a, b), sf_.at(a, b)));
       }
+    }
     // Atomicity: no morally strong write lands between an RMW's read and write
     // in morally strong fr ; co.
     for (EventId r = 0; r < n_; ++r)
@@ -569,9 +625,9 @@ class PtxEncoding {
             s_.add(z3::implies(atom, !(fr_.at(r, x) && co_.at(x, w))));
       }
     // No-Thin-Air: rf ∪ dep acyclic.
-    acyclic(rf_ | Rel::from_static(c_, dep_), literal(Axiom::NoThinAir), "nta");
+    acyclic(rf_ | static_rel(dep_), literal(Axiom::NoThinAir), "nta");
     // SC-per-Location: (ms ∩ (rf ∪ co ∪ fr)) ∪ po-loc acyclic.
-    acyclic((rf_ | co_ | fr_).mask(ms_) | Rel::from_static(c_, poloc_), literal(Axiom::ScPerLocation), "spl");
+    acyclic((rf_ | co_ | fr_).mask(ms_) | static_rel(poloc_), literal(Axiom::ScPerLocation), "spl");
     // Causality: (rf ∪ fr) ; cause irreflexive.
     const z3::expr caus = literal(Axiom::Causality);
     const Rel com = rf_ | fr_;
@@ -622,16 +678,44 @@ class PtxEncoding {
   static z3::expr lt(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a < b : z3::ult(a, b); }
   static z3::expr le(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a <= b : z3::ule(a, b); }
 
-  // Acyclicity through ranks: every edge goes up.
+  // Acyclicity through ranks: every edge goes up. Edges present in every
+  // execution (the constant true; program order, pinned co) are handled
+  // statically: a cycle of them alone makes the axiom false; otherwise a
+  // cycle must use a conditional edge, so only the events such edges touch
+  // need ranks, ordered along the static paths between them. Of those
+  // orderings only a transitive reduction is asserted (a path through another
+  // ranked event already implies the rest): program order's n²/2 edges among
+  // n events turn into at most n constraints, and none when no conditional
+  // edge touches the events.
   void acyclic(const Rel& r, const z3::expr& lit, const std::string& name) {
+    BitRel fixed(n_);
+    std::vector<bool> ranked(n_, false);
+    for (EventId a = 0; a < n_; ++a)
+      for (const auto& [b, e] : r.row(a)) {
+        if (e.is_true()) fixed.set(a, b);
+        else ranked[a] = ranked[b] = true;
+      }
+    const BitRel path = fixed.plus();
+    if (!path.irreflexive()) { s_.add(!lit); return; }
     std::vector<std::optional<z3::expr>> rank(n_);
     auto get = [&](EventId e) -> z3::expr {
       if (!rank[e]) rank[e] = rank_const(fmt::format("{}_{}", name, e));
       return *rank[e];
     };
+    for (EventId a = 0; a < n_; ++a) {
+      check_budget();
+      for (const auto& [b, e] : r.row(a))
+        if (!e.is_true() && !path.has(a, b)) s_.add(z3::implies(lit && e, lt(get(a), get(b))));
+    }
+    // Static paths between ranked events, less those through a third one.
+    BitRel between(n_);
+    for (EventId a = 0; a < n_; ++a)
+      if (ranked[a])
+        for (EventId b = 0; b < n_; ++b) if (ranked[b] && path.has(a, b)) between.set(a, b);
+    const BitRel implied = between.compose(between);
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
-        if (r.maybe(a, b)) s_.add(z3::implies(lit && r.at(a, b), lt(get(a), get(b))));
+        if (between.has(a, b) && !implied.has(a, b)) s_.add(z3::implies(lit, lt(get(a), get(b))));
   }
 
   z3::context& c_;
@@ -640,6 +724,9 @@ class PtxEncoding {
   std::size_t n_;
   ModelKind model_;
   SolverKind kind_;
+  // --timeout / --max-memory: building the terms of a large test takes time
+  // before the solver (which the budget interrupts) ever runs.
+  const Budget* budget_;
   BoolMatrix po_, poloc_, ms_, rmw_, dep_;
   std::vector<z3::expr> exec_;
   std::map<EventId, z3::expr> read_val_;
@@ -650,6 +737,7 @@ class PtxEncoding {
   z3::expr live_;
   std::optional<ValueSets> sets_;
   bool float_tables_ = false;
+  bool pin_po_loc_ = false;
   bool uses_fp_ = false;
   unsigned tables_ = 0;
 };

@@ -6,11 +6,15 @@
 
 namespace redscope {
 
-Rel::Rel(z3::context& ctx, std::size_t n) : ctx_(&ctx), n_(n), rows_(n) {}
+Rel::Rel(z3::context& ctx, std::size_t n, const Budget* budget) : ctx_(&ctx), n_(n), budget_(budget), rows_(n) {}
 
-Rel Rel::from_static(z3::context& ctx, const BoolMatrix& m) {
-  Rel r(ctx, m.size());
-  for (std::size_t i = 0; i < m.size(); ++i)
+void Rel::poll() const {
+  if (budget_) budget_->check();
+}
+
+Rel Rel::from_static(z3::context& ctx, const BoolMatrix& m, const Budget* budget) {
+  Rel r(ctx, m.size(), budget);
+  for (std::size_t i = 0; i < m.size(); ++i, r.poll())
     for (std::size_t j = 0; j < m.size(); ++j)
       if (m[i][j]) r.rows_[i].insert_or_assign(j, ctx.bool_val(true));
   return r;
@@ -46,22 +50,22 @@ z3::expr conj(const z3::expr& a, const z3::expr& b) {
 
 Rel Rel::operator|(const Rel& o) const {
   Rel r = *this;
-  for (std::size_t i = 0; i < n_; ++i)
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : o.rows_[i]) r.add(i, j, e);
   return r;
 }
 
 Rel Rel::operator&(const Rel& o) const {
-  Rel r(*ctx_, n_);
-  for (std::size_t i = 0; i < n_; ++i)
+  Rel r(*ctx_, n_, budget_);
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : rows_[i])
       if (const auto it = o.rows_[i].find(j); it != o.rows_[i].end()) r.rows_[i].insert_or_assign(j, conj(e, it->second));
   return r;
 }
 
 Rel Rel::compose(const Rel& o) const {
-  Rel r(*ctx_, n_);
-  for (std::size_t i = 0; i < n_; ++i)
+  Rel r(*ctx_, n_, budget_);
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [k, ik] : rows_[i])
       for (const auto& [j, kj] : o.rows_[k]) r.add(i, j, conj(ik, kj));
   return r;
@@ -71,7 +75,7 @@ Rel Rel::compose(const Rel& o) const {
 // so it is read from a copy (the terms stay those of the dense matrix).
 Rel Rel::transitive_closure() const {
   Rel r = *this;
-  for (std::size_t k = 0; k < n_; ++k)
+  for (std::size_t k = 0; k < n_; ++k, poll())
     for (std::size_t i = 0; i < n_; ++i) {
       const auto ik_it = r.rows_[i].find(k);
       if (ik_it == r.rows_[i].end()) continue;
@@ -90,15 +94,15 @@ Rel Rel::reflexive() const {
 }
 
 Rel Rel::transpose() const {
-  Rel r(*ctx_, n_);
-  for (std::size_t i = 0; i < n_; ++i)
+  Rel r(*ctx_, n_, budget_);
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : rows_[i]) r.rows_[j].insert_or_assign(i, e);
   return r;
 }
 
 Rel Rel::mask(const BoolMatrix& keep) const {
-  Rel r(*ctx_, n_);
-  for (std::size_t i = 0; i < n_; ++i)
+  Rel r(*ctx_, n_, budget_);
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : rows_[i])
       if (keep[i][j]) r.rows_[i].insert_or_assign(j, e);
   return r;
@@ -106,7 +110,7 @@ Rel Rel::mask(const BoolMatrix& keep) const {
 
 Rel Rel::named(z3::solver& solver, const std::string& name) const {
   Rel r = *this;
-  for (std::size_t i = 0; i < n_; ++i)
+  for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : rows_[i]) {
       if (e.is_true() || e.is_const()) continue;
       z3::expr v = ctx_->bool_const(fmt::format("{}_{}_{}", name, i, j).c_str());

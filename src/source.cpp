@@ -74,6 +74,8 @@ std::string printable(std::string_view text) {
 
 std::string Diagnostic::render() const {
   // The file name is never shortened (editors jump to it); the message is.
+  // A problem of the whole file (a budget, an unreadable file) has no line.
+  if (loc.line == 0) return fmt::format("{}: error: {}", valid_utf8(file), printable(message));
   return fmt::format("{}:{}:{}: error: {}", valid_utf8(file), loc.line, loc.col, printable(message));
 }
 

@@ -81,13 +81,13 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
     r.error = e.diagnostic().render();
     r.error_kind = "input";
   } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
+    r.error = fmt::format("{}: error: {}", path, e.what());
     r.error_kind = std::string(to_string(e.kind()));
   } catch (const z3::exception& e) {
-    r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
+    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
     r.error_kind = "internal";
   } catch (const std::exception& e) {
-    r.error = fmt::format("{}:0:0: error: internal error: {}", path, e.what());
+    r.error = fmt::format("{}: error: internal error: {}", path, e.what());
     r.error_kind = "internal";
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

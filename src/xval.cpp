@@ -74,9 +74,9 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   } catch (const InputError& e) {
     r.error = e.diagnostic().render();
   } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}:0:0: error: {}", path, e.what());
+    r.error = fmt::format("{}: error: {}", path, e.what());
   } catch (const z3::exception& e) {
-    r.error = fmt::format("{}:0:0: error: internal solver error: {}", path, e.msg());
+    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

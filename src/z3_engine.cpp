@@ -229,8 +229,7 @@ class SkeletonSolver {
 
   SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs, const EngineOptions& opts)
       : c_(c), sk_(sk), test_(test), obs_(obs), opts_(opts),
-        float_tables_(opts.float_tables && std::find(opts.disabled_axioms.begin(), opts.disabled_axioms.end(), Axiom::NoThinAir) ==
-                      opts.disabled_axioms.end()) {
+        float_tables_(opts.float_tables && !opts.disables(Axiom::NoThinAir)) {
     open(detail::SolverKind::Smt);
   }
 
@@ -262,8 +261,9 @@ class SkeletonSolver {
     PtxEncoding enc;
     std::vector<z3::expr> terms;
     detail::SolverKind kind;
-    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k)
-        : s(std::move(solver)), enc(c, s, sk, m, k), kind(k) {}
+    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k,
+            const Budget* budget)
+        : s(std::move(solver)), enc(c, s, sk, m, k, budget), kind(k) {}
   };
 
   // The SMT core under a conflict limit, which a hard check exceeds.
@@ -271,8 +271,10 @@ class SkeletonSolver {
 
   void open(detail::SolverKind kind) {
     z3::solver s = detail::make_solver(c_, kind);
-    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind);
+    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind,
+                                     opts_.budget);
     cur_->enc.use_float_tables(float_tables_);
+    cur_->enc.pin_po_loc_co(!opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation));
     cur_->enc.encode();
     for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
     // herd's `filter`: only executions satisfying it are considered.
@@ -419,7 +421,7 @@ std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions
     if (sk.cut) continue;
     const detail::SolverKind kind = detail::solver_kind_for(sk);
     z3::solver s = detail::make_solver(c, kind);
-    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind);
+    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind, opts.budget);
     enc.encode();
     for (std::size_t i = 0; i < obs.size(); ++i) s.add(enc.observable(obs[i]) == c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
     z3::expr_vector lits = enc.all_literals(true, {});

@@ -111,3 +111,21 @@ exists (P1:r0 == 1 /\ P1:r1 == 0))";
   CHECK(reachable(with("weak")));
   CHECK_FALSE(reachable(with("relaxed.gpu")));
 }
+
+// The engines fix co between a thread's own writes to program order while
+// Coherence and SC-per-Location both hold (PtxEncoding::pin_po_loc_co); with
+// either left out, co is a choice again and each axiom alone forbids CoWW.
+TEST_CASE("CoWW: program order fixes co only under Coherence and SC-per-Location", "[axioms]") {
+  const std::string coww = R"(PTX coww
+{ x=0; }
+ P0@cta 0,gpu 0 ;
+ st.weak x, 1   ;
+ st.weak x, 2   ;
+exists (x == 1))";
+  CHECK_FALSE(reachable(coww));
+  // Without Coherence the two writes may stay unordered (both co-maximal).
+  CHECK(reachable(coww, {Axiom::Coherence}));
+  // Without SC-per-Location co may run against program order.
+  CHECK(reachable(coww, {Axiom::ScPerLocation}));
+  CHECK(reachable(coww, {Axiom::Coherence, Axiom::ScPerLocation}));
+}

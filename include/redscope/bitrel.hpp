@@ -21,6 +21,13 @@ class BitRel {
     if (v) bits_[i * w_ + j / 64] |= m; else bits_[i * w_ + j / 64] &= ~m;
   }
 
+  // Every j related from `i` is related from `k` (row i ⊆ row k).
+  bool row_within(std::size_t i, std::size_t k) const {
+    for (std::size_t x = 0; x < w_; ++x)
+      if (bits_[i * w_ + x] & ~bits_[k * w_ + x]) return false;
+    return true;
+  }
+
   BitRel operator|(const BitRel& o) const;
   BitRel operator&(const BitRel& o) const;
   BitRel compose(const BitRel& o) const;   // this ; o

@@ -2,6 +2,7 @@
 // the verdict of its final condition, and a witness execution per outcome.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -101,6 +102,9 @@ struct EngineOptions {
   // Axioms left out of the check (for experiments and for the unit tests
   // that show each axiom forbidding something on its own).
   std::vector<Axiom> disabled_axioms;
+  bool disables(Axiom a) const {
+    return std::find(disabled_axioms.begin(), disabled_axioms.end(), a) != disabled_axioms.end();
+  }
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;

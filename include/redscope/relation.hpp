@@ -12,17 +12,24 @@
 
 #include <z3++.h>
 
+#include "redscope/budget.hpp"
 #include "redscope/events.hpp"
 
 namespace redscope {
 
 class Rel {
  public:
-  Rel(z3::context& ctx, std::size_t n);
-  static Rel from_static(z3::context& ctx, const BoolMatrix& m);
+  // `budget` (may be null) is checked once per row by every operation, and
+  // passed on to the relations built from this one: a test too large to
+  // encode stops at its --timeout / --max-memory while its terms are built.
+  Rel(z3::context& ctx, std::size_t n, const Budget* budget = nullptr);
+  static Rel from_static(z3::context& ctx, const BoolMatrix& m, const Budget* budget = nullptr);
 
   std::size_t size() const { return n_; }
+  using Row = std::map<std::size_t, z3::expr>;  // column → cell, present pairs only
+
   bool maybe(std::size_t i, std::size_t j) const { return rows_[i].count(j) != 0; }
+  const Row& row(std::size_t i) const { return rows_[i]; }  // row i's present pairs, by column
   z3::expr at(std::size_t i, std::size_t j) const;
   // Sets cell (i, j); a constant false clears it.
   void set(std::size_t i, std::size_t j, const z3::expr& e);
@@ -42,9 +49,11 @@ class Rel {
   Rel named(z3::solver& solver, const std::string& name) const;
 
  private:
+  void poll() const;
+
   z3::context* ctx_;
   std::size_t n_;
-  using Row = std::map<std::size_t, z3::expr>;  // column → cell, present pairs only
+  const Budget* budget_;
   std::vector<Row> rows_;
 };
 
