@@ -6,6 +6,7 @@
 // the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3); for
 // pairs that are not mutually in scope, or under the sm_6x rule for shared
 // memory, the model allows them and the query finds a witness.
+#include "redscope/failure.hpp"
 #include "redscope/atomicity.hpp"
 
 #include <chrono>
@@ -197,15 +198,13 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
 AtomicityResult check_atomicity_file(const std::string& path, const EngineOptions& opts) {
   AtomicityResult r;
   r.file = path;
-  try {
+  const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
-    return with_budget(opts, [&](const EngineOptions& o) { return check_atomicity(t, o); });
-  } catch (const InputError& e) {
-    r.error = e.diagnostic().render();
-  } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}: error: {}", path, e.what());
-  } catch (const z3::exception& e) {
-    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
+    r = with_budget(opts, [&](const EngineOptions& o) { return check_atomicity(t, o); });
+  });
+  if (failure) {
+    r.error = failure->message;
+    r.error_kind = failure->kind;
   }
   return r;
 }
@@ -220,7 +219,7 @@ std::string describe(const AccessSite& s) {
 }  // namespace
 
 std::string render_atomicity_text(const AtomicityResult& r) {
-  if (r.error) return fmt::format("Test {} Error\n{}\n\n", r.file, *r.error);
+  if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
   std::string o = fmt::format("Atomicity {} ({}, sm_{})\n", r.test, to_string(r.model), r.target_sm);
   if (r.pairs.empty()) o += "  no location is written by an RMW and another instruction\n";
   std::size_t lost = 0;
@@ -256,8 +255,9 @@ std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
   std::string o = "[\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const AtomicityResult& r = results[i];
-    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": \"sm_{}\", \"error\": {}, \"pairs\": [",
-                     i ? ",\n" : "", q(r.test), q(r.file), q(to_string(r.model)), r.target_sm, r.error ? q(*r.error) : "null");
+    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": \"sm_{}\", \"error\": {}, \"error_kind\": {}, \"pairs\": [",
+                     i ? ",\n" : "", q(r.test), q(r.file), q(to_string(r.model)), r.target_sm, r.error ? q(*r.error) : "null",
+                     r.error ? q(r.error_kind) : "null");
     for (std::size_t k = 0; k < r.pairs.size(); ++k) {
       const AtomicityPair& p = r.pairs[k];
       std::string fin;

@@ -1,3 +1,4 @@
+#include "redscope/failure.hpp"
 #include "redscope/report.hpp"
 
 #include <fmt/format.h>
@@ -27,8 +28,7 @@ std::string state_line(const TestResult& r, std::size_t i) {
 
 std::string render_text(const TestResult& r) {
   if (r.error) {
-    const bool budget = r.error_kind == "timeout" || r.error_kind == "memory";
-    return fmt::format("Test {} Error{}\n{}\n\n", r.file, budget ? fmt::format(" ({})", r.error_kind) : "", *r.error);
+    return render_failure_text(r.file, *r.error, r.error_kind);
   }
   std::string out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
   out += fmt::format("States {}\n", r.outcomes.size());

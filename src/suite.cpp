@@ -1,3 +1,4 @@
+#include "redscope/failure.hpp"
 #include "redscope/suite.hpp"
 
 #include <algorithm>
@@ -70,26 +71,18 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.file = path;
   r.test = fs::path(path).stem().string();
   r.parsed = false;
-  try {
+  std::optional<TestResult> done;
+  const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
     r.parsed = true;
     r.test = t.name;
     r.model = opts.model.value_or(model_for_target(t.target_sm));
     r.target_sm = t.target_sm;
-    return with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
-  } catch (const InputError& e) {
-    r.error = e.diagnostic().render();
-    r.error_kind = "input";
-  } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}: error: {}", path, e.what());
-    r.error_kind = std::string(to_string(e.kind()));
-  } catch (const z3::exception& e) {
-    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
-    r.error_kind = "internal";
-  } catch (const std::exception& e) {
-    r.error = fmt::format("{}: error: internal error: {}", path, e.what());
-    r.error_kind = "internal";
-  }
+    done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
+  });
+  if (done) return std::move(*done);
+  r.error = failure->message;
+  r.error_kind = failure->kind;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -1,5 +1,6 @@
 // `redscope xval`: classify every outcome of the Z3 engine and the
 // operational machine (see xval.hpp).
+#include "redscope/failure.hpp"
 #include "redscope/xval.hpp"
 
 #include <chrono>
@@ -67,23 +68,21 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   XvalResult r;
   r.file = path;
-  try {
+  const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
     // One budget for the pair (Z3 engine, machine): report inherits it too.
     r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, o); });
-  } catch (const InputError& e) {
-    r.error = e.diagnostic().render();
-  } catch (const BudgetExceeded& e) {
-    r.error = fmt::format("{}: error: {}", path, e.what());
-  } catch (const z3::exception& e) {
-    r.error = fmt::format("{}: error: internal solver error: {}", path, e.msg());
+  });
+  if (failure) {
+    r.error = failure->message;
+    r.error_kind = failure->kind;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
 std::string render_xval_text(const XvalResult& r) {
-  if (r.error) return fmt::format("Test {} Error\n{}\n\n", r.file, *r.error);
+  if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
   std::string o = fmt::format("Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n", r.test,
                               to_string(r.model), r.count(XvalStatus::AllowedReached), r.count(XvalStatus::AllowedUnreached),
                               r.count(XvalStatus::ReachedForbidden));
@@ -121,8 +120,9 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
   std::string o = "[\n";
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const XvalResult& r = rs[i];
-    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"error\": {}, \"outcomes\": [", i ? ",\n" : "", q(r.test),
-                     q(r.file), q(to_string(r.model)), r.error ? q(*r.error) : "null");
+    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"error\": {}, \"error_kind\": {}, \"outcomes\": [",
+                     i ? ",\n" : "", q(r.test), q(r.file), q(to_string(r.model)), r.error ? q(*r.error) : "null",
+                     r.error ? q(r.error_kind) : "null");
     for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
       const XvalOutcome& x = r.outcomes[k];
       std::string vals;

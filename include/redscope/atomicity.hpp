@@ -42,6 +42,7 @@ struct AtomicityResult {
   std::vector<AtomicityPair> pairs;
   double seconds = 0;
   std::optional<std::string> error;
+  std::string error_kind;  // "input", "timeout", "memory" or "internal" (failure.hpp)
 };
 
 // Throws InputError for inputs the expansion rejects.

@@ -30,6 +30,7 @@ struct XvalResult {
   std::size_t count(XvalStatus s) const;
   double seconds = 0;
   std::optional<std::string> error;
+  std::string error_kind;  // "input", "timeout", "memory" or "internal" (failure.hpp)
 };
 
 XvalResult xval_file(const std::string& path, const EngineOptions& opts);

@@ -1,0 +1,59 @@
+// One test's failure stays with that test (failure.hpp): every kind of
+// exception becomes a located message and a kind, never an abort of the run.
+#include <catch2/catch.hpp>
+
+#include <z3++.h>
+
+#include "redscope/atomicity.hpp"
+#include "redscope/budget.hpp"
+#include "redscope/diagnostic.hpp"
+#include "redscope/engine.hpp"
+#include "redscope/failure.hpp"
+#include "redscope/frontend.hpp"
+#include "redscope/xval.hpp"
+
+using namespace redscope;
+
+TEST_CASE("capture_failure: each exception becomes that test's failure", "[failure]") {
+  CHECK_FALSE(capture_failure("t.litmus", [] {}));
+  const auto input = capture_failure("t.litmus", [] { throw InputError(Diagnostic{"t.litmus", {3, 4}, "bad"}); });
+  REQUIRE(input);
+  CHECK(input->message == "t.litmus:3:4: error: bad");
+  CHECK(input->kind == "input");
+  const auto budget = capture_failure("t.litmus", [] { throw BudgetExceeded(BudgetKind::Timeout, "timeout: over"); });
+  REQUIRE(budget);
+  CHECK(budget->message == "t.litmus: error: timeout: over");
+  CHECK(budget->kind == "timeout");
+  const auto solver = capture_failure("t.litmus", [] { throw z3::exception("boom"); });
+  REQUIRE(solver);
+  CHECK(solver->message == "t.litmus: error: internal solver error: boom");
+  CHECK(solver->kind == "internal");
+  const auto other = capture_failure("t.litmus", [] { throw std::out_of_range("map::at"); });
+  REQUIRE(other);
+  CHECK(other->message == "t.litmus: error: internal error: map::at");
+  CHECK(other->kind == "internal");
+  CHECK(render_failure_text("t.litmus", "m", "timeout") == "Test t.litmus Error (timeout)\nm\n\n");
+  CHECK(render_failure_text("t.litmus", "m", "input") == "Test t.litmus Error\nm\n\n");
+}
+
+TEST_CASE("xval and atomicity report a missing file as that file's error", "[failure]") {
+  EngineOptions o;
+  const XvalResult x = xval_file("no/such/file.litmus", o);
+  REQUIRE(x.error);
+  CHECK(x.error_kind == "input");
+  const AtomicityResult a = check_atomicity_file("no/such/file.litmus", o);
+  REQUIRE(a.error);
+  CHECK(a.error_kind == "input");
+}
+
+TEST_CASE("the operational machine refuses to leave out axioms it does not have", "[failure]") {
+  const LitmusTest t = parse_litmus(R"(PTX two-atoms
+{ x=0; }
+ P0@cta 0,gpu 0                    | P1@cta 1,gpu 0                    ;
+ atom.relaxed.gpu.add.u32 r0, x, 1 | atom.relaxed.gpu.add.u32 r0, x, 1 ;
+exists (x == 1))", "atoms.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Op;
+  o.disabled_axioms = {Axiom::Atomicity};
+  CHECK_THROWS_AS(run_engine(t, o), InputError);
+}
