@@ -45,7 +45,7 @@
 
 #include "op_memory.hpp"
 #include "redscope/engine.hpp"
-#include "redscope/suite.hpp"
+#include "redscope/parallel.hpp"
 
 namespace redscope {
 namespace {

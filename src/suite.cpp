@@ -87,16 +87,6 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   return r;
 }
 
-void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) body(i);
-  };
-  jobs = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(1, n))));
-  std::vector<std::jthread> pool;
-  for (unsigned k = 1; k < jobs; ++k) pool.emplace_back(worker);
-  worker();
-}
 
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs) {
   std::vector<TestResult> results(files.size());

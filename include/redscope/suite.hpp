@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "redscope/parallel.hpp"
 #include "redscope/engine.hpp"
 
 namespace redscope {
@@ -20,9 +21,6 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
 
 // Parses and checks one file; input errors become TestResult::error.
 TestResult check_file(const std::string& path, const EngineOptions& opts);
-
-// Runs body(0..n-1) on `jobs` threads (the caller's included); each index once.
-void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body);
 
 // Runs work(i) for i in [0, n) on `jobs` threads and hands each result to
 // emit(i, result) in index order, as soon as every earlier one has been
