@@ -6,6 +6,7 @@
 // the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3); for
 // pairs that are not mutually in scope, or under the sm_6x rule for shared
 // memory, the model allows them and the query finds a witness.
+#include "redscope/json.hpp"
 #include "redscope/failure.hpp"
 #include "redscope/atomicity.hpp"
 
@@ -241,36 +242,50 @@ std::string render_atomicity_text(const AtomicityResult& r) {
   return o;
 }
 
+namespace {
+
+Json site_json(const AccessSite& s) {
+  return Json::object()
+      .set("thread", fmt::format("P{}", s.thread))
+      .set("instruction", s.text)
+      .set("line", static_cast<std::size_t>(s.src.line))
+      .set("rmw", s.is_rmw)
+      .set("sem", s.strong ? to_string(s.sem) : "weak")
+      .set("scope", to_string(s.scope));
+}
+
+Json pair_json(const AtomicityPair& p) {
+  Json o = Json::object();
+  o.set("location", p.cell).set("a", site_json(p.a)).set("b", site_json(p.b));
+  o.set("mutually_in_scope", p.mutually_in_scope).set("scope_reason", p.scope_reason);
+  o.set("lost_update", p.lost_update);
+  if (!p.lost_update) return o;
+  Json fin = Json::object();
+  for (const auto& [cell, v] : p.final_values) fin.set(cell, v);
+  o.set("how", p.how);
+  o.set("lost_update_reason", p.lost_update_reason.empty() ? Json() : Json(p.lost_update_reason));
+  return o.set("witness", Json::object()
+                              .set("rf", Json::strings(p.witness.rf))
+                              .set("co", Json::strings(p.witness.co))
+                              .set("final", std::move(fin)));
+}
+
+}  // namespace
+
 std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
-  auto q = [](std::string_view s) { return "\"" + json_escape(s) + "\""; };
-  auto list = [&](const std::vector<std::string>& v) {
-    std::string o = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + q(v[i]);
-    return o + "]";
-  };
-  auto site = [&](const AccessSite& s) {
-    return fmt::format("{{\"thread\": \"P{}\", \"instruction\": {}, \"line\": {}, \"rmw\": {}, \"sem\": {}, \"scope\": {}}}",
-                       s.thread, q(s.text), s.src.line, s.is_rmw ? "true" : "false", q(s.strong ? to_string(s.sem) : "weak"), q(to_string(s.scope)));
-  };
-  std::string o = "[\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const AtomicityResult& r = results[i];
-    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": \"sm_{}\", \"error\": {}, \"error_kind\": {}, \"pairs\": [",
-                     i ? ",\n" : "", q(r.test), q(r.file), q(to_string(r.model)), r.target_sm, r.error ? q(*r.error) : "null",
-                     r.error ? q(r.error_kind) : "null");
-    for (std::size_t k = 0; k < r.pairs.size(); ++k) {
-      const AtomicityPair& p = r.pairs[k];
-      std::string fin;
-      for (const auto& [cell, v] : p.final_values) fin += fmt::format("{}{}: {}", fin.empty() ? "" : ", ", q(cell), q(v));
-      o += fmt::format("{}\n    {{\"location\": {}, \"a\": {}, \"b\": {}, \"mutually_in_scope\": {}, \"scope_reason\": {}, \"lost_update\": {}",
-                       k ? "," : "", q(p.cell), site(p.a), site(p.b), p.mutually_in_scope ? "true" : "false", q(p.scope_reason), p.lost_update ? "true" : "false");
-      if (p.lost_update)
-        o += fmt::format(", \"how\": {}, \"lost_update_reason\": {}, \"witness\": {{\"rf\": {}, \"co\": {}, \"final\": {{{}}}}}", q(p.how), p.lost_update_reason.empty() ? "null" : q(p.lost_update_reason), list(p.witness.rf), list(p.witness.co), fin);
-      o += "}";
-    }
-    o += r.pairs.empty() ? "]}" : "\n  ]}";
+  Json all = Json::array();
+  for (const AtomicityResult& r : results) {
+    const bool parsed = !r.test.empty();  // a file that never parsed claims no model
+    Json t = Json::object();
+    t.set("test", parsed ? Json(r.test) : Json()).set("file", r.file);
+    t.set("model", parsed ? Json(to_string(r.model)) : Json());
+    t.set("target", parsed ? Json(fmt::format("sm_{}", r.target_sm)) : Json());
+    t.set("error", r.error ? Json(*r.error) : Json()).set("error_kind", r.error ? Json(r.error_kind) : Json());
+    Json pairs = Json::array();
+    for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));
+    all.push(t.set("pairs", std::move(pairs)));
   }
-  return o + (results.empty() ? "]\n" : "\n]\n");
+  return all.dump(Json::Layout::Nested) + "\n";
 }
 
 }  // namespace redscope

@@ -1,6 +1,7 @@
 // `redscope explain`: the axioms that forbid an outcome (a minimal unsat
 // core over the axiom literals, per path) and, for each, the edges of the
 // execution that would need it broken; or a witness for an allowed outcome.
+#include "redscope/json.hpp"
 #include "redscope/explain.hpp"
 
 #include <deque>
@@ -453,41 +454,45 @@ std::string render_text(const Explanation& e) {
 
 namespace {
 
-std::string q(std::string_view s) { return "\"" + json_escape(s) + "\""; }
-
-std::string strings(const std::vector<std::string>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + q(v[i]);
-  return s + "]";
+Json edges_json(const Skeleton& sk, const std::vector<ExecEdge>& v) {
+  Json a = Json::array();
+  for (const ExecEdge& x : v)
+    a.push(Json::object()
+               .set("kind", x.kind)
+               .set("from", describe_event(sk, x.from))
+               .set("to", describe_event(sk, x.to)));
+  return a;
 }
 
-std::string edges_json(const Skeleton& sk, const std::vector<ExecEdge>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i)
-    s += fmt::format("{}{{\"kind\": {}, \"from\": {}, \"to\": {}}}", i ? ", " : "", q(v[i].kind), q(describe_event(sk, v[i].from)), q(describe_event(sk, v[i].to)));
-  return s + "]";
+Json witness_json(const Witness& w) {
+  return Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co));
 }
-
-std::string witness_json(const Witness& w) { return fmt::format("{{\"rf\": {}, \"co\": {}}}", strings(w.rf), strings(w.co)); }
 
 }  // namespace
 
 std::string render_json(const Explanation& e) {
   // Field names as in run's JSON: target is the Target sm; outcome is what is explained.
-  std::string s = fmt::format("{{\"test\": {}, \"file\": {}, \"model\": {}, \"target\": {}, \"outcome\": {}, \"verdict\": {}",
-                              q(e.test), q(e.file), q(to_string(e.model)), q(fmt::format("sm_{}", e.target_sm)), q(e.outcome),
-                              q(e.allowed ? "allowed" : "forbidden"));
-  if (e.allowed) return s + fmt::format(", \"witness\": {}, \"synchronization\": {}}}\n", witness_json(e.witness), strings(e.notes));
-  std::vector<std::string> names;
-  for (Axiom a : e.axioms) names.emplace_back(to_string(a));
-  s += fmt::format(", \"axioms\": {}, \"breaches\": [", strings(names));
-  for (std::size_t i = 0; i < e.breaches.size(); ++i) {
-    const Breach& b = e.breaches[i];
-    const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
-    s += fmt::format("{}{{\"axiom\": {}, \"why\": {}, \"edges\": {}, \"execution\": {}}}", i ? ", " : "", q(to_string(b.axiom)), q(b.why),
-                     edges_json(sk, b.edges), witness_json(b.execution));
+  Json o = Json::object();
+  o.set("test", e.test).set("file", e.file).set("model", to_string(e.model));
+  o.set("target", fmt::format("sm_{}", e.target_sm)).set("outcome", e.outcome);
+  o.set("verdict", e.allowed ? "allowed" : "forbidden");
+  if (e.allowed) {
+    o.set("witness", witness_json(e.witness)).set("synchronization", Json::strings(e.notes));
+    return o.dump(Json::Layout::Line) + "\n";
   }
-  return s + fmt::format("], \"paths\": {}, \"paths_without_values\": {}}}\n", e.paths, e.paths_without_values);
+  Json axioms = Json::array(), breaches = Json::array();
+  for (Axiom a : e.axioms) axioms.push(to_string(a));
+  for (const Breach& b : e.breaches) {
+    const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
+    breaches.push(Json::object()
+                      .set("axiom", to_string(b.axiom))
+                      .set("why", b.why)
+                      .set("edges", edges_json(sk, b.edges))
+                      .set("execution", witness_json(b.execution)));
+  }
+  o.set("axioms", std::move(axioms)).set("breaches", std::move(breaches));
+  o.set("paths", e.paths).set("paths_without_values", e.paths_without_values);
+  return o.dump(Json::Layout::Line) + "\n";
 }
 
 }  // namespace redscope

@@ -1,4 +1,5 @@
 #include "redscope/failure.hpp"
+#include "redscope/json.hpp"
 #include "redscope/report.hpp"
 
 #include <fmt/format.h>
@@ -65,68 +66,52 @@ std::string json_escape(std::string_view raw) {
 
 namespace {
 
-std::string q(std::string_view s) { return "\"" + json_escape(s) + "\""; }
-
-std::string string_list(const std::vector<std::string>& v) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + q(v[i]);
-  return o + "]";
-}
-
-std::string one_json(const TestResult& r) {
-  std::string o = "  {\n";
-  o += fmt::format("    \"test\": {},\n    \"file\": {},\n", q(r.test), q(r.file));
-  if (r.parsed) o += fmt::format("    \"model\": {},\n    \"target\": {},\n", q(to_string(r.model)), q(fmt::format("sm_{}", r.target_sm)));
-  else o += "    \"model\": null,\n    \"target\": null,\n";  // the file never parsed
+Json one_json(const TestResult& r) {
+  Json o = Json::object();
+  o.set("test", r.test).set("file", r.file);
+  // A file that never parsed claims no model and no target.
+  o.set("model", r.parsed ? Json(to_string(r.model)) : Json());
+  o.set("target", r.parsed ? Json(fmt::format("sm_{}", r.target_sm)) : Json());
   if (r.error) {
-    o += "    \"condition\": null,\n    \"observation\": null,\n    \"outcomes\": [],\n    \"witnesses\": [],\n";
-    o += "    \"incomplete_paths\": 0,\n";
-    o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": {},\n    \"error_kind\": {}\n  }}", r.seconds, q(*r.error),
-                     q(r.error_kind.empty() ? "input" : r.error_kind));
-    return o;
+    o.set("condition", Json()).set("observation", Json());
+    o.set("outcomes", Json::array()).set("witnesses", Json::array());
+    o.set("incomplete_paths", 0);
+    o.set("seconds", Json::number(r.seconds, 4)).set("error", *r.error);
+    return o.set("error_kind", r.error_kind.empty() ? "input" : r.error_kind);
   }
-  o += fmt::format("    \"condition\": {{\"quantifier\": {}, \"text\": {}, \"holds\": {}}},\n",
-                   q(to_string(r.quantifier)), q(r.condition_text), r.holds ? "true" : "false");
-  o += fmt::format("    \"observation\": {},\n", q(to_string(r.observation)));
-  o += "    \"outcomes\": [";
+  o.set("condition", Json::object()
+                         .set("quantifier", to_string(r.quantifier))
+                         .set("text", r.condition_text)
+                         .set("holds", r.holds));
+  o.set("observation", to_string(r.observation));
+  Json outcomes = Json::array(), witnesses = Json::array();
   for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
-    o += i ? ",\n      {" : "\n      {";
+    Json values = Json::object();
     for (std::size_t k = 0; k < r.observables.size(); ++k)
-      o += fmt::format("{}{}: {}", k ? ", " : "", q(r.observables[k].label), q(r.render_value(i, k)));
-    o += "}";
-  }
-  o += r.outcomes.empty() ? "],\n" : "\n    ],\n";
-  o += "    \"witnesses\": [";
-  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
+      values.set(r.observables[k].label, r.render_value(i, k));
+    outcomes.push(std::move(values));
     const Witness& w = r.outcomes[i].witness;
-    o += fmt::format("{}\n      {{\"rf\": {}, \"co\": {}}}", i ? "," : "", string_list(w.rf), string_list(w.co));
+    witnesses.push(Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co)));
   }
-  o += r.outcomes.empty() ? "],\n" : "\n    ],\n";
-  o += fmt::format("    \"incomplete_paths\": {},\n", r.incomplete.total());
-  o += fmt::format("    \"incomplete\": {{\"unroll_bound\": {}, \"barrier_deadlock\": {}}},\n",
-                   r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
-  o += fmt::format("    \"seconds\": {:.4f},\n    \"error\": null,\n    \"error_kind\": null\n  }}", r.seconds);
-  return o;
+  o.set("outcomes", std::move(outcomes)).set("witnesses", std::move(witnesses));
+  o.set("incomplete_paths", r.incomplete.total());
+  o.set("incomplete", Json::object()
+                          .set("unroll_bound", r.incomplete.bound_cut)
+                          .set("barrier_deadlock", r.incomplete.barrier_deadlock));
+  return o.set("seconds", Json::number(r.seconds, 4)).set("error", Json()).set("error_kind", Json());
 }
 
 }  // namespace
 
-std::string render_json_item(const TestResult& r) { return one_json(r); }
-
-std::string render_json_line(const TestResult& r) {
-  const std::string pretty = one_json(r);
-  std::string o;  // strings hold no raw newline (escaped), so dropping them and the indent is safe
-  for (std::size_t i = 0; i < pretty.size(); ++i) {
-    if (pretty[i] != '\n') { o += pretty[i]; continue; }
-    while (i + 1 < pretty.size() && pretty[i + 1] == ' ') ++i;
-  }
-  const std::size_t b = o.find_first_not_of(' ');
-  return o.substr(b) + "\n";
+std::string render_json_item(const TestResult& r) {
+  return "  " + one_json(r).dump(Json::Layout::Nested, 1);
 }
 
+std::string render_json_line(const TestResult& r) { return one_json(r).dump(Json::Layout::Line) + "\n"; }
+
 std::string render_json(const std::vector<TestResult>& results) {
-  std::string o = "[\n";
-  for (std::size_t i = 0; i < results.size(); ++i) o += (i ? ",\n" : "") + one_json(results[i]);
+  std::string o = "[";
+  for (std::size_t i = 0; i < results.size(); ++i) o += (i ? ",\n" : "\n") + render_json_item(results[i]);
   return o + (results.empty() ? "]\n" : "\n]\n");
 }
 

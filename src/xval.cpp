@@ -1,5 +1,6 @@
 // `redscope xval`: classify every outcome of the Z3 engine and the
 // operational machine (see xval.hpp).
+#include "redscope/json.hpp"
 #include "redscope/failure.hpp"
 #include "redscope/xval.hpp"
 
@@ -116,25 +117,28 @@ std::string render_xval_summary(const std::vector<XvalResult>& rs) {
 }
 
 std::string render_xval_json(const std::vector<XvalResult>& rs) {
-  auto q = [](std::string_view s) { return "\"" + json_escape(s) + "\""; };
-  std::string o = "[\n";
-  for (std::size_t i = 0; i < rs.size(); ++i) {
-    const XvalResult& r = rs[i];
-    o += fmt::format("{}  {{\"test\": {}, \"file\": {}, \"model\": {}, \"error\": {}, \"error_kind\": {}, \"outcomes\": [",
-                     i ? ",\n" : "", q(r.test), q(r.file), q(to_string(r.model)), r.error ? q(*r.error) : "null",
-                     r.error ? q(r.error_kind) : "null");
-    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
-      const XvalOutcome& x = r.outcomes[k];
-      std::string vals;
-      for (std::size_t j = 0; j < r.labels.size(); ++j) vals += fmt::format("{}{}: {}", j ? ", " : "", q(r.labels[j]), q(x.values[j]));
-      std::string axioms;
-      for (Axiom a : x.forbidden_by) axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", q(to_string(a)));
-      o += fmt::format("{}\n    {{\"values\": {{{}}}, \"status\": {}, \"forbidden_by\": [{}], \"trace\": {}}}", k ? "," : "", vals,
-                       q(to_string(x.status)), axioms, q(x.trace));
+  Json all = Json::array();
+  for (const XvalResult& r : rs) {
+    const bool parsed = !r.test.empty();  // a file that never parsed claims no model
+    Json t = Json::object();
+    t.set("test", parsed ? Json(r.test) : Json()).set("file", r.file);
+    t.set("model", parsed ? Json(to_string(r.model)) : Json());
+    t.set("error", r.error ? Json(*r.error) : Json()).set("error_kind", r.error ? Json(r.error_kind) : Json());
+    Json outcomes = Json::array();
+    for (const XvalOutcome& x : r.outcomes) {
+      Json values = Json::object();
+      for (std::size_t j = 0; j < r.labels.size(); ++j) values.set(r.labels[j], x.values[j]);
+      Json axioms = Json::array();
+      for (Axiom a : x.forbidden_by) axioms.push(to_string(a));
+      outcomes.push(Json::object()
+                        .set("values", std::move(values))
+                        .set("status", to_string(x.status))
+                        .set("forbidden_by", std::move(axioms))
+                        .set("trace", x.trace));
     }
-    o += r.outcomes.empty() ? "]}" : "\n  ]}";
+    all.push(t.set("outcomes", std::move(outcomes)));
   }
-  return o + (rs.empty() ? "]\n" : "\n]\n");
+  return all.dump(Json::Layout::Nested) + "\n";
 }
 
 }  // namespace redscope
