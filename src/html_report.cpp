@@ -76,8 +76,8 @@ std::string verdict(const TestResult& r) {
 
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
   e.z3 = check_file(e.file, opts);
-  if (e.z3.error) return;
-  const LitmusTest t = parse_litmus_file(e.file, opts.max_file_bytes);
+  if (e.z3.error || !e.z3.source || !e.z3.expansion) return;
+  const LitmusTest& t = *e.z3.source;
   if (ro.xval) {
     try {
       EngineOptions o = opts;
@@ -106,7 +106,7 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
     e.explanation_html = "<p class=muted>no explanation: " + html_escape(x.what()) + "</p>";
   }
   if (!ro.pictures) return;
-  const Expansion ex = expand(t, opts.expand);
+  const Expansion& ex = *e.z3.expansion;
   for (std::size_t k = 0; k < e.z3.outcomes.size(); ++k) {
     const Witness& w = e.z3.outcomes[k].witness;
     if (w.skeleton >= ex.skeletons.size()) { e.pictures.push_back(""); continue; }

@@ -509,8 +509,8 @@ int run_xval(const Cli& c) {
 void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
   for (const redscope::TestResult& r : results) {
     if (r.error || r.outcomes.empty() || c.engine != redscope::EngineKind::Z3) continue;
-    const redscope::LitmusTest t = redscope::parse_litmus_file(r.file);
-    const redscope::Expansion ex = redscope::expand(t, options_of(c).expand);
+    if (!r.expansion) continue;
+    const redscope::Expansion& ex = *r.expansion;
     for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
       const redscope::Witness& w = r.outcomes[k].witness;
       if (w.skeleton >= ex.skeletons.size()) continue;

@@ -73,12 +73,14 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.parsed = false;
   std::optional<TestResult> done;
   const auto failure = capture_failure(path, [&] {
-    const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    const auto source = std::make_shared<const LitmusTest>(parse_litmus_file(path, opts.max_file_bytes));
+    const LitmusTest& t = *source;
     r.parsed = true;
     r.test = t.name;
     r.model = opts.model.value_or(model_for_target(t.target_sm));
     r.target_sm = t.target_sm;
     done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
+    done->source = source;
   });
   if (done) return std::move(*done);
   r.error = failure->message;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,11 @@ struct TestResult {
   // What kind of error: "input" (a located diagnostic), "timeout", "memory"
   // (the test's budget), "internal" (a bug or a solver failure).
   std::string error_kind;
+  // What the result was computed from, kept so that pictures, reports and
+  // explanations need not parse or expand the file again: the expansion
+  // (set by every engine) and the parsed test (set by check_file).
+  std::shared_ptr<const Expansion> expansion;
+  std::shared_ptr<const LitmusTest> source;
 
   std::string render_value(std::size_t outcome, std::size_t obs) const;
 };
