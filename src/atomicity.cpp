@@ -275,12 +275,8 @@ Json pair_json(const AtomicityPair& p) {
 std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
   Json all = Json::array();
   for (const AtomicityResult& r : results) {
-    const bool parsed = !r.test.empty();  // a file that never parsed claims no model
-    Json t = Json::object();
-    t.set("test", parsed ? Json(r.test) : Json()).set("file", r.file);
-    t.set("model", parsed ? Json(to_string(r.model)) : Json());
-    t.set("target", parsed ? Json(fmt::format("sm_{}", r.target_sm)) : Json());
-    t.set("error", r.error ? Json(*r.error) : Json()).set("error_kind", r.error ? Json(r.error_kind) : Json());
+    Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, r.target_sm);
+    set_json_error(t, r.error, r.error_kind);
     Json pairs = Json::array();
     for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));
     all.push(t.set("pairs", std::move(pairs)));

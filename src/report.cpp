@@ -64,20 +64,30 @@ std::string json_escape(std::string_view raw) {
   return o;
 }
 
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+                    std::optional<int> target_sm) {
+  Json o = Json::object();
+  o.set("test", parsed || !test.empty() ? Json(test) : Json()).set("file", file);
+  o.set("model", parsed ? Json(to_string(model)) : Json());
+  if (target_sm) o.set("target", parsed ? Json(fmt::format("sm_{}", *target_sm)) : Json());
+  return o;
+}
+
+Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind) {
+  if (!error) return o.set("error", Json()).set("error_kind", Json());
+  return o.set("error", *error).set("error_kind", kind.empty() ? "input" : kind);
+}
+
 namespace {
 
 Json one_json(const TestResult& r) {
-  Json o = Json::object();
-  o.set("test", r.test).set("file", r.file);
-  // A file that never parsed claims no model and no target.
-  o.set("model", r.parsed ? Json(to_string(r.model)) : Json());
-  o.set("target", r.parsed ? Json(fmt::format("sm_{}", r.target_sm)) : Json());
+  Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (r.error) {
     o.set("condition", Json()).set("observation", Json());
     o.set("outcomes", Json::array()).set("witnesses", Json::array());
     o.set("incomplete_paths", 0);
-    o.set("seconds", Json::number(r.seconds, 4)).set("error", *r.error);
-    return o.set("error_kind", r.error_kind.empty() ? "input" : r.error_kind);
+    o.set("seconds", Json::number(r.seconds, 4));
+    return set_json_error(o, r.error, r.error_kind);
   }
   o.set("condition", Json::object()
                          .set("quantifier", to_string(r.quantifier))
@@ -98,7 +108,8 @@ Json one_json(const TestResult& r) {
   o.set("incomplete", Json::object()
                           .set("unroll_bound", r.incomplete.bound_cut)
                           .set("barrier_deadlock", r.incomplete.barrier_deadlock));
-  return o.set("seconds", Json::number(r.seconds, 4)).set("error", Json()).set("error_kind", Json());
+  o.set("seconds", Json::number(r.seconds, 4));
+  return set_json_error(o, r.error, r.error_kind);
 }
 
 }  // namespace

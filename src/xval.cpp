@@ -119,11 +119,8 @@ std::string render_xval_summary(const std::vector<XvalResult>& rs) {
 std::string render_xval_json(const std::vector<XvalResult>& rs) {
   Json all = Json::array();
   for (const XvalResult& r : rs) {
-    const bool parsed = !r.test.empty();  // a file that never parsed claims no model
-    Json t = Json::object();
-    t.set("test", parsed ? Json(r.test) : Json()).set("file", r.file);
-    t.set("model", parsed ? Json(to_string(r.model)) : Json());
-    t.set("error", r.error ? Json(*r.error) : Json()).set("error_kind", r.error ? Json(r.error_kind) : Json());
+    Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
+    set_json_error(t, r.error, r.error_kind);
     Json outcomes = Json::array();
     for (const XvalOutcome& x : r.outcomes) {
       Json values = Json::object();

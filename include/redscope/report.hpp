@@ -1,10 +1,12 @@
 // Rendering of results: herd7-like text and JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "redscope/engine.hpp"
+#include "redscope/json.hpp"
 
 namespace redscope {
 
@@ -16,5 +18,13 @@ std::string render_json_item(const TestResult& r);
 // The same object on one line (JSON Lines: `--format jsonl`).
 std::string render_json_line(const TestResult& r);
 std::string json_escape(std::string_view s);
+
+// The fields every command's JSON object per test starts with: test, file,
+// model and (when `target_sm` is given) target; a file that never parsed
+// claims no test name, model or target (null).
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+                    std::optional<int> target_sm);
+// "error" and "error_kind", both null for a checked test.
+Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind);
 
 }  // namespace redscope
