@@ -72,6 +72,57 @@ std::vector<std::string> split_dots(const std::string& s) {
   return parts;
 }
 
+// The qualifier classes an instruction may take, one bit each. Every
+// instruction lists exactly the classes of its PTX syntax (PTX §9.7.9.8 ld,
+// §9.7.9.9 st, §9.7.13.5 atom, §9.7.13.6 red, §9.7.13.4 fence, §9.7.7.1
+// setp); a qualifier of any other class is an error at that qualifier.
+enum class QualClass : std::uint16_t {
+  Sem = 1u << 0,    // .weak .relaxed .acquire .release .acq_rel .sc .volatile
+  Scope = 1u << 1,  // .cta .cluster .gpu .sys
+  Space = 1u << 2,  // .global .shared{::cta, ::cluster}
+  Type = 1u << 3,   // .u32 .f16x2 ...
+  Op = 1u << 4,     // .add .exch .cas ... (atom, red)
+  Noftz = 1u << 5,  // .noftz (atom/red .add on f16/bf16)
+  Hint = 1u << 6,   // .L2::cache_hint
+  Vec = 1u << 7,    // .v2 .v4 .v8
+  Cop = 1u << 8,    // cache operators .ca .cg .cs .lu .cv .wb .wt (ld, st)
+  Nc = 1u << 9,     // .nc (ld.global.nc)
+  Cmp = 1u << 10,   // .eq .lt .lo ... (setp)
+};
+
+// A set of qualifier classes.
+class QualClasses {
+ public:
+  constexpr QualClasses() = default;
+  constexpr QualClasses(QualClass c) : bits_(static_cast<std::uint16_t>(c)) {}  // NOLINT: implicit
+  constexpr QualClasses operator|(QualClasses o) const { return from(bits_ | o.bits_); }
+  constexpr bool has(QualClass c) const { return (bits_ & static_cast<std::uint16_t>(c)) != 0; }
+
+ private:
+  static constexpr QualClasses from(unsigned b) {
+    QualClasses s;
+    s.bits_ = static_cast<std::uint16_t>(b);
+    return s;
+  }
+  std::uint16_t bits_ = 0;
+};
+
+constexpr QualClasses operator|(QualClass a, QualClass b) { return QualClasses(a) | b; }
+
+namespace qc {
+using enum QualClass;
+// ld{.sem}{.scope}{.ss}{.cop}{.L2::cache_hint}{.vec}.type, plus ld.global.nc
+// (PTX §9.7.9.8, §9.7.9.9 for st, which has no .nc).
+constexpr QualClasses kLd = Sem | Scope | Space | Cop | Hint | Vec | Type | Nc;
+constexpr QualClasses kSt = Sem | Scope | Space | Cop | Hint | Vec | Type;
+// atom/red{.sem}{.scope}{.space}.op{.noftz}{.L2::cache_hint}{.vec}.type
+// (PTX §9.7.13.5, §9.7.13.6).
+constexpr QualClasses kRmw = Sem | Scope | Space | Op | Noftz | Hint | Vec | Type;
+constexpr QualClasses kFence = Sem | Scope;  // fence{.sc, .acq_rel}.scope (§9.7.13.4)
+constexpr QualClasses kSetp = Cmp | Type;    // setp.CmpOp.type (§9.7.7.1)
+constexpr QualClasses kTyped = Type;         // add/sub/mul/div/mov, Dat3M branches
+}  // namespace qc
+
 // Qualifier classes of `ld/st/atom/red/setp` (PTX §9.7.9, §9.7.13), each
 // with where it was written, for diagnostics.
 struct Qualifiers {
@@ -91,6 +142,12 @@ struct Qualifiers {
   SourceLoc cop_at, nc_at;
   SourceLoc sem_at, scope_at, space_at, type_at, op_at, cmp_at, noftz_at, hint_at, vec_at;
 };
+
+// "a memory-order", "an operation", "a '.noftz'": the article for a class name.
+std::string with_article(std::string_view what) {
+  const bool vowel = !what.empty() && std::string_view("aeiou").find(what[0]) != std::string_view::npos;
+  return fmt::format("{} {}", vowel ? "an" : "a", what);
+}
 
 std::optional<RmwOp> parse_rmw_op(std::string_view s) {
   static constexpr std::pair<std::string_view, RmwOp> kOps[] = {
@@ -601,48 +658,50 @@ class Parser {
     return SourceLoc{mn.loc.line, col};
   }
 
-  // Classifies qualifiers parts[1..]; `allowed` names the classes this
-  // instruction takes ("sem", "scope", "space", "type", "op", "noftz",
-  // "hint", "vec", "cmp").
-  Qualifiers qualifiers(const Token& mn, const std::vector<std::string>& parts, std::string_view allowed) {
+  // Classifies qualifiers parts[1..]; `allowed` holds the classes this
+  // instruction takes: any other class is an error naming the qualifier.
+  Qualifiers qualifiers(const Token& mn, const std::vector<std::string>& parts,
+                        QualClasses allowed) {
     Qualifiers q;
-    auto takes = [&](std::string_view cls) { return allowed.find(cls) != std::string_view::npos; };
+    auto takes = [&](QualClass cls) { return allowed.has(cls); };
     for (std::size_t k = 1; k < parts.size(); ++k) {
       const std::string& p = parts[k];
       const SourceLoc at = qual_loc(mn, parts, k);
       if (p.empty()) fail(at, fmt::format("empty qualifier in '{}'", mn.text));
-      auto claim = [&](bool taken, std::string_view cls, std::string_view what) {
-        if (!takes(cls)) fail(at, fmt::format("'{}' does not take a {} qualifier ('.{}')", parts[0], what, p));
+      auto claim = [&](bool taken, QualClass cls, std::string_view what) {
+        if (!takes(cls))
+          fail(at, fmt::format("'{}' does not take {} qualifier ('.{}')", parts[0],
+                               with_article(what), p));
         if (taken) fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, what, p));
       };
       if (p == "volatile") {
-        claim(q.sem.has_value(), "sem", "memory-order");
+        claim(q.sem.has_value(), QualClass::Sem, "memory-order");
         q.sem = Sem::Relaxed; q.is_volatile = true; q.sem_at = at;
       } else if (auto s = parse_sem(p)) {
-        claim(q.sem.has_value(), "sem", "memory-order"); q.sem = s; q.sem_at = at;
+        claim(q.sem.has_value(), QualClass::Sem, "memory-order"); q.sem = s; q.sem_at = at;
       } else if (auto sc = parse_scope(p)) {
-        claim(q.scope.has_value(), "scope", "scope"); q.scope = sc; q.scope_at = at;
+        claim(q.scope.has_value(), QualClass::Scope, "scope"); q.scope = sc; q.scope_at = at;
       } else if (p == "global" || p == "shared" || p == "shared::cta" || p == "shared::cluster") {
-        claim(q.space.has_value(), "space", "state-space");
+        claim(q.space.has_value(), QualClass::Space, "state-space");
         q.space = p == "global" ? Space::Global : p == "shared::cluster" ? Space::SharedCluster : Space::SharedCta;
         q.shared_cta = p == "shared::cta";
         q.space_at = at;
       } else if (auto ty = parse_data_type(p)) {
-        claim(q.type.has_value(), "type", "type"); q.type = ty; q.type_at = at;
-      } else if (auto cmp = takes("cmp") ? parse_setp_cmp(p) : std::nullopt) {
-        claim(q.cmp.has_value(), "cmp", "comparison"); q.cmp = cmp; q.cmp_at = at;
+        claim(q.type.has_value(), QualClass::Type, "type"); q.type = ty; q.type_at = at;
+      } else if (auto cmp = takes(QualClass::Cmp) ? parse_setp_cmp(p) : std::nullopt) {
+        claim(q.cmp.has_value(), QualClass::Cmp, "comparison"); q.cmp = cmp; q.cmp_at = at;
       } else if (auto op = parse_rmw_op(p)) {
-        claim(q.op.has_value(), "op", "operation"); q.op = op; q.op_at = at;
+        claim(q.op.has_value(), QualClass::Op, "operation"); q.op = op; q.op_at = at;
       } else if (p == "noftz") {
-        claim(q.noftz, "noftz", "'.noftz'"); q.noftz = true; q.noftz_at = at;
+        claim(q.noftz, QualClass::Noftz, "'.noftz'"); q.noftz = true; q.noftz_at = at;
       } else if (p == "L2::cache_hint") {
-        claim(q.cache_hint, "hint", "cache-hint"); q.cache_hint = true; q.hint_at = at;
+        claim(q.cache_hint, QualClass::Hint, "cache-hint"); q.cache_hint = true; q.hint_at = at;
       } else if (p == "ca" || p == "cg" || p == "cs" || p == "lu" || p == "cv" || p == "wb" || p == "wt") {
-        claim(!q.cop.empty(), "cop", "cache-operator"); q.cop = p; q.cop_at = at;
+        claim(!q.cop.empty(), QualClass::Cop, "cache-operator"); q.cop = p; q.cop_at = at;
       } else if (p == "nc") {
-        claim(q.nc, "nc", "'.nc'"); q.nc = true; q.nc_at = at;
+        claim(q.nc, QualClass::Nc, "'.nc'"); q.nc = true; q.nc_at = at;
       } else if (p == "v2" || p == "v4" || p == "v8") {
-        claim(q.vec > 1, "vec", "vector"); q.vec = static_cast<unsigned>(p[1] - '0'); q.vec_at = at;
+        claim(q.vec > 1, QualClass::Vec, "vector"); q.vec = static_cast<unsigned>(p[1] - '0'); q.vec_at = at;
       } else if (p == "u8" || p == "s8" || p == "b8" || p == "b128" || p == "pred") {
         fail(at, fmt::format("type '.{}' is not supported", p));
       } else if (p == "const" || p == "local" || p == "param") {
@@ -805,7 +864,7 @@ class Parser {
   void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     // Dat3M's `ld r0, 1` / `ld r0, r1` is a register move, not a load.
     const bool bare = parts.size() == 1;
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec cop nc");
+    Qualifiers q = qualifiers(mn, parts, qc::kLd);
     if (bare && is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma) {
       const Token& src = c.look(2);
       if (src.kind == Tok::Number || src.kind == Tok::Minus || (src.kind == Tok::Ident && is_register_name(src.text))) {
@@ -833,7 +892,7 @@ class Parser {
   }
 
   void parse_st(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type hint vec cop");
+    Qualifiers q = qualifiers(mn, parts, qc::kSt);
     in.kind = InstrKind::Store;
     memory_order(in, mn, q);
     cache_operators(mn, q, "st", {"wb", "cg", "cs", "wt"});
@@ -888,7 +947,7 @@ class Parser {
   }
 
   void parse_atom(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type op noftz hint vec");
+    Qualifiers q = qualifiers(mn, parts, qc::kRmw);
     in.kind = InstrKind::Atom;
     const DataType ty = q.type.value_or(DataType::S32);
     const bool cas = q.op == RmwOp::Cas;
@@ -907,7 +966,7 @@ class Parser {
   }
 
   void parse_red(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "sem scope space type op noftz hint vec");
+    Qualifiers q = qualifiers(mn, parts, qc::kRmw);
     in.kind = InstrKind::Red;
     const DataType ty = q.type.value_or(DataType::S32);
     if (c.at(Tok::LBrace) || (c.at(Tok::Ident) && is_register_name(c.cur().text)) ||
@@ -928,7 +987,7 @@ class Parser {
     in.kind = InstrKind::Fence;
     if (parts.size() > 1 && parts[1] == "proxy")
       fail(mn.loc, fmt::format("proxies not supported yet: '{}' is a proxy fence", mn.text));
-    Qualifiers q = qualifiers(mn, parts, "sem scope");
+    Qualifiers q = qualifiers(mn, parts, qc::kFence);
     in.sem = q.sem.value_or(Sem::AcqRel);
     if (in.sem != Sem::Sc && in.sem != Sem::AcqRel)
       fail(q.sem_at, fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
@@ -956,7 +1015,7 @@ class Parser {
 
   // setp.cmp.type p, a, b (PTX §9.7.7.1; .lo/.ls/.hi/.hs are the unsigned names).
   void parse_setp(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
-    Qualifiers q = qualifiers(mn, parts, "cmp type");
+    Qualifiers q = qualifiers(mn, parts, qc::kSetp);
     in.kind = InstrKind::Setp;
     if (!q.cmp) fail(mn.loc, fmt::format("'{}' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs)", mn.text));
     if (!q.type) fail(mn.loc, fmt::format("'{}' needs a type (.s32, .u32, .b32, .f32, ...)", mn.text));
@@ -1014,7 +1073,7 @@ class Parser {
     const std::string& base = parts[0];
     in.op = base == "add" ? RmwOp::Add : base == "sub" ? RmwOp::Sub : base == "mul" ? RmwOp::Mul
           : base == "div" ? RmwOp::Div : RmwOp::Mov;
-    Qualifiers q = qualifiers(mn, parts, "type");
+    Qualifiers q = qualifiers(mn, parts, qc::kTyped);
     in.type = q.type.value_or(DataType::S32);
     if (is_float(in.type) && in.op != RmwOp::Mov)
       fail(q.type_at, fmt::format("local float arithmetic ('{}') is not supported; use mov to set float registers", mn.text));
@@ -1037,7 +1096,7 @@ class Parser {
   void parse_cond_branch(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     in.kind = InstrKind::Branch;
     in.cmp = *parse_branch(parts[0]);
-    Qualifiers q = qualifiers(mn, parts, "type");
+    Qualifiers q = qualifiers(mn, parts, qc::kTyped);
     in.type = q.type.value_or(DataType::S32);
     in.srcs.push_back(value_operand(c, "a value", in.type));
     comma(c, mn, "'a, b, LABEL'");
