@@ -1,6 +1,7 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
+#include "redscope/dialect.hpp"
 #include "redscope/frontend.hpp"
 
 using namespace redscope;
@@ -203,4 +204,19 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
     const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; }";
     CHECK(error_of("PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\nexists (x == 0)\n") == "");
   }
+}
+
+// File discovery asks the dialect registry which files are tests.
+TEST_CASE("dialect registry: the PTX litmus dialect claims *.litmus", "[frontend]") {
+  REQUIRE(dialects().size() == 1);
+  CHECK(dialects()[0].name == "ptx-litmus");
+  CHECK(accepted_files() == ".litmus");
+  const Dialect* d = dialect_for("dir/MP.litmus", "PTX MP\n");
+  REQUIRE(d != nullptr);
+  CHECK(d->name == "ptx-litmus");
+  CHECK(dialect_for("dir/expected.csv", "MP.litmus,1\n") == nullptr);
+  CHECK(dialect_for("dir/README", "") == nullptr);
+  const std::vector<LitmusTest> tests = d->parse("PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\nexists (x == 1)\n", "t.litmus");
+  REQUIRE(tests.size() == 1);
+  CHECK(tests[0].name == "t");
 }
