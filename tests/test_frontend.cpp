@@ -169,7 +169,9 @@ TEST_CASE("cache operators and ld.global.nc are accepted hints", "[frontend]") {
 // red, §9.7.7.1 setp); a class it does not take is an error at the qualifier.
 TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]") {
   const std::string head = "PTX q\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 ;\n";
-  auto err = [&](const std::string& ins) { return error_of(head + " " + ins + " ;\nexists (x == 0)\n"); };
+  auto err = [&](const std::string& ins) {
+    return error_of(head + " " + ins + " ;\nexists (x == 0)\n");
+  };
   CHECK(err("ld.relaxed.gpu.exch.u32 r0, [x]") ==
         "t.litmus:4:17: error: 'ld' does not take an operation qualifier ('.exch')");
   CHECK(err("st.weak.min.u32 [x], 1") ==
@@ -196,13 +198,15 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
         "t.litmus:4:12: error: 'ld' does not take a '.noftz' qualifier ('.noftz')");
   // Every class each instruction does take is still accepted.
   for (const char* ok : {"ld.relaxed.gpu.global.L2::cache_hint.v2.u32 {r0, r1}, [x], r2",
-                         "ld.weak.global.cg.nc.u32 r0, [x]", "st.release.gpu.global.v2.u32 [x], {1, 2}",
+                         "ld.weak.global.cg.nc.u32 r0, [x]",
+                         "st.release.gpu.global.v2.u32 [x], {1, 2}",
                          "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], 1.0",
                          "red.relaxed.sys.global.max.u32 [x], 1", "fence.acq_rel.cluster",
                          "setp.lo.u32 p, 1, 2"}) {
     INFO(ok);
     const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; }";
-    CHECK(error_of("PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\nexists (x == 0)\n") == "");
+    const std::string text = "PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\n";
+    CHECK(error_of(text + "exists (x == 0)\n") == "");
   }
 }
 
@@ -216,7 +220,8 @@ TEST_CASE("dialect registry: the PTX litmus dialect claims *.litmus", "[frontend
   CHECK(d->name == "ptx-litmus");
   CHECK(dialect_for("dir/expected.csv", "MP.litmus,1\n") == nullptr);
   CHECK(dialect_for("dir/README", "") == nullptr);
-  const std::vector<LitmusTest> tests = d->parse("PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\nexists (x == 1)\n", "t.litmus");
+  const std::string text = "PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+  const std::vector<LitmusTest> tests = d->parse(text, "t.litmus");
   REQUIRE(tests.size() == 1);
   CHECK(tests[0].name == "t");
 }
