@@ -1,6 +1,8 @@
 #include "lexer.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -177,6 +179,35 @@ std::string describe(const Token& t) {
     case Tok::String: return "string \"" + t.text + "\"";
     default: return "'" + t.text + "'";
   }
+}
+
+bool is_register_name(std::string_view s) {
+  if (!s.empty() && s[0] == '%') return s.size() > 1;
+  if (s.size() < 2 || s[0] != 'r') return false;
+  return std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::int64_t integer_value(const Token& t, bool negative, const std::string& file) {
+  auto fail = [&](std::string msg) { throw InputError(Diagnostic{file, t.loc, std::move(msg)}); };
+  std::uint64_t v = 0;
+  const char* b = t.text.data();
+  const char* e = b + t.text.size();
+  int base = 10;
+  if (t.text.size() > 2 && t.text[0] == '0' && (t.text[1] == 'x' || t.text[1] == 'X')) {
+    b += 2;
+    base = 16;
+  }
+  if (t.text.find_first_of(".eEfFdD", base == 16 ? 2 : 0) != std::string::npos && base == 10)
+    fail(fmt::format("expected an integer, found '{}'", t.text));
+  if (t.text.size() > 1 &&
+      (t.text[1] == 'f' || t.text[1] == 'F' || t.text[1] == 'd' || t.text[1] == 'D'))
+    fail(fmt::format("expected an integer, found '{}'", t.text));
+  auto [p, ec] = std::from_chars(b, e, v, base);
+  if (ec != std::errc() || p != e)
+    fail(fmt::format("number '{}' does not fit in 64 bits", t.text));
+  if (negative && v > (1ULL << 63))
+    fail(fmt::format("number '-{}' does not fit in 64 bits", t.text));
+  return negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
 }
 
 }  // namespace redscope::detail

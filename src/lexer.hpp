@@ -1,6 +1,7 @@
 // Tokenizer for litmus files (private to the frontend).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +34,13 @@ struct Token {
 std::vector<Token> tokenize(std::string_view text, const std::string& file);
 
 std::string describe(const Token& t);
+
+// `r0`, `r12` or `%anything`: a register rather than a location name.
+bool is_register_name(std::string_view s);
+
+// The integer a Number token spells (decimal or 0x hex), negated when
+// `negative`; InputError at the token when it is not an integer or does not
+// fit in 64 bits.
+std::int64_t integer_value(const Token& t, bool negative, const std::string& file);
 
 }  // namespace redscope::detail

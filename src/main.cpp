@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "redscope/atomicity.hpp"
+#include "redscope/dialect.hpp"
 #include "redscope/dot.hpp"
 #include "redscope/explain.hpp"
 #include "redscope/frontend.hpp"
@@ -354,8 +355,12 @@ bool report_inputs(const Cli& c, const Inputs& in) {
   if (!in.files.empty()) return true;
   std::string paths;
   for (const std::string& p : c.paths) paths += (paths.empty() ? "" : ", ") + p;
-  if (c.shards > 1) fmt::print(stderr, "redscope: shard {}/{} of {} holds no .litmus file: nothing checked\n", c.shard, c.shards, paths);
-  else fmt::print(stderr, "redscope: no .litmus file found in {}: nothing checked\n", paths);
+  const std::string what = redscope::accepted_files();  // ".litmus" today
+  if (c.shards > 1)
+    fmt::print(stderr, "redscope: shard {}/{} of {} holds no {} file: nothing checked\n", c.shard,
+               c.shards, paths, what);
+  else
+    fmt::print(stderr, "redscope: no {} file found in {}: nothing checked\n", what, paths);
   return false;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "redscope/dialect.hpp"
 #include "redscope/diagnostic.hpp"
 #include "redscope/frontend.hpp"
 
@@ -101,8 +102,17 @@ std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
+// The dialect that claims the file reads it; a file named explicitly that no
+// dialect claims is read by the first one (PTX litmus), whatever its name.
 LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
-  return parse_litmus(read_litmus_source(path, max_bytes), path);
+  const std::string text = read_litmus_source(path, max_bytes);
+  const Dialect* d = dialect_for(path, std::string_view(text).substr(0, kDialectHeadBytes));
+  if (!d) d = &dialects().front();
+  std::vector<LitmusTest> tests = d->parse(text, path);
+  if (tests.size() != 1)
+    throw InputError(Diagnostic{path, {0, 0}, fmt::format(
+        "holds {} tests ({} dialect): redscope checks one test per file", tests.size(), d->name)});
+  return std::move(tests.front());
 }
 
 }  // namespace redscope

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "redscope/dialect.hpp"
 #include "redscope/frontend.hpp"
 
 namespace fs = std::filesystem;
@@ -20,8 +21,26 @@ namespace redscope {
 
 namespace {
 
-// Every *.litmus below `dir`, recursively; folders that cannot be read and
-// .litmus entries that are dangling links become problems.
+// The first kDialectHeadBytes bytes of a regular file, for Dialect::claims;
+// empty when it cannot be read (reading it later reports why).
+std::string file_head(const fs::path& p) {
+  std::string head(kDialectHeadBytes, '\0');
+  std::ifstream in(p, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+// Whether a registered dialect claims the folder entry `it`.
+bool claimed(const fs::directory_entry& it) {
+  std::error_code ec;
+  const std::string head = it.is_regular_file(ec) ? file_head(it.path()) : std::string();
+  return dialect_for(it.path(), head) != nullptr;
+}
+
+// Every file below `dir` that a registered dialect claims (today: *.litmus),
+// recursively; folders that cannot be read and claimed entries that are
+// dangling links become problems.
 void walk_folder(const fs::path& dir, std::vector<std::string>& found, std::vector<Diagnostic>& problems) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
@@ -32,11 +51,11 @@ void walk_folder(const fs::path& dir, std::vector<std::string>& found, std::vect
     const fs::path& p = it->path();
     std::error_code e2;
     if (it->is_directory(e2) && !it->is_symlink(e2)) { subdirs.push_back(p); continue; }
-    if (p.extension() != ".litmus") continue;
+    if (!claimed(*it)) continue;
     if (it->is_regular_file(e2)) found.push_back(p.string());
     else if (it->is_symlink(e2) && !fs::exists(p, e2))
       problems.push_back(Diagnostic{p.string(), {0, 0}, "dangling symbolic link"});
-    else found.push_back(p.string());  // a FIFO or device named *.litmus: reading it reports why
+    else found.push_back(p.string());  // a FIFO or device a dialect claims: reading it reports why
   }
   if (ec) problems.push_back(Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
   for (const fs::path& d : subdirs) walk_folder(d, found, problems);

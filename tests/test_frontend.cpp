@@ -1,6 +1,7 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
+#include "redscope/dialect.hpp"
 #include "redscope/frontend.hpp"
 
 using namespace redscope;
@@ -161,4 +162,66 @@ TEST_CASE("cache operators and ld.global.nc are accepted hints", "[frontend]") {
   CHECK_THAT(error_of(head + " st.ca.u32 [x], 1 ;\nexists (x == 1)\n"), Catch::Contains("4:5: error: st takes the cache operators .wb, .cg, .cs, .wt, not .ca"));
   CHECK_THAT(error_of(head + " ld.relaxed.gpu.cg.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("go with weak lds only"));
   CHECK_THAT(error_of(head + " ld.nc.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("write ld.global.nc"));
+}
+
+// Each instruction takes exactly the qualifier classes of its PTX syntax
+// (PTX §9.7.9.8 ld, §9.7.9.9 st, §9.7.13.4 fence, §9.7.13.5 atom, §9.7.13.6
+// red, §9.7.7.1 setp); a class it does not take is an error at the qualifier.
+TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]") {
+  const std::string head = "PTX q\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 ;\n";
+  auto err = [&](const std::string& ins) {
+    return error_of(head + " " + ins + " ;\nexists (x == 0)\n");
+  };
+  CHECK(err("ld.relaxed.gpu.exch.u32 r0, [x]") ==
+        "t.litmus:4:17: error: 'ld' does not take an operation qualifier ('.exch')");
+  CHECK(err("st.weak.min.u32 [x], 1") ==
+        "t.litmus:4:10: error: 'st' does not take an operation qualifier ('.min')");
+  CHECK(err("fence.sc.xor.gpu") ==
+        "t.litmus:4:11: error: 'fence' does not take an operation qualifier ('.xor')");
+  CHECK(err("fence.sc.cg.gpu") ==
+        "t.litmus:4:11: error: 'fence' does not take a cache-operator qualifier ('.cg')");
+  CHECK(err("atom.cg.gpu.add.u32 r0, [x], 1") ==
+        "t.litmus:4:7: error: 'atom' does not take a cache-operator qualifier ('.cg')");
+  CHECK(err("red.gpu.global.wb.add.u32 [x], 1") ==
+        "t.litmus:4:17: error: 'red' does not take a cache-operator qualifier ('.wb')");
+  CHECK(err("red.gpu.global.nc.add.u32 [x], 1") ==
+        "t.litmus:4:17: error: 'red' does not take a '.nc' qualifier ('.nc')");
+  CHECK(err("st.global.nc.u32 [x], 1") ==
+        "t.litmus:4:12: error: 'st' does not take a '.nc' qualifier ('.nc')");
+  CHECK(err("fence.sc.gpu.u32") ==
+        "t.litmus:4:15: error: 'fence' does not take a type qualifier ('.u32')");
+  CHECK(err("setp.eq.add.s32 p, 1, 1") ==
+        "t.litmus:4:10: error: 'setp' does not take an operation qualifier ('.add')");
+  CHECK(err("add.gpu.s32 r0, 1, 1") ==
+        "t.litmus:4:6: error: 'add' does not take a scope qualifier ('.gpu')");
+  CHECK(err("ld.global.noftz.u32 r0, [x]") ==
+        "t.litmus:4:12: error: 'ld' does not take a '.noftz' qualifier ('.noftz')");
+  // Every class each instruction does take is still accepted.
+  for (const char* ok : {"ld.relaxed.gpu.global.L2::cache_hint.v2.u32 {r0, r1}, [x], r2",
+                         "ld.weak.global.cg.nc.u32 r0, [x]",
+                         "st.release.gpu.global.v2.u32 [x], {1, 2}",
+                         "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], 1.0",
+                         "red.relaxed.sys.global.max.u32 [x], 1", "fence.acq_rel.cluster",
+                         "setp.lo.u32 p, 1, 2"}) {
+    INFO(ok);
+    const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; }";
+    const std::string text = "PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\n";
+    CHECK(error_of(text + "exists (x == 0)\n") == "");
+  }
+}
+
+// File discovery asks the dialect registry which files are tests.
+TEST_CASE("dialect registry: the PTX litmus dialect claims *.litmus", "[frontend]") {
+  REQUIRE(dialects().size() == 1);
+  CHECK(dialects()[0].name == "ptx-litmus");
+  CHECK(accepted_files() == ".litmus");
+  const Dialect* d = dialect_for("dir/MP.litmus", "PTX MP\n");
+  REQUIRE(d != nullptr);
+  CHECK(d->name == "ptx-litmus");
+  CHECK(dialect_for("dir/expected.csv", "MP.litmus,1\n") == nullptr);
+  CHECK(dialect_for("dir/README", "") == nullptr);
+  const std::string text = "PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+  const std::vector<LitmusTest> tests = d->parse(text, "t.litmus");
+  REQUIRE(tests.size() == 1);
+  CHECK(tests[0].name == "t");
 }

@@ -12,7 +12,8 @@
 
 namespace redscope {
 
-// Files named on the command line, and every *.litmus below named folders,
+// Files named on the command line, and every file below named folders that a
+// registered dialect claims (include/redscope/dialect.hpp; today *.litmus),
 // sorted per folder. A path that does not exist, a folder that cannot be read
 // or a dangling link is a problem: appended to `problems` (and the rest still
 // collected), or thrown as InputError when `problems` is null.

@@ -1,0 +1,36 @@
+// The herd/Dat3M litmus container grammar that litmus dialects share
+// (docs/litmus-format.md): the header line and metadata, the init block, the
+// thread row with placements (`P0@cta 0,gpu 0`), the instruction table,
+// `locations`, `filter` and the final condition. What a cell of the
+// instruction table means is the dialect's business: the container hands
+// each cell to the dialect's instruction parser.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../lexer.hpp"
+#include "redscope/litmus.hpp"
+
+namespace redscope::detail {
+
+// One non-empty cell of the instruction table: its tokens (with their
+// locations) followed by a Tok::End token at the cell's end, and what of the
+// test around it an instruction may depend on.
+struct InstructionCell {
+  const std::vector<Token>& toks;
+  const std::string& file;  // for diagnostics
+  int target_sm;            // the test's Target=sm_NN
+};
+
+// A dialect's instruction parser: appends the cell's instruction (or label)
+// to `thread`, or throws InputError at the offending token.
+using InstructionParser = void (*)(const InstructionCell& cell, ThreadCode& thread);
+
+// Parses the container, handing every cell to `instructions` in row order,
+// thread by thread within a row. Checks labels once all rows are read.
+LitmusTest parse_container(std::string_view text, const std::string& file,
+                           InstructionParser instructions);
+
+}  // namespace redscope::detail
