@@ -245,7 +245,8 @@ class SkeletonEnumerator {
 
   // ---- coherence: a strict partial order per cell ------------------------------
   // Each pair of the cell's writes: unordered, a before b, or b before a;
-  // morally strong writes must be ordered (Coherence). Kept only when
+  // morally strong writes must be ordered (Coherence; with Coherence left out
+  // they may stay unordered too, and the model decides). Kept only when
   // transitive. A thread's own two writes (a before b in program order) take
   // only a before b while Coherence and SC-per-Location both hold: they are
   // morally strong, so ordered, and po-loc ∪ co acyclic rules out b before a.
@@ -268,7 +269,7 @@ class SkeletonEnumerator {
           continue;
         }
         pairs.emplace_back(a, b);
-        options.push_back(st_.ms.has(a, b) ? std::vector<Order>{Order::Forward, Order::Backward}
+        options.push_back(st_.ms.has(a, b) && must_order_ms_ ? std::vector<Order>{Order::Forward, Order::Backward}
                                            : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
       }
     std::vector<std::size_t> at(pairs.size(), 0);
@@ -528,6 +529,8 @@ class SkeletonEnumerator {
   int dirty_ = 0;               // the lowest level whose primitives changed
   // Whether Coherence and SC-per-Location are both enforced (choose_co_pair).
   bool pin_po_loc_ = !opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation);
+  // Whether morally strong writes to one cell are only tried ordered (Coherence holds).
+  bool must_order_ms_ = !opts_.disables(Axiom::Coherence);
 };
 
 }  // namespace
