@@ -80,7 +80,9 @@ Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p
 
 void add_sets(Primitives& p, const Skeleton& sk) {
   auto sem = [](Sem s) { return [s](const Event& e) { return e.is_strong() && e.sem == s; }; };
-  auto scope = [](Scope s) { return [s](const Event& e) { return e.is_strong() && e.scope == s; }; };
+  auto scope = [](Scope s) {
+    return [s](const Event& e) { return e.is_strong() && e.scope == s; };
+  };
   auto space = [](std::initializer_list<Space> ss) {
     return [v = std::vector<Space>(ss)](const Event& e) {
       return e.is_memory() && std::find(v.begin(), v.end(), e.space) != v.end();
@@ -100,7 +102,8 @@ void add_sets(Primitives& p, const Skeleton& sk) {
       {"ACQ_REL", sem(Sem::AcqRel)}, {"SC", sem(Sem::Sc)},
       {"CTA", scope(Scope::Cta)}, {"CLUSTER", scope(Scope::Cluster)},
       {"GPU", scope(Scope::Gpu)}, {"SYS", scope(Scope::Sys)},
-      {"GLOBAL", space({Space::Global})}, {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
+      {"GLOBAL", space({Space::Global})},
+      {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
       {"GENERIC", space({Space::Generic})},
   };
   for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
@@ -120,7 +123,9 @@ Primitives primitives(const Skeleton& sk, const Statics& st) {
   const BitRel data = BitRel::from(edge_matrix(sk, EdgeKind::Data));
   const BitRel ctrl = BitRel::from(edge_matrix(sk, EdgeKind::Ctrl));
   const BitRel addr = BitRel::from(edge_matrix(sk, EdgeKind::Addr));
-  auto same_thread = [](const Event& x, const Event& y) { return !x.is_init && !y.is_init && x.thread == y.thread; };
+  auto same_thread = [](const Event& x, const Event& y) {
+    return !x.is_init && !y.is_init && x.thread == y.thread;
+  };
   p.rels = {{"id", BitRel(sk.size()).reflexive()}, {"po", st.po}, {"po-loc", st.poloc},
             {"loc", pairs_where(sk, [](const Event& x, const Event& y) {
                return x.is_memory() && y.is_memory() && x.loc == y.loc; })},
@@ -136,11 +141,12 @@ class SkeletonEnumerator {
  public:
   // Consistency is decided by `model` (evaluated here) or, when `check` is
   // given, by that function.
-  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs,
-                     const EngineOptions& opts, std::size_t& candidates, const cat::Model& cat_model,
+  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+                     const std::vector<Observable>& obs, const EngineOptions& opts,
+                     std::size_t& candidates, const cat::Model& cat_model,
                      const CandidateCheck* check)
-      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)), n_(sk.size()),
-        candidates_(&candidates), check_(check),
+      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)),
+        n_(sk.size()), candidates_(&candidates), check_(check),
         eval_(cat_model, sk.size(), model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
                                                                 : std::vector<std::string>{},
               [&opts](std::string_view name) { return enabled(opts, name); }) {
@@ -269,8 +275,9 @@ class SkeletonEnumerator {
           continue;
         }
         pairs.emplace_back(a, b);
-        options.push_back(st_.ms.has(a, b) && must_order_ms_ ? std::vector<Order>{Order::Forward, Order::Backward}
-                                           : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
+        options.push_back(st_.ms.has(a, b) && must_order_ms_
+                              ? std::vector<Order>{Order::Forward, Order::Backward}
+                              : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
       }
     std::vector<std::size_t> at(pairs.size(), 0);
     for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
@@ -568,7 +575,8 @@ TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
   return enumerate(test, opts, model, nullptr);
 }
 
-TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts, const CandidateCheck& consistent) {
+TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,
+                         const CandidateCheck& consistent) {
   return enumerate(test, opts, cat::builtin_ptx(), &consistent);
 }
 

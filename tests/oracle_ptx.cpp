@@ -25,12 +25,15 @@ bool fence_ar(const Skeleton& sk, EventId e) {
 
 PtxOracle::Statics statics(const Skeleton& sk) {
   const std::size_t n = sk.size();
-  PtxOracle::Statics s{BitRel::from(po_closure(sk)), BitRel(n), BitRel(n),
+  PtxOracle::Statics s{BitRel::from(po_closure(sk)),
+                       BitRel(n),
+                       BitRel(n),
                        BitRel::from(edge_matrix(sk, EdgeKind::Rmw)),
                        BitRel::from(edge_matrix(sk, EdgeKind::Data)) |
                            BitRel::from(edge_matrix(sk, EdgeKind::Ctrl)) |
                            BitRel::from(edge_matrix(sk, EdgeKind::Addr)),
-                       BitRel(n), BitRel(n)};
+                       BitRel(n),
+                       BitRel(n)};
   for (EventId a = 0; a < n; ++a)
     for (EventId b = 0; b < n; ++b) {
       const Event& x = sk.ev(a);
@@ -40,11 +43,13 @@ PtxOracle::Statics statics(const Skeleton& sk) {
       s.poloc.set(a, b, poloc);
       s.ms.set(a, b, morally_strong(sk, a, b));
       if (y.is_write() && y.is_strong() && !y.is_init)
-        s.rel_pattern.set(a, b, (x.is_write() && !x.is_init && x.is_release() && (a == b || poloc)) ||
-                                    (fence_ar(sk, a) && s.po.has(a, b)));
+        s.rel_pattern.set(a, b,
+                          (x.is_write() && !x.is_init && x.is_release() && (a == b || poloc)) ||
+                              (fence_ar(sk, a) && s.po.has(a, b)));
       if (x.is_read() && x.is_strong())
-        s.acq_pattern.set(a, b, (y.is_read() && y.is_acquire() && (a == b || poloc)) ||
-                                    (fence_ar(sk, b) && s.po.has(a, b)));
+        s.acq_pattern.set(a, b,
+                          (y.is_read() && y.is_acquire() && (a == b || poloc)) ||
+                              (fence_ar(sk, b) && s.po.has(a, b)));
     }
   return s;
 }
@@ -55,8 +60,10 @@ bool atomicity(const EnumCandidate& c, const PtxOracle::Statics& st, const BitRe
     for (EventId w = 0; w < n; ++w) {
       if (!st.rmw.has(r, w)) continue;
       for (EventId x = 0; x < n; ++x) {
-        if (x == w || !st.ms.has(r, x) || !st.ms.has(x, w) || !fr.has(r, x) || !c.co.has(x, w)) continue;
-        if (c.model == ModelKind::PtxSm6x && is_shared(c.sk.ev(w).space) && !c.sk.ev(x).in_rmw) continue;
+        if (x == w || !st.ms.has(r, x) || !st.ms.has(x, w) || !fr.has(r, x) || !c.co.has(x, w))
+          continue;
+        if (c.model == ModelKind::PtxSm6x && is_shared(c.sk.ev(w).space) && !c.sk.ev(x).in_rmw)
+          continue;
         return false;
       }
     }
@@ -74,7 +81,8 @@ bool pairwise(const EnumCandidate& c, const PtxOracle::Statics& st, const BitRel
           cause.has(a, b) && c.executed[a] && c.executed[b] && !c.co.has(a, b))
         return false;
       // Fence-SC: causality between morally strong fence.sc agrees with the order.
-      if (x.is_sc_fence() && y.is_sc_fence() && st.ms.has(a, b) && cause.has(a, b) && !c.sf.has(a, b))
+      if (x.is_sc_fence() && y.is_sc_fence() && st.ms.has(a, b) && cause.has(a, b) &&
+          !c.sf.has(a, b))
         return false;
     }
   return true;
@@ -99,9 +107,9 @@ bool PtxOracle::operator()(const EnumCandidate& c) {
   const BitRel cause = base | obs.compose(base | st.poloc);
   if (!pairwise(c, st, cause)) return false;
   if (!atomicity(c, st, fr)) return false;
-  if (!(c.rf | st.dep).acyclic()) return false;                                    // No-Thin-Air
-  if (!(((c.rf | c.co | fr) & st.ms) | st.poloc).acyclic()) return false;           // SC-per-Location
-  return (c.rf | fr).compose(cause).irreflexive();                                   // Causality
+  if (!(c.rf | st.dep).acyclic()) return false;                            // No-Thin-Air
+  if (!(((c.rf | c.co | fr) & st.ms) | st.poloc).acyclic()) return false;  // SC-per-Location
+  return (c.rf | fr).compose(cause).irreflexive();                         // Causality
 }
 
 }  // namespace redscope::oracle

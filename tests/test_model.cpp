@@ -1,8 +1,11 @@
 // models/ptx.cat and the cat subset: the model-driven enumerator against the
 // frozen hand-written oracle on every suite test, and the parser's errors.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "oracle_ptx.hpp"
 #include "redscope/engine.hpp"
@@ -18,7 +21,7 @@ namespace {
 std::vector<std::string> suite_files() {
   std::vector<std::string> paths;
   for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
-                                std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
+                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
     if (fs::is_directory(dir))
       for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
   return paths;
@@ -38,9 +41,7 @@ std::string outcomes(const TestResult& r) {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   return "";
 }
 
@@ -123,7 +124,8 @@ flag ~empty v as V
 TEST_CASE("cat: errors name file, line and column", "[model]") {
   CHECK(error_of([] { parse("\"t\"\nlet x = po ;\n"); }) ==
         "m.cat:3:1: error: expected an expression, found the end of the file");
-  CHECK(error_of([] { parse("\"t\"\nacyclic nope\n"); }) == "m.cat:2:9: error: unknown name 'nope'");
+  CHECK(error_of([] { parse("\"t\"\nacyclic nope\n"); }) ==
+        "m.cat:2:9: error: unknown name 'nope'");
   CHECK(error_of([] { parse("\"t\"\nacyclic W\n"); }) ==
         "m.cat:2:9: error: 'acyclic' needs a relation, not a set");
   CHECK(error_of([] { parse("\"t\"\nlet x = W | po\n"); }) ==
@@ -134,7 +136,8 @@ TEST_CASE("cat: errors name file, line and column", "[model]") {
 }
 
 TEST_CASE("cat: nesting depth is limited", "[model]") {
-  const std::string deep = "\"t\"\nacyclic " + std::string(100000, '(') + "po" + std::string(100000, ')');
+  const std::string deep =
+      "\"t\"\nacyclic " + std::string(100000, '(') + "po" + std::string(100000, ')');
   CHECK_THAT(error_of([&] { parse(deep); }), Catch::Contains("expression nested deeper than 200"));
   std::string chain = "\"t\"\nacyclic po";
   for (int i = 0; i < 1000; ++i) chain += " | po";
@@ -142,15 +145,34 @@ TEST_CASE("cat: nesting depth is limited", "[model]") {
 }
 
 TEST_CASE("cat: include reads through the reader, and nests at most 200 deep", "[model]") {
-  const cat::Model m = cat::parse_cat("\"t\"\ninclude \"a.cat\"\nacyclic a", "m.cat", cat::ptx_primitives(),
-                                      [](const std::string& n) -> std::optional<std::string> {
-                                        if (n == "a.cat") return std::string("\"a\" let a = po");
-                                        return std::nullopt;
-                                      });
+  const cat::Model m =
+      cat::parse_cat("\"t\"\ninclude \"a.cat\"\nacyclic a", "m.cat", cat::ptx_primitives(),
+                     [](const std::string& n) -> std::optional<std::string> {
+                       if (n == "a.cat") return std::string("\"a\" let a = po");
+                       return std::nullopt;
+                     });
   CHECK(m.stmts.size() == 2);
   const std::string msg = error_of([] {
-    cat::parse_cat("\"t\" include \"self.cat\"", "m.cat", cat::ptx_primitives(),
-                   [](const std::string&) { return std::optional<std::string>("include \"self.cat\""); });
+    cat::parse_cat(
+        "\"t\" include \"self.cat\"", "m.cat", cat::ptx_primitives(),
+        [](const std::string&) { return std::optional<std::string>("include \"self.cat\""); });
   });
   CHECK_THAT(msg, Catch::Contains("includes nested deeper than 200"));
+}
+
+TEST_CASE("enum: EngineOptions::model_file replaces the built-in model", "[model]") {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("redscope-cat-{}", ::getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "inc.cat") << "\"inc\"\nlet nothing = po & 0\n";
+  std::ofstream(dir / "none.cat") << "none\ninclude \"inc.cat\"\nempty nothing as Nothing\n";
+  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  o.observe_all = true;
+  CHECK(run_enum(t, o).outcomes.size() == 3);  // PTX forbids r0=1, r1=0 without fences
+  o.model_file = (dir / "none.cat").string();
+  CHECK(run_enum(t, o).outcomes.size() == 4);  // no axioms: everything goes
+  o.model_file = (dir / "missing.cat").string();
+  CHECK_THAT(error_of([&] { (void)run_enum(t, o); }), Catch::Contains("cannot read the model file"));
+  fs::remove_all(dir);
 }

@@ -2,10 +2,10 @@
 // precedences (lowest first: `|`, `;`, `\`, `&`, then the postfix and
 // prefix operators). Every name is resolved to a slot and every expression
 // typed while parsing, so an evaluator never meets an unknown name.
+#include <fmt/format.h>
+
 #include <cctype>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "redscope/model/cat.hpp"
 
@@ -13,8 +13,25 @@ namespace redscope::cat {
 namespace {
 
 enum class Tok : std::uint8_t {
-  Name, String, LPar, RPar, LBrack, RBrack, Bar, Amp, Backslash, Semi, Inv,
-  Plus, Star, Opt, Tilde, Equal, Zero, Underscore, End,
+  Name,
+  String,
+  LPar,
+  RPar,
+  LBrack,
+  RBrack,
+  Bar,
+  Amp,
+  Backslash,
+  Semi,
+  Inv,
+  Plus,
+  Star,
+  Opt,
+  Tilde,
+  Equal,
+  Zero,
+  Underscore,
+  End,
 };
 
 struct Token {
@@ -38,7 +55,10 @@ class Lexer {
       skip_space();
       Token t;
       t.loc = {line_, col_};
-      if (i_ == s_.size()) { out.push_back(t); return out; }
+      if (i_ == s_.size()) {
+        out.push_back(t);
+        return out;
+      }
       t.kind = lex_one(t.text);
       out.push_back(std::move(t));
     }
@@ -49,7 +69,12 @@ class Lexer {
     throw InputError(Diagnostic{file_, at, std::move(m)});
   }
   void step() {
-    if (s_[i_] == '\n') { ++line_; col_ = 1; } else { ++col_; }
+    if (s_[i_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
     ++i_;
   }
   bool at(std::string_view w) const { return s_.substr(i_, w.size()) == w; }
@@ -68,8 +93,18 @@ class Lexer {
     int depth = 0;
     do {
       if (i_ >= s_.size()) fail(start, "unterminated comment");
-      if (at("(*")) { ++depth; step(); step(); continue; }
-      if (at("*)")) { --depth; step(); step(); continue; }
+      if (at("(*")) {
+        ++depth;
+        step();
+        step();
+        continue;
+      }
+      if (at("*)")) {
+        --depth;
+        step();
+        step();
+        continue;
+      }
       step();
     } while (depth > 0);
   }
@@ -77,25 +112,40 @@ class Lexer {
   Tok lex_one(std::string& text) {
     const char c = s_[i_];
     if (name_start(c)) {
-      while (i_ < s_.size() && name_char(s_[i_])) { text += s_[i_]; step(); }
+      while (i_ < s_.size() && name_char(s_[i_])) {
+        text += s_[i_];
+        step();
+      }
       return text == "_" ? Tok::Underscore : Tok::Name;
     }
     if (c == '"') return lex_string(text);
-    if (at("^-1")) { step(); step(); step(); return Tok::Inv; }
+    if (at("^-1")) {
+      step();
+      step();
+      step();
+      return Tok::Inv;
+    }
     static constexpr std::pair<char, Tok> kOne[] = {
-        {'(', Tok::LPar}, {')', Tok::RPar}, {'[', Tok::LBrack}, {']', Tok::RBrack},
-        {'|', Tok::Bar}, {'&', Tok::Amp}, {'\\', Tok::Backslash}, {';', Tok::Semi},
-        {'+', Tok::Plus}, {'*', Tok::Star}, {'?', Tok::Opt}, {'~', Tok::Tilde},
+        {'(', Tok::LPar},  {')', Tok::RPar}, {'[', Tok::LBrack},     {']', Tok::RBrack},
+        {'|', Tok::Bar},   {'&', Tok::Amp},  {'\\', Tok::Backslash}, {';', Tok::Semi},
+        {'+', Tok::Plus},  {'*', Tok::Star}, {'?', Tok::Opt},        {'~', Tok::Tilde},
         {'=', Tok::Equal}, {'0', Tok::Zero}};
     for (const auto& [ch, kind] : kOne)
-      if (c == ch) { text = c; step(); return kind; }
+      if (c == ch) {
+        text = c;
+        step();
+        return kind;
+      }
     fail({line_, col_}, fmt::format("unexpected character '{}'", printable(std::string(1, c))));
   }
 
   Tok lex_string(std::string& text) {
     const SourceLoc start{line_, col_};
     step();
-    while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\n') { text += s_[i_]; step(); }
+    while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\n') {
+      text += s_[i_];
+      step();
+    }
     if (i_ >= s_.size() || s_[i_] != '"') fail(start, "unterminated string");
     step();
     return Tok::String;
@@ -108,8 +158,8 @@ class Lexer {
 };
 
 bool is_keyword(const std::string& w) {
-  static const char* const kWords[] = {"let", "rec", "and", "as", "acyclic", "irreflexive",
-                                       "empty", "flag", "include", "if", "then", "else"};
+  static const char* const kWords[] = {"let",   "rec",  "and",     "as", "acyclic", "irreflexive",
+                                       "empty", "flag", "include", "if", "then",    "else"};
   for (const char* k : kWords)
     if (w == k) return true;
   return false;
@@ -140,8 +190,14 @@ class Parser {
 
  private:
   // ---- tokens ----------------------------------------------------------------
-  const Token& peek(std::size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
-  Token next() { Token t = peek(); if (pos_ < toks_.size() - 1) ++pos_; return t; }
+  const Token& peek(std::size_t k = 0) const {
+    return toks_[std::min(pos_ + k, toks_.size() - 1)];
+  }
+  Token next() {
+    Token t = peek();
+    if (pos_ < toks_.size() - 1) ++pos_;
+    return t;
+  }
   bool word(std::string_view w, std::size_t k = 0) const {
     return peek(k).kind == Tok::Name && peek(k).text == w;
   }
@@ -153,7 +209,8 @@ class Parser {
     return fmt::format("'{}'", printable(t.text));
   }
   Token expect(Tok k, std::string_view what) {
-    if (peek().kind != k) fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())));
+    if (peek().kind != k)
+      fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())));
     return next();
   }
   void expect_word(std::string_view w) {
@@ -183,7 +240,8 @@ class Parser {
         t.kind == Tok::Tilde)
       return check();
     fail(t.loc, fmt::format("expected 'let', 'include' or a check (acyclic, irreflexive, empty), "
-                            "found {}", describe(t)));
+                            "found {}",
+                            describe(t)));
   }
 
   void let() {
@@ -260,10 +318,14 @@ class Parser {
     c.negated = peek().kind == Tok::Tilde;
     if (c.negated) next();
     const Token k = expect(Tok::Name, "'acyclic', 'irreflexive' or 'empty'");
-    if (k.text == "acyclic") c.kind = CheckKind::Acyclic;
-    else if (k.text == "irreflexive") c.kind = CheckKind::Irreflexive;
-    else if (k.text == "empty") c.kind = CheckKind::Empty;
-    else fail(k.loc, fmt::format("expected 'acyclic', 'irreflexive' or 'empty', found '{}'", k.text));
+    if (k.text == "acyclic")
+      c.kind = CheckKind::Acyclic;
+    else if (k.text == "irreflexive")
+      c.kind = CheckKind::Irreflexive;
+    else if (k.text == "empty")
+      c.kind = CheckKind::Empty;
+    else
+      fail(k.loc, fmt::format("expected 'acyclic', 'irreflexive' or 'empty', found '{}'", k.text));
     c.expr = expr(0);
     if (c.kind != CheckKind::Empty && c.expr->type != Type::Rel)
       fail(c.expr->loc, fmt::format("'{}' needs a relation, not a set", k.text));
@@ -288,7 +350,8 @@ class Parser {
   }
 
   void nest(const SourceLoc& at, int depth) const {
-    if (depth > kMaxNesting) fail(at, fmt::format("expression nested deeper than {}", kMaxNesting));
+    if (depth > kMaxNesting)
+      fail(at, fmt::format("expression nested deeper than {}", kMaxNesting));
   }
 
   // `0` takes the type of the other operand.
@@ -372,13 +435,19 @@ class Parser {
         continue;
       }
       Op op;
-      if (k == Tok::Inv) op = Op::Inverse;
-      else if (k == Tok::Plus) op = Op::Plus;
-      else if (k == Tok::Star) op = Op::Star;
-      else if (k == Tok::Opt) op = Op::Opt;
-      else return e;
+      if (k == Tok::Inv)
+        op = Op::Inverse;
+      else if (k == Tok::Plus)
+        op = Op::Plus;
+      else if (k == Tok::Star)
+        op = Op::Star;
+      else if (k == Tok::Opt)
+        op = Op::Opt;
+      else
+        return e;
       const Token t = next();
-      if (e->type != Type::Rel) fail(t.loc, fmt::format("'{}' applies to a relation, not a set", t.text));
+      if (e->type != Type::Rel)
+        fail(t.loc, fmt::format("'{}' applies to a relation, not a set", t.text));
       ExprPtr p = node(op, Type::Rel, t.loc);
       p->args.push_back(std::move(e));
       e = std::move(p);
@@ -401,10 +470,14 @@ class Parser {
         e->args.push_back(std::move(s));
         return e;
       }
-      case Tok::Zero: return node(Op::Empty, Type::Rel, t.loc);
-      case Tok::Underscore: return node(Op::Universe, Type::Set, t.loc);
-      case Tok::Name: return named(t, depth);
-      default: fail(t.loc, fmt::format("expected an expression, found {}", describe(t)));
+      case Tok::Zero:
+        return node(Op::Empty, Type::Rel, t.loc);
+      case Tok::Underscore:
+        return node(Op::Universe, Type::Set, t.loc);
+      case Tok::Name:
+        return named(t, depth);
+      default:
+        fail(t.loc, fmt::format("expected an expression, found {}", describe(t)));
     }
   }
 
@@ -443,7 +516,10 @@ int level_of(const Expr& e, const Model& m) {
 
 void assign_levels(Model& m) {
   for (Stmt& s : m.stmts) {
-    if (s.check) { s.level = level_of(*s.check->expr, m); continue; }
+    if (s.check) {
+      s.level = level_of(*s.check->expr, m);
+      continue;
+    }
     int l = 0;
     // A recursive group reads its own slots: take the highest over its
     // bodies, repeating until stable (the bound slots start at 0).
@@ -451,7 +527,10 @@ void assign_levels(Model& m) {
       changed = false;
       for (const auto& e : s.let->exprs) l = std::max(l, level_of(*e, m));
       for (std::size_t slot : s.let->slots)
-        if (m.slots[slot].level != l) { m.slots[slot].level = l; changed = true; }
+        if (m.slots[slot].level != l) {
+          m.slots[slot].level = l;
+          changed = true;
+        }
     }
     s.level = l;
   }
@@ -459,8 +538,8 @@ void assign_levels(Model& m) {
 
 }  // namespace
 
-Model parse_cat(std::string_view text, const std::string& file, const std::vector<Primitive>& primitives,
-                const IncludeReader& include) {
+Model parse_cat(std::string_view text, const std::string& file,
+                const std::vector<Primitive>& primitives, const IncludeReader& include) {
   Model m;
   std::map<std::string, std::size_t> scope;
   for (const Primitive& p : primitives) {

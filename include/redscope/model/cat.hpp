@@ -19,16 +19,21 @@ namespace redscope::cat {
 enum class Type : std::uint8_t { Set, Rel };
 
 enum class Op : std::uint8_t {
-  Ref,         // a primitive or a let-bound name (slot)
-  Empty,       // 0: the empty relation
-  Universe,    // _: every event
-  Union, Inter, Diff,
-  Seq,         // r ; s
-  Cartesian,   // S * T
-  Inverse,     // r^-1
-  Plus, Star, Opt,
-  Identity,    // [S]
-  Domain, Range,
+  Ref,       // a primitive or a let-bound name (slot)
+  Empty,     // 0: the empty relation
+  Universe,  // _: every event
+  Union,
+  Inter,
+  Diff,
+  Seq,        // r ; s
+  Cartesian,  // S * T
+  Inverse,    // r^-1
+  Plus,
+  Star,
+  Opt,
+  Identity,  // [S]
+  Domain,
+  Range,
   Complement,  // ~S (sets only)
   IfVariant,   // if "variant" then a else b
 };
@@ -37,8 +42,8 @@ struct Expr {
   Op op = Op::Ref;
   Type type = Type::Rel;
   SourceLoc loc;
-  std::size_t slot = 0;                   // Ref: which value
-  std::string variant;                    // IfVariant: the variant tested
+  std::size_t slot = 0;  // Ref: which value
+  std::string variant;   // IfVariant: the variant tested
   std::vector<std::unique_ptr<Expr>> args;
 };
 
@@ -55,7 +60,7 @@ struct Slot {
 // One `let` (rec = false, one binding) or `let rec ... and ...` group.
 struct Let {
   bool rec = false;
-  std::vector<std::size_t> slots;          // bound slots, in order
+  std::vector<std::size_t> slots;  // bound slots, in order
   std::vector<std::unique_ptr<Expr>> exprs;
 };
 
@@ -79,7 +84,7 @@ struct Stmt {
 
 struct Model {
   std::string title;
-  std::vector<Slot> slots;   // primitives first, then let-bound names
+  std::vector<Slot> slots;  // primitives first, then let-bound names
   std::vector<Stmt> stmts;
 };
 
@@ -98,8 +103,8 @@ using IncludeReader = std::function<std::optional<std::string>(const std::string
 inline constexpr int kMaxNesting = 200;  // expression depth and include depth
 
 // Parses `text` (named `file` in diagnostics) against `primitives`.
-Model parse_cat(std::string_view text, const std::string& file, const std::vector<Primitive>& primitives,
-                const IncludeReader& include = {});
+Model parse_cat(std::string_view text, const std::string& file,
+                const std::vector<Primitive>& primitives, const IncludeReader& include = {});
 
 // models/ptx.cat as built into the binary.
 std::string_view builtin_ptx_model();

@@ -53,8 +53,8 @@ class Evaluator {
   std::size_t n_;
   std::vector<std::string> variants_;
   std::vector<Value> values_;
-  std::vector<char> result_;    // per statement: the check holds
-  std::vector<char> forbids_;   // per statement: a failing check rejects
+  std::vector<char> result_;   // per statement: the check holds
+  std::vector<char> forbids_;  // per statement: a failing check rejects
   Value dummy_;
 };
 
