@@ -16,6 +16,18 @@ BitRel BitRel::operator|(const BitRel& o) const {
   return r;
 }
 
+BitRel BitRel::operator-(const BitRel& o) const {
+  BitRel r = *this;
+  for (std::size_t k = 0; k < bits_.size(); ++k) r.bits_[k] &= ~o.bits_[k];
+  return r;
+}
+
+bool BitRel::empty() const {
+  for (std::uint64_t w : bits_)
+    if (w) return false;
+  return true;
+}
+
 BitRel BitRel::operator&(const BitRel& o) const {
   BitRel r = *this;
   for (std::size_t k = 0; k < bits_.size(); ++k) r.bits_[k] &= o.bits_[k];

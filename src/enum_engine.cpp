@@ -2,10 +2,10 @@
 // skeleton, built explicitly — an rf source for each read, a coherence
 // partial order per cell, an orientation of the Fence-SC pairs and the
 // barrier arrivals each waiting barrier saw — and checked against the PTX
-// axioms with concrete bit-matrix relations. Written from the model's
-// definitions (docs/model.md) and sharing nothing with the Z3 encoding but
-// the skeleton and the expression evaluator, so that the two engines can
-// check each other.
+// axioms by the cat model (models/ptx.cat, evaluated over bit matrices by
+// src/model/cat_eval.cpp). It shares nothing with the Z3 encoding but the
+// skeleton and the expression evaluator, so that the two engines can check
+// each other.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -15,6 +15,7 @@
 
 #include "redscope/bitrel.hpp"
 #include "redscope/engine.hpp"
+#include "redscope/model/cat_eval.hpp"
 
 namespace redscope {
 
@@ -24,13 +25,12 @@ namespace {
 
 using Values = std::vector<std::uint64_t>;
 
-// Relations that do not depend on the candidate (PTX §8.6-8.8).
+// Relations that do not depend on the candidate (PTX §8.6-8.8), for the
+// enumerator's own choices.
 struct Statics {
   std::size_t n = 0;
-  BitRel po, poloc, ms, rmw, dep, rel_pattern, acq_pattern;
+  BitRel po, poloc, ms;
 };
-
-bool is_shared(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
 
 // Morally strong: same thread, or both strong with each scope containing the
 // other's thread; memory operations on the same cell; never an initial write.
@@ -52,12 +52,6 @@ Statics statics(const Skeleton& sk) {
   s.po = BitRel::from(po_closure(sk));
   s.poloc = BitRel(s.n);
   s.ms = BitRel(s.n);
-  s.rel_pattern = BitRel(s.n);
-  s.acq_pattern = BitRel(s.n);
-  s.rmw = BitRel::from(edge_matrix(sk, EdgeKind::Rmw));
-  s.dep = BitRel::from(edge_matrix(sk, EdgeKind::Data)) | BitRel::from(edge_matrix(sk, EdgeKind::Ctrl)) |
-          BitRel::from(edge_matrix(sk, EdgeKind::Addr));
-  auto fence = [&](EventId e) { return sk.ev(e).is_fence() && (sk.ev(e).sem == Sem::AcqRel || sk.ev(e).sem == Sem::Sc); };
   for (EventId a = 0; a < s.n; ++a)
     for (EventId b = 0; b < s.n; ++b) {
       const Event& x = sk.ev(a);
@@ -65,30 +59,103 @@ Statics statics(const Skeleton& sk) {
       const bool same_cell = x.is_memory() && y.is_memory() && x.loc == y.loc;
       s.poloc.set(a, b, s.po.has(a, b) && same_cell);
       s.ms.set(a, b, morally_strong(sk, a, b));
-      // Release pattern: a release write then po-loc strong writes, or an
-      // acq_rel/sc fence then a po-later strong write.
-      if (y.is_write() && y.is_strong() && !y.is_init)
-        s.rel_pattern.set(a, b, (x.is_write() && !x.is_init && x.is_release() && (a == b || (s.po.has(a, b) && same_cell))) ||
-                                    (fence(a) && s.po.has(a, b)));
-      // Acquire pattern: a strong read then po-loc acquire reads, or a strong
-      // read then a po-later acq_rel/sc fence.
-      if (x.is_read() && x.is_strong())
-        s.acq_pattern.set(a, b, (y.is_read() && y.is_acquire() && (a == b || (s.po.has(a, b) && same_cell))) ||
-                                    (fence(b) && s.po.has(a, b)));
     }
   return s;
 }
 
+// ---- the model's primitives (docs/model.md "The model file") ------------------
+using cat::Bits;
+
+struct Primitives {
+  std::vector<std::pair<std::string_view, Bits>> sets;
+  std::vector<std::pair<std::string_view, BitRel>> rels;
+};
+
+Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p) {
+  Bits b((sk.size() + 63) / 64, 0);
+  for (EventId e = 0; e < sk.size(); ++e)
+    if (p(sk.ev(e))) b[e / 64] |= 1ULL << (e % 64);
+  return b;
+}
+
+void add_sets(Primitives& p, const Skeleton& sk) {
+  auto sem = [](Sem s) { return [s](const Event& e) { return e.is_strong() && e.sem == s; }; };
+  auto scope = [](Scope s) {
+    return [s](const Event& e) { return e.is_strong() && e.scope == s; };
+  };
+  auto space = [](std::initializer_list<Space> ss) {
+    return [v = std::vector<Space>(ss)](const Event& e) {
+      return e.is_memory() && std::find(v.begin(), v.end(), e.space) != v.end();
+    };
+  };
+  const std::pair<std::string_view, std::function<bool(const Event&)>> defs[] = {
+      {"W", [](const Event& e) { return e.is_write(); }},
+      {"R", [](const Event& e) { return e.is_read(); }},
+      {"M", [](const Event& e) { return e.is_memory(); }},
+      {"F", [](const Event& e) { return e.is_fence(); }},
+      {"B", [](const Event& e) { return e.is_barrier(); }},
+      {"IW", [](const Event& e) { return e.is_init; }},
+      {"RMW", [](const Event& e) { return e.in_rmw; }},
+      {"STRONG", [](const Event& e) { return e.is_strong(); }},
+      {"WEAK", [](const Event& e) { return e.is_memory() && !e.is_strong(); }},
+      {"RLX", sem(Sem::Relaxed)}, {"ACQ", sem(Sem::Acquire)}, {"REL", sem(Sem::Release)},
+      {"ACQ_REL", sem(Sem::AcqRel)}, {"SC", sem(Sem::Sc)},
+      {"CTA", scope(Scope::Cta)}, {"CLUSTER", scope(Scope::Cluster)},
+      {"GPU", scope(Scope::Gpu)}, {"SYS", scope(Scope::Sys)},
+      {"GLOBAL", space({Space::Global})},
+      {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
+      {"GENERIC", space({Space::Generic})},
+  };
+  for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
+}
+
+BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p) {
+  BitRel r(sk.size());
+  for (EventId a = 0; a < sk.size(); ++a)
+    for (EventId b = 0; b < sk.size(); ++b)
+      if (p(sk.ev(a), sk.ev(b))) r.set(a, b);
+  return r;
+}
+
+Primitives primitives(const Skeleton& sk, const Statics& st) {
+  Primitives p;
+  add_sets(p, sk);
+  const BitRel data = BitRel::from(edge_matrix(sk, EdgeKind::Data));
+  const BitRel ctrl = BitRel::from(edge_matrix(sk, EdgeKind::Ctrl));
+  const BitRel addr = BitRel::from(edge_matrix(sk, EdgeKind::Addr));
+  auto same_thread = [](const Event& x, const Event& y) {
+    return !x.is_init && !y.is_init && x.thread == y.thread;
+  };
+  p.rels = {{"id", BitRel(sk.size()).reflexive()}, {"po", st.po}, {"po-loc", st.poloc},
+            {"loc", pairs_where(sk, [](const Event& x, const Event& y) {
+               return x.is_memory() && y.is_memory() && x.loc == y.loc; })},
+            {"int", pairs_where(sk, same_thread)},
+            {"ext", pairs_where(sk, [&](const Event& x, const Event& y) {
+               return !x.is_init && !y.is_init && x.thread != y.thread; })},
+            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))}, {"data", data}, {"ctrl", ctrl},
+            {"addr", addr}, {"dep", data | ctrl | addr}, {"ms", st.ms}};
+  return p;
+}
+
 class SkeletonEnumerator {
  public:
-  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs,
-                     const EngineOptions& opts, std::size_t& candidates)
-      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)), n_(sk.size()), candidates_(&candidates) {
+  // Consistency is decided by `model` (evaluated here) or, when `check` is
+  // given, by that function.
+  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+                     const std::vector<Observable>& obs, const EngineOptions& opts,
+                     std::size_t& candidates, const cat::Model& cat_model,
+                     const CandidateCheck* check)
+      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)),
+        n_(sk.size()), candidates_(&candidates), check_(check),
+        eval_(cat_model, sk.size(), model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
+                                                                : std::vector<std::string>{},
+              [&opts](std::string_view name) { return enabled(opts, name); }) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
       if (sk.ev(e).is_barrier()) barriers_.push_back(e);
     }
     rf_.assign(n_, 0);
+    if (!check_) prims_ = primitives(sk, st_);
   }
 
   // Outcomes of this skeleton into `found`; returns whether some candidate
@@ -170,6 +237,7 @@ class SkeletonEnumerator {
     if (!compute_values()) return;
     rf_rel_ = BitRel(n_);
     for (EventId r : reads_) if (exec_[r]) rf_rel_.set(rf_[r], r);
+    if (!check_) feed_rf();
     cells_.clear();
     for (EventId w = 0; w < n_; ++w)
       if (sk_.ev(w).is_write() && !sk_.ev(w).is_init && exec_[w]) cells_[sk_.ev(w).loc].push_back(w);
@@ -183,7 +251,8 @@ class SkeletonEnumerator {
 
   // ---- coherence: a strict partial order per cell ------------------------------
   // Each pair of the cell's writes: unordered, a before b, or b before a;
-  // morally strong writes must be ordered (Coherence). Kept only when
+  // morally strong writes must be ordered (Coherence; with Coherence left out
+  // they may stay unordered too, and the model decides). Kept only when
   // transitive. A thread's own two writes (a before b in program order) take
   // only a before b while Coherence and SC-per-Location both hold: they are
   // morally strong, so ordered, and po-loc ∪ co acyclic rules out b before a.
@@ -206,8 +275,9 @@ class SkeletonEnumerator {
           continue;
         }
         pairs.emplace_back(a, b);
-        options.push_back(st_.ms.has(a, b) ? std::vector<Order>{Order::Forward, Order::Backward}
-                                           : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
+        options.push_back(st_.ms.has(a, b) && must_order_ms_
+                              ? std::vector<Order>{Order::Forward, Order::Backward}
+                              : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
       }
     std::vector<std::size_t> at(pairs.size(), 0);
     for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
@@ -355,48 +425,43 @@ class SkeletonEnumerator {
     if (consistent(sbar)) record();
   }
 
-  // ---- the axioms (PTX §8.9) ------------------------------------------------------
-  bool consistent(const BitRel& sbar) {
-    BitRel exec_pairs(n_);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) exec_pairs.set(a, b, exec_[a] && exec_[b]);
-    const BitRel fr = rf_rel_.inverse().compose(co_);
-    const BitRel msrf = rf_rel_ & st_.ms;
-    const BitRel obs = msrf.compose(st_.rmw.compose(msrf).star());
-    const BitRel sync = st_.rel_pattern.compose(obs).compose(st_.acq_pattern) & st_.ms & exec_pairs;
-    const BitRel po_refl = st_.po.reflexive();
-    const BitRel base = po_refl.compose((sync | sf_ | sbar).compose(po_refl).plus());
-    const BitRel cause = base | obs.compose(base | st_.poloc);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) {
-        const Event& x = sk_.ev(a);
-        const Event& y = sk_.ev(b);
-        // Coherence: writes ordered by causality are ordered by co the same way.
-        if (a != b && x.is_write() && y.is_write() && x.loc == y.loc && !x.is_init && !y.is_init && cause.has(a, b) &&
-            exec_[a] && exec_[b] && !co_.has(a, b))
-          return false;
-        // Fence-SC: causality between morally strong fence.sc agrees with the order.
-        if (x.is_sc_fence() && y.is_sc_fence() && st_.ms.has(a, b) && cause.has(a, b) && !sf_.has(a, b)) return false;
-      }
-    if (!atomicity(fr)) return false;
-    if (!(rf_rel_ | st_.dep).acyclic()) return false;                                    // No-Thin-Air
-    if (!(((rf_rel_ | co_ | fr) & st_.ms) | st_.poloc).acyclic()) return false;           // SC-per-Location
-    return (rf_rel_ | fr).compose(cause).irreflexive();                                    // Causality
+  // ---- the model -----------------------------------------------------------------
+  static bool enabled(const EngineOptions& opts, std::string_view name) {
+    for (Axiom a : opts.disabled_axioms)
+      if (to_string(a) == name) return false;
+    return true;
   }
 
-  // Atomicity: no morally strong write x between an RMW's read r and write w
-  // (r fr x, x co w). sm_6x: on shared memory, plain stores are exempt.
-  bool atomicity(const BitRel& fr) const {
-    for (EventId r = 0; r < n_; ++r)
-      for (EventId w = 0; w < n_; ++w) {
-        if (!st_.rmw.has(r, w)) continue;
-        for (EventId x = 0; x < n_; ++x) {
-          if (x == w || !st_.ms.has(r, x) || !st_.ms.has(x, w) || !fr.has(r, x) || !co_.has(x, w)) continue;
-          if (model_ == ModelKind::PtxSm6x && is_shared(sk_.ev(w).space) && !sk_.ev(x).in_rmw) continue;
-          return false;
-        }
+  // The level-0 primitives restricted to the executed events, when those
+  // changed; then rf. The model's statements re-run from the lowest level fed.
+  void feed_rf() {
+    if (exec_ != fed_exec_) {
+      fed_exec_ = exec_;
+      Bits ex((n_ + 63) / 64, 0);
+      for (EventId e = 0; e < n_; ++e)
+        if (exec_[e]) ex[e / 64] |= 1ULL << (e % 64);
+      BitRel pairs(n_);
+      for (EventId a = 0; a < n_; ++a)
+        if (exec_[a]) std::copy(ex.begin(), ex.end(), pairs.row(a));
+      for (const auto& [name, set] : prims_.sets) {
+        Bits& v = eval_.set(name);
+        for (std::size_t k = 0; k < v.size(); ++k) v[k] = set[k] & ex[k];
       }
-    return true;
+      for (const auto& [name, rel] : prims_.rels) eval_.rel(name) = rel & pairs;
+      dirty_ = 0;
+    }
+    eval_.rel("rf") = rf_rel_;
+    dirty_ = std::min(dirty_, 1);
+  }
+
+  bool consistent(const BitRel& sbar) {
+    if (check_) return (*check_)(EnumCandidate{sk_, model_, exec_, rf_rel_, co_, sf_, sbar});
+    eval_.rel("co") = co_;
+    eval_.rel("sf") = sf_;
+    eval_.rel("sync_barrier") = sbar;
+    eval_.update(dirty_);
+    dirty_ = 2;
+    return eval_.consistent();
   }
 
   // ---- outcomes --------------------------------------------------------------------
@@ -464,20 +529,30 @@ class SkeletonEnumerator {
   std::size_t* candidates_;
   bool consistent_without_barriers_ = false;
   bool any_outcome_ = false;
+  const CandidateCheck* check_;
+  cat::Evaluator eval_;
+  Primitives prims_;
+  std::vector<bool> fed_exec_;  // the executed events the level-0 primitives hold
+  int dirty_ = 0;               // the lowest level whose primitives changed
   // Whether Coherence and SC-per-Location are both enforced (choose_co_pair).
   bool pin_po_loc_ = !opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation);
+  // Whether morally strong writes to one cell are only tried ordered (Coherence holds).
+  bool must_order_ms_ = !opts_.disables(Axiom::Coherence);
 };
 
 }  // namespace
 
-TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
+namespace {
+
+TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const cat::Model& model,
+                     const CandidateCheck* check) {
   const auto t0 = std::chrono::steady_clock::now();
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   std::map<Values, Witness> found;
   std::size_t candidates = 0;  // over every skeleton of the test
   for (const Skeleton& sk : ex.skeletons) {
-    SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates);
+    SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check);
     if (sk.cut) {
       std::map<Values, Witness> ignored;
       if (e.run(ignored)) ++r.incomplete.bound_cut;
@@ -489,6 +564,20 @@ TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
   settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+}  // namespace
+
+// The model is parsed once per test (or once per process, the built-in one).
+TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
+  if (opts.model_file.empty()) return enumerate(test, opts, cat::builtin_ptx(), nullptr);
+  const cat::Model model = cat::load_cat(opts.model_file);
+  return enumerate(test, opts, model, nullptr);
+}
+
+TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,
+                         const CandidateCheck& consistent) {
+  return enumerate(test, opts, cat::builtin_ptx(), &consistent);
 }
 
 }  // namespace redscope

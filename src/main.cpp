@@ -27,6 +27,7 @@
 #include "redscope/xval.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
+#include "redscope/model/cat.hpp"
 
 namespace {
 
@@ -97,6 +98,8 @@ and --max-file-size):
                        RMW on .shared is not atomic against plain stores).
                        Default: chosen from each test's Target (sm_6x and
                        earlier: ptx-sm6x; otherwise ptx).
+  --cat FILE           the cat model file the enum engine checks instead of
+                       the built-in models/ptx.cat (docs/model.md)
   --engine z3|enum|op  z3 (default): the model encoded in Z3; op: the
                        operational machine (see xval); enum: the
                        reference enumerator, which builds every candidate
@@ -166,6 +169,7 @@ struct Cli {
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
   unsigned shard = 1, shards = 1;  // --shard i/n
+  std::optional<std::string> cat;      // run --cat (enum engine)
   std::vector<std::string> paths;
 };
 
@@ -205,6 +209,14 @@ Cli parse_run(int argc, char** argv) {
       if (m == "ptx") c.model = redscope::ModelKind::Ptx;
       else if (m == "ptx-sm6x") c.model = redscope::ModelKind::PtxSm6x;
       else usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
+    } else if (a == "--cat") {
+      c.cat = value();
+      try {
+        (void)redscope::cat::load_cat(*c.cat);  // reported once, here, if bad
+      } catch (const redscope::InputError& e) {
+        fmt::print(stderr, "{}\n", e.what());
+        std::exit(kExitUsage);
+      }
     } else if (a == "--engine") {
       const std::string e = value();
       if (e == "z3") c.engine = redscope::EngineKind::Z3;
@@ -255,6 +267,7 @@ Cli parse_run(int argc, char** argv) {
     }
   }
   if (c.paths.empty()) usage_error("run needs at least one file or folder");
+  if (c.cat && c.engine != redscope::EngineKind::Enum) usage_error("--cat needs --engine enum");
   return c;
 }
 
@@ -373,6 +386,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.engine = c.engine;
   opts.max_file_bytes = c.max_file_bytes;
   opts.limits = c.limits;
+  if (c.cat) opts.model_file = *c.cat;
   return opts;
 }
 

@@ -28,7 +28,15 @@ class BitRel {
     return true;
   }
 
+  // The words of row i (w = words() of them): for the cat evaluator.
+  std::size_t words() const { return w_; }
+  std::uint64_t* row(std::size_t i) { return bits_.data() + i * w_; }
+  const std::uint64_t* row(std::size_t i) const { return bits_.data() + i * w_; }
+  bool empty() const;
+  bool operator==(const BitRel& o) const { return bits_ == o.bits_; }
+
   BitRel operator|(const BitRel& o) const;
+  BitRel operator-(const BitRel& o) const;  // difference
   BitRel operator&(const BitRel& o) const;
   BitRel compose(const BitRel& o) const;   // this ; o
   BitRel plus() const;                     // transitive closure

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -131,12 +132,35 @@ struct EngineOptions {
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
+  // enum engine: the cat model file deciding consistency; empty: the
+  // models/ptx.cat built into the binary (docs/model.md "The model file").
+  std::string model_file;
 };
 
 // The engine `opts.engine` names.
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);
 // The reference enumerator; throws InputError beyond `enum_limit` candidates.
+// A cat model (models/ptx.cat unless opts.model_file) decides consistency.
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts);
+
+class BitRel;
+// One candidate execution as the enumerator built it: the events of `sk`
+// that `executed` marks, rf, co, the Fence-SC order and the barrier relation.
+struct EnumCandidate {
+  const Skeleton& sk;
+  ModelKind model;
+  const std::vector<bool>& executed;
+  const BitRel& rf;
+  const BitRel& co;
+  const BitRel& sf;
+  const BitRel& sync_barrier;
+};
+using CandidateCheck = std::function<bool(const EnumCandidate&)>;
+// The enumerator with `consistent` in place of the model (for the frozen
+// hand-written oracle in tests/oracle_ptx.cpp). Disabled axioms still pin co
+// as in run_enum; `consistent` must honour them itself.
+TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,
+                         const CandidateCheck& consistent);
 
 // The operational executor; `traces` (optional) receives one machine trace
 // per reached outcome.

@@ -1,0 +1,116 @@
+// A subset of herd7's cat language: the memory model as data. parse_cat()
+// turns a model file into a Model (an AST of enum-kinded nodes, with every
+// name resolved and typed); errors are located InputErrors. docs/model.md
+// "The model file" lists the subset and the primitives an engine provides.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redscope/diagnostic.hpp"
+
+namespace redscope::cat {
+
+// What an expression denotes: a set of events or a binary relation on them.
+enum class Type : std::uint8_t { Set, Rel };
+
+enum class Op : std::uint8_t {
+  Ref,       // a primitive or a let-bound name (slot)
+  Empty,     // 0: the empty relation
+  Universe,  // _: every event
+  Union,
+  Inter,
+  Diff,
+  Seq,        // r ; s
+  Cartesian,  // S * T
+  Inverse,    // r^-1
+  Plus,
+  Star,
+  Opt,
+  Identity,  // [S]
+  Domain,
+  Range,
+  Complement,  // ~S (sets only)
+  IfVariant,   // if "variant" then a else b
+};
+
+struct Expr {
+  Op op = Op::Ref;
+  Type type = Type::Rel;
+  SourceLoc loc;
+  std::size_t slot = 0;  // Ref: which value
+  std::string variant;   // IfVariant: the variant tested
+  std::vector<std::unique_ptr<Expr>> args;
+};
+
+// Where a value comes from: an engine primitive or a let binding.
+// Level: when an engine's value changes (0: with the executed events, 1: with
+// rf, 2: per candidate); a binding's level is the highest it reads.
+struct Slot {
+  std::string name;
+  Type type = Type::Rel;
+  bool primitive = false;
+  int level = 0;
+};
+
+// One `let` (rec = false, one binding) or `let rec ... and ...` group.
+struct Let {
+  bool rec = false;
+  std::vector<std::size_t> slots;  // bound slots, in order
+  std::vector<std::unique_ptr<Expr>> exprs;
+};
+
+enum class CheckKind : std::uint8_t { Acyclic, Irreflexive, Empty };
+
+struct Check {
+  CheckKind kind = CheckKind::Acyclic;
+  bool negated = false;  // `~empty e`: holds when e is not empty
+  bool flag = false;     // `flag ~empty e as NAME`: reported, never forbids
+  std::string name;      // the `as` name (an axiom name), or "" when none
+  SourceLoc loc;
+  std::unique_ptr<Expr> expr;
+};
+
+// A statement in file order: a let group or a check.
+struct Stmt {
+  std::optional<Let> let;
+  std::optional<Check> check;
+  int level = 0;  // the highest level it reads
+};
+
+struct Model {
+  std::string title;
+  std::vector<Slot> slots;  // primitives first, then let-bound names
+  std::vector<Stmt> stmts;
+};
+
+// The primitives an engine provides: name and type (docs/model.md).
+struct Primitive {
+  std::string_view name;
+  Type type;
+  int level;  // see Slot
+};
+const std::vector<Primitive>& ptx_primitives();
+
+// Reads the text of an included file (by its name as written); nullopt when
+// it cannot be found.
+using IncludeReader = std::function<std::optional<std::string>(const std::string& name)>;
+
+inline constexpr int kMaxNesting = 200;  // expression depth and include depth
+
+// Parses `text` (named `file` in diagnostics) against `primitives`.
+Model parse_cat(std::string_view text, const std::string& file,
+                const std::vector<Primitive>& primitives, const IncludeReader& include = {});
+
+// models/ptx.cat as built into the binary.
+std::string_view builtin_ptx_model();
+// The built-in model, parsed once (immutable, safe to share between threads).
+const Model& builtin_ptx();
+// A model file read from `path` (includes resolved next to it).
+Model load_cat(const std::string& path);
+
+}  // namespace redscope::cat
