@@ -45,6 +45,11 @@ Json& Json::push(Json v) {
 }
 
 Json& Json::set(std::string key, Json v) {
+  for (auto& [k, old] : items_)
+    if (k == key) {
+      old = std::move(v);
+      return *this;
+    }
   items_.emplace_back(std::move(key), std::move(v));
   return *this;
 }

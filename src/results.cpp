@@ -164,6 +164,7 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   r.condition_text = test.condition_text;
   r.skeletons = ex.skeletons.size();
   r.expansion = std::make_shared<const Expansion>(ex);
+  r.model_file = opts.model_file;
   r.observables = observables_of(test, ex, opts.observe_all);
   check_condition_literals(test, r.observables);
   return r;

@@ -29,6 +29,7 @@ TEST_CASE("Json: the two layouts", "[json]") {
   }
 ])");
   CHECK(Json::array().dump(Json::Layout::Nested) == "[]");
+  CHECK(Json::object().set("a", 1).set("b", 2).set("a", 3).dump(Json::Layout::Line) == R"({"a": 3, "b": 2})");
   CHECK(Json::object().dump(Json::Layout::Line) == "{}");
 }
 

@@ -87,6 +87,8 @@ struct TestResult {
   // (set by every engine) and the parsed test (set by check_file).
   std::shared_ptr<const Expansion> expansion;
   std::shared_ptr<const LitmusTest> source;
+  // The user's model file (--cat) when one was checked instead of `model`.
+  std::string model_file;
 
   std::string render_value(std::size_t outcome, std::size_t obs) const;
 };

@@ -32,7 +32,7 @@ class Json {
   static Json strings(const std::vector<std::string>& v);
 
   Json& push(Json v);                       // arrays
-  Json& set(std::string key, Json v);       // objects: appends (keys are not checked)
+  Json& set(std::string key, Json v);       // objects: replaces the key's value, else appends
 
   // `depth`: where the value sits (an element of a streamed array: 1); the
   // caller writes the indentation of the first line.
