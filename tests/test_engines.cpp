@@ -11,37 +11,15 @@
 #include <fmt/format.h>
 
 #include "redscope/engine.hpp"
+#include "suite_files.hpp"
 #include "redscope/frontend.hpp"
 #include "redscope/suite.hpp"
 #include "ptx_encoding.hpp"
 
 using namespace redscope;
-namespace fs = std::filesystem;
-
-namespace {
-
-std::vector<std::string> suites() {
-  std::vector<std::string> paths;
-  for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
-                                std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
-    if (fs::is_directory(dir))
-      for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
-  return paths;
-}
-
-std::string render(const TestResult& r) {
-  std::string s;
-  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
-    for (std::size_t k = 0; k < r.observables.size(); ++k) s += r.observables[k].label + "=" + r.render_value(i, k) + " ";
-    s += "\n";
-  }
-  return s;
-}
-
-}  // namespace
 
 TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[engines]") {
-  const std::vector<std::string> files = suites();
+  const std::vector<std::string> files = testing::suite_files();
   REQUIRE(files.size() > 68);  // litmus/classic alone has 68
   std::size_t compared = 0;
   for (const std::string& f : files) {
@@ -58,7 +36,7 @@ TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[e
     const TestResult z = run_z3(t, o);
     o.engine = EngineKind::Enum;
     const TestResult e = run_enum(t, o);
-    CHECK(render(z) == render(e));
+    CHECK(testing::render_outcomes(z) == testing::render_outcomes(e));
     CHECK(z.incomplete.bound_cut == e.incomplete.bound_cut);
     CHECK(z.incomplete.barrier_deadlock == e.incomplete.barrier_deadlock);
     ++compared;
@@ -167,7 +145,7 @@ exists (v[0] == 0.0)
     const TestResult fp = run_z3(t, o);
     REQUIRE_FALSE(tables.error);
     REQUIRE_FALSE(fp.error);
-    CHECK(render(tables) == render(fp));
+    CHECK(testing::render_outcomes(tables) == testing::render_outcomes(fp));
     CHECK(tables.outcomes.size() >= 1);
   }
 }

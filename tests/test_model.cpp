@@ -9,6 +9,7 @@
 
 #include "oracle_ptx.hpp"
 #include "redscope/engine.hpp"
+#include "suite_files.hpp"
 #include "redscope/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/suite.hpp"
@@ -17,25 +18,6 @@ using namespace redscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> suite_files() {
-  std::vector<std::string> paths;
-  for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
-                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
-    if (fs::is_directory(dir))
-      for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
-  return paths;
-}
-
-std::string outcomes(const TestResult& r) {
-  std::string s;
-  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
-    for (std::size_t k = 0; k < r.observables.size(); ++k)
-      s += r.observables[k].label + "=" + r.render_value(i, k) + " ";
-    s += "\n";
-  }
-  return s;
-}
 
 // The message of the InputError `f` throws ("" when none).
 std::string error_of(const std::function<void()>& f) {
@@ -53,7 +35,7 @@ cat::Model parse(const std::string& text) {
 
 TEST_CASE("models/ptx.cat and the frozen oracle allow the same outcomes on every suite test",
           "[model][oracle]") {
-  const std::vector<std::string> files = suite_files();
+  const std::vector<std::string> files = testing::suite_files();
   REQUIRE(files.size() > 68);
   std::size_t compared = 0;
   for (const std::string& f : files) {
@@ -69,7 +51,7 @@ TEST_CASE("models/ptx.cat and the frozen oracle allow the same outcomes on every
     o.observe_all = true;
     const TestResult m = run_enum(t, o);
     const TestResult h = run_enum_with(t, o, oracle::PtxOracle{});
-    CHECK(outcomes(m) == outcomes(h));
+    CHECK(testing::render_outcomes(m) == testing::render_outcomes(h));
     CHECK(m.incomplete.bound_cut == h.incomplete.bound_cut);
     CHECK(m.incomplete.barrier_deadlock == h.incomplete.barrier_deadlock);
     ++compared;

@@ -1,0 +1,35 @@
+// What the cross-engine tests share: every suite file (litmus/ and the Dat3M
+// conformance folder, when ../shared is there) and an outcome set rendered
+// for comparison.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "redscope/engine.hpp"
+#include "redscope/suite.hpp"
+
+namespace redscope::testing {
+
+inline std::vector<std::string> suite_files() {
+  std::vector<std::string> paths;
+  for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
+                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
+    if (std::filesystem::is_directory(dir))
+      for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
+  return paths;
+}
+
+// One line per outcome: "label=value " for each observable.
+inline std::string render_outcomes(const TestResult& r) {
+  std::string s;
+  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
+    for (std::size_t k = 0; k < r.observables.size(); ++k)
+      s += r.observables[k].label + "=" + r.render_value(i, k) + " ";
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace redscope::testing
