@@ -41,8 +41,9 @@ struct Family {
 
 // One thread storing 1..N to x; `reader`: a second thread loads x once.
 std::string store_chain(int n, bool reader) {
-  std::string s = fmt::format("PTX {}-{}\n{{ global u32 x = 0; }}\n P0@cta 0,gpu 0{} ;\n",
-                              reader ? "chain-read" : "chain", n, reader ? " | P1@cta 1,gpu 0" : "");
+  std::string s =
+      fmt::format("PTX {}-{}\n{{ global u32 x = 0; }}\n P0@cta 0,gpu 0{} ;\n",
+                  reader ? "chain-read" : "chain", n, reader ? " | P1@cta 1,gpu 0" : "");
   for (int i = 0; i < n; ++i) {
     s += fmt::format(" st.relaxed.gpu.global.u32 [x], {}", i + 1);
     if (reader) s += i == 0 ? " | ld.relaxed.gpu.global.u32 r0, [x]" : " |";
@@ -63,7 +64,8 @@ std::string rows(const std::vector<std::vector<std::string>>& code) {
   for (const auto& c : code) depth = std::max(depth, c.size());
   std::string s;
   for (std::size_t i = 0; i < depth; ++i) {
-    for (std::size_t t = 0; t < code.size(); ++t) s += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
+    for (std::size_t t = 0; t < code.size(); ++t)
+      s += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
     s += " ;\n";
   }
   return s;
@@ -75,7 +77,8 @@ std::vector<Family> families() {
        [](int n) {
          std::vector<std::vector<std::string>> c(n);
          for (int t = 0; t < n; ++t) c[t] = {"atom.relaxed.gpu.global.add.u32 r0, [x], 1"};
-         return fmt::format("PTX atoms-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n, places(n), rows(c), n);
+         return fmt::format("PTX atoms-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n,
+                            places(n), rows(c), n);
        }},
       {"b: IRIW, N readers", 2, 6,
        [](int n) {
@@ -83,59 +86,85 @@ std::vector<Family> families() {
          c[0] = {"st.relaxed.gpu x, 1"};
          c[1] = {"st.relaxed.gpu y, 1"};
          for (int r = 0; r < n; ++r)
-           c[r + 2] = r % 2 ? std::vector<std::string>{"ld.relaxed.gpu r0, y", "ld.relaxed.gpu r1, x"}
-                            : std::vector<std::string>{"ld.relaxed.gpu r0, x", "ld.relaxed.gpu r1, y"};
-         return fmt::format("PTX iriw-{}\n{{ x=0; y=0; }}\n{}{}exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 /\\ P3:r1 == 0)\n", n,
-                            places(n + 2), rows(c));
+           c[r + 2] =
+               r % 2 ? std::vector<std::string>{"ld.relaxed.gpu r0, y", "ld.relaxed.gpu r1, x"}
+                     : std::vector<std::string>{"ld.relaxed.gpu r0, x", "ld.relaxed.gpu r1, y"};
+         return fmt::format(
+             "PTX iriw-{}\n{{ x=0; y=0; }}\n{}{}exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 "
+             "/\\ P3:r1 == 0)\n",
+             n, places(n + 2), rows(c));
        }},
-      {"c: N threads, 2 st + 2 ld, x y P0", 2, 6,  // observing every register: over 10000 outcomes at N=4
+      {"c: N threads, 2 st + 2 ld, x y P0", 2,
+       6,  // observing every register: over 10000 outcomes at N=4
        [](int n) {
          std::vector<std::vector<std::string>> c(n);
          for (int t = 0; t < n; ++t)
-           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1), fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, y",
+           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1),
+                   fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, y",
                    "ld.relaxed.gpu r1, x"};
-         return fmt::format("PTX sb-{}\n{{ x=0; y=0; }}\n{}{}locations [x; y; P0:r0; P0:r1;]\nexists (x == 1 /\\ y == 1)\n", n, places(n), rows(c));
+         return fmt::format(
+             "PTX sb-{}\n{{ x=0; y=0; }}\n{}{}locations [x; y; P0:r0; P0:r1;]\nexists (x == 1 /\\ "
+             "y == 1)\n",
+             n, places(n), rows(c));
        },
        false},
       {"d: N red, mixed .cta/.gpu", 2, 8,
        [](int n) {
          std::vector<std::vector<std::string>> c(n);
-         for (int t = 0; t < n; ++t) c[t] = {fmt::format("red.relaxed.{}.global.add.u32 [x], 1", t % 2 ? "gpu" : "cta")};
-         return fmt::format("PTX reds-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n, places(n), rows(c), n);
+         for (int t = 0; t < n; ++t)
+           c[t] = {fmt::format("red.relaxed.{}.global.add.u32 [x], 1", t % 2 ? "gpu" : "cta")};
+         return fmt::format("PTX reds-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n,
+                            places(n), rows(c), n);
        }},
       {"e: N red.add.f32, distinct", 2, 7,
        [](int n) {
          // Orders round differently (1e8 + 1 - 1e8 against 1 + 1e8 - 1e8).
          static const char* k[] = {"1.0", "1e8", "-1e8", "0.1", "3.5", "-2.75", "1e-3"};
          std::vector<std::vector<std::string>> c(n);
-         for (int t = 0; t < n; ++t) c[t] = {fmt::format("red.relaxed.gpu.global.add.f32 [x], {}", k[t])};
-         return fmt::format("PTX redf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n, places(n), rows(c));
+         for (int t = 0; t < n; ++t)
+           c[t] = {fmt::format("red.relaxed.gpu.global.add.f32 [x], {}", k[t])};
+         return fmt::format("PTX redf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n,
+                            places(n), rows(c));
        }},
       {"f: N atom.add.f32, old kept", 2, 6,
        [](int n) {
          static const char* k[] = {"1.0", "1e8", "-1e8", "0.1", "3.5", "-2.75", "1e-3"};
          std::vector<std::vector<std::string>> c(n);
-         for (int t = 0; t < n; ++t) c[t] = {fmt::format("atom.relaxed.gpu.global.add.f32 r0, [x], {}", k[t])};
-         return fmt::format("PTX atomf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n, places(n), rows(c));
+         for (int t = 0; t < n; ++t)
+           c[t] = {fmt::format("atom.relaxed.gpu.global.add.f32 r0, [x], {}", k[t])};
+         return fmt::format("PTX atomf-{}\n{{ global f32 x = 0.5; }}\n{}{}exists (x == 0.5)\n", n,
+                            places(n), rows(c));
        }},
       // Growth curves (issue 12): straight-line code should cost about what
       // its size does. One thread's stores have one coherence order.
-      {"g: one thread, N stores to x", 0, 0, [](int n) { return store_chain(n, false); }, true,
+      {"g: one thread, N stores to x",
+       0,
+       0,
+       [](int n) { return store_chain(n, false); },
+       true,
        {10, 30, 100, 300, 1000}},
       // (Observing the condition's x only: every register would make N + 1
       // outcomes, each its own solver check.)
-      {"h: N stores to x, one reader", 0, 0, [](int n) { return store_chain(n, true); }, false,
+      {"h: N stores to x, one reader",
+       0,
+       0,
+       [](int n) { return store_chain(n, true); },
+       false,
        {10, 30, 100, 300, 1000}},
-      {"i: one thread, N locations", 0, 0,
+      {"i: one thread, N locations",
+       0,
+       0,
        [](int n) {
          std::string decl, code;
          for (int i = 0; i < n; ++i) {
            decl += fmt::format(" global u32 x{} = 0;", i);
            code += fmt::format(" st.relaxed.gpu.global.u32 [x{}], 1 ;\n", i);
          }
-         return fmt::format("PTX locs-{}\n{{{} }}\n P0@cta 0,gpu 0 ;\n{}exists (x0 == 1)\n", n, decl, code);
+         return fmt::format("PTX locs-{}\n{{{} }}\n P0@cta 0,gpu 0 ;\n{}exists (x0 == 1)\n", n,
+                            decl, code);
        },
-       true, {10, 30, 100, 300, 1000}},
+       true,
+       {10, 30, 100, 300, 1000}},
   };
 }
 
@@ -165,7 +194,10 @@ std::string machine() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model = "unknown CPU";
   while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) { model = line.substr(line.find(':') + 2); break; }
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
   return fmt::format("{} ({} hardware threads)", model, std::thread::hardware_concurrency());
 }
 
@@ -178,34 +210,40 @@ int main(int argc, char** argv) {
   std::string only;  // family letters, e.g. "ghi"; empty: every family and the conformance run
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
-    else if (a == "--quick") quick = true;
-    else if (a == "--emit" && i + 1 < argc) emit_dir = argv[++i];
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    if (a == "--csv" && i + 1 < argc)
+      csv_path = argv[++i];
+    else if (a == "--quick")
+      quick = true;
+    else if (a == "--emit" && i + 1 < argc)
+      emit_dir = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
     else {
-      fmt::print("usage: redscope_bench [--quick] [--only LETTERS] [--csv FILE] [--emit DIR]\n"
-                 "  Times the z3 engine and the reference enumerator on generated families\n"
-                 "  (a) N atom.add.gpu keeping the old value, (b) IRIW with N readers,\n"
-                 "  (c) N threads with two stores and two loads (observing x, y and P0's\n"
-                 "  registers), (d) N red of mixed .cta/.gpu scope, (e) N red.add.f32 and\n"
-                 "  (f) N atom.add.f32 of distinct constants, and growth curves to N = 1000 of\n"
-                 "  (g) one thread's N stores to x, (h) the same with a reader thread and\n"
-                 "  (i) one thread's stores to N locations; then the conformance folder with\n"
-                 "  the z3 engine at -j 1 and -j 2.\n"
-                 "  --quick: the two smallest sizes of each family, no conformance run.\n"
-                 "  --only LETTERS: just these families (e.g. --only ghi), no conformance run.\n"
-                 "  --csv FILE: where the rows go (default bench.csv).\n"
-                 "  --emit DIR: also write each generated test to DIR/NAME.litmus (to rerun\n"
-                 "  one with `redscope run`, adding --observe-all for families a, b and d).\n"
-                 "  The enumerator is skipped (\"-\") at sizes it would spend over a minute on,\n"
-                 "  judged from the growth of the previous size.\n");
+      fmt::print(
+          "usage: redscope_bench [--quick] [--only LETTERS] [--csv FILE] [--emit DIR]\n"
+          "  Times the z3 engine and the reference enumerator on generated families\n"
+          "  (a) N atom.add.gpu keeping the old value, (b) IRIW with N readers,\n"
+          "  (c) N threads with two stores and two loads (observing x, y and P0's\n"
+          "  registers), (d) N red of mixed .cta/.gpu scope, (e) N red.add.f32 and\n"
+          "  (f) N atom.add.f32 of distinct constants, and growth curves to N = 1000 of\n"
+          "  (g) one thread's N stores to x, (h) the same with a reader thread and\n"
+          "  (i) one thread's stores to N locations; then the conformance folder with\n"
+          "  the z3 engine at -j 1 and -j 2.\n"
+          "  --quick: the two smallest sizes of each family, no conformance run.\n"
+          "  --only LETTERS: just these families (e.g. --only ghi), no conformance run.\n"
+          "  --csv FILE: where the rows go (default bench.csv).\n"
+          "  --emit DIR: also write each generated test to DIR/NAME.litmus (to rerun\n"
+          "  one with `redscope run`, adding --observe-all for families a, b and d).\n"
+          "  The enumerator is skipped (\"-\") at sizes it would spend over a minute on,\n"
+          "  judged from the growth of the previous size.\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
   fmt::print("machine: {}\n", machine());
   std::ofstream csv(csv_path);
   csv << "family,n,z3_seconds,z3_outcomes,enum_seconds,enum_outcomes,ratio_enum_over_z3\n";
-  fmt::print("{:<34} {:>3} {:>10} {:>9} {:>10} {:>9} {:>9}\n", "family", "N", "z3 s", "outcomes", "enum s", "outcomes", "enum/z3");
+  fmt::print("{:<34} {:>3} {:>10} {:>9} {:>10} {:>9} {:>9}\n", "family", "N", "z3 s", "outcomes",
+             "enum s", "outcomes", "enum/z3");
   bool disagree = false;
   // The enumerator is exponential: a size is skipped once the last one took
   // longer than kEnumBudget, or would by the growth factor of the last step.
@@ -226,7 +264,8 @@ int main(int argc, char** argv) {
       if (enum_on) e = time_engine(t, EngineKind::Enum, kEnumLimit, f.observe_all);
       if (e) {
         const double growth = e->seconds / std::max(enum_prev, 1e-3);
-        if (e->failure || e->seconds > kEnumBudget || e->seconds * growth > kEnumBudget) enum_on = false;
+        if (e->failure || e->seconds > kEnumBudget || e->seconds * growth > kEnumBudget)
+          enum_on = false;
         enum_prev = e->seconds;
       }
       const bool have_e = e && !e->failure;
@@ -234,10 +273,12 @@ int main(int argc, char** argv) {
       const std::string es = !e ? "-" : e->failure ? "budget" : fmt::format("{:.3f}", e->seconds);
       const std::string eo = have_e ? std::to_string(e->outcomes) : "-";
       const std::string ratio = have_e ? fmt::format("{:.3g}", e->seconds / z.seconds) : "-";
-      fmt::print("{:<34} {:>3} {:>10.3f} {:>9} {:>10} {:>9} {:>9}{}\n", f.name, n, z.seconds, z.outcomes, es, eo, ratio,
+      fmt::print("{:<34} {:>3} {:>10.3f} {:>9} {:>10} {:>9} {:>9}{}\n", f.name, n, z.seconds,
+                 z.outcomes, es, eo, ratio,
                  have_e && e->outcomes != z.outcomes ? "  ** z3 and enum disagree **" : "");
-      csv << fmt::format("\"{}\",{},{:.4f},{},{},{},{}\n", f.name, n, z.seconds, z.outcomes, have_e ? fmt::format("{:.4f}", e->seconds) : "",
-                         eo == "-" ? "" : eo, ratio == "-" ? "" : ratio);
+      csv << fmt::format("\"{}\",{},{:.4f},{},{},{},{}\n", f.name, n, z.seconds, z.outcomes,
+                         have_e ? fmt::format("{:.4f}", e->seconds) : "", eo == "-" ? "" : eo,
+                         ratio == "-" ? "" : ratio);
       std::cout.flush();
     }
   }
@@ -248,7 +289,8 @@ int main(int argc, char** argv) {
       for (unsigned jobs : {1u, 2u}) {
         const auto t0 = std::chrono::steady_clock::now();
         (void)run_suite(files, EngineOptions{}, jobs);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         fmt::print("conformance ({} files), z3, -j {}: {:.2f} s\n", files.size(), jobs, s);
         csv << fmt::format("\"conformance -j {}\",{},{:.4f},,,,\n", jobs, files.size(), s);
       }

@@ -6,9 +6,9 @@
 // the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3); for
 // pairs that are not mutually in scope, or under the sm_6x rule for shared
 // memory, the model allows them and the query finds a witness.
-#include "redscope/json.hpp"
-#include "redscope/failure.hpp"
 #include "redscope/atomicity.hpp"
+#include "redscope/failure.hpp"
+#include "redscope/json.hpp"
 
 #include <chrono>
 #include <map>
@@ -45,9 +45,11 @@ std::string scope_reason(const Skeleton& sk, const Event& a, const Event& b) {
   const Placement& pb = sk.placement[static_cast<std::size_t>(b.thread)];
   auto where = [](const Placement& p) { return fmt::format("CTA {}, GPU {}", p.cta, p.gpu); };
   if (!scope_includes(a.scope, pa, pb))
-    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", a.thread, to_string(a.scope), b.thread, where(pa), where(pb));
+    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", a.thread,
+                       to_string(a.scope), b.thread, where(pa), where(pb));
   if (!scope_includes(b.scope, pb, pa))
-    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", b.thread, to_string(b.scope), a.thread, where(pb), where(pa));
+    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", b.thread,
+                       to_string(b.scope), a.thread, where(pb), where(pa));
   return "each one's scope contains the other's thread";
 }
 
@@ -56,19 +58,24 @@ std::string scope_reason(const Skeleton& sk, const Event& a, const Event& b) {
 // store (docs/model.md §Targets and the sm_6x variant). For pairs that are
 // not mutually in scope, Atomicity does not apply and scope_reason says why.
 constexpr std::string_view kSm6xRule =
-    "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For sm_6x and earlier "
-    "architectures, red operations on .shared state space do not guarantee atomicity with respect to normal store "
+    "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For "
+    "sm_6x and earlier "
+    "architectures, red operations on .shared state space do not guarantee atomicity with respect "
+    "to normal store "
     "instructions to the same address')";
 
-std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, const Site& b, const AtomicityPair& p) {
+std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, const Site& b,
+                        const AtomicityPair& p) {
   const Space sp = sk.ev(a.write).space;
   const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
-  if (model == ModelKind::PtxSm6x && shared && !b.is_rmw && p.mutually_in_scope) return std::string(kSm6xRule);
+  if (model == ModelKind::PtxSm6x && shared && !b.is_rmw && p.mutually_in_scope)
+    return std::string(kSm6xRule);
   if (!p.mutually_in_scope) return "not mutually in scope: " + p.scope_reason;
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const Skeleton& sk, const z3::model& m) {
+std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const Skeleton& sk,
+                                                        const z3::model& m) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [cell, ty] : sk.loc_types) {
     const z3::expr v = m.eval(enc.final_value_of(cell), true);
@@ -80,10 +87,14 @@ std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const 
 class SkeletonQueries {
  public:
   SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model, const Budget* budget)
-      : c_(c), kind_(detail::solver_kind_for(sk)), s_(detail::make_solver(c, kind_)), sk_(sk),
+      : c_(c),
+        kind_(detail::solver_kind_for(sk)),
+        s_(detail::make_solver(c, kind_)),
+        sk_(sk),
         enc_(c, s_, sk, model, kind_, budget) {
     enc_.encode();
-    for (const auto& [cell, ty] : sk.loc_types) (void)enc_.final_value_of(cell);  // part of every query's model
+    for (const auto& [cell, ty] : sk.loc_types)
+      (void)enc_.final_value_of(cell);  // part of every query's model
   }
 
   // Lost-update condition for a pair, in words when it holds.
@@ -92,11 +103,13 @@ class SkeletonQueries {
     if (b.is_rmw) {
       for (EventId w = 0; w < sk_.size(); ++w)
         if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(a.read).loc)
-          ways.emplace_back(enc_.rf(w, a.read) && enc_.rf(w, b.read) && enc_.executed(a.write) && enc_.executed(b.write),
+          ways.emplace_back(enc_.rf(w, a.read) && enc_.rf(w, b.read) && enc_.executed(a.write) &&
+                                enc_.executed(b.write),
                             fmt::format("both RMWs read {}", detail::event_label(sk_, w)));
     } else {
-      ways.emplace_back(enc_.fr(a.read, b.write) && enc_.co(b.write, a.write) && enc_.executed(a.write),
-                        "the store lands between the RMW's read and its write");
+      ways.emplace_back(
+          enc_.fr(a.read, b.write) && enc_.co(b.write, a.write) && enc_.executed(a.write),
+          "the store lands between the RMW's read and its write");
     }
     const z3::expr_vector lits = enc_.all_literals(true, {});
     for (const auto& [cond, words] : ways) {
@@ -129,7 +142,8 @@ std::map<std::string, std::vector<Site>> sites(const Skeleton& sk) {
       out[sk.ev(r).loc].push_back(Site{r, w, true});
     }
   for (EventId e = 0; e < sk.size(); ++e)
-    if (sk.ev(e).is_write() && !sk.ev(e).in_rmw && !sk.ev(e).is_init) out[sk.ev(e).loc].push_back(Site{e, e, false});
+    if (sk.ev(e).is_write() && !sk.ev(e).in_rmw && !sk.ev(e).is_init)
+      out[sk.ev(e).loc].push_back(Site{e, e, false});
   return out;
 }
 
@@ -144,7 +158,8 @@ void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, const B
   SkeletonQueries q(c, sk, model, budget);
   for (const auto& [cell, list] : sites(sk)) {
     // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
-    const auto rmws = std::count_if(list.begin(), list.end(), [](const Site& s) { return s.is_rmw; });
+    const auto rmws =
+        std::count_if(list.begin(), list.end(), [](const Site& s) { return s.is_rmw; });
     if (rmws < 1 || list.size() < 2) continue;
     for (std::size_t i = 0; i < list.size(); ++i)
       for (std::size_t j = 0; j < list.size(); ++j) {
@@ -213,7 +228,9 @@ AtomicityResult check_atomicity_file(const std::string& path, const EngineOption
 namespace {
 
 std::string describe(const AccessSite& s) {
-  if (!s.is_rmw) return fmt::format("P{} {} (plain store, .{})", s.thread, s.text, s.strong ? to_string(s.sem) : "weak");
+  if (!s.is_rmw)
+    return fmt::format("P{} {} (plain store, .{})", s.thread, s.text,
+                       s.strong ? to_string(s.sem) : "weak");
   return fmt::format("P{} {} (.{} .{})", s.thread, s.text, to_string(s.sem), to_string(s.scope));
 }
 
@@ -221,24 +238,32 @@ std::string describe(const AccessSite& s) {
 
 std::string render_atomicity_text(const AtomicityResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
-  std::string o = fmt::format("Atomicity {} ({}, sm_{})\n", r.test, to_string(r.model), r.target_sm);
+  std::string o =
+      fmt::format("Atomicity {} ({}, sm_{})\n", r.test, to_string(r.model), r.target_sm);
   if (r.pairs.empty()) o += "  no location is written by an RMW and another instruction\n";
   std::size_t lost = 0;
   for (const AtomicityPair& p : r.pairs) {
     o += fmt::format("  {}: {}\n     with {}\n", p.cell, describe(p.a), describe(p.b));
-    o += fmt::format("     mutually in scope: {} ({})", p.mutually_in_scope ? "yes" : "no", p.scope_reason);
-    if (p.lost_update && p.mutually_in_scope && !p.lost_update_reason.empty()) o += fmt::format(", but lost: {}", p.lost_update_reason);
+    o += fmt::format("     mutually in scope: {} ({})", p.mutually_in_scope ? "yes" : "no",
+                     p.scope_reason);
+    if (p.lost_update && p.mutually_in_scope && !p.lost_update_reason.empty())
+      o += fmt::format(", but lost: {}", p.lost_update_reason);
     o += "\n";
-    if (!p.lost_update) { o += "     lost update: impossible\n"; continue; }
+    if (!p.lost_update) {
+      o += "     lost update: impossible\n";
+      continue;
+    }
     ++lost;
     o += fmt::format("     lost update: POSSIBLE: {}\n", p.how);
     for (const std::string& e : p.witness.rf) o += fmt::format("       rf {}\n", e);
     for (const std::string& e : p.witness.co) o += fmt::format("       co {}\n", e);
     std::string fin;
-    for (const auto& [cell, v] : p.final_values) fin += fmt::format("{}{}={}", fin.empty() ? "" : "; ", cell, v);
+    for (const auto& [cell, v] : p.final_values)
+      fin += fmt::format("{}{}={}", fin.empty() ? "" : "; ", cell, v);
     o += fmt::format("       final {}\n", fin);
   }
-  o += fmt::format("Pairs {} lost-update {}\nTime {} {:.2f}\n\n", r.pairs.size(), lost, r.test, r.seconds);
+  o += fmt::format("Pairs {} lost-update {}\nTime {} {:.2f}\n\n", r.pairs.size(), lost, r.test,
+                   r.seconds);
   return o;
 }
 

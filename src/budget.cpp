@@ -14,14 +14,17 @@ std::string_view to_string(BudgetKind k) { return k == BudgetKind::Timeout ? "ti
 
 Budget::Budget(BudgetLimits limits) : limits_(limits) {
   const auto span = std::chrono::duration<double>(limits.seconds > 0 ? limits.seconds : 1e9);
-  deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(span);
+  deadline_ = std::chrono::steady_clock::now() +
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(span);
 }
 
 void Budget::raise() const {
   const auto k = static_cast<BudgetKind>(stopped_.load() < 0 ? 0 : stopped_.load());
   if (k == BudgetKind::Memory)
-    throw BudgetExceeded(k, fmt::format("memory: over the {} MiB budget (--max-memory)", limits_.memory_mb));
-  throw BudgetExceeded(k, fmt::format("timeout: over the {:g} s budget (--timeout)", limits_.seconds));
+    throw BudgetExceeded(
+        k, fmt::format("memory: over the {} MiB budget (--max-memory)", limits_.memory_mb));
+  throw BudgetExceeded(k,
+                       fmt::format("timeout: over the {:g} s budget (--timeout)", limits_.seconds));
 }
 
 void Budget::check() const {
@@ -37,9 +40,18 @@ void Budget::stop(BudgetKind k) {
 }
 
 bool Budget::poll() {
-  if (stopped_.load() >= 0) { stop(static_cast<BudgetKind>(stopped_.load())); return true; }
-  if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) { stop(BudgetKind::Timeout); return true; }
-  if (limits_.memory_mb > 0 && resident_mb() > limits_.memory_mb) { stop(BudgetKind::Memory); return true; }
+  if (stopped_.load() >= 0) {
+    stop(static_cast<BudgetKind>(stopped_.load()));
+    return true;
+  }
+  if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) {
+    stop(BudgetKind::Timeout);
+    return true;
+  }
+  if (limits_.memory_mb > 0 && resident_mb() > limits_.memory_mb) {
+    stop(BudgetKind::Memory);
+    return true;
+  }
   return false;
 }
 
@@ -53,7 +65,8 @@ Budget::Z3Guard::Z3Guard(const Budget* b, z3::context& c) : b_(b), c_(&c) {
 Budget::Z3Guard::~Z3Guard() {
   if (!b_) return;
   std::lock_guard<std::mutex> lock(b_->mu_);
-  b_->contexts_.erase(std::remove(b_->contexts_.begin(), b_->contexts_.end(), c_), b_->contexts_.end());
+  b_->contexts_.erase(std::remove(b_->contexts_.begin(), b_->contexts_.end(), c_),
+                      b_->contexts_.end());
 }
 
 std::size_t resident_mb() {

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,10 +12,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/subgraph.hpp>
-#include <fmt/format.h>
 
 #include "redscope/explain.hpp"
 
@@ -28,9 +28,11 @@ using Attrs = std::map<std::string, std::string>;
 using DotGraph = boost::subgraph<boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::property<boost::vertex_attribute_t, Attrs>,
     boost::property<boost::edge_index_t, int, boost::property<boost::edge_attribute_t, Attrs>>,
-    boost::property<boost::graph_name_t, std::string,
-                    boost::property<boost::graph_graph_attribute_t, Attrs,
-                                    boost::property<boost::graph_vertex_attribute_t, Attrs, boost::property<boost::graph_edge_attribute_t, Attrs>>>>>>;
+    boost::property<
+        boost::graph_name_t, std::string,
+        boost::property<boost::graph_graph_attribute_t, Attrs,
+                        boost::property<boost::graph_vertex_attribute_t, Attrs,
+                                        boost::property<boost::graph_edge_attribute_t, Attrs>>>>>>;
 
 struct Style {
   const char* color;
@@ -39,21 +41,24 @@ struct Style {
 
 Style style_of(const std::string& kind) {
   static const std::map<std::string, Style> styles{
-      {"po", {"black", ""}},        {"rmw", {"gray40", "bold"}},     {"rf", {"#d62728", ""}},   {"co", {"#1f77b4", ""}},
-      {"fr", {"#ff7f0e", "dashed"}}, {"sync", {"#2ca02c", "bold"}},  {"obs", {"#8c564b", ""}},  {"sc", {"#17becf", ""}},
-      {"bar", {"#7f7f7f", "dashed"}}, {"po-loc", {"black", ""}},     {"dep", {"#e377c2", "dashed"}}};
+      {"po", {"black", ""}},     {"rmw", {"gray40", "bold"}},   {"rf", {"#d62728", ""}},
+      {"co", {"#1f77b4", ""}},   {"fr", {"#ff7f0e", "dashed"}}, {"sync", {"#2ca02c", "bold"}},
+      {"obs", {"#8c564b", ""}},  {"sc", {"#17becf", ""}},       {"bar", {"#7f7f7f", "dashed"}},
+      {"po-loc", {"black", ""}}, {"dep", {"#e377c2", "dashed"}}};
   auto it = styles.find(kind);
   return it == styles.end() ? Style{"black", ""} : it->second;
 }
 
 // Only covering edges of a transitive relation (co; fr per read).
-std::vector<ExecEdge> covering(const std::vector<ExecEdge>& all, const std::string& kind, const std::set<std::pair<EventId, EventId>>& co) {
+std::vector<ExecEdge> covering(const std::vector<ExecEdge>& all, const std::string& kind,
+                               const std::set<std::pair<EventId, EventId>>& co) {
   std::vector<ExecEdge> out;
   for (const ExecEdge& e : all) {
     if (e.kind != kind) continue;
     bool implied = false;
     for (const ExecEdge& f : all)
-      if (f.kind == kind && f.from == e.from && f.to != e.to && co.count({f.to, e.to})) implied = true;
+      if (f.kind == kind && f.from == e.from && f.to != e.to && co.count({f.to, e.to}))
+        implied = true;
     if (!implied) out.push_back(e);
   }
   return out;
@@ -71,7 +76,8 @@ std::string node_label(const Skeleton& sk, const Witness& w, EventId e) {
 
 }  // namespace
 
-std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string& title, const std::vector<ExecEdge>& highlight) {
+std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string& title,
+                        const std::vector<ExecEdge>& highlight) {
   std::vector<EventId> events = w.executed;
   if (events.empty())
     for (EventId e = 0; e < sk.size(); ++e) events.push_back(e);
@@ -79,9 +85,12 @@ std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string&
   std::map<EventId, std::size_t> index;
   for (std::size_t i = 0; i < events.size(); ++i) index[events[i]] = i;
   boost::get_property(g, boost::graph_name) = "G";
-  boost::get_property(g, boost::graph_graph_attribute) = {{"label", title}, {"labelloc", "t"}, {"fontname", "Helvetica"}, {"rankdir", "TB"}};
-  boost::get_property(g, boost::graph_vertex_attribute) = {{"shape", "box"}, {"style", "rounded"}, {"fontname", "Helvetica"}, {"fontsize", "11"}};
-  boost::get_property(g, boost::graph_edge_attribute) = {{"fontname", "Helvetica"}, {"fontsize", "10"}};
+  boost::get_property(g, boost::graph_graph_attribute) = {
+      {"label", title}, {"labelloc", "t"}, {"fontname", "Helvetica"}, {"rankdir", "TB"}};
+  boost::get_property(g, boost::graph_vertex_attribute) = {
+      {"shape", "box"}, {"style", "rounded"}, {"fontname", "Helvetica"}, {"fontsize", "11"}};
+  boost::get_property(g, boost::graph_edge_attribute) = {{"fontname", "Helvetica"},
+                                                         {"fontsize", "10"}};
   // Clusters: initial writes; per CTA; per thread inside its CTA.
   std::map<std::pair<int, int>, DotGraph*> ctas;
   std::map<ThreadId, DotGraph*> threads;
@@ -93,7 +102,8 @@ std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string&
       if (!init) {
         init = &g.create_subgraph();
         boost::get_property(*init, boost::graph_name) = "cluster_init";
-        boost::get_property(*init, boost::graph_graph_attribute) = {{"label", "initial values"}, {"style", "dotted"}};
+        boost::get_property(*init, boost::graph_graph_attribute) = {{"label", "initial values"},
+                                                                    {"style", "dotted"}};
       }
       home = init;
     } else {
@@ -101,26 +111,32 @@ std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string&
       DotGraph*& cta = ctas[{p.gpu, p.cta}];
       if (!cta) {
         cta = &g.create_subgraph();
-        boost::get_property(*cta, boost::graph_name) = fmt::format("cluster_gpu{}_cta{}", p.gpu, p.cta);
-        boost::get_property(*cta, boost::graph_graph_attribute) = {{"label", fmt::format("GPU {} / CTA {}", p.gpu, p.cta)}, {"style", "dashed"}};
+        boost::get_property(*cta, boost::graph_name) =
+            fmt::format("cluster_gpu{}_cta{}", p.gpu, p.cta);
+        boost::get_property(*cta, boost::graph_graph_attribute) = {
+            {"label", fmt::format("GPU {} / CTA {}", p.gpu, p.cta)}, {"style", "dashed"}};
       }
       DotGraph*& th = threads[x.thread];
       if (!th) {
         th = &cta->create_subgraph();
         boost::get_property(*th, boost::graph_name) = fmt::format("cluster_P{}", x.thread);
-        boost::get_property(*th, boost::graph_graph_attribute) = {{"label", fmt::format("P{}", x.thread)}, {"style", "solid"}};
+        boost::get_property(*th, boost::graph_graph_attribute) = {
+            {"label", fmt::format("P{}", x.thread)}, {"style", "solid"}};
       }
       home = th;
     }
     boost::add_vertex(boost::vertex(i, g), *home);
-    boost::get(boost::vertex_attribute, g)[boost::vertex(i, g)]["label"] = node_label(sk, w, events[i]);
+    boost::get(boost::vertex_attribute, g)[boost::vertex(i, g)]["label"] =
+        node_label(sk, w, events[i]);
   }
   // Edges: po (immediate, per thread), rmw, then the witness's relations.
   std::vector<ExecEdge> edges;
   for (std::size_t i = 0; i + 1 < events.size(); ++i) {
     const Event& a = sk.ev(events[i]);
     const Event& b = sk.ev(events[i + 1]);
-    if (!a.is_init && !b.is_init && a.thread == b.thread) edges.push_back({events[i], events[i + 1], a.in_rmw && b.in_rmw && a.is_read() ? "rmw" : "po"});
+    if (!a.is_init && !b.is_init && a.thread == b.thread)
+      edges.push_back(
+          {events[i], events[i + 1], a.in_rmw && b.in_rmw && a.is_read() ? "rmw" : "po"});
   }
   std::set<std::pair<EventId, EventId>> co;
   for (const ExecEdge& e : w.edges)
@@ -134,7 +150,8 @@ std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string&
   int next = 0;
   for (const ExecEdge& e : edges) {
     if (!index.count(e.from) || !index.count(e.to)) continue;
-    auto [d, ok] = boost::add_edge(boost::vertex(index[e.from], g), boost::vertex(index[e.to], g), g);
+    auto [d, ok] =
+        boost::add_edge(boost::vertex(index[e.from], g), boost::vertex(index[e.to], g), g);
     boost::put(boost::edge_index, g, d, next++);
     const Style st = style_of(e.kind);
     Attrs& a = boost::get(boost::edge_attribute, g)[d];
@@ -163,11 +180,16 @@ bool have_dot_program() {
 
 std::string file_stem(const std::string& name) {
   std::string s;
-  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '.') ? c : '_';
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' ||
+          c == '.')
+             ? c
+             : '_';
   return s.empty() ? "test" : s;
 }
 
-std::vector<std::string> write_picture(const std::string& dir, const std::string& stem, const std::string& dot_text) {
+std::vector<std::string> write_picture(const std::string& dir, const std::string& stem,
+                                       const std::string& dot_text) {
   std::filesystem::create_directories(dir);
   const std::string dot_path = (std::filesystem::path(dir) / (stem + ".dot")).string();
   {

@@ -19,7 +19,9 @@
 
 namespace redscope {
 
-std::string_view to_string(EngineKind e) { return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op"; }
+std::string_view to_string(EngineKind e) {
+  return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op";
+}
 
 namespace {
 
@@ -98,10 +100,15 @@ void add_sets(Primitives& p, const Skeleton& sk) {
       {"RMW", [](const Event& e) { return e.in_rmw; }},
       {"STRONG", [](const Event& e) { return e.is_strong(); }},
       {"WEAK", [](const Event& e) { return e.is_memory() && !e.is_strong(); }},
-      {"RLX", sem(Sem::Relaxed)}, {"ACQ", sem(Sem::Acquire)}, {"REL", sem(Sem::Release)},
-      {"ACQ_REL", sem(Sem::AcqRel)}, {"SC", sem(Sem::Sc)},
-      {"CTA", scope(Scope::Cta)}, {"CLUSTER", scope(Scope::Cluster)},
-      {"GPU", scope(Scope::Gpu)}, {"SYS", scope(Scope::Sys)},
+      {"RLX", sem(Sem::Relaxed)},
+      {"ACQ", sem(Sem::Acquire)},
+      {"REL", sem(Sem::Release)},
+      {"ACQ_REL", sem(Sem::AcqRel)},
+      {"SC", sem(Sem::Sc)},
+      {"CTA", scope(Scope::Cta)},
+      {"CLUSTER", scope(Scope::Cluster)},
+      {"GPU", scope(Scope::Gpu)},
+      {"SYS", scope(Scope::Sys)},
       {"GLOBAL", space({Space::Global})},
       {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
       {"GENERIC", space({Space::Generic})},
@@ -126,14 +133,24 @@ Primitives primitives(const Skeleton& sk, const Statics& st) {
   auto same_thread = [](const Event& x, const Event& y) {
     return !x.is_init && !y.is_init && x.thread == y.thread;
   };
-  p.rels = {{"id", BitRel(sk.size()).reflexive()}, {"po", st.po}, {"po-loc", st.poloc},
-            {"loc", pairs_where(sk, [](const Event& x, const Event& y) {
-               return x.is_memory() && y.is_memory() && x.loc == y.loc; })},
+  p.rels = {{"id", BitRel(sk.size()).reflexive()},
+            {"po", st.po},
+            {"po-loc", st.poloc},
+            {"loc", pairs_where(sk,
+                                [](const Event& x, const Event& y) {
+                                  return x.is_memory() && y.is_memory() && x.loc == y.loc;
+                                })},
             {"int", pairs_where(sk, same_thread)},
-            {"ext", pairs_where(sk, [&](const Event& x, const Event& y) {
-               return !x.is_init && !y.is_init && x.thread != y.thread; })},
-            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))}, {"data", data}, {"ctrl", ctrl},
-            {"addr", addr}, {"dep", data | ctrl | addr}, {"ms", st.ms}};
+            {"ext", pairs_where(sk,
+                                [&](const Event& x, const Event& y) {
+                                  return !x.is_init && !y.is_init && x.thread != y.thread;
+                                })},
+            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))},
+            {"data", data},
+            {"ctrl", ctrl},
+            {"addr", addr},
+            {"dep", data | ctrl | addr},
+            {"ms", st.ms}};
   return p;
 }
 
@@ -145,10 +162,18 @@ class SkeletonEnumerator {
                      const std::vector<Observable>& obs, const EngineOptions& opts,
                      std::size_t& candidates, const cat::Model& cat_model,
                      const CandidateCheck* check)
-      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), st_(statics(sk)),
-        n_(sk.size()), candidates_(&candidates), check_(check),
-        eval_(cat_model, sk.size(), model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
-                                                                : std::vector<std::string>{},
+      : sk_(sk),
+        test_(test),
+        model_(model),
+        obs_(obs),
+        opts_(opts),
+        st_(statics(sk)),
+        n_(sk.size()),
+        candidates_(&candidates),
+        check_(check),
+        eval_(cat_model, sk.size(),
+              model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
+                                          : std::vector<std::string>{},
               [&opts](std::string_view name) { return enabled(opts, name); }) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
@@ -171,7 +196,10 @@ class SkeletonEnumerator {
  private:
   // ---- rf and values ---------------------------------------------------------
   void choose_rf(std::size_t k) {
-    if (k == reads_.size()) { with_rf(); return; }
+    if (k == reads_.size()) {
+      with_rf();
+      return;
+    }
     const EventId r = reads_[k];
     for (EventId w = 0; w < n_; ++w)
       if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(r).loc) {
@@ -188,7 +216,8 @@ class SkeletonEnumerator {
     if (state[r] == 1) throw Cycle{};
     state[r] = 1;
     const EventId w = rf_[r];
-    val_[r] = evaluate(sk_.ev(w).value, [&](ReadRef ref) { return read_value(sk_.vertex(ref), state); });
+    val_[r] =
+        evaluate(sk_.ev(w).value, [&](ReadRef ref) { return read_value(sk_.vertex(ref), state); });
     state[r] = 2;
     return val_[r];
   }
@@ -225,22 +254,27 @@ class SkeletonEnumerator {
   // work of the search is bounded by the count (each choice leads to at most
   // one consistency check), so the limit holds whatever dimension explodes.
   void tick() {
-    if (opts_.budget && (*candidates_ & 1023) == 0) opts_.budget->check();  // --timeout / --max-memory
+    if (opts_.budget && (*candidates_ & 1023) == 0)
+      opts_.budget->check();  // --timeout / --max-memory
     if (++*candidates_ > opts_.enum_limit)
-      throw InputError(Diagnostic{test_.file, test_.condition_loc,
-                                  fmt::format("gave up after {} candidate executions (the --engine enum limit); use the z3 engine",
-                                              opts_.enum_limit)});
+      throw InputError(Diagnostic{
+          test_.file, test_.condition_loc,
+          fmt::format(
+              "gave up after {} candidate executions (the --engine enum limit); use the z3 engine",
+              opts_.enum_limit)});
   }
 
   void with_rf() {
     tick();
     if (!compute_values()) return;
     rf_rel_ = BitRel(n_);
-    for (EventId r : reads_) if (exec_[r]) rf_rel_.set(rf_[r], r);
+    for (EventId r : reads_)
+      if (exec_[r]) rf_rel_.set(rf_[r], r);
     if (!check_) feed_rf();
     cells_.clear();
     for (EventId w = 0; w < n_; ++w)
-      if (sk_.ev(w).is_write() && !sk_.ev(w).is_init && exec_[w]) cells_[sk_.ev(w).loc].push_back(w);
+      if (sk_.ev(w).is_write() && !sk_.ev(w).is_init && exec_[w])
+        cells_[sk_.ev(w).loc].push_back(w);
     cell_list_.assign(cells_.begin(), cells_.end());
     co_ = BitRel(n_);
     for (EventId w = 0; w < n_; ++w)  // the initial write precedes every executed write
@@ -263,7 +297,10 @@ class SkeletonEnumerator {
   enum class Order : std::uint8_t { None, Forward, Backward };
 
   void choose_co(std::size_t c) {
-    if (c == cell_list_.size()) { choose_sf(); return; }
+    if (c == cell_list_.size()) {
+      choose_sf();
+      return;
+    }
     const std::vector<EventId>& ws = cell_list_[c].second;
     std::vector<std::pair<EventId, EventId>> pairs;
     std::vector<std::vector<Order>> options;
@@ -317,7 +354,8 @@ class SkeletonEnumerator {
     sc_pairs_.clear();
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = a + 1; b < n_; ++b)
-        if (sk_.ev(a).is_sc_fence() && sk_.ev(b).is_sc_fence() && st_.ms.has(a, b) && exec_[a] && exec_[b])
+        if (sk_.ev(a).is_sc_fence() && sk_.ev(b).is_sc_fence() && st_.ms.has(a, b) && exec_[a] &&
+            exec_[b])
           sc_pairs_.emplace_back(a, b);
     sf_ = BitRel(n_);
     choose_sf_pair(0);
@@ -342,7 +380,9 @@ class SkeletonEnumerator {
   bool same_barrier(EventId a, EventId b) {
     const Event& x = sk_.ev(a);
     const Event& y = sk_.ev(b);
-    if (!(sk_.placement[static_cast<std::size_t>(x.thread)] == sk_.placement[static_cast<std::size_t>(y.thread)])) return false;
+    if (!(sk_.placement[static_cast<std::size_t>(x.thread)] ==
+          sk_.placement[static_cast<std::size_t>(y.thread)]))
+      return false;
     if (x.barrier_id != y.barrier_id) return false;
     if (!x.barrier_logical || !y.barrier_logical) return !x.barrier_logical && !y.barrier_logical;
     return eval(x.barrier_logical) == eval(y.barrier_logical);
@@ -352,8 +392,10 @@ class SkeletonEnumerator {
   // them without a quorum, at least q (itself included) with one.
   void choose_barriers() {
     // Progress dropped: no barrier synchronizes (the weakest choice).
-    if (consistent(BitRel(n_))) consistent_without_barriers_ = true;
-    else return;  // adding barrier synchronization only forbids more
+    if (consistent(BitRel(n_)))
+      consistent_without_barriers_ = true;
+    else
+      return;  // adding barrier synchronization only forbids more
     waiting_.clear();
     for (EventId b : barriers_)
       if (exec_[b] && !sk_.ev(b).barrier_arrive_only) waiting_.push_back(b);
@@ -362,7 +404,10 @@ class SkeletonEnumerator {
   }
 
   void choose_saw(std::size_t k) {
-    if (k == waiting_.size()) { with_barriers(); return; }
+    if (k == waiting_.size()) {
+      with_barriers();
+      return;
+    }
     const EventId b = waiting_[k];
     std::vector<EventId> members;
     for (EventId a : barriers_)
@@ -372,11 +417,13 @@ class SkeletonEnumerator {
     // at least q - 1 others. Built member by member (no bit mask, so any
     // number of members is fine; the candidate limit bounds the subsets).
     const std::optional<std::int64_t> q = sk_.ev(b).quorum;
-    const std::size_t need = q ? static_cast<std::size_t>(std::max<std::int64_t>(*q - 1, 0)) : members.size();
+    const std::size_t need =
+        q ? static_cast<std::size_t>(std::max<std::int64_t>(*q - 1, 0)) : members.size();
     choose_saw_member(k, members, 0, need);
   }
 
-  void choose_saw_member(std::size_t k, const std::vector<EventId>& members, std::size_t i, std::size_t need) {
+  void choose_saw_member(std::size_t k, const std::vector<EventId>& members, std::size_t i,
+                         std::size_t need) {
     const EventId b = waiting_[k];
     if (saw_[b].size() + (members.size() - i) < need) return;  // too few left to reach the quorum
     if (i == members.size()) {
@@ -395,11 +442,17 @@ class SkeletonEnumerator {
   bool times_exist() {
     const std::size_t m = 2 * barriers_.size();
     BitRel le(m), lt(m);
-    auto id = [&](EventId b) { return static_cast<std::size_t>(std::find(barriers_.begin(), barriers_.end(), b) - barriers_.begin()); };
+    auto id = [&](EventId b) {
+      return static_cast<std::size_t>(std::find(barriers_.begin(), barriers_.end(), b) -
+                                      barriers_.begin());
+    };
     for (EventId b : barriers_) {
       const std::size_t i = id(b);
-      if (sk_.ev(b).barrier_arrive_only) { le.set(2 * i, 2 * i + 1); le.set(2 * i + 1, 2 * i); }
-      else le.set(2 * i, 2 * i + 1);
+      if (sk_.ev(b).barrier_arrive_only) {
+        le.set(2 * i, 2 * i + 1);
+        le.set(2 * i + 1, 2 * i);
+      } else
+        le.set(2 * i, 2 * i + 1);
       for (EventId a : barriers_)
         if (st_.po.has(b, a)) lt.set(2 * i + 1, 2 * id(a));  // pass(b) < arrive(a)
     }
@@ -407,8 +460,10 @@ class SkeletonEnumerator {
       for (EventId a : barriers_) {
         if (a == b || !exec_[a] || !same_barrier(a, b)) continue;
         const bool saw = std::find(saw_[b].begin(), saw_[b].end(), a) != saw_[b].end();
-        if (saw) le.set(2 * id(a), 2 * id(b) + 1);  // arrive(a) <= pass(b)
-        else lt.set(2 * id(b) + 1, 2 * id(a));      // pass(b) < arrive(a)
+        if (saw)
+          le.set(2 * id(a), 2 * id(b) + 1);  // arrive(a) <= pass(b)
+        else
+          lt.set(2 * id(b) + 1, 2 * id(a));  // pass(b) < arrive(a)
       }
     const BitRel reach = (le | lt).plus();
     for (std::size_t x = 0; x < m; ++x)
@@ -468,7 +523,8 @@ class SkeletonEnumerator {
   std::string label(EventId e) const {
     const Event& ev = sk_.ev(e);
     if (ev.is_init) return fmt::format("init {}", ev.loc);
-    return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, ev.in_rmw ? (ev.is_read() ? " (read)" : " (write)") : "");
+    return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text,
+                       ev.in_rmw ? (ev.is_read() ? " (read)" : " (write)") : "");
   }
 
   // Each observed cell ends with the value of one co-maximal executed write.
@@ -479,7 +535,10 @@ class SkeletonEnumerator {
       const Observable& o = obs_[i];
       if (o.is_register) {
         auto it = sk_.final_regs.find(o.reg);
-        choices[i].push_back(it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type))));
+        choices[i].push_back(
+            it == sk_.final_regs.end()
+                ? 0
+                : eval(make_resize(it->second, width_of(o.type), is_signed(o.type))));
         continue;
       }
       for (EventId w = 0; w < n_; ++w) {
@@ -490,23 +549,30 @@ class SkeletonEnumerator {
       }
     }
     Witness wit;
-    for (EventId r : reads_) if (exec_[r]) wit.rf.push_back(fmt::format("{} -> {}", label(rf_[r]), label(r)));
+    for (EventId r : reads_)
+      if (exec_[r]) wit.rf.push_back(fmt::format("{} -> {}", label(rf_[r]), label(r)));
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
-        if (co_.has(a, b) && !sk_.ev(a).is_init) wit.co.push_back(fmt::format("{} -> {}", label(a), label(b)));
+        if (co_.has(a, b) && !sk_.ev(a).is_init)
+          wit.co.push_back(fmt::format("{} -> {}", label(a), label(b)));
     product(choices, 0, base, wit);
   }
 
-  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i, Values& vals, const Witness& wit) {
+  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i, Values& vals,
+               const Witness& wit) {
     if (i == choices.size()) {
       if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
       any_outcome_ = true;
       found_->emplace(vals, wit);
       if (found_->size() > opts_.max_outcomes)
-        throw InputError(Diagnostic{test_.file, test_.condition_loc, fmt::format("more than {} outcomes", opts_.max_outcomes)});
+        throw InputError(Diagnostic{test_.file, test_.condition_loc,
+                                    fmt::format("more than {} outcomes", opts_.max_outcomes)});
       return;
     }
-    for (std::uint64_t v : choices[i]) { vals[i] = v; product(choices, i + 1, vals, wit); }
+    for (std::uint64_t v : choices[i]) {
+      vals[i] = v;
+      product(choices, i + 1, vals, wit);
+    }
   }
 
   const Skeleton& sk_;

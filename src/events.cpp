@@ -13,8 +13,8 @@ namespace {
 
 struct PathEvent {
   Event ev;
-  std::vector<std::size_t> data;  // thread-local indices of reads it data-depends on
-  std::vector<std::size_t> ctrl;  // ... control-depends on
+  std::vector<std::size_t> data;        // thread-local indices of reads it data-depends on
+  std::vector<std::size_t> ctrl;        // ... control-depends on
   std::optional<std::size_t> rmw_read;  // for an RMW write: its read
 };
 
@@ -36,7 +36,10 @@ using detail::MemoryLayout;
 class PathBuilder {
  public:
   PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o)
-      : t_(t), mem_(m), tid_(tid), opts_(o) {}
+      : t_(t),
+        mem_(m),
+        tid_(tid),
+        opts_(o) {}
 
   std::vector<ThreadPath> run() {
     State s;
@@ -50,17 +53,19 @@ class PathBuilder {
   struct State {
     ThreadPath path;
     std::size_t pc = 0;
-    std::size_t instr = 0;                  // executed instructions so far
-    std::map<std::size_t, int> back_jumps;  // per jumping instruction
-    std::set<std::size_t> ctrl;             // reads that later events control-depend on
-    std::map<std::string, Literal> pending; // initialised registers not yet read or written
+    std::size_t instr = 0;                   // executed instructions so far
+    std::map<std::size_t, int> back_jumps;   // per jumping instruction
+    std::set<std::size_t> ctrl;              // reads that later events control-depend on
+    std::map<std::string, Literal> pending;  // initialised registers not yet read or written
   };
 
   const ThreadCode& code() const { return t_.threads[static_cast<std::size_t>(tid_)]; }
 
   void finish(State&& s) {
     if (out_.size() >= opts_.max_paths)
-      input_error(t_, code().loc, fmt::format("thread {} has more than {} paths at unroll bound {}; lower --unroll", code().name, opts_.max_paths, opts_.unroll));
+      input_error(t_, code().loc,
+                  fmt::format("thread {} has more than {} paths at unroll bound {}; lower --unroll",
+                              code().name, opts_.max_paths, opts_.unroll));
     // Registers only initialised end with their initial value (an integer, or
     // an .f64 when the literal is a float).
     const std::map<std::string, Literal> pending = std::move(s.pending);
@@ -68,16 +73,22 @@ class PathBuilder {
     for (const auto& [r, lit] : pending) {
       const auto as_int = literal_bits(lit.text, DataType::S64);
       const DataType ty = as_int ? DataType::S32 : DataType::F64;
-      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc}, make_const(initial_bits(lit, ty), width_of(ty)), ty);
+      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc},
+              make_const(initial_bits(lit, ty), width_of(ty)), ty);
     }
     out_.push_back(std::move(s.path));
   }
 
   std::uint64_t initial_bits(const Literal& lit, DataType type) const {
     if (type == DataType::S32 || type == DataType::U32 || type == DataType::B32)
-      if (auto wide = literal_bits(lit.text, DataType::S64)) return *wide;  // herd: wrap to the width
+      if (auto wide = literal_bits(lit.text, DataType::S64))
+        return *wide;  // herd: wrap to the width
     const auto bits = literal_bits(lit.text, type);
-    if (!bits) input_error(t_, lit.loc, fmt::format("initial value '{}' is not a value of type .{}, the type it is read at", lit.text, to_string(type)));
+    if (!bits)
+      input_error(
+          t_, lit.loc,
+          fmt::format("initial value '{}' is not a value of type .{}, the type it is read at",
+                      lit.text, to_string(type)));
     return *bits;
   }
 
@@ -101,14 +112,18 @@ class PathBuilder {
     // Every expression the path builds derives from register values, so
     // bounding them bounds the recursion of every walker (expr.hpp).
     if (v->depth > kMaxExprDepth)
-      input_error(t_, dst.loc, fmt::format("the value of {} is computed by a chain of more than {} dependent operations; redscope bounds expression depth", dst.name, kMaxExprDepth));
+      input_error(t_, dst.loc,
+                  fmt::format("the value of {} is computed by a chain of more than {} dependent "
+                              "operations; redscope bounds expression depth",
+                              dst.name, kMaxExprDepth));
     s.pending.erase(dst.name);
     s.path.regs[dst.name] = std::move(v);
     s.path.reg_types[dst.name] = type;
   }
 
   // Writes a register under the instruction's guard: unchanged when it does not execute.
-  void set_reg_guarded(State& s, const Operand& dst, ExprPtr v, DataType type, const ExprPtr& guard) {
+  void set_reg_guarded(State& s, const Operand& dst, ExprPtr v, DataType type,
+                       const ExprPtr& guard) {
     if (guard) v = make_ite(guard, v, value(s, dst, type));
     set_reg(s, dst, std::move(v), type);
   }
@@ -136,11 +151,13 @@ class PathBuilder {
     pe.ev.guard = guard;
     if (in.addr) pe.ev.loc = in.addr->name;
     pe.ctrl.assign(s.ctrl.begin(), s.ctrl.end());
-    if (guard) for (std::size_t d : local_reads(guard)) pe.ctrl.push_back(d);
+    if (guard)
+      for (std::size_t d : local_reads(guard)) pe.ctrl.push_back(d);
     return pe;
   }
 
-  PathEvent cell_event(const State& s, const Instruction& in, EventKind k, const CellAccess& c, const ExprPtr& guard) {
+  PathEvent cell_event(const State& s, const Instruction& in, EventKind k, const CellAccess& c,
+                       const ExprPtr& guard) {
     PathEvent pe = base_event(s, in, k, guard);
     pe.ev.loc = c.cell;
     pe.ev.type = c.type;
@@ -164,8 +181,16 @@ class PathBuilder {
 
   // The read half carries the acquire part of .sem, the write half the
   // release part (DESIGN §2; PTX §8.3 "RMW operations").
-  static Sem read_half(Sem s) { return (s == Sem::Acquire || s == Sem::AcqRel) ? Sem::Acquire : s == Sem::Weak ? Sem::Weak : Sem::Relaxed; }
-  static Sem write_half(Sem s) { return (s == Sem::Release || s == Sem::AcqRel) ? Sem::Release : s == Sem::Weak ? Sem::Weak : Sem::Relaxed; }
+  static Sem read_half(Sem s) {
+    return (s == Sem::Acquire || s == Sem::AcqRel) ? Sem::Acquire
+           : s == Sem::Weak                        ? Sem::Weak
+                                                   : Sem::Relaxed;
+  }
+  static Sem write_half(Sem s) {
+    return (s == Sem::Release || s == Sem::AcqRel) ? Sem::Release
+           : s == Sem::Weak                        ? Sem::Weak
+                                                   : Sem::Relaxed;
+  }
 
   // The new value of one lane (seed "Semantics": *a = operation(*a, b)).
   // .add.f32 on global memory flushes subnormals; on shared memory, and for
@@ -191,7 +216,9 @@ class PathBuilder {
       case RmwOp::Dec: return make_binary(ExprOp::Dec, old, v, false);
       case RmwOp::Min: return make_binary(ExprOp::Min, old, v, sgn);
       case RmwOp::Max: return make_binary(ExprOp::Max, old, v, sgn);
-      case RmwOp::Exch: case RmwOp::Mov: case RmwOp::Cas: return v;
+      case RmwOp::Exch:
+      case RmwOp::Mov:
+      case RmwOp::Cas: return v;
     }
     return v;
   }
@@ -220,7 +247,8 @@ class PathBuilder {
       elems[c.element].push_back(make_read(ReadRef{tid_, ri}, width_of(c.type)));
     }
     const std::vector<Operand> dst = destinations(in);
-    for (unsigned e = 0; e < in.vec; ++e) set_reg_guarded(s, dst[e], join(elems[e]), in.type, guard);
+    for (unsigned e = 0; e < in.vec; ++e)
+      set_reg_guarded(s, dst[e], join(elems[e]), in.type, guard);
   }
 
   // st: one write per cell of the stored elements.
@@ -228,7 +256,8 @@ class PathBuilder {
     const ExprPtr guard = guard_of(s, in);
     for (const CellAccess& c : mem_.cells(in)) {
       PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
-      wr.ev.value = make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, width_of(c.type));
+      wr.ev.value =
+          make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, width_of(c.type));
       wr.data = local_reads(wr.ev.value);
       push(s, std::move(wr));
     }
@@ -261,17 +290,20 @@ class PathBuilder {
       wr.ev.value = rmw_result(in.op, old, operand, c.type, wr.ev.space);
       wr.data = local_reads(wr.ev.value);
       wr.rmw_read = ri;
-      if (wr.ev.guard) for (std::size_t d : local_reads(wr.ev.guard)) wr.ctrl.push_back(d);
+      if (wr.ev.guard)
+        for (std::size_t d : local_reads(wr.ev.guard)) wr.ctrl.push_back(d);
       push(s, std::move(wr));
     }
     const std::vector<Operand> dst = destinations(in);
-    for (unsigned e = 0; e < dst.size(); ++e) set_reg_guarded(s, dst[e], join(olds[e]), in.type, guard);
+    for (unsigned e = 0; e < dst.size(); ++e)
+      set_reg_guarded(s, dst[e], join(olds[e]), in.type, guard);
   }
 
   void exec_local(State& s, const Instruction& in) {
     ExprPtr a = value(s, in.srcs.at(0), in.type);
     ExprPtr v = a;
-    if (in.op != RmwOp::Mov) v = rmw_result(in.op, a, value(s, in.srcs.at(1), in.type), in.type, Space::Generic);
+    if (in.op != RmwOp::Mov)
+      v = rmw_result(in.op, a, value(s, in.srcs.at(1), in.type), in.type, Space::Generic);
     set_reg_guarded(s, *in.dst, v, in.type, guard_of(s, in));
   }
 
@@ -305,15 +337,18 @@ class PathBuilder {
         case InstrKind::Label: break;
         case InstrKind::Load: exec_load(s, in); break;
         case InstrKind::Store: exec_store(s, in); break;
-        case InstrKind::Atom: case InstrKind::Red: exec_rmw(s, in); break;
+        case InstrKind::Atom:
+        case InstrKind::Red: exec_rmw(s, in); break;
         case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
         case InstrKind::Barrier: exec_barrier(s, in); break;
         case InstrKind::Local: exec_local(s, in); break;
         case InstrKind::Setp: exec_setp(s, in); break;
-        case InstrKind::Goto: case InstrKind::Branch: {
+        case InstrKind::Goto:
+        case InstrKind::Branch: {
           const ExprPtr cond = in.kind == InstrKind::Goto
-              ? (in.guard ? guard_of(s, in) : make_const(1, 1))
-              : make_cmp(in.cmp, value(s, in.srcs.at(0), in.type), value(s, in.srcs.at(1), in.type), is_signed(in.type));
+                                   ? (in.guard ? guard_of(s, in) : make_const(1, 1))
+                                   : make_cmp(in.cmp, value(s, in.srcs.at(0), in.type),
+                                              value(s, in.srcs.at(1), in.type), is_signed(in.type));
           const Step st = branch(s, in, cond);
           if (st == Step::Ended) return;
           if (st == Step::Jumped) continue;
@@ -361,7 +396,9 @@ class PathBuilder {
   std::vector<ThreadPath> out_;
 };
 
-void add_edge(EventGraph& g, EventId a, EventId b, EdgeKind k) { boost::add_edge(a, b, EdgeProps{k}, g); }
+void add_edge(EventGraph& g, EventId a, EventId b, EdgeKind k) {
+  boost::add_edge(a, b, EdgeProps{k}, g);
+}
 
 // po within one thread: by instruction; inside one instruction only an RMW
 // element's read precedes its write (see po_closure).
@@ -378,7 +415,10 @@ void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
     std::optional<std::size_t> next_instr;
     for (std::size_t j = i + 1; j < n; ++j) {
       const Event& y = s.ev(base + j);
-      if (y.instr == x.instr) { if (po_before(x, y)) add_edge(s.graph, base + i, base + j, EdgeKind::Po); continue; }
+      if (y.instr == x.instr) {
+        if (po_before(x, y)) add_edge(s.graph, base + i, base + j, EdgeKind::Po);
+        continue;
+      }
       if (next_instr && y.instr != *next_instr) break;
       next_instr = y.instr;
       if (x.in_rmw && x.is_read()) continue;  // its write carries the po edge onwards
@@ -387,8 +427,8 @@ void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
   }
 }
 
-Skeleton build(const LitmusTest& t, const MemoryLayout& mem, const std::vector<const ThreadPath*>& paths,
-               const std::vector<std::size_t>& ids) {
+Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
+               const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids) {
   Skeleton s;
   s.path_ids = ids;
   for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
@@ -438,7 +478,9 @@ Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
     per_thread.push_back(PathBuilder(t, mem, static_cast<ThreadId>(i), opts).run());
     total *= per_thread.back().size();
     if (total > opts.max_paths)
-      input_error(t, t.threads[i].loc, fmt::format("more than {} path combinations at unroll bound {}; lower --unroll", opts.max_paths, opts.unroll));
+      input_error(t, t.threads[i].loc,
+                  fmt::format("more than {} path combinations at unroll bound {}; lower --unroll",
+                              opts.max_paths, opts.unroll));
   }
   Expansion out;
   std::vector<std::size_t> idx(per_thread.size(), 0);
@@ -447,7 +489,10 @@ Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
     for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
     out.skeletons.push_back(build(t, mem, paths, idx));
     std::size_t k = 0;
-    while (k < idx.size() && ++idx[k] == per_thread[k].size()) { idx[k] = 0; ++k; }
+    while (k < idx.size() && ++idx[k] == per_thread[k].size()) {
+      idx[k] = 0;
+      ++k;
+    }
     if (k == idx.size()) break;
   }
   return out;
@@ -465,7 +510,8 @@ BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind) {
   const std::size_t n = s.size();
   BoolMatrix m(n, std::vector<bool>(n, false));
   for (auto [it, end] = boost::edges(s.graph); it != end; ++it)
-    if (s.graph[*it].kind == kind) m[boost::source(*it, s.graph)][boost::target(*it, s.graph)] = true;
+    if (s.graph[*it].kind == kind)
+      m[boost::source(*it, s.graph)][boost::target(*it, s.graph)] = true;
   return m;
 }
 

@@ -1,8 +1,8 @@
 // `redscope explain`: the axioms that forbid an outcome (a minimal unsat
 // core over the axiom literals, per path) and, for each, the edges of the
 // execution that would need it broken; or a witness for an allowed outcome.
-#include "redscope/json.hpp"
 #include "redscope/explain.hpp"
+#include "redscope/json.hpp"
 
 #include <deque>
 #include <sstream>
@@ -52,12 +52,16 @@ std::string strength_words(const Skeleton& sk, EventId a, EventId b) {
   const Event& y = sk.ev(b);
   if (x.thread == y.thread) return "they are in the same thread";
   if (x.is_init || y.is_init) return "the initial write is not strong";
-  if (!x.is_strong() || !y.is_strong()) return fmt::format("{} is weak", !x.is_strong() ? describe_event(sk, a) : describe_event(sk, b));
+  if (!x.is_strong() || !y.is_strong())
+    return fmt::format("{} is weak",
+                       !x.is_strong() ? describe_event(sk, a) : describe_event(sk, b));
   const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
   const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
   const bool both = scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
-  return fmt::format("P{} ({}) and P{} ({}) are {}, so {}", x.thread, scope_name(x.scope), y.thread, scope_name(y.scope),
-                     placement_words(px, py), both ? "each scope contains the other thread" : "one scope does not contain the other thread");
+  return fmt::format("P{} ({}) and P{} ({}) are {}, so {}", x.thread, scope_name(x.scope), y.thread,
+                     scope_name(y.scope), placement_words(px, py),
+                     both ? "each scope contains the other thread"
+                          : "one scope does not contain the other thread");
 }
 
 struct Target {
@@ -85,12 +89,18 @@ Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRe
     item = trim(item);
     if (item.empty()) continue;
     const auto eq = item.find('=');
-    if (eq == std::string::npos) throw std::invalid_argument(fmt::format("--outcome: '{}' is not LABEL=VALUE", item));
+    if (eq == std::string::npos)
+      throw std::invalid_argument(fmt::format("--outcome: '{}' is not LABEL=VALUE", item));
     const std::string label = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
-    auto it = std::find_if(all.begin(), all.end(), [&](const Observable& o) { return o.label == label; });
-    if (it == all.end()) throw std::invalid_argument(fmt::format("--outcome: the test has no register or location '{}'", label));
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const Observable& o) { return o.label == label; });
+    if (it == all.end())
+      throw std::invalid_argument(
+          fmt::format("--outcome: the test has no register or location '{}'", label));
     const auto bits = literal_bits(value, it->type);
-    if (!bits) throw std::invalid_argument(fmt::format("--outcome: '{}' is not a value of {}'s type", value, label));
+    if (!bits)
+      throw std::invalid_argument(
+          fmt::format("--outcome: '{}' is not a value of {}'s type", value, label));
     t.obs.push_back(*it);
     t.values.push_back(*bits);
     t.text += (t.text.empty() ? "" : "; ") + label + "=" + value;
@@ -104,16 +114,20 @@ struct PathCheck {
   detail::SolverKind kind;
   z3::solver s;
   PtxEncoding enc;
-  PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test, const Target& t,
-            const Budget* budget)
-      : kind(detail::solver_kind_for(sk)), s(detail::make_solver(c, kind)), enc(c, s, sk, model, kind, budget) {
+  PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test,
+            const Target& t, const Budget* budget)
+      : kind(detail::solver_kind_for(sk)),
+        s(detail::make_solver(c, kind)),
+        enc(c, s, sk, model, kind, budget) {
     enc.encode();
     std::vector<z3::expr> terms;
     for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
     if (t.values.empty()) {
       s.add(condition_to_z3(c, test.condition, t.obs, terms));
     } else {
-      for (std::size_t i = 0; i < terms.size(); ++i) s.add(terms[i] == c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        s.add(terms[i] ==
+              c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
     }
     if (test.filter) s.add(condition_to_z3(c, *test.filter, t.obs, terms));
   }
@@ -134,8 +148,10 @@ std::vector<Axiom> without(std::vector<Axiom> v, Axiom a) {
 std::vector<Axiom> minimize(PathCheck& p, std::vector<Axiom> core) {
   for (std::size_t i = 0; i < core.size();) {
     const std::vector<Axiom> smaller = without(core, core[i]);
-    if (!p.sat_with(smaller)) core = smaller;
-    else ++i;
+    if (!p.sat_with(smaller))
+      core = smaller;
+    else
+      ++i;
   }
   return core;
 }
@@ -165,7 +181,9 @@ class Breaker {
   bool on(const Rel& r, EventId a, EventId b) const { return PtxEncoding::holds(m_, r, a, b); }
   bool exec(EventId e) const { return m_.eval(enc_.executed(e), true).is_true(); }
   std::string ev(EventId e) const { return describe_event(sk_, e); }
-  std::string val(EventId e) const { return fmt::format("{}={}", sk_.ev(e).loc, m_.eval(enc_.value(e), true).get_numeral_uint64()); }
+  std::string val(EventId e) const {
+    return fmt::format("{}={}", sk_.ev(e).loc, m_.eval(enc_.value(e), true).get_numeral_uint64());
+  }
   std::size_t n() const { return sk_.size(); }
 
   EventId source(EventId r) const {
@@ -181,11 +199,15 @@ class Breaker {
       for (EventId w = 0; w < n(); ++w) {
         if (!rmw[r][w]) continue;
         for (EventId x = 0; x < n(); ++x) {
-          if (x == w || !ms[r][x] || !ms[x][w] || !on(enc_.fr_rel(), r, x) || !on(enc_.co_rel(), x, w) || !enc_.atomic_against_write(w, x)) continue;
+          if (x == w || !ms[r][x] || !ms[x][w] || !on(enc_.fr_rel(), r, x) ||
+              !on(enc_.co_rel(), x, w) || !enc_.atomic_against_write(w, x))
+            continue;
           const EventId src = source(r);
-          b.why = fmt::format("Atomicity: {} reads {} from {}, and {} writes {} between that read and P{}'s own write (fr, then co); "
-                              "the two are morally strong because {}",
-                              ev(r), val(r), ev(src), ev(x), val(x), sk_.ev(r).thread, strength_words(sk_, r, x));
+          b.why = fmt::format(
+              "Atomicity: {} reads {} from {}, and {} writes {} between that read and P{}'s own "
+              "write (fr, then co); "
+              "the two are morally strong because {}",
+              ev(r), val(r), ev(src), ev(x), val(x), sk_.ev(r).thread, strength_words(sk_, r, x));
           b.edges = {{src, r, "rf"}, {r, x, "fr"}, {x, w, "co"}, {r, w, "rmw"}};
           return;
         }
@@ -205,8 +227,12 @@ class Breaker {
       if (u == b) break;
       for (EventId v = 0; v < n(); ++v) {
         if (seen[v] || !exec(v)) continue;
-        const char* kind = on(enc_.sync_rel(), u, v) ? "sync" : on(enc_.sc_rel(), u, v) ? "sc" : on(enc_.barrier_rel(), u, v) ? "bar"
-                           : on(enc_.obs_rel(), u, v) ? "obs" : enc_.po_matrix()[u][v] ? "po" : nullptr;
+        const char* kind = on(enc_.sync_rel(), u, v)      ? "sync"
+                           : on(enc_.sc_rel(), u, v)      ? "sc"
+                           : on(enc_.barrier_rel(), u, v) ? "bar"
+                           : on(enc_.obs_rel(), u, v)     ? "obs"
+                           : enc_.po_matrix()[u][v]       ? "po"
+                                                          : nullptr;
         if (!kind) continue;
         seen[v] = 1;
         via[v] = ExecEdge{u, v, kind};
@@ -222,8 +248,10 @@ class Breaker {
     std::vector<std::string> parts;
     for (const ExecEdge& e : path) {
       if (e.kind == "sync")
-        parts.push_back(fmt::format("{} synchronizes with {} (release pattern observed by an acquire pattern; morally strong: {})", ev(e.from),
-                                    ev(e.to), strength_words(sk_, e.from, e.to)));
+        parts.push_back(
+            fmt::format("{} synchronizes with {} (release pattern observed by an acquire pattern; "
+                        "morally strong: {})",
+                        ev(e.from), ev(e.to), strength_words(sk_, e.from, e.to)));
       else if (e.kind == "sc")
         parts.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(e.from), ev(e.to)));
       else if (e.kind == "bar")
@@ -247,13 +275,16 @@ class Breaker {
         const std::string chain = chain_words(path);
         if (fr) {
           const EventId src = source(a);
-          b.why = fmt::format("Causality: {} reads {} from {}, which is coherence-before {} (fr), yet {} precedes {} in causality order{}",
-                              ev(a), val(a), ev(src), ev(c), ev(c), ev(a), chain.empty() ? "" : ": " + chain);
+          b.why = fmt::format(
+              "Causality: {} reads {} from {}, which is coherence-before {} (fr), yet {} precedes "
+              "{} in causality order{}",
+              ev(a), val(a), ev(src), ev(c), ev(c), ev(a), chain.empty() ? "" : ": " + chain);
           path.insert(path.begin(), ExecEdge{a, c, "fr"});
           path.insert(path.begin(), ExecEdge{src, a, "rf"});
         } else {
-          b.why = fmt::format("Causality: {} reads {} from {}, which it precedes in causality order{}", ev(c), val(c), ev(a),
-                              chain.empty() ? "" : ": " + chain);
+          b.why =
+              fmt::format("Causality: {} reads {} from {}, which it precedes in causality order{}",
+                          ev(c), val(c), ev(a), chain.empty() ? "" : ": " + chain);
           path.insert(path.begin(), ExecEdge{a, c, "rf"});
         }
         b.edges = std::move(path);
@@ -266,15 +297,24 @@ class Breaker {
       for (EventId c = 0; c < n(); ++c) {
         const Event& x = sk_.ev(a);
         const Event& y = sk_.ev(c);
-        if (a == c || !x.is_write() || !y.is_write() || x.loc != y.loc || x.is_init || y.is_init || !exec(a) || !exec(c)) continue;
+        if (a == c || !x.is_write() || !y.is_write() || x.loc != y.loc || x.is_init || y.is_init ||
+            !exec(a) || !exec(c))
+          continue;
         if (on(enc_.cause_rel(), a, c) && !on(enc_.co_rel(), a, c)) {
-          b.why = fmt::format("Coherence: {} precedes {} in causality order{}, but is not coherence-before it", ev(a), ev(c),
-                              [&] { auto w = chain_words(cause_path(a, c)); return w.empty() ? std::string() : " (" + w + ")"; }());
+          b.why = fmt::format(
+              "Coherence: {} precedes {} in causality order{}, but is not coherence-before it",
+              ev(a), ev(c), [&] {
+                auto w = chain_words(cause_path(a, c));
+                return w.empty() ? std::string() : " (" + w + ")";
+              }());
           b.edges = cause_path(a, c);
           return;
         }
-        if (enc_.ms_matrix()[a][c] && a < c && !on(enc_.co_rel(), a, c) && !on(enc_.co_rel(), c, a)) {
-          b.why = fmt::format("Coherence: {} and {} are morally strong ({}) but left unordered by coherence", ev(a), ev(c), strength_words(sk_, a, c));
+        if (enc_.ms_matrix()[a][c] && a < c && !on(enc_.co_rel(), a, c) &&
+            !on(enc_.co_rel(), c, a)) {
+          b.why = fmt::format(
+              "Coherence: {} and {} are morally strong ({}) but left unordered by coherence", ev(a),
+              ev(c), strength_words(sk_, a, c));
           return;
         }
       }
@@ -283,8 +323,11 @@ class Breaker {
   void fence_sc(Breach& b) {
     for (EventId a = 0; a < n(); ++a)
       for (EventId c = 0; c < n(); ++c)
-        if (sk_.ev(a).is_sc_fence() && sk_.ev(c).is_sc_fence() && enc_.ms_matrix()[a][c] && on(enc_.cause_rel(), a, c) && on(enc_.sc_rel(), c, a)) {
-          b.why = fmt::format("Fence-SC: {} precedes {} in causality order but follows it in Fence-SC order", ev(a), ev(c));
+        if (sk_.ev(a).is_sc_fence() && sk_.ev(c).is_sc_fence() && enc_.ms_matrix()[a][c] &&
+            on(enc_.cause_rel(), a, c) && on(enc_.sc_rel(), c, a)) {
+          b.why = fmt::format(
+              "Fence-SC: {} precedes {} in causality order but follows it in Fence-SC order", ev(a),
+              ev(c));
           b.edges = cause_path(a, c);
           b.edges.push_back(ExecEdge{c, a, "sc"});
           return;
@@ -303,7 +346,8 @@ class Breaker {
         if (!k) continue;
         stack.push_back(ExecEdge{u, v, k});
         if (state[v] == 1) {
-          auto it = std::find_if(stack.begin(), stack.end(), [&](const ExecEdge& e) { return e.from == v; });
+          auto it = std::find_if(stack.begin(), stack.end(),
+                                 [&](const ExecEdge& e) { return e.from == v; });
           found.assign(it, stack.end());
           return true;
         }
@@ -320,7 +364,8 @@ class Breaker {
 
   std::string cycle_words(const std::vector<ExecEdge>& cyc) const {
     std::string s;
-    for (const ExecEdge& e : cyc) s += fmt::format("{}{} -{}-> {}", s.empty() ? "" : ", ", ev(e.from), e.kind, ev(e.to));
+    for (const ExecEdge& e : cyc)
+      s += fmt::format("{}{} -{}-> {}", s.empty() ? "" : ", ", ev(e.from), e.kind, ev(e.to));
     return s;
   }
 
@@ -334,7 +379,10 @@ class Breaker {
       return nullptr;
     });
     if (!b.edges.empty())
-      b.why = "SC-per-Location: a cycle of program order and morally strong rf/co/fr on one location: " + cycle_words(b.edges);
+      b.why =
+          "SC-per-Location: a cycle of program order and morally strong rf/co/fr on one "
+          "location: " +
+          cycle_words(b.edges);
   }
 
   void thin_air(Breach& b) {
@@ -343,7 +391,10 @@ class Breaker {
       if (enc_.dep_matrix()[u][v] && exec(u) && exec(v)) return "dep";
       return nullptr;
     });
-    if (!b.edges.empty()) b.why = "No-Thin-Air: values would justify themselves through a cycle of rf and dependencies: " + cycle_words(b.edges);
+    if (!b.edges.empty())
+      b.why =
+          "No-Thin-Air: values would justify themselves through a cycle of rf and dependencies: " +
+          cycle_words(b.edges);
   }
 
   const Skeleton& sk_;
@@ -356,7 +407,8 @@ std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
   std::vector<std::string> out;
   for (const ExecEdge& e : w.edges)
     if (e.kind == "sync")
-      out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from), describe_event(sk, e.to), strength_words(sk, e.from, e.to)));
+      out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from),
+                                describe_event(sk, e.to), strength_words(sk, e.from, e.to)));
   return out;
 }
 
@@ -392,18 +444,27 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
       return out;
     }
     z3::expr_vector lits = p.enc.all_literals(false, {});
-    if (detail::is_sat(p.s, lits)) { out.barrier_needed = true; continue; }
-    if (!p.sat_with({})) { ++out.paths_without_values; continue; }
+    if (detail::is_sat(p.s, lits)) {
+      out.barrier_needed = true;
+      continue;
+    }
+    if (!p.sat_with({})) {
+      ++out.paths_without_values;
+      continue;
+    }
     cores.push_back({i, minimize(p, all)});
   }
   for (const Forbidden& f : cores)
     for (Axiom a : f.core)
-      if (std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end()) out.axioms.push_back(a);
+      if (std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end())
+        out.axioms.push_back(a);
   std::sort(out.axioms.begin(), out.axioms.end());
   // For each axiom, the first path whose minimal core has it: the execution
   // that gives the outcome once that axiom is dropped.
   for (Axiom a : out.axioms) {
-    const auto f = std::find_if(cores.begin(), cores.end(), [&](const Forbidden& x) { return std::count(x.core.begin(), x.core.end(), a); });
+    const auto f = std::find_if(cores.begin(), cores.end(), [&](const Forbidden& x) {
+      return std::count(x.core.begin(), x.core.end(), a);
+    });
     const Skeleton& sk = ex->skeletons[f->skeleton];
     PathCheck p(c, sk, out.model, test, target, opts.budget);
     if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
@@ -424,7 +485,8 @@ std::string edge_text(const Skeleton& sk, const ExecEdge& e) {
 }  // namespace
 
 std::string render_text(const Explanation& e) {
-  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, to_string(e.model), e.outcome, e.allowed ? "Allowed" : "Forbidden");
+  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, to_string(e.model), e.outcome,
+                              e.allowed ? "Allowed" : "Forbidden");
   if (e.allowed) {
     s += "A witness execution:\n";
     for (const std::string& r : e.witness.rf) s += "  rf " + r + "\n";
@@ -433,22 +495,30 @@ std::string render_text(const Explanation& e) {
     return s;
   }
   if (e.axioms.empty()) {
-    s += fmt::format("No path of the test produces these values, whatever the axioms ({} of {} paths checked){}.\n", e.paths_without_values, e.paths,
-                     e.barrier_needed ? "; some would only by hanging at a barrier" : "");
+    s += fmt::format(
+        "No path of the test produces these values, whatever the axioms ({} of {} paths "
+        "checked){}.\n",
+        e.paths_without_values, e.paths,
+        e.barrier_needed ? "; some would only by hanging at a barrier" : "");
     return s;
   }
   std::string names;
   for (Axiom a : e.axioms) names += (names.empty() ? "" : ", ") + std::string(to_string(a));
-  s += fmt::format("Forbidden by: {} (a minimal set: dropping any one of them on its path allows the outcome)\n", names);
+  s += fmt::format(
+      "Forbidden by: {} (a minimal set: dropping any one of them on its path allows the outcome)\n",
+      names);
   for (const Breach& b : e.breaches) {
     s += "\n" + b.why + "\n";
     const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
     for (const ExecEdge& x : b.edges) s += "    " + edge_text(sk, x) + "\n";
-    s += fmt::format("  The execution that would give the outcome without {}:\n", to_string(b.axiom));
+    s += fmt::format("  The execution that would give the outcome without {}:\n",
+                     to_string(b.axiom));
     for (const std::string& r : b.execution.rf) s += "    rf " + r + "\n";
     for (const std::string& r : b.execution.co) s += "    co " + r + "\n";
   }
-  if (e.paths_without_values) s += fmt::format("({} other paths cannot produce these values at all.)\n", e.paths_without_values);
+  if (e.paths_without_values)
+    s += fmt::format("({} other paths cannot produce these values at all.)\n",
+                     e.paths_without_values);
   return s;
 }
 

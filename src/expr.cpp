@@ -23,16 +23,23 @@ bool compare(CmpOp c, std::uint64_t a, std::uint64_t b, unsigned width, bool sgn
   if (sgn) {
     const std::int64_t x = as_signed(a, width), y = as_signed(b, width);
     switch (c) {
-      case CmpOp::Eq: return x == y; case CmpOp::Ne: return x != y;
-      case CmpOp::Lt: return x < y;  case CmpOp::Le: return x <= y;
-      case CmpOp::Gt: return x > y;  case CmpOp::Ge: return x >= y;
+      case CmpOp::Eq: return x == y;
+      case CmpOp::Ne: return x != y;
+      case CmpOp::Lt: return x < y;
+      case CmpOp::Le: return x <= y;
+      case CmpOp::Gt: return x > y;
+      case CmpOp::Ge: return x >= y;
     }
   }
-  a = mask_to(a, width); b = mask_to(b, width);
+  a = mask_to(a, width);
+  b = mask_to(b, width);
   switch (c) {
-    case CmpOp::Eq: return a == b; case CmpOp::Ne: return a != b;
-    case CmpOp::Lt: return a < b;  case CmpOp::Le: return a <= b;
-    case CmpOp::Gt: return a > b;  case CmpOp::Ge: return a >= b;
+    case CmpOp::Eq: return a == b;
+    case CmpOp::Ne: return a != b;
+    case CmpOp::Lt: return a < b;
+    case CmpOp::Le: return a <= b;
+    case CmpOp::Gt: return a > b;
+    case CmpOp::Ge: return a >= b;
   }
   return false;
 }
@@ -40,7 +47,8 @@ bool compare(CmpOp c, std::uint64_t a, std::uint64_t b, unsigned width, bool sgn
 // PTX integer division by zero is undefined; we define x/0 = all ones, as
 // SMT-LIB's bvsdiv/bvudiv do, so that every engine agrees.
 std::uint64_t arith(ExprOp op, std::uint64_t a, std::uint64_t b, unsigned w, bool sgn) {
-  a = mask_to(a, w); b = mask_to(b, w);
+  a = mask_to(a, w);
+  b = mask_to(b, w);
   switch (op) {
     case ExprOp::Add: return mask_to(a + b, w);
     case ExprOp::Sub: return mask_to(a - b, w);
@@ -78,7 +86,8 @@ std::uint64_t float_op(ExprOp op, FloatFormat f, bool ftz, std::uint64_t a, std:
 ExprPtr node(ExprNode n) {
   n.depth = 1;
   n.size = 1;
-  n.has_float = n.op == ExprOp::FAdd || n.op == ExprOp::FMin || n.op == ExprOp::FMax || n.op == ExprOp::FCmp;
+  n.has_float =
+      n.op == ExprOp::FAdd || n.op == ExprOp::FMin || n.op == ExprOp::FMax || n.op == ExprOp::FCmp;
   for (const ExprPtr& k : n.kids) {
     n.has_float = n.has_float || k->has_float;
     n.depth = std::max(n.depth, k->depth + 1);
@@ -90,12 +99,18 @@ ExprPtr node(ExprNode n) {
 }  // namespace
 
 ExprPtr make_const(std::uint64_t bits, unsigned width) {
-  ExprNode n; n.op = ExprOp::Const; n.width = width; n.bits = mask_to(bits, width);
+  ExprNode n;
+  n.op = ExprOp::Const;
+  n.width = width;
+  n.bits = mask_to(bits, width);
   return node(std::move(n));
 }
 
 ExprPtr make_read(ReadRef r, unsigned width) {
-  ExprNode n; n.op = ExprOp::Read; n.width = width; n.read = r;
+  ExprNode n;
+  n.op = ExprOp::Read;
+  n.width = width;
+  n.read = r;
   return node(std::move(n));
 }
 
@@ -104,7 +119,10 @@ ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b, bool is_signed) {
   b = make_resize(std::move(b), w, is_signed);
   if (a->op == ExprOp::Const && b->op == ExprOp::Const)
     return make_const(arith(op, a->bits, b->bits, w, is_signed), w);
-  ExprNode n; n.op = op; n.width = w; n.is_signed = is_signed;
+  ExprNode n;
+  n.op = op;
+  n.width = w;
+  n.is_signed = is_signed;
   n.kids = {std::move(a), std::move(b)};
   return node(std::move(n));
 }
@@ -117,51 +135,79 @@ ExprPtr make_cmp(CmpOp c, ExprPtr a, ExprPtr b, bool is_signed) {
     const bool r = c == CmpOp::Eq || c == CmpOp::Le || c == CmpOp::Ge;
     return make_const(r ? 1 : 0, 1);
   }
-  ExprNode n; n.op = ExprOp::Cmp; n.width = 1; n.cmp = c; n.is_signed = is_signed;
+  ExprNode n;
+  n.op = ExprOp::Cmp;
+  n.width = 1;
+  n.cmp = c;
+  n.is_signed = is_signed;
   n.kids = {std::move(a), std::move(b)};
   return node(std::move(n));
 }
 
 ExprPtr make_float(ExprOp op, FloatFormat f, bool ftz, ExprPtr a, ExprPtr b) {
   const unsigned w = width_of(f);
-  if (a->op == ExprOp::Const && b->op == ExprOp::Const) return make_const(float_op(op, f, ftz, a->bits, b->bits), w);
-  ExprNode n; n.op = op; n.width = w; n.ffmt = f; n.ftz = ftz;
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const)
+    return make_const(float_op(op, f, ftz, a->bits, b->bits), w);
+  ExprNode n;
+  n.op = op;
+  n.width = w;
+  n.ffmt = f;
+  n.ftz = ftz;
   n.kids = {std::move(a), std::move(b)};
   return node(std::move(n));
 }
 
 ExprPtr make_fcmp(CmpOp c, FloatFormat f, ExprPtr a, ExprPtr b) {
-  if (a->op == ExprOp::Const && b->op == ExprOp::Const) return make_const(float_compare(c, f, a->bits, b->bits) ? 1 : 0, 1);
-  ExprNode n; n.op = ExprOp::FCmp; n.width = 1; n.cmp = c; n.ffmt = f;
+  if (a->op == ExprOp::Const && b->op == ExprOp::Const)
+    return make_const(float_compare(c, f, a->bits, b->bits) ? 1 : 0, 1);
+  ExprNode n;
+  n.op = ExprOp::FCmp;
+  n.width = 1;
+  n.cmp = c;
+  n.ffmt = f;
   n.kids = {std::move(a), std::move(b)};
   return node(std::move(n));
 }
 
 ExprPtr make_concat(ExprPtr hi, ExprPtr lo) {
   const unsigned w = hi->width + lo->width;
-  if (hi->op == ExprOp::Const && lo->op == ExprOp::Const) return make_const((hi->bits << lo->width) | lo->bits, w);
-  ExprNode n; n.op = ExprOp::Concat; n.width = w; n.kids = {std::move(hi), std::move(lo)};
+  if (hi->op == ExprOp::Const && lo->op == ExprOp::Const)
+    return make_const((hi->bits << lo->width) | lo->bits, w);
+  ExprNode n;
+  n.op = ExprOp::Concat;
+  n.width = w;
+  n.kids = {std::move(hi), std::move(lo)};
   return node(std::move(n));
 }
 
 ExprPtr make_extract(ExprPtr a, unsigned lo, unsigned width) {
   if (lo == 0 && width == a->width) return a;
   if (a->op == ExprOp::Const) return make_const(a->bits >> lo, width);
-  ExprNode n; n.op = ExprOp::Extract; n.width = width; n.lo = lo; n.kids = {std::move(a)};
+  ExprNode n;
+  n.op = ExprOp::Extract;
+  n.width = width;
+  n.lo = lo;
+  n.kids = {std::move(a)};
   return node(std::move(n));
 }
 
 ExprPtr make_not(ExprPtr a) {
   if (a->op == ExprOp::Const) return make_const(a->bits ? 0 : 1, 1);
   if (a->op == ExprOp::Not) return a->kids[0];
-  ExprNode n; n.op = ExprOp::Not; n.width = 1; n.kids = {std::move(a)};
+  ExprNode n;
+  n.op = ExprOp::Not;
+  n.width = 1;
+  n.kids = {std::move(a)};
   return node(std::move(n));
 }
 
 ExprPtr make_ite(ExprPtr c, ExprPtr a, ExprPtr b) {
   if (c->op == ExprOp::Const) return c->bits ? a : b;
   if (a == b) return a;
-  ExprNode n; n.op = ExprOp::Ite; n.width = a->width; n.kids = {std::move(c), std::move(a), std::move(b)};
+  ExprNode n;
+  n.op = ExprOp::Ite;
+  n.width = a->width;
+  n.kids = {std::move(c), std::move(a), std::move(b)};
   return node(std::move(n));
 }
 
@@ -172,7 +218,10 @@ ExprPtr make_resize(ExprPtr a, unsigned width, bool is_signed) {
     if (is_signed && width > a->width) v = static_cast<std::uint64_t>(as_signed(v, a->width));
     return make_const(v, width);
   }
-  ExprNode n; n.op = ExprOp::Resize; n.width = width; n.is_signed = is_signed;
+  ExprNode n;
+  n.op = ExprOp::Resize;
+  n.width = width;
+  n.is_signed = is_signed;
   n.kids = {std::move(a)};
   return node(std::move(n));
 }
@@ -192,7 +241,8 @@ std::vector<ReadRef> reads_of(const ExprPtr& e) {
     const ExprNode* n = stack.back();
     stack.pop_back();
     if (!n->kids.empty() && !seen.insert(n).second) continue;
-    if (n->op == ExprOp::Read && std::find(out.begin(), out.end(), n->read) == out.end()) out.push_back(n->read);
+    if (n->op == ExprOp::Read && std::find(out.begin(), out.end(), n->read) == out.end())
+      out.push_back(n->read);
     for (const ExprPtr& k : n->kids) stack.push_back(k.get());
   }
   return out;
@@ -203,7 +253,8 @@ namespace {
 // One node's value; kid(i) gives the value of kids[i] (only the taken side
 // of an Ite is asked for).
 template <class Kid>
-std::uint64_t apply(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value, Kid&& kid) {
+std::uint64_t apply(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value,
+                    Kid&& kid) {
   switch (n.op) {
     case ExprOp::Const: return n.bits;
     case ExprOp::Read: return mask_to(read_value(n.read), n.width);
@@ -215,11 +266,14 @@ std::uint64_t apply(const ExprNode& n, const std::function<std::uint64_t(ReadRef
     case ExprOp::Resize: {
       const std::uint64_t v = kid(0);
       const unsigned kw = n.kids[0]->width;
-      if (n.is_signed && kw < n.width) return mask_to(static_cast<std::uint64_t>(as_signed(v, kw)), n.width);
+      if (n.is_signed && kw < n.width)
+        return mask_to(static_cast<std::uint64_t>(as_signed(v, kw)), n.width);
       return mask_to(v, n.width);
     }
     case ExprOp::Ite: return kid(0) ? kid(1) : kid(2);
-    case ExprOp::FAdd: case ExprOp::FMin: case ExprOp::FMax: {
+    case ExprOp::FAdd:
+    case ExprOp::FMin:
+    case ExprOp::FMax: {
       const std::uint64_t a = kid(0), b = kid(1);
       return float_op(n.op, n.ffmt, n.ftz, a, b);
     }
@@ -243,15 +297,18 @@ std::uint64_t apply(const ExprNode& n, const std::function<std::uint64_t(ReadRef
 // unfold to many nodes) evaluate each node once.
 constexpr std::uint64_t kDirectEvalSize = 4096;
 
-std::uint64_t evaluate_tree(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value) {
+std::uint64_t evaluate_tree(const ExprNode& n,
+                            const std::function<std::uint64_t(ReadRef)>& read_value) {
   return apply(n, read_value, [&](std::size_t i) { return evaluate_tree(*n.kids[i], read_value); });
 }
 
-std::uint64_t evaluate_dag(const ExprNode& n, const std::function<std::uint64_t(ReadRef)>& read_value,
+std::uint64_t evaluate_dag(const ExprNode& n,
+                           const std::function<std::uint64_t(ReadRef)>& read_value,
                            std::unordered_map<const ExprNode*, std::uint64_t>& memo) {
   if (n.size <= kDirectEvalSize) return evaluate_tree(n, read_value);
   if (auto it = memo.find(&n); it != memo.end()) return it->second;
-  const std::uint64_t v = apply(n, read_value, [&](std::size_t i) { return evaluate_dag(*n.kids[i], read_value, memo); });
+  const std::uint64_t v = apply(
+      n, read_value, [&](std::size_t i) { return evaluate_dag(*n.kids[i], read_value, memo); });
   memo.emplace(&n, v);
   return v;
 }

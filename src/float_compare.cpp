@@ -13,14 +13,30 @@ namespace {
 // Every f16, bf16, f32 and f64 value is exactly a double.
 double to_double(FloatFormat f, std::uint64_t bits) {
   switch (f) {
-    case FloatFormat::F64: { double d; std::memcpy(&d, &bits, 8); return d; }
-    case FloatFormat::F32: { const auto b = static_cast<std::uint32_t>(bits); float x; std::memcpy(&x, &b, 4); return x; }
-    case FloatFormat::BF16: { const auto b = static_cast<std::uint32_t>(bits << 16); float x; std::memcpy(&x, &b, 4); return x; }
+    case FloatFormat::F64: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      return d;
+    }
+    case FloatFormat::F32: {
+      const auto b = static_cast<std::uint32_t>(bits);
+      float x;
+      std::memcpy(&x, &b, 4);
+      return x;
+    }
+    case FloatFormat::BF16: {
+      const auto b = static_cast<std::uint32_t>(bits << 16);
+      float x;
+      std::memcpy(&x, &b, 4);
+      return x;
+    }
     case FloatFormat::F16: {
       const bool neg = (bits >> 15) & 1;
       const int exp = static_cast<int>((bits >> 10) & 0x1f);
       const double frac = static_cast<double>(bits & 0x3ff);
-      double v = exp == 0 ? std::ldexp(frac, -24) : exp == 31 ? (frac == 0 ? INFINITY : NAN) : std::ldexp(1024 + frac, exp - 25);
+      double v = exp == 0    ? std::ldexp(frac, -24)
+                 : exp == 31 ? (frac == 0 ? INFINITY : NAN)
+                             : std::ldexp(1024 + frac, exp - 25);
       return neg ? -v : v;
     }
   }
@@ -63,10 +79,15 @@ bool float_compare(CmpOp op, FloatFormat f, std::uint64_t a, std::uint64_t b) {
 z3::expr z3_float_compare(CmpOp op, FloatFormat f, const z3::expr& a, const z3::expr& b) {
   z3::context& c = a.ctx();
   const z3::expr x = as_fp(f, a), y = as_fp(f, b);
-  auto mk = [&](Z3_ast r) { c.check_error(); return z3::expr(c, r); };
+  auto mk = [&](Z3_ast r) {
+    c.check_error();
+    return z3::expr(c, r);
+  };
   switch (op) {
     case CmpOp::Eq: return mk(Z3_mk_fpa_eq(c, x, y));
-    case CmpOp::Ne: return !mk(Z3_mk_fpa_eq(c, x, y)) && !mk(Z3_mk_fpa_is_nan(c, x)) && !mk(Z3_mk_fpa_is_nan(c, y));
+    case CmpOp::Ne:
+      return !mk(Z3_mk_fpa_eq(c, x, y)) && !mk(Z3_mk_fpa_is_nan(c, x)) &&
+             !mk(Z3_mk_fpa_is_nan(c, y));
     case CmpOp::Lt: return mk(Z3_mk_fpa_lt(c, x, y));
     case CmpOp::Le: return mk(Z3_mk_fpa_leq(c, x, y));
     case CmpOp::Gt: return mk(Z3_mk_fpa_gt(c, x, y));

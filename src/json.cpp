@@ -65,7 +65,8 @@ void Json::write(std::string& out, Layout layout, int depth) const {
     case Kind::Null: out += "null"; return;
     case Kind::Raw: out += text_; return;
     case Kind::String: out += quote(text_); return;
-    case Kind::Array: case Kind::Object: break;
+    case Kind::Array:
+    case Kind::Object: break;
   }
   const bool object = kind_ == Kind::Object;
   out += object ? '{' : '[';
@@ -73,8 +74,10 @@ void Json::write(std::string& out, Layout layout, int depth) const {
   const std::string indent(static_cast<std::size_t>(2 * (depth + 1)), ' ');
   for (std::size_t i = 0; i < items_.size(); ++i) {
     if (i) out += ',';
-    if (spread) out += '\n' + indent;
-    else if (i) out += ' ';
+    if (spread)
+      out += '\n' + indent;
+    else if (i)
+      out += ' ';
     if (object) out += quote(items_[i].first) + ": ";
     items_[i].second.write(out, layout, depth + 1);
   }

@@ -31,15 +31,34 @@ class Lexer {
         col_ = 1;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { advance(1); continue; }
-      if (c == '(' && peek(1) == '*') { block_comment(); continue; }
-      if (c == '/' && peek(1) == '/') { while (i_ < s_.size() && s_[i_] != '\n') advance(1); continue; }
-      if (c == '"') { out.push_back(string_lit()); continue; }
-      if (std::isdigit(static_cast<unsigned char>(c))) { out.push_back(number()); continue; }
-      if (ident_start(c)) { out.push_back(ident()); continue; }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        advance(1);
+        continue;
+      }
+      if (c == '(' && peek(1) == '*') {
+        block_comment();
+        continue;
+      }
+      if (c == '/' && peek(1) == '/') {
+        while (i_ < s_.size() && s_[i_] != '\n') advance(1);
+        continue;
+      }
+      if (c == '"') {
+        out.push_back(string_lit());
+        continue;
+      }
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        out.push_back(number());
+        continue;
+      }
+      if (ident_start(c)) {
+        out.push_back(ident());
+        continue;
+      }
       if (!punct(out)) {
         const unsigned char uc = static_cast<unsigned char>(c);
-        std::string shown = std::isprint(uc) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", uc);
+        std::string shown =
+            std::isprint(uc) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", uc);
         fail(fmt::format("unexpected character {}", shown));
       }
     }
@@ -52,7 +71,12 @@ class Lexer {
   SourceLoc here() const { return SourceLoc{line_, col_}; }
   void advance(std::size_t n) {
     for (std::size_t k = 0; k < n && i_ < s_.size(); ++k) {
-      if (s_[i_] == '\n') { ++line_; col_ = 1; } else { ++col_; }
+      if (s_[i_] == '\n') {
+        ++line_;
+        col_ = 1;
+      } else {
+        ++col_;
+      }
       ++i_;
     }
   }
@@ -78,7 +102,10 @@ class Lexer {
     const SourceLoc start = here();
     advance(1);
     std::string text;
-    while (i_ < s_.size() && s_[i_] != '"') { text += s_[i_]; advance(1); }
+    while (i_ < s_.size() && s_[i_] != '"') {
+      text += s_[i_];
+      advance(1);
+    }
     if (i_ >= s_.size()) fail("unterminated string", start);
     advance(1);
     return Token{Tok::String, std::move(text), start};
@@ -89,9 +116,15 @@ class Lexer {
   Token number() {
     const SourceLoc start = here();
     std::string text;
-    auto digits = [&](auto pred) { while (i_ < s_.size() && pred(static_cast<unsigned char>(s_[i_]))) { text += s_[i_]; advance(1); } };
+    auto digits = [&](auto pred) {
+      while (i_ < s_.size() && pred(static_cast<unsigned char>(s_[i_]))) {
+        text += s_[i_];
+        advance(1);
+      }
+    };
     const char p1 = peek(1);
-    if (s_[i_] == '0' && (p1 == 'x' || p1 == 'X' || p1 == 'f' || p1 == 'F' || p1 == 'd' || p1 == 'D')) {
+    if (s_[i_] == '0' &&
+        (p1 == 'x' || p1 == 'X' || p1 == 'f' || p1 == 'F' || p1 == 'd' || p1 == 'D')) {
       text = {s_[i_], p1};
       advance(2);
       digits([](unsigned char c) { return std::isxdigit(c) != 0; });
@@ -99,13 +132,19 @@ class Lexer {
     } else {
       digits([](unsigned char c) { return std::isdigit(c) != 0; });
       if (peek(0) == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
-        text += '.'; advance(1);
+        text += '.';
+        advance(1);
         digits([](unsigned char c) { return std::isdigit(c) != 0; });
       }
       const bool sign = peek(1) == '+' || peek(1) == '-';
-      if ((peek(0) == 'e' || peek(0) == 'E') && std::isdigit(static_cast<unsigned char>(peek(sign ? 2 : 1)))) {
-        text += 'e'; advance(1);
-        if (sign) { text += s_[i_]; advance(1); }
+      if ((peek(0) == 'e' || peek(0) == 'E') &&
+          std::isdigit(static_cast<unsigned char>(peek(sign ? 2 : 1)))) {
+        text += 'e';
+        advance(1);
+        if (sign) {
+          text += s_[i_];
+          advance(1);
+        }
         digits([](unsigned char c) { return std::isdigit(c) != 0; });
       }
     }
@@ -118,9 +157,16 @@ class Lexer {
     const SourceLoc start = here();
     std::string text;
     for (;;) {
-      while (i_ < s_.size() && ident_char(s_[i_])) { text += s_[i_]; advance(1); }
+      while (i_ < s_.size() && ident_char(s_[i_])) {
+        text += s_[i_];
+        advance(1);
+      }
       // `.shared::cta`, `.L2::cache_hint`: a double colon inside a qualifier chain.
-      if (peek(0) == ':' && peek(1) == ':' && ident_char(peek(2))) { text += "::"; advance(2); continue; }
+      if (peek(0) == ':' && peek(1) == ':' && ident_char(peek(2))) {
+        text += "::";
+        advance(2);
+        continue;
+      }
       break;
     }
     return Token{Tok::Ident, std::move(text), start};
@@ -129,12 +175,30 @@ class Lexer {
   bool punct(std::vector<Token>& out) {
     const char c = s_[i_];
     const char d = peek(1);
-    if (c == '/' && d == '\\') { push(out, Tok::And, "/\\", 2); return true; }
-    if (c == '\\' && d == '/') { push(out, Tok::Or, "\\/", 2); return true; }
-    if (c == '=' && d == '=') { push(out, Tok::EqEq, "==", 2); return true; }
-    if (c == '!' && d == '=') { push(out, Tok::NotEq, "!=", 2); return true; }
-    if (c == '<' && d == '=') { push(out, Tok::LessEq, "<=", 2); return true; }
-    if (c == '>' && d == '=') { push(out, Tok::GreaterEq, ">=", 2); return true; }
+    if (c == '/' && d == '\\') {
+      push(out, Tok::And, "/\\", 2);
+      return true;
+    }
+    if (c == '\\' && d == '/') {
+      push(out, Tok::Or, "\\/", 2);
+      return true;
+    }
+    if (c == '=' && d == '=') {
+      push(out, Tok::EqEq, "==", 2);
+      return true;
+    }
+    if (c == '!' && d == '=') {
+      push(out, Tok::NotEq, "!=", 2);
+      return true;
+    }
+    if (c == '<' && d == '=') {
+      push(out, Tok::LessEq, "<=", 2);
+      return true;
+    }
+    if (c == '>' && d == '=') {
+      push(out, Tok::GreaterEq, ">=", 2);
+      return true;
+    }
     switch (c) {
       case '{': push(out, Tok::LBrace, "{", 1); return true;
       case '}': push(out, Tok::RBrace, "}", 1); return true;
@@ -203,8 +267,7 @@ std::int64_t integer_value(const Token& t, bool negative, const std::string& fil
       (t.text[1] == 'f' || t.text[1] == 'F' || t.text[1] == 'd' || t.text[1] == 'D'))
     fail(fmt::format("expected an integer, found '{}'", t.text));
   auto [p, ec] = std::from_chars(b, e, v, base);
-  if (ec != std::errc() || p != e)
-    fail(fmt::format("number '{}' does not fit in 64 bits", t.text));
+  if (ec != std::errc() || p != e) fail(fmt::format("number '{}' does not fit in 64 bits", t.text));
   if (negative && v > (1ULL << 63))
     fail(fmt::format("number '-{}' does not fit in 64 bits", t.text));
   return negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);

@@ -11,14 +11,36 @@
 namespace redscope::detail {
 
 enum class Tok {
-  Ident, Number, String, Newline, End,
-  LBrace, RBrace, LBracket, RBracket, LParen, RParen,
-  Semi, Bar, Comma, Colon, At, Amp, Plus, Minus,
+  Ident,
+  Number,
+  String,
+  Newline,
+  End,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  LParen,
+  RParen,
+  Semi,
+  Bar,
+  Comma,
+  Colon,
+  At,
+  Amp,
+  Plus,
+  Minus,
   Assign,  // =
-  EqEq, NotEq, Less, LessEq, Greater, GreaterEq,
-  And,     // /\ .
-  Or,      // \/ .
-  Tilde, Bang,
+  EqEq,
+  NotEq,
+  Less,
+  LessEq,
+  Greater,
+  GreaterEq,
+  And,  // /\ .
+  Or,   // \/ .
+  Tilde,
+  Bang,
 };
 
 struct Token {

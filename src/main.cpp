@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,10 +24,10 @@
 #include "redscope/frontend.hpp"
 #include "redscope/html_report.hpp"
 #include "redscope/merge.hpp"
-#include "redscope/xval.hpp"
+#include "redscope/model/cat.hpp"
 #include "redscope/report.hpp"
 #include "redscope/suite.hpp"
-#include "redscope/model/cat.hpp"
+#include "redscope/xval.hpp"
 
 namespace {
 
@@ -35,10 +35,10 @@ constexpr const char* kVersion = "0.1.0";
 
 // Exit statuses (stable; also listed in --help and docs/cli.md).
 constexpr int kExitOk = 0;
-constexpr int kExitInputError = 1;   // some file could not be checked
-constexpr int kExitUsage = 2;        // bad command line
-constexpr int kExitMismatch = 3;     // --expect found a verdict that differs
-constexpr int kExitDefect = 4;       // xval: an outcome reached by the machine is forbidden by the model
+constexpr int kExitInputError = 1;  // some file could not be checked
+constexpr int kExitUsage = 2;       // bad command line
+constexpr int kExitMismatch = 3;    // --expect found a verdict that differs
+constexpr int kExitDefect = 4;  // xval: an outcome reached by the machine is forbidden by the model
 
 constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
 
@@ -163,13 +163,13 @@ struct Cli {
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
   redscope::BudgetLimits limits{300, 8192};  // --timeout, --max-memory
   std::size_t max_outcomes = 10000;
-  std::optional<std::string> outcome;  // explain --outcome
-  bool condition = false;              // explain --condition
-  std::optional<std::string> dot_dir;  // run/explain --dot
+  std::optional<std::string> outcome;   // explain --outcome
+  bool condition = false;               // explain --condition
+  std::optional<std::string> dot_dir;   // run/explain --dot
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
   unsigned shard = 1, shards = 1;  // --shard i/n
-  std::optional<std::string> cat;      // run --cat (enum engine)
+  std::optional<std::string> cat;  // run --cat (enum engine)
   std::vector<std::string> paths;
 };
 
@@ -206,9 +206,12 @@ Cli parse_run(int argc, char** argv) {
       c.expect = value();
     } else if (a == "--model") {
       const std::string m = value();
-      if (m == "ptx") c.model = redscope::ModelKind::Ptx;
-      else if (m == "ptx-sm6x") c.model = redscope::ModelKind::PtxSm6x;
-      else usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
+      if (m == "ptx")
+        c.model = redscope::ModelKind::Ptx;
+      else if (m == "ptx-sm6x")
+        c.model = redscope::ModelKind::PtxSm6x;
+      else
+        usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
     } else if (a == "--cat") {
       c.cat = value();
       try {
@@ -219,10 +222,14 @@ Cli parse_run(int argc, char** argv) {
       }
     } else if (a == "--engine") {
       const std::string e = value();
-      if (e == "z3") c.engine = redscope::EngineKind::Z3;
-      else if (e == "enum") c.engine = redscope::EngineKind::Enum;
-      else if (e == "op") c.engine = redscope::EngineKind::Op;
-      else usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
+      if (e == "z3")
+        c.engine = redscope::EngineKind::Z3;
+      else if (e == "enum")
+        c.engine = redscope::EngineKind::Enum;
+      else if (e == "op")
+        c.engine = redscope::EngineKind::Op;
+      else
+        usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--observe-all") {
@@ -236,9 +243,11 @@ Cli parse_run(int argc, char** argv) {
     } else if (a == "--shard") {
       const std::string v = value();
       const auto slash = v.find('/');
-      if (slash == std::string::npos) usage_error(fmt::format("--shard takes i/n (e.g. 2/8), not '{}'", v));
+      if (slash == std::string::npos)
+        usage_error(fmt::format("--shard takes i/n (e.g. 2/8), not '{}'", v));
       c.shards = static_cast<unsigned>(parse_int("--shard n", v.substr(slash + 1), 1, 100000));
-      c.shard = static_cast<unsigned>(parse_int("--shard i", v.substr(0, slash), 1, static_cast<int>(c.shards)));
+      c.shard = static_cast<unsigned>(
+          parse_int("--shard i", v.substr(0, slash), 1, static_cast<int>(c.shards)));
     } else if (a == "--html") {
       c.html_dir = value();
     } else if (a == "--no-xval") {
@@ -278,7 +287,9 @@ Cli parse_run(int argc, char** argv) {
 class Progress {
  public:
   Progress(std::size_t total, bool quiet)
-      : total_(total), tty_(!quiet && isatty(2) != 0), start_(Clock::now()) {
+      : total_(total),
+        tty_(!quiet && isatty(2) != 0),
+        start_(Clock::now()) {
     if (tty_) ticker_ = std::jthread([this](std::stop_token st) { tick(st); });
   }
   ~Progress() {
@@ -305,7 +316,9 @@ class Progress {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  static double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
 
   void tick(std::stop_token st) {
     redscope::every(st, std::chrono::milliseconds(250), [this] { draw(); });
@@ -397,18 +410,26 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
 class RunPrinter {
  public:
   RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p) {}
-  void begin() { if (c_.format == "json") p_.print(stdout, "["); }
+  void begin() {
+    if (c_.format == "json") p_.print(stdout, "[");
+  }
   // `diagnosed`: the error is already on stderr (a path problem).
   void result(const redscope::TestResult& r, bool diagnosed = false) {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
     if (c_.verbose)
-      p_.print(stderr, fmt::format("checked {} with {}: {} outcome(s), {} skeleton(s), {:.2f} s\n", r.file,
-                                   redscope::to_string(c_.engine), r.outcomes.size(), r.skeletons, r.seconds));
-    if (c_.format == "json") p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
-    else if (c_.format == "jsonl") p_.print(stdout, redscope::render_json_line(r));
-    else if (!c_.quiet) p_.print(stdout, redscope::render_text(r));
+      p_.print(stderr, fmt::format("checked {} with {}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
+                                   r.file, redscope::to_string(c_.engine), r.outcomes.size(),
+                                   r.skeletons, r.seconds));
+    if (c_.format == "json")
+      p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
+    else if (c_.format == "jsonl")
+      p_.print(stdout, redscope::render_json_line(r));
+    else if (!c_.quiet)
+      p_.print(stdout, redscope::render_text(r));
   }
-  void end() { if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n"); }
+  void end() {
+    if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n");
+  }
 
  private:
   const Cli& c_;
@@ -419,14 +440,16 @@ class RunPrinter {
 // Workers split between tests and, with fewer tests than workers, within one
 // test (the op machine's search).
 std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
-  const unsigned across = static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, tests)));
+  const unsigned across =
+      static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, tests)));
   return {across, std::max(1u, c.jobs / across)};
 }
 
 // Checks every file with `check` on `jobs` threads, keeping the progress line
 // up to date, and hands each result to `emit` in input order (run_ordered).
 template <class R, class Check, class Emit>
-void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress& progress, Check check, Emit emit) {
+void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress& progress,
+                  Check check, Emit emit) {
   redscope::run_ordered<R>(
       files.size(), jobs,
       [&](std::size_t i) {
@@ -439,7 +462,8 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
 }
 
 int run(const Cli& c) {
-  if (c.outcome || c.condition) usage_error("--outcome and --condition belong to `redscope explain`");
+  if (c.outcome || c.condition)
+    usage_error("--outcome and --condition belong to `redscope explain`");
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
@@ -461,7 +485,8 @@ int run(const Cli& c) {
     out.begin();
     for (const redscope::TestResult& r : in.problems) out.result(r, true);
     stream_files<redscope::TestResult>(
-        in.files, across, progress, [&](const std::string& f) { return redscope::check_file(f, opts); },
+        in.files, across, progress,
+        [&](const std::string& f) { return redscope::check_file(f, opts); },
         [&](redscope::TestResult&& r) {
           out.result(r);
           results.push_back(std::move(r));
@@ -482,10 +507,12 @@ int run(const Cli& c) {
     const auto rep = redscope::compare_expectations(expectations, results);
     auto& out = c.format == "text" ? stdout : stderr;
     for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
-    if (rep.not_run) fmt::print(out, "{} expectation(s) name files that were not run\n", rep.not_run);
+    if (rep.not_run)
+      fmt::print(out, "{} expectation(s) name files that were not run\n", rep.not_run);
     fmt::print(out, "{} passed, {} failed, {} errors\n", rep.passed, rep.failed, rep.errors);
     if (rep.passed + rep.failed + rep.errors == 0) {
-      fmt::print(stderr, "redscope: no row of {} names a file of this run: nothing was compared\n", *c.expect);
+      fmt::print(stderr, "redscope: no row of {} names a file of this run: nothing was compared\n",
+                 *c.expect);
       return kExitMismatch;
     }
     if (rep.failed > 0) return kExitMismatch;
@@ -505,12 +532,17 @@ int run_xval(const Cli& c) {
   {
     Progress progress(in.files.size(), c.quiet);
     stream_files<redscope::XvalResult>(
-        in.files, across, progress, [&](const std::string& f) { return redscope::xval_file(f, opts); },
+        in.files, across, progress,
+        [&](const std::string& f) { return redscope::xval_file(f, opts); },
         [&](redscope::XvalResult&& r) {
-          if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
+          if (r.error) {
+            any_error = true;
+            progress.print(stderr, *r.error + "\n");
+          }
           const bool bad = r.count(redscope::XvalStatus::ReachedForbidden) > 0;
           defect = defect || bad;
-          if (c.format == "text" && (!c.quiet || bad)) progress.print(stdout, redscope::render_xval_text(r));
+          if (c.format == "text" && (!c.quiet || bad))
+            progress.print(stdout, redscope::render_xval_text(r));
           results.push_back(std::move(r));
         });
   }
@@ -534,9 +566,15 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
       const redscope::Witness& w = r.outcomes[k].witness;
       if (w.skeleton >= ex.skeletons.size()) continue;
       std::string values;
-      for (std::size_t i = 0; i < r.observables.size(); ++i) values += fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
-      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", redscope::file_stem(std::filesystem::path(r.file).stem().string()), k + 1),
-                              redscope::witness_dot(ex.skeletons[w.skeleton], w, fmt::format("{}: {}", r.test, values)));
+      for (std::size_t i = 0; i < r.observables.size(); ++i)
+        values +=
+            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
+      redscope::write_picture(
+          *c.dot_dir,
+          fmt::format("{}-{}", redscope::file_stem(std::filesystem::path(r.file).stem().string()),
+                      k + 1),
+          redscope::witness_dot(ex.skeletons[w.skeleton], w,
+                                fmt::format("{}: {}", r.test, values)));
     }
   }
 }
@@ -544,20 +582,26 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
 int run_explain(const Cli& c) {
   try {
     const redscope::LitmusTest t = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
-    const redscope::Explanation e = redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
-      return redscope::explain(t, o, redscope::ExplainRequest{c.outcome});
-    });
+    const redscope::Explanation e =
+        redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
+          return redscope::explain(t, o, redscope::ExplainRequest{c.outcome});
+        });
     fmt::print("{}", c.format == "json" ? redscope::render_json(e) : redscope::render_text(e));
     if (c.dot_dir) {
       const std::string stem = redscope::file_stem(e.test);
       if (e.allowed) {
-        redscope::write_picture(*c.dot_dir, stem + "-witness",
-                                redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness, e.test + ": " + e.outcome + " (allowed)"));
+        redscope::write_picture(
+            *c.dot_dir, stem + "-witness",
+            redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness,
+                                  e.test + ": " + e.outcome + " (allowed)"));
       }
       for (const redscope::Breach& b : e.breaches)
-        redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stem, redscope::to_string(b.axiom)),
-                                redscope::witness_dot(e.expansion->skeletons[b.execution.skeleton], b.execution,
-                                                      fmt::format("{}: {} breaks {}", e.test, e.outcome, redscope::to_string(b.axiom)), b.edges));
+        redscope::write_picture(
+            *c.dot_dir, fmt::format("{}-{}", stem, redscope::to_string(b.axiom)),
+            redscope::witness_dot(
+                e.expansion->skeletons[b.execution.skeleton], b.execution,
+                fmt::format("{}: {} breaks {}", e.test, e.outcome, redscope::to_string(b.axiom)),
+                b.edges));
     }
     return kExitOk;
   } catch (const redscope::InputError& e) {
@@ -588,14 +632,18 @@ int run_report(const Cli& c) {
   redscope::ReportSummary s;
   try {
     Progress progress(found->size(), c.quiet);
-    s = redscope::write_html_report(*found, options_of(c), ro, [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
-                                    [&](std::size_t i, bool error) { progress.finished(i, error); });
+    s = redscope::write_html_report(
+        *found, options_of(c), ro,
+        [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
+        [&](std::size_t i, bool error) { progress.finished(i, error); });
   } catch (const std::exception& e) {
     fmt::print(stderr, "redscope: report: {}\n", e.what());
     return kExitInputError;
   }
-  fmt::print("{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv, {} reached-but-forbidden\n", ro.dir, s.tests, s.errors,
-             s.mismatches, s.defects);
+  fmt::print(
+      "{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv, {} "
+      "reached-but-forbidden\n",
+      ro.dir, s.tests, s.errors, s.mismatches, s.defects);
   if (s.defects) return kExitDefect;
   if (s.mismatches) return kExitMismatch;
   return s.errors || !in.problems.empty() ? kExitInputError : kExitOk;
@@ -610,10 +658,15 @@ int run_atomicity(const Cli& c) {
   {
     Progress progress(in.files.size(), c.quiet);
     stream_files<redscope::AtomicityResult>(
-        in.files, c.jobs, progress, [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
+        in.files, c.jobs, progress,
+        [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
         [&](redscope::AtomicityResult&& r) {
-          if (r.error) { any_error = true; progress.print(stderr, *r.error + "\n"); }
-          if (c.format == "text" && !c.quiet) progress.print(stdout, redscope::render_atomicity_text(r));
+          if (r.error) {
+            any_error = true;
+            progress.print(stderr, *r.error + "\n");
+          }
+          if (c.format == "text" && !c.quiet)
+            progress.print(stdout, redscope::render_atomicity_text(r));
           results.push_back(std::move(r));
         });
   }
@@ -628,10 +681,17 @@ int run_merge(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> texts;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "-h" || a == "--help") { fmt::print("{}", kUsage); return kExitOk; }
-    if (!a.empty() && a[0] == '-' && a != "-") usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
+    if (a == "-h" || a == "--help") {
+      fmt::print("{}", kUsage);
+      return kExitOk;
+    }
+    if (!a.empty() && a[0] == '-' && a != "-")
+      usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
     std::ifstream in(a);
-    if (!in) { fmt::print(stderr, "{}: error: cannot open file\n", a); return kExitInputError; }
+    if (!in) {
+      fmt::print(stderr, "{}: error: cannot open file\n", a);
+      return kExitInputError;
+    }
     std::stringstream ss;
     ss << in.rdbuf();
     texts.emplace_back(a, ss.str());
@@ -640,7 +700,8 @@ int run_merge(int argc, char** argv) {
   try {
     const redscope::MergedRun m = redscope::merge_run_json(texts);
     fmt::print("{}", m.json);
-    fmt::print(stderr, "merged {} tests from {} files; {} could not be checked\n", m.tests, texts.size(), m.errors);
+    fmt::print(stderr, "merged {} tests from {} files; {} could not be checked\n", m.tests,
+               texts.size(), m.errors);
     return m.errors ? kExitInputError : kExitOk;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
@@ -649,10 +710,19 @@ int run_merge(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) { fmt::print(stderr, "{}", kUsage); return kExitUsage; }
+  if (argc < 2) {
+    fmt::print(stderr, "{}", kUsage);
+    return kExitUsage;
+  }
   const std::string cmd = argv[1];
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") { fmt::print("{}", kUsage); return kExitOk; }
-  if (cmd == "--version") { fmt::print("redscope {}\n", kVersion); return kExitOk; }
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    fmt::print("{}", kUsage);
+    return kExitOk;
+  }
+  if (cmd == "--version") {
+    fmt::print("redscope {}\n", kVersion);
+    return kExitOk;
+  }
   if (cmd == "run") return run(parse_run(argc, argv));
   if (cmd == "xval") {
     const Cli c = parse_run(argc, argv);
@@ -663,19 +733,24 @@ int main(int argc, char** argv) {
   if (cmd == "report") {
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");
-    if (c.expect || c.outcome || c.condition || c.dot_dir) usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
+    if (c.expect || c.outcome || c.condition || c.dot_dir)
+      usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
     return run_report(c);
   }
   if (cmd == "explain") {
     const Cli c = parse_run(argc, argv);
     if (c.paths.size() != 1) usage_error("explain takes one litmus file");
-    if (c.outcome.has_value() == c.condition) usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
-    if (c.expect || c.observe_all || c.engine != redscope::EngineKind::Z3) usage_error("explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
+    if (c.outcome.has_value() == c.condition)
+      usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
+    if (c.expect || c.observe_all || c.engine != redscope::EngineKind::Z3)
+      usage_error(
+          "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
     return run_explain(c);
   }
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect || c.observe_all) usage_error("atomicity takes --format, -j, --model and --unroll only");
+    if (c.expect || c.observe_all)
+      usage_error("atomicity takes --format, -j, --model and --unroll only");
     return run_atomicity(c);
   }
   usage_error(fmt::format("unknown command '{}'", cmd));

@@ -21,12 +21,12 @@
 namespace redscope::detail {
 
 struct Location {
-  DataType cell = DataType::S32;   // how a cell's value is printed and compared; its width
-                                   // is the cell's width
-  std::size_t count = 1;           // cells
-  bool is_array = false;           // named by element (x[0]) rather than by name
-  Space space = Space::Global;     // where it lives (generic accesses resolve here)
-  std::vector<std::uint64_t> init; // bits per cell
+  DataType cell = DataType::S32;    // how a cell's value is printed and compared; its width
+                                    // is the cell's width
+  std::size_t count = 1;            // cells
+  bool is_array = false;            // named by element (x[0]) rather than by name
+  Space space = Space::Global;      // where it lives (generic accesses resolve here)
+  std::vector<std::uint64_t> init;  // bits per cell
 };
 
 // "x" for a scalar, "v[1]" for an element of an array.
@@ -35,10 +35,10 @@ std::string cell_name(const std::string& base, const Location& l, std::size_t i)
 // One cell an access touches, and where its bits sit in the accessed value.
 struct CellAccess {
   std::string cell;
-  DataType type;           // the instruction's scalar type (a packed type's lane type)
-  unsigned element = 0;    // vector element
-  unsigned lane = 0;       // lane within a packed element
-  unsigned bit_offset = 0; // position of the lane's bits within the element value
+  DataType type;            // the instruction's scalar type (a packed type's lane type)
+  unsigned element = 0;     // vector element
+  unsigned lane = 0;        // lane within a packed element
+  unsigned bit_offset = 0;  // position of the lane's bits within the element value
 };
 
 class MemoryLayout {

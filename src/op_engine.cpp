@@ -74,7 +74,7 @@ struct ThreadState {
   // instruction are not po-ordered). Both empty between instructions.
   std::uint64_t done = 0;
   View base;
-  std::vector<MsgId> promised;      // own later writes already placed in memory, not yet performed
+  std::vector<MsgId> promised;  // own later writes already placed in memory, not yet performed
 };
 
 struct BarrierKey {
@@ -88,9 +88,9 @@ struct BarrierKey {
 struct State {
   std::vector<ThreadState> th;
   Memory mem;
-  NodeViews sc;                                    // fence.sc storage per scope-tree node
+  NodeViews sc;                                   // fence.sc storage per scope-tree node
   std::vector<std::pair<BarrierKey, View>> bars;  // arrivals per barrier
-  Values vals;                                     // values returned by reads so far
+  Values vals;                                    // values returned by reads so far
   // No-Thin-Air bookkeeping for promises (empty when nothing can be
   // promised): per event, the promises (by candidate index) it depends on
   // through rf ∪ dep; per candidate, what it depended on when performed.
@@ -122,7 +122,8 @@ State::Key State::key() const {
   mem.encode(w);
   op::encode(sc, w);
   for (const auto& [k, v] : bars) {
-    w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta), static_cast<std::uint64_t>(k.id), k.named, k.logical});
+    w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta),
+                       static_cast<std::uint64_t>(k.id), k.named, k.logical});
     op::encode(v, w);
   }
   w.insert(w.end(), vals.begin(), vals.end());
@@ -156,13 +157,22 @@ struct Item {
 struct Report {
   bool completed = false;   // some run reached the end of every path
   bool deadlocked = false;  // some run got stuck at a barrier
-  void add(const Report& o) { completed |= o.completed; deadlocked |= o.deadlocked; }
+  void add(const Report& o) {
+    completed |= o.completed;
+    deadlocked |= o.deadlocked;
+  }
 };
 
 class Machine {
  public:
-  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model, const std::vector<Observable>& obs, const EngineOptions& opts)
-      : sk_(sk), test_(test), model_(model), obs_(obs), opts_(opts), threads_(sk.thread_base.size()) {
+  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+          const std::vector<Observable>& obs, const EngineOptions& opts)
+      : sk_(sk),
+        test_(test),
+        model_(model),
+        obs_(obs),
+        opts_(opts),
+        threads_(sk.thread_base.size()) {
     for (std::size_t t = 0; t < threads_; ++t) {
       begin_.push_back(sk.thread_base[t]);
       end_.push_back(t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size());
@@ -174,7 +184,8 @@ class Machine {
 
   State start() const {
     State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0), {}, {}};
-    for (const auto& [cell, init] : sk_.init_write) s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
+    for (const auto& [cell, init] : sk_.init_write)
+      s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
     for (std::size_t t = 0; t < threads_; ++t) {
       ThreadState ts;
       ts.pc = begin_[t];
@@ -244,7 +255,10 @@ class Machine {
     for (const Observable& o : obs_) {
       if (o.is_register) {
         auto it = sk_.final_regs.find(o.reg);
-        const std::uint64_t v = it == sk_.final_regs.end() ? 0 : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s);
+        const std::uint64_t v =
+            it == sk_.final_regs.end()
+                ? 0
+                : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s);
         for (Values& x : out) x.push_back(v);
         continue;
       }
@@ -257,7 +271,10 @@ class Machine {
       out = std::move(next);
     }
     if (test_.filter)
-      out.erase(std::remove_if(out.begin(), out.end(), [&](const Values& v) { return !eval_condition(*test_.filter, obs_, v); }), out.end());
+      out.erase(
+          std::remove_if(out.begin(), out.end(),
+                         [&](const Values& v) { return !eval_condition(*test_.filter, obs_, v); }),
+          out.end());
     return out;
   }
 
@@ -311,7 +328,8 @@ class Machine {
   bool ms(const Event& a, const Event& b) const {
     if (a.thread == b.thread && !a.is_init) return true;
     if (!a.is_strong() || !b.is_strong()) return false;
-    return scope_includes(a.scope, place(a), place(b)) && scope_includes(b.scope, place(b), place(a));
+    return scope_includes(a.scope, place(a), place(b)) &&
+           scope_includes(b.scope, place(b), place(a));
   }
 
   // Would write `w` placed at order(c)[index] land between an RMW's source
@@ -379,7 +397,8 @@ class Machine {
 
   // Placing write e at order(c)[index]; `carried` is what an RMW's read
   // observed (release sequences continue through RMWs).
-  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg, const NodeViews* carried, View& v) const {
+  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg,
+             const NodeViews* carried, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
     const std::size_t c = cell(x);
@@ -442,7 +461,8 @@ class Machine {
     if (T.pc == end_[t]) return;
     const EventId e = T.pc;
     const Event& x = ev(e);
-    if (!T.done && x.guard && eval(x.guard, s) == 0 && !(x.in_rmw && x.is_write())) {  // not executed
+    if (!T.done && x.guard && eval(x.guard, s) == 0 &&
+        !(x.in_rmw && x.is_write())) {  // not executed
       State n = s;
       n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
       out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
@@ -450,8 +470,10 @@ class Machine {
     }
     if (x.is_memory()) {
       for (EventId u : pending(s, t)) {
-        if (ev(u).is_read()) step_read(s, t, u, out);
-        else step_write(s, t, u, out);
+        if (ev(u).is_read())
+          step_read(s, t, u, out);
+        else
+          step_write(s, t, u, out);
       }
       return;
     }
@@ -478,7 +500,8 @@ class Machine {
 
   std::string from(const State& s, MsgId m) const {
     const Event& w = ev(m);
-    return w.is_init ? "init" : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
+    return w.is_init ? "init"
+                     : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
   }
 
   // Is m a write its thread has promised and not yet performed?
@@ -511,9 +534,11 @@ class Machine {
       View local;
       View& v = begin_unit(n, t, local);
       read(n, t, e, o[i], v);
-      std::string what = fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
+      std::string what =
+          fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
       if (promised_rmw) {
-        const NodeViews carried = x.is_strong() && ms(ev(o[i]), x) ? s.mem.msg(o[i]).released : NodeViews{};
+        const NodeViews carried =
+            x.is_strong() && ms(ev(o[i]), x) ? s.mem.msg(o[i]).released : NodeViews{};
         if (!fulfil(n, t, e + 1, v, &carried)) continue;
         what += fmt::format(", writes {}={} (performs its promise)", x.loc, n.mem.msg(e + 1).value);
       } else if (x.in_rmw) {
@@ -593,7 +618,8 @@ class Machine {
     for (EventId w : promisable_[t]) {
       const Event& x = ev(w);
       const EventId first = x.in_rmw ? w - 1 : w;
-      if (first <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) continue;
+      if (first <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
+        continue;
       const std::size_t c = cell(x);
       if (!about_to_access(s, t, c, x.in_rmw)) continue;
       const auto& o = s.mem.order(c);
@@ -607,8 +633,11 @@ class Machine {
           Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
           n.mem.insert(c, i, w, std::move(msg));
           add_promise(n, t, w);
-          std::string what = fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
-          if (i + 1 < n.mem.order(c).size()) what += fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
+          std::string what =
+              fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+          if (i + 1 < n.mem.order(c).size())
+            what +=
+                fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
           out.push_back({std::move(n), std::move(what)});
         }
         continue;
@@ -628,8 +657,9 @@ class Machine {
         n.vals[w - 1] = 0;
         n.mem.insert(c, i + 1, w, std::move(msg));
         add_promise(n, t, w);
-        std::string what = fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc, s.mem.msg(m).value, from(s, m), x.loc,
-                                       n.mem.msg(w).value);
+        std::string what =
+            fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc,
+                        s.mem.msg(m).value, from(s, m), x.loc, n.mem.msg(w).value);
         out.push_back({std::move(n), std::move(what)});
       }
     }
@@ -659,7 +689,8 @@ class Machine {
     for (std::size_t u = 0; u < threads_; ++u) {
       if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
       for (EventId e : pending(s, u))
-        if (ev(e).is_read() && cell(ev(e)) == c) lo = std::min(lo, s.mem.position(c, from_view(s, u)[c]));
+        if (ev(e).is_read() && cell(ev(e)) == c)
+          lo = std::min(lo, s.mem.position(c, from_view(s, u)[c]));
     }
     return lo == ~std::size_t{0} ? 0 : lo;
   }
@@ -734,12 +765,14 @@ class Machine {
     State n = s;
     if (!fulfil(n, t, e, n.th[t].view, nullptr)) return;
     ++n.th[t].pc;
-    out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text, x.loc, s.mem.msg(e).value)});
+    out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text,
+                                             x.loc, s.mem.msg(e).value)});
   }
 
   BarrierKey barrier_key(const State& s, const Event& b) const {
     const Placement& p = place(b);
-    return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr, b.barrier_logical ? eval(b.barrier_logical, s) : 0};
+    return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr,
+                      b.barrier_logical ? eval(b.barrier_logical, s) : 0};
   }
 
   // Arrival pushes the thread's view to the barrier's node; passing pulls
@@ -749,14 +782,20 @@ class Machine {
     State n = s;
     ThreadState& T = n.th[t];
     const BarrierKey key = barrier_key(s, b);
-    auto slot = std::find_if(n.bars.begin(), n.bars.end(), [&](const auto& kv) { return kv.first == key; });
+    auto slot =
+        std::find_if(n.bars.begin(), n.bars.end(), [&](const auto& kv) { return kv.first == key; });
     if (b.barrier_arrive_only || !T.arrived) {
       if (slot == n.bars.end())
-        n.bars.insert(std::upper_bound(n.bars.begin(), n.bars.end(), key, [](const BarrierKey& k, const auto& kv) { return k < kv.first; }),
-                      {key, T.view});
+        n.bars.insert(
+            std::upper_bound(n.bars.begin(), n.bars.end(), key,
+                             [](const BarrierKey& k, const auto& kv) { return k < kv.first; }),
+            {key, T.view});
       else
         n.mem.join(slot->second, T.view);
-      if (b.barrier_arrive_only) ++T.pc; else T.arrived = true;
+      if (b.barrier_arrive_only)
+        ++T.pc;
+      else
+        T.arrived = true;
       out.push_back({std::move(n), fmt::format("{} arrives", b.text)});
       return;
     }
@@ -775,7 +814,8 @@ class Machine {
 
   void summarise() {
     for (std::size_t t = 0; t < threads_; ++t) {
-      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(cell_index_.size()), std::vector<char>(cell_index_.size())});
+      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(cell_index_.size()),
+                                                        std::vector<char>(cell_index_.size())});
       for (EventId e = end_[t]; e-- > begin_[t];) {
         Rest& x = r[e - begin_[t]];
         x = r[e - begin_[t] + 1];
@@ -805,7 +845,8 @@ class Machine {
     const Event& head = ev(s.th[t].pc);
     if (head.is_barrier()) return false;
     const Rest& mine = rest(s, t);
-    const std::vector<EventId> units = head.is_memory() ? pending(s, t) : std::vector<EventId>{s.th[t].pc};
+    const std::vector<EventId> units =
+        head.is_memory() ? pending(s, t) : std::vector<EventId>{s.th[t].pc};
     for (std::size_t u = 0; u < threads_; ++u) {
       if (u == t) continue;
       const Rest& r = rest(s, u);
@@ -834,14 +875,17 @@ class Machine {
     for (EventId e = 0; e < sk_.size(); ++e)
       for (auto [it, end] = boost::in_edges(e, sk_.graph); it != end; ++it) {
         const EdgeKind k = sk_.graph[*it].kind;
-        if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr) deps_[e].push_back(boost::source(*it, sk_.graph));
+        if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr)
+          deps_[e].push_back(boost::source(*it, sk_.graph));
       }
     for (std::size_t t = 0; t < threads_; ++t) {
       for (EventId g = begin_[t]; g < end_[t];) {
         EventId h = g;
         while (h < end_[t] && ev(h).instr == ev(g).instr) ++h;
         if (h - g > 64)
-          throw InputError(Diagnostic{test_.file, ev(g).src, "an instruction with more than 64 events: too large for --engine op"});
+          throw InputError(
+              Diagnostic{test_.file, ev(g).src,
+                         "an instruction with more than 64 events: too large for --engine op"});
         instr_end_[g] = h;
         for (EventId e = g; e < h; ++e)
           if (!(ev(e).in_rmw && ev(e).is_write())) {
@@ -893,7 +937,10 @@ class Machine {
       for (EventId x = begin_[u]; x < end_[u]; ++x) {
         // A barrier whose name depends on reads its thread has not done yet
         // may turn out to be a member: count it, not arrived (wait).
-        if (ev(x).is_barrier() && ev(x).barrier_logical && !known(s, ev(x).barrier_logical, u)) { ++members; continue; }
+        if (ev(x).is_barrier() && ev(x).barrier_logical && !known(s, ev(x).barrier_logical, u)) {
+          ++members;
+          continue;
+        }
         if (!ev(x).is_barrier() || !same_barrier(s, ev(x), b)) continue;
         ++members;
         const EventId pc = s.th[u].pc;
@@ -910,7 +957,7 @@ class Machine {
   std::size_t threads_;
   std::vector<EventId> begin_, end_;
   std::map<std::string, std::size_t> cell_index_;
-  std::vector<std::vector<Rest>> rest_;  // per thread, per position
+  std::vector<std::vector<Rest>> rest_;           // per thread, per position
   std::vector<EventId> instr_end_;                // per instruction's first event
   std::vector<std::vector<EventId>> units_;       // the same
   std::vector<char> multi_;                       // the same
@@ -918,7 +965,7 @@ class Machine {
   std::vector<std::vector<EventId>> promisable_;  // per thread, the writes it may promise
   std::vector<int> cand_;                         // per event: its index among those, or -1
   std::size_t candidates_ = 0;
-  std::vector<std::vector<EventId>> deps_;        // per event: its data, ctrl and addr sources
+  std::vector<std::vector<EventId>> deps_;  // per event: its data, ctrl and addr sources
 };
 
 // Depth-first search from one item, with its own visited set.
@@ -937,8 +984,10 @@ class Explorer {
     if (!seen_.insert(s.key()).second) return;
     if ((states_ & 255) == 0 && m_.budget()) m_.budget()->check();  // --timeout / --max-memory
     if (++states_ > m_.limit())
-      throw InputError(Diagnostic{m_.test().file, m_.test().condition_loc,
-                                  fmt::format("more than {} machine states in one skeleton: too large for --engine op", m_.limit())});
+      throw InputError(Diagnostic{
+          m_.test().file, m_.test().condition_loc,
+          fmt::format("more than {} machine states in one skeleton: too large for --engine op",
+                      m_.limit())});
     auto next = m_.moves(s);
     for (auto& [t, mv] : next) {
       trace_.push_back(fmt::format("P{} {}", t, mv.what));
@@ -999,12 +1048,14 @@ std::vector<Item> frontier(const Machine& m) {
 
 }  // namespace
 
-TestResult run_op(const LitmusTest& test, const EngineOptions& opts, std::map<std::vector<std::uint64_t>, std::string>* traces) {
+TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
+                  std::map<std::vector<std::uint64_t>, std::string>* traces) {
   const auto t0 = std::chrono::steady_clock::now();
   // The machine is written independently of the axioms: it has none to
   // leave out, and answering as if it had would be a silent wrong answer.
   if (!opts.disabled_axioms.empty())
-    throw InputError(Diagnostic{test.file, {0, 0},
+    throw InputError(Diagnostic{test.file,
+                                {0, 0},
                                 "the operational machine (--engine op) has no axioms to leave out; "
                                 "use the z3 or enum engine"});
   const Expansion ex = expand(test, opts.expand);
@@ -1014,7 +1065,8 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts, std::map<st
   // the first trace of each outcome, so results are the same for every N.
   std::vector<Machine> machines;
   machines.reserve(ex.skeletons.size());
-  for (const Skeleton& sk : ex.skeletons) machines.emplace_back(sk, test, r.model, r.observables, opts);
+  for (const Skeleton& sk : ex.skeletons)
+    machines.emplace_back(sk, test, r.model, r.observables, opts);
   struct Work {
     std::size_t skeleton;
     Item item;
@@ -1042,7 +1094,8 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts, std::map<st
   for (std::size_t i = 0; i < machines.size(); ++i) {
     const Skeleton& sk = ex.skeletons[i];
     if (sk.cut && by_skeleton[i].completed) ++r.incomplete.bound_cut;
-    if (!sk.cut && by_skeleton[i].deadlocked && !by_skeleton[i].completed) ++r.incomplete.barrier_deadlock;
+    if (!sk.cut && by_skeleton[i].deadlocked && !by_skeleton[i].completed)
+      ++r.incomplete.barrier_deadlock;
   }
   std::map<Values, Witness> as_witness;
   for (const auto& [vals, trace] : found) as_witness.emplace(vals, Witness{});

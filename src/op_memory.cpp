@@ -49,7 +49,8 @@ void Memory::join(NodeViews& into, const NodeViews& from) const {
 
 void Memory::push(NodeViews& into, const std::vector<Node>& nodes, const View& v) const {
   for (const Node& n : nodes) {
-    auto it = std::lower_bound(into.begin(), into.end(), n, [](const auto& e, const Node& k) { return e.first < k; });
+    auto it = std::lower_bound(into.begin(), into.end(), n,
+                               [](const auto& e, const Node& k) { return e.first < k; });
     if (it != into.end() && it->first == n)
       join(it->second, v);
     else

@@ -47,10 +47,11 @@ using NodeViews = std::vector<std::pair<Node, View>>;
 
 struct Message {
   std::uint64_t value = 0;
-  NodeViews released;          // what releases covering this write pushed (travels with it)
-  MsgId rmw_source = kNoMsg;   // an RMW's write: the message its read read
-  EventId rmw_read = kNoMsg;   // and that read
-  MsgId floor = kNoMsg;        // the newest message of the cell its writer had seen (kNoMsg: init, or promised and not yet performed)
+  NodeViews released;         // what releases covering this write pushed (travels with it)
+  MsgId rmw_source = kNoMsg;  // an RMW's write: the message its read read
+  EventId rmw_read = kNoMsg;  // and that read
+  MsgId floor = kNoMsg;  // the newest message of the cell its writer had seen (kNoMsg: init, or
+                         // promised and not yet performed)
 };
 
 class Memory {

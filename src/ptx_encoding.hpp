@@ -38,12 +38,18 @@ inline bool has_float_op(const ExprPtr& e) { return e && e->has_float; }
 // Float arithmetic, or a float register or cell (a condition or filter may
 // compare it as a float).
 inline bool has_float_op(const Skeleton& sk) {
-  for (const auto& [x, t] : sk.loc_types) if (float_format(t)) return true;
-  for (const auto& [r, t] : sk.reg_types) if (float_format(t)) return true;
+  for (const auto& [x, t] : sk.loc_types)
+    if (float_format(t)) return true;
+  for (const auto& [r, t] : sk.reg_types)
+    if (float_format(t)) return true;
   for (EventId e = 0; e < sk.size(); ++e)
-    if (has_float_op(sk.ev(e).value) || has_float_op(sk.ev(e).guard) || has_float_op(sk.ev(e).barrier_logical)) return true;
-  for (const auto& [r, v] : sk.final_regs) if (has_float_op(v)) return true;
-  return std::any_of(sk.assumptions.begin(), sk.assumptions.end(), [](const ExprPtr& a) { return has_float_op(a); });
+    if (has_float_op(sk.ev(e).value) || has_float_op(sk.ev(e).guard) ||
+        has_float_op(sk.ev(e).barrier_logical))
+      return true;
+  for (const auto& [r, v] : sk.final_regs)
+    if (has_float_op(v)) return true;
+  return std::any_of(sk.assumptions.begin(), sk.assumptions.end(),
+                     [](const ExprPtr& a) { return has_float_op(a); });
 }
 
 // Which Z3 solver an encoding is made for. Smt: Z3's general SMT core, with
@@ -54,7 +60,9 @@ inline bool has_float_op(const Skeleton& sk) {
 // more faster on tests with many RMWs (docs/performance.md).
 enum class SolverKind : std::uint8_t { Smt, FiniteDomain };
 
-inline SolverKind solver_kind_for(const Skeleton& sk) { return has_float_op(sk) ? SolverKind::Smt : SolverKind::FiniteDomain; }
+inline SolverKind solver_kind_for(const Skeleton& sk) {
+  return has_float_op(sk) ? SolverKind::Smt : SolverKind::FiniteDomain;
+}
 
 inline z3::solver make_solver(z3::context& c, SolverKind k) {
   return k == SolverKind::FiniteDomain ? z3::solver(c, "QF_FD") : z3::solver(c);
@@ -81,11 +89,24 @@ class PtxEncoding {
   // `budget` (may be null): checked in the loops that build the terms.
   PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model, SolverKind kind,
               const Budget* budget = nullptr)
-      : c_(c), s_(s), sk_(sk), n_(sk.size()), model_(model), kind_(kind), budget_(budget),
-        rf_(c, n_, budget), co_(c, n_, budget), fr_(c, n_, budget), obs_(c, n_, budget),
-        sync_(c, n_, budget), sf_(c, n_, budget), sbar_(c, n_, budget), cause_(c, n_, budget),
+      : c_(c),
+        s_(s),
+        sk_(sk),
+        n_(sk.size()),
+        model_(model),
+        kind_(kind),
+        budget_(budget),
+        rf_(c, n_, budget),
+        co_(c, n_, budget),
+        fr_(c, n_, budget),
+        obs_(c, n_, budget),
+        sync_(c, n_, budget),
+        sf_(c, n_, budget),
+        sbar_(c, n_, budget),
+        cause_(c, n_, budget),
         live_(c.bool_const("barrier_progress")) {
-    for (Axiom a : kAllAxioms) lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
+    for (Axiom a : kAllAxioms)
+      lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
   }
 
   void encode() {
@@ -146,9 +167,15 @@ class PtxEncoding {
 
   // The solver's choice of rf / co / fr between two events (false when the
   // pair can never be related).
-  z3::expr rf(EventId w, EventId r) const { return rf_.maybe(w, r) ? rf_.at(w, r) : c_.bool_val(false); }
-  z3::expr co(EventId a, EventId b) const { return co_.maybe(a, b) ? co_.at(a, b) : c_.bool_val(false); }
-  z3::expr fr(EventId r, EventId w) const { return fr_.maybe(r, w) ? fr_.at(r, w) : c_.bool_val(false); }
+  z3::expr rf(EventId w, EventId r) const {
+    return rf_.maybe(w, r) ? rf_.at(w, r) : c_.bool_val(false);
+  }
+  z3::expr co(EventId a, EventId b) const {
+    return co_.maybe(a, b) ? co_.at(a, b) : c_.bool_val(false);
+  }
+  z3::expr fr(EventId r, EventId w) const {
+    return fr_.maybe(r, w) ? fr_.at(r, w) : c_.bool_val(false);
+  }
   z3::expr executed(EventId e) const { return exec_[e]; }
   z3::expr final_value_of(const std::string& cell) { return final_value(cell); }
   bool morally_strong_pair(EventId a, EventId b) const { return morally_strong(a, b); }
@@ -172,7 +199,8 @@ class PtxEncoding {
         if (holds(m, sync_, a, b)) w.edges.push_back(ExecEdge{a, b, "sync"});
       }
     for (EventId e : w.executed)
-      if (ev(e).is_memory()) w.values.emplace_back(e, m.eval(value_of(e), true).get_numeral_uint64());
+      if (ev(e).is_memory())
+        w.values.emplace_back(e, m.eval(value_of(e), true).get_numeral_uint64());
     return w;
   }
 
@@ -194,13 +222,19 @@ class PtxEncoding {
   const BoolMatrix& ms_matrix() const { return ms_; }
   const BoolMatrix& rmw_matrix() const { return rmw_; }
   const BoolMatrix& dep_matrix() const { return dep_; }
-  bool atomic_against_write(EventId rmw_write, EventId x) const { return atomic_against(rmw_write, x); }
+  bool atomic_against_write(EventId rmw_write, EventId x) const {
+    return atomic_against(rmw_write, x);
+  }
   z3::expr value(EventId e) { return value_of(e); }
 
  private:
   const Event& ev(EventId e) const { return sk_.ev(e); }
-  const Placement& place(EventId e) const { return sk_.placement[static_cast<std::size_t>(ev(e).thread)]; }
-  bool same_loc_memory(EventId a, EventId b) const { return ev(a).is_memory() && ev(b).is_memory() && ev(a).loc == ev(b).loc; }
+  const Placement& place(EventId e) const {
+    return sk_.placement[static_cast<std::size_t>(ev(e).thread)];
+  }
+  bool same_loc_memory(EventId a, EventId b) const {
+    return ev(a).is_memory() && ev(b).is_memory() && ev(a).loc == ev(b).loc;
+  }
   z3::expr exec(EventId e) const { return exec_[e]; }
 
   // ---- static relations ----------------------------------------------------
@@ -215,7 +249,8 @@ class PtxEncoding {
     if (x.is_init || y.is_init) return false;
     if (x.thread == y.thread) return true;
     if (!x.is_strong() || !y.is_strong()) return false;
-    return scope_includes(x.scope, place(a), place(b)) && scope_includes(y.scope, place(b), place(a));
+    return scope_includes(x.scope, place(a), place(b)) &&
+           scope_includes(y.scope, place(b), place(a));
   }
 
   void static_relations() {
@@ -229,7 +264,8 @@ class PtxEncoding {
       }
     rmw_ = edge_matrix(sk_, EdgeKind::Rmw);
     dep_ = edge_matrix(sk_, EdgeKind::Data);
-    const BoolMatrix ctrl = edge_matrix(sk_, EdgeKind::Ctrl), addr = edge_matrix(sk_, EdgeKind::Addr);
+    const BoolMatrix ctrl = edge_matrix(sk_, EdgeKind::Ctrl),
+                     addr = edge_matrix(sk_, EdgeKind::Addr);
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b) dep_[a][b] = dep_[a][b] || ctrl[a][b] || addr[a][b];
   }
@@ -256,7 +292,10 @@ class PtxEncoding {
     auto k = [&](std::size_t i) { return to_z3(n.kids[i]); };
     z3::expr r = c_.bool_val(true);
     switch (n.op) {
-      case ExprOp::Const: r = n.width == 1 ? c_.bool_val(n.bits != 0) : c_.bv_val(static_cast<std::uint64_t>(n.bits), n.width); break;
+      case ExprOp::Const:
+        r = n.width == 1 ? c_.bool_val(n.bits != 0)
+                         : c_.bv_val(static_cast<std::uint64_t>(n.bits), n.width);
+        break;
       case ExprOp::Read: r = read_val_.at(sk_.vertex(n.read)); break;
       case ExprOp::Add: r = k(0) + k(1); break;
       case ExprOp::Sub: r = k(0) - k(1); break;
@@ -267,18 +306,31 @@ class PtxEncoding {
       case ExprOp::Xor: r = k(0) ^ k(1); break;
       case ExprOp::Inc: r = z3_int_inc(k(0), k(1)); break;
       case ExprOp::Dec: r = z3_int_dec(k(0), k(1)); break;
-      case ExprOp::Min: r = n.is_signed ? z3::ite(k(0) <= k(1), k(0), k(1)) : z3::ite(z3::ule(k(0), k(1)), k(0), k(1)); break;
-      case ExprOp::Max: r = n.is_signed ? z3::ite(k(0) >= k(1), k(0), k(1)) : z3::ite(z3::uge(k(0), k(1)), k(0), k(1)); break;
+      case ExprOp::Min:
+        r = n.is_signed ? z3::ite(k(0) <= k(1), k(0), k(1))
+                        : z3::ite(z3::ule(k(0), k(1)), k(0), k(1));
+        break;
+      case ExprOp::Max:
+        r = n.is_signed ? z3::ite(k(0) >= k(1), k(0), k(1))
+                        : z3::ite(z3::uge(k(0), k(1)), k(0), k(1));
+        break;
       case ExprOp::FAdd:
       case ExprOp::FMin:
       case ExprOp::FMax:
       case ExprOp::FCmp:
-        if (auto t = float_table(p)) { r = *t; break; }
+        if (auto t = float_table(p)) {
+          r = *t;
+          break;
+        }
         uses_fp_ = true;
-        if (n.op == ExprOp::FAdd) r = z3_float_add(n.ffmt, k(0), k(1), n.ftz);
-        else if (n.op == ExprOp::FMin) r = z3_float_min(n.ffmt, k(0), k(1));
-        else if (n.op == ExprOp::FMax) r = z3_float_max(n.ffmt, k(0), k(1));
-        else r = z3_float_compare(n.cmp, n.ffmt, k(0), k(1));
+        if (n.op == ExprOp::FAdd)
+          r = z3_float_add(n.ffmt, k(0), k(1), n.ftz);
+        else if (n.op == ExprOp::FMin)
+          r = z3_float_min(n.ffmt, k(0), k(1));
+        else if (n.op == ExprOp::FMax)
+          r = z3_float_max(n.ffmt, k(0), k(1));
+        else
+          r = z3_float_compare(n.cmp, n.ffmt, k(0), k(1));
         break;
       case ExprOp::Concat: r = z3::concat(k(0), k(1)); break;
       case ExprOp::Extract: r = k(0).extract(n.lo + n.width - 1, n.lo); break;
@@ -287,8 +339,10 @@ class PtxEncoding {
       case ExprOp::Resize: {
         const z3::expr a = k(0);
         const unsigned from = n.kids[0]->width;
-        if (n.width < from) r = a.extract(n.width - 1, 0);
-        else r = n.is_signed ? z3::sext(a, n.width - from) : z3::zext(a, n.width - from);
+        if (n.width < from)
+          r = a.extract(n.width - 1, 0);
+        else
+          r = n.is_signed ? z3::sext(a, n.width - from) : z3::zext(a, n.width - from);
         break;
       }
       case ExprOp::Cmp: {
@@ -338,7 +392,8 @@ class PtxEncoding {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> rows;
     std::vector<std::size_t> pick(reads.size(), 0);
     auto lookup = [&](ReadRef ref) {
-      const auto i = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
+      const auto i =
+          static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
       return (*domains[i])[pick[i]];
     };
     for (;;) {
@@ -358,10 +413,14 @@ class PtxEncoding {
       if (!(y.is_numeral())) match = match && y == c_.bv_val(ab.second, w);
       it->second.push_back(match);
     }
-    auto value = [&](std::uint64_t v) { return n.op == ExprOp::FCmp ? c_.bool_val(v != 0) : c_.bv_val(v, n.width); };
+    auto value = [&](std::uint64_t v) {
+      return n.op == ExprOp::FCmp ? c_.bool_val(v != 0) : c_.bv_val(v, n.width);
+    };
     const std::string name = fmt::format("ftable_{}", tables_++);
-    const z3::expr f = n.op == ExprOp::FCmp ? c_.bool_const(name.c_str()) : c_.bv_const(name.c_str(), n.width);
-    for (const auto& [res, matches] : by_result) s_.add(z3::implies(z3::mk_or(matches), f == value(res)));
+    const z3::expr f =
+        n.op == ExprOp::FCmp ? c_.bool_const(name.c_str()) : c_.bv_const(name.c_str(), n.width);
+    for (const auto& [res, matches] : by_result)
+      s_.add(z3::implies(z3::mk_or(matches), f == value(res)));
     return f;
   }
 
@@ -398,8 +457,14 @@ class PtxEncoding {
         check_budget();
         for (EventId b : ws) {
           if (a == b || ev(b).is_init) continue;
-          if (ev(a).is_init) { co_.set(a, b, exec(b)); continue; }
-          if (pinned(a, b)) { co_.set(a, b, both_executed(a, b)); continue; }
+          if (ev(a).is_init) {
+            co_.set(a, b, exec(b));
+            continue;
+          }
+          if (pinned(a, b)) {
+            co_.set(a, b, both_executed(a, b));
+            continue;
+          }
           if (pinned(b, a)) continue;
           z3::expr v = c_.bool_const(fmt::format("co_{}_{}", a, b).c_str());
           s_.add(z3::implies(v, exec(a) && exec(b)));
@@ -415,7 +480,8 @@ class PtxEncoding {
     // thread's N stores at N² steps.
     std::vector<std::vector<EventId>> unpinned(n_);
     for (EventId b : writes)
-      for (const auto& [x, e] : co_.row(b)) if (!pinned(b, x)) unpinned[b].push_back(x);
+      for (const auto& [x, e] : co_.row(b))
+        if (!pinned(b, x)) unpinned[b].push_back(x);
     for (EventId a : writes) {
       if (ev(a).is_init) continue;
       check_budget();
@@ -423,8 +489,10 @@ class PtxEncoding {
         auto step = [&](EventId x) {
           if (a != x && !pinned(a, x)) s_.add(z3::implies(ab && co_.at(b, x), co_.at(a, x)));
         };
-        if (pinned(a, b)) for (EventId x : unpinned[b]) step(x);
-        else for (const auto& [x, bx] : co_.row(b)) step(x);
+        if (pinned(a, b))
+          for (EventId x : unpinned[b]) step(x);
+        else
+          for (const auto& [x, bx] : co_.row(b)) step(x);
       }
     }
     fr_ = rf_.transpose().compose(co_).named(s_, "fr");
@@ -458,7 +526,8 @@ class PtxEncoding {
       if (!ev(w).is_write() || ev(w).loc != loc) continue;
       // A write with an unconditional co successor (pinned) is never last.
       const Rel::Row& later = co_.row(w);
-      if (std::any_of(later.begin(), later.end(), [](const auto& p) { return p.second.is_true(); })) continue;
+      if (std::any_of(later.begin(), later.end(), [](const auto& p) { return p.second.is_true(); }))
+        continue;
       z3::expr pick = c_.bool_const(fmt::format("last_{}", w).c_str());
       z3::expr maximal = exec(w);
       for (const auto& [x, wx] : later) maximal = maximal && !wx;
@@ -481,7 +550,9 @@ class PtxEncoding {
 
   bool strong_write(EventId e) const { return ev(e).is_write() && ev(e).is_strong(); }
   bool strong_read(EventId e) const { return ev(e).is_read() && ev(e).is_strong(); }
-  bool acq_rel_fence(EventId e) const { return ev(e).is_fence() && (ev(e).sem == Sem::AcqRel || ev(e).sem == Sem::Sc); }
+  bool acq_rel_fence(EventId e) const {
+    return ev(e).is_fence() && (ev(e).sem == Sem::AcqRel || ev(e).sem == Sem::Sc);
+  }
 
   // Release pattern (PTX §8.8): a release write followed by po-loc strong
   // writes, or an acq_rel/sc fence followed in po by a strong write.
@@ -490,7 +561,8 @@ class PtxEncoding {
     for (EventId x = 0; x < n_; ++x)
       for (EventId w = 0; w < n_; ++w) {
         if (!strong_write(w)) continue;
-        const bool rel_write = ev(x).is_write() && !ev(x).is_init && ev(x).is_release() && (x == w || poloc_[x][w]);
+        const bool rel_write =
+            ev(x).is_write() && !ev(x).is_init && ev(x).is_release() && (x == w || poloc_[x][w]);
         const bool fence = acq_rel_fence(x) && po_[x][w];
         m[x][w] = rel_write || fence;
       }
@@ -526,7 +598,8 @@ class PtxEncoding {
   // morally strong fence.sc; a fence.sc synchronizes with its successors.
   void fence_sc_order() {
     std::vector<EventId> fences;
-    for (EventId e = 0; e < n_; ++e) if (ev(e).is_sc_fence()) fences.push_back(e);
+    for (EventId e = 0; e < n_; ++e)
+      if (ev(e).is_sc_fence()) fences.push_back(e);
     std::map<EventId, z3::expr> rank;
     for (EventId f : fences) rank.emplace(f, rank_const(fmt::format("sc_rank_{}", f)));
     for (std::size_t i = 0; i < fences.size(); ++i)
@@ -550,7 +623,8 @@ class PtxEncoding {
   // yields no outcome. It is asserted under `barrier_progress`.
   void barriers() {
     std::vector<EventId> bars;
-    for (EventId e = 0; e < n_; ++e) if (ev(e).is_barrier()) bars.push_back(e);
+    for (EventId e = 0; e < n_; ++e)
+      if (ev(e).is_barrier()) bars.push_back(e);
     if (bars.empty()) return;
     std::map<EventId, z3::expr> arr, pas;
     for (EventId b : bars) {
@@ -572,7 +646,8 @@ class PtxEncoding {
         all = all && z3::implies(same, before);
         if (a != b) sbar_.set(a, b, same && before);
       }
-      const z3::expr passes = ev(b).quorum ? z3::atleast(arrived, static_cast<unsigned>(*ev(b).quorum)) : all;
+      const z3::expr passes =
+          ev(b).quorum ? z3::atleast(arrived, static_cast<unsigned>(*ev(b).quorum)) : all;
       s_.add(z3::implies(live_ && exec(b), passes));
     }
   }
@@ -597,18 +672,22 @@ class PtxEncoding {
 
   // ---- axioms (PTX §8.9) -----------------------------------------------------
   void axioms() {
-    const z3::expr coh = literal(Axiom::Coherence), fsc = literal(Axiom::FenceSc), atom = literal(Axiom::Atomicity);
+    const z3::expr coh = literal(Axiom::Coherence), fsc = literal(Axiom::FenceSc),
+                   atom = literal(Axiom::Atomicity);
     for (EventId a = 0; a < n_; ++a) {
       check_budget();
       for (EventId b = 0; b < n_; ++b) {
         if (a == b) continue;
         // Coherence: writes ordered by causality are ordered by co, and morally
         // strong writes to one location are always ordered by co.
-        if (ev(a).is_write() && ev(b).is_write() && ev(a).loc == ev(b).loc && !ev(b).is_init && !ev(a).is_init) {
+        if (ev(a).is_write() && ev(b).is_write() && ev(a).loc == ev(b).loc && !ev(b).is_init &&
+            !ev(a).is_init) {
           // (A pinned, unconditional co edge satisfies both: nothing to add.)
           if (co_.maybe(a, b) && co_.at(a, b).is_true()) continue;
-          if (cause_.maybe(a, b)) s_.add(z3::implies(coh && cause_.at(a, b) && exec(a) && exec(b), co_.at(a, b)));
-          if (ms_[a][b] && a < b) s_.add(z3::implies(coh && exec(a) && exec(b), co_.at(a, b) || co_.at(b, a)));
+          if (cause_.maybe(a, b))
+            s_.add(z3::implies(coh && cause_.at(a, b) && exec(a) && exec(b), co_.at(a, b)));
+          if (ms_[a][b] && a < b)
+            s_.add(z3::implies(coh && exec(a) && exec(b), co_.at(a, b) || co_.at(b, a)));
         }
         // Fence-SC: causality between morally strong fence.sc agrees with Fence-SC order.
         if (ev(a).is_sc_fence() && ev(b).is_sc_fence() && ms_[a][b] && cause_.maybe(a, b))
@@ -621,7 +700,8 @@ class PtxEncoding {
       for (EventId w = 0; w < n_; ++w) {
         if (!rmw_[r][w]) continue;
         for (EventId x = 0; x < n_; ++x)
-          if (x != w && ms_[r][x] && ms_[x][w] && fr_.maybe(r, x) && co_.maybe(x, w) && atomic_against(w, x))
+          if (x != w && ms_[r][x] && ms_[x][w] && fr_.maybe(r, x) && co_.maybe(x, w) &&
+              atomic_against(w, x))
             s_.add(z3::implies(atom, !(fr_.at(r, x) && co_.at(x, w))));
       }
     // No-Thin-Air: rf ∪ dep acyclic.
@@ -633,7 +713,8 @@ class PtxEncoding {
     const Rel com = rf_ | fr_;
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
-        if (com.maybe(a, b) && cause_.maybe(b, a)) s_.add(z3::implies(caus, !(com.at(a, b) && cause_.at(b, a))));
+        if (com.maybe(a, b) && cause_.maybe(b, a))
+          s_.add(z3::implies(caus, !(com.at(a, b) && cause_.at(b, a))));
   }
 
   // Value domains (value_sets.hpp): under No-Thin-Air every read returns,
@@ -675,8 +756,12 @@ class PtxEncoding {
     while ((std::size_t{1} << bits) < 2 * n_ + 2) ++bits;
     return c_.bv_const(name.c_str(), bits);
   }
-  static z3::expr lt(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a < b : z3::ult(a, b); }
-  static z3::expr le(const z3::expr& a, const z3::expr& b) { return a.is_int() ? a <= b : z3::ule(a, b); }
+  static z3::expr lt(const z3::expr& a, const z3::expr& b) {
+    return a.is_int() ? a < b : z3::ult(a, b);
+  }
+  static z3::expr le(const z3::expr& a, const z3::expr& b) {
+    return a.is_int() ? a <= b : z3::ule(a, b);
+  }
 
   // Acyclicity through ranks: every edge goes up. Edges present in every
   // execution (the constant true; program order, pinned co) are handled
@@ -692,11 +777,16 @@ class PtxEncoding {
     std::vector<bool> ranked(n_, false);
     for (EventId a = 0; a < n_; ++a)
       for (const auto& [b, e] : r.row(a)) {
-        if (e.is_true()) fixed.set(a, b);
-        else ranked[a] = ranked[b] = true;
+        if (e.is_true())
+          fixed.set(a, b);
+        else
+          ranked[a] = ranked[b] = true;
       }
     const BitRel path = fixed.plus();
-    if (!path.irreflexive()) { s_.add(!lit); return; }
+    if (!path.irreflexive()) {
+      s_.add(!lit);
+      return;
+    }
     std::vector<std::optional<z3::expr>> rank(n_);
     auto get = [&](EventId e) -> z3::expr {
       if (!rank[e]) rank[e] = rank_const(fmt::format("{}_{}", name, e));
@@ -711,7 +801,8 @@ class PtxEncoding {
     BitRel between(n_);
     for (EventId a = 0; a < n_; ++a)
       if (ranked[a])
-        for (EventId b = 0; b < n_; ++b) if (ranked[b] && path.has(a, b)) between.set(a, b);
+        for (EventId b = 0; b < n_; ++b)
+          if (ranked[b] && path.has(a, b)) between.set(a, b);
     const BitRel implied = between.compose(between);
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
@@ -741,6 +832,5 @@ class PtxEncoding {
   bool uses_fp_ = false;
   unsigned tables_ = 0;
 };
-
 
 }  // namespace redscope::detail

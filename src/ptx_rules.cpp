@@ -22,17 +22,24 @@ std::optional<RuleViolation> check_sem(const RmwForm& f) {
   if (!f.sem_given) return std::nullopt;
   if (f.is_red) {
     if (f.sem == Sem::Acquire)
-      return at(RuleSite::Sem, "red does not take .acquire: the syntax table allows only .relaxed and .release "
-                               "(the seed's example 'red.global.acquire.sys.add.u32' contradicts its own table; "
-                               "use atom.acquire to read with acquire semantics)");
+      return at(RuleSite::Sem,
+                "red does not take .acquire: the syntax table allows only .relaxed and .release "
+                "(the seed's example 'red.global.acquire.sys.add.u32' contradicts its own table; "
+                "use atom.acquire to read with acquire semantics)");
     // Dat3M's untyped shorthand writes red.acq_rel; accepted there only.
     if (f.sem == Sem::AcqRel && f.dat3m_form) return std::nullopt;
     if (f.sem != Sem::Relaxed && f.sem != Sem::Release)
-      return at(RuleSite::Sem, fmt::format("red does not take .{}: the syntax table allows only .relaxed and .release", to_string(f.sem)));
+      return at(
+          RuleSite::Sem,
+          fmt::format("red does not take .{}: the syntax table allows only .relaxed and .release",
+                      to_string(f.sem)));
     return std::nullopt;
   }
   if (f.sem == Sem::Weak || f.sem == Sem::Sc)
-    return at(RuleSite::Sem, fmt::format("atom does not take .{} (allowed: .relaxed, .acquire, .release, .acq_rel)", to_string(f.sem)));
+    return at(
+        RuleSite::Sem,
+        fmt::format("atom does not take .{} (allowed: .relaxed, .acquire, .release, .acq_rel)",
+                    to_string(f.sem)));
   return std::nullopt;
 }
 
@@ -41,20 +48,32 @@ std::optional<RuleViolation> check_sem(const RmwForm& f) {
 std::optional<RuleViolation> check_vector(const RmwForm& f) {
   const std::string n = name(f);
   if (f.space != Space::Global && f.space != Space::Generic)
-    return at(RuleSite::Space, fmt::format("vector {} may be used only with .global (or generic addressing of global memory), not .{}", n, to_string(f.space)));
+    return at(RuleSite::Space, fmt::format("vector {} may be used only with .global (or generic "
+                                           "addressing of global memory), not .{}",
+                                           n, to_string(f.space)));
   if (f.type == DataType::F32) {
-    if (f.vec == 8) return at(RuleSite::Vec, fmt::format("vector {}.f32 takes .v2 or .v4, not .v8", n));
-    if (f.op != RmwOp::Add) return at(RuleSite::Op, fmt::format("vector {}.f32 takes only .add", n));
-    if (f.noftz) return at(RuleSite::Noftz, fmt::format("vector {}.add.f32 takes no .noftz (only the f16/bf16 forms do)", n));
+    if (f.vec == 8)
+      return at(RuleSite::Vec, fmt::format("vector {}.f32 takes .v2 or .v4, not .v8", n));
+    if (f.op != RmwOp::Add)
+      return at(RuleSite::Op, fmt::format("vector {}.f32 takes only .add", n));
+    if (f.noftz)
+      return at(RuleSite::Noftz,
+                fmt::format("vector {}.add.f32 takes no .noftz (only the f16/bf16 forms do)", n));
     return std::nullopt;
   }
   if (!is_half(f.type) && !is_packed(f.type))
-    return at(RuleSite::Type, fmt::format("vector {} takes .f32, .f16, .bf16, .f16x2 or .bf16x2, not .{}", n, to_string(f.type)));
+    return at(RuleSite::Type,
+              fmt::format("vector {} takes .f32, .f16, .bf16, .f16x2 or .bf16x2, not .{}", n,
+                          to_string(f.type)));
   if (is_packed(f.type) && f.vec == 8)
-    return at(RuleSite::Vec, fmt::format("vector {}.{} takes .v2 or .v4 (vec_32_bit), not .v8", n, to_string(f.type)));
+    return at(RuleSite::Vec, fmt::format("vector {}.{} takes .v2 or .v4 (vec_32_bit), not .v8", n,
+                                         to_string(f.type)));
   if (f.op != RmwOp::Add && f.op != RmwOp::Min && f.op != RmwOp::Max)
-    return at(RuleSite::Op, fmt::format("vector {}.{} takes .add, .min or .max, not .{}", n, to_string(f.type), to_string(f.op)));
-  if (!f.noftz) return at(RuleSite::Type, fmt::format("vector {}.{}.{} requires .noftz", n, to_string(f.op), to_string(f.type)));
+    return at(RuleSite::Op, fmt::format("vector {}.{} takes .add, .min or .max, not .{}", n,
+                                        to_string(f.type), to_string(f.op)));
+  if (!f.noftz)
+    return at(RuleSite::Type, fmt::format("vector {}.{}.{} requires .noftz", n, to_string(f.op),
+                                          to_string(f.type)));
   return std::nullopt;
 }
 
@@ -65,32 +84,54 @@ std::optional<RuleViolation> check_scalar(const RmwForm& f) {
   const std::string n = name(f);
   const std::string op(to_string(f.op)), ty(to_string(f.type));
   if (f.noftz && !is_half(f.type) && !is_packed(f.type))
-    return at(RuleSite::Noftz, fmt::format(".noftz is only for the .f16/.bf16/.f16x2/.bf16x2 adds, not .{}", ty));
+    return at(RuleSite::Noftz,
+              fmt::format(".noftz is only for the .f16/.bf16/.f16x2/.bf16x2 adds, not .{}", ty));
   if (is_half(f.type) || is_packed(f.type)) {
-    if (f.op != RmwOp::Add) return at(RuleSite::Op, fmt::format("scalar {}.{} takes only .add.noftz (.min/.max exist only in the vector forms)", n, ty));
-    if (!f.noftz) return at(RuleSite::Type, fmt::format("{}.add.{} requires .noftz (the table has only .add.noftz.{})", n, ty, ty));
+    if (f.op != RmwOp::Add)
+      return at(RuleSite::Op,
+                fmt::format(
+                    "scalar {}.{} takes only .add.noftz (.min/.max exist only in the vector forms)",
+                    n, ty));
+    if (!f.noftz)
+      return at(
+          RuleSite::Type,
+          fmt::format("{}.add.{} requires .noftz (the table has only .add.noftz.{})", n, ty, ty));
     return std::nullopt;
   }
   switch (f.op) {
-    case RmwOp::And: case RmwOp::Or: case RmwOp::Xor:
-      if (!is_b(f.type)) return at(RuleSite::Type, fmt::format("the bit-size operation .{} takes .b32 or .b64, not .{}", op, ty));
+    case RmwOp::And:
+    case RmwOp::Or:
+    case RmwOp::Xor:
+      if (!is_b(f.type))
+        return at(RuleSite::Type,
+                  fmt::format("the bit-size operation .{} takes .b32 or .b64, not .{}", op, ty));
       return std::nullopt;
     case RmwOp::Add:
       if (!is_int(f.type) && f.type != DataType::F32 && f.type != DataType::F64)
-        return at(RuleSite::Type, fmt::format(".add takes .u32, .u64, .s32, .s64, .f32 or .f64, not .{}", ty));
+        return at(RuleSite::Type,
+                  fmt::format(".add takes .u32, .u64, .s32, .s64, .f32 or .f64, not .{}", ty));
       return std::nullopt;
-    case RmwOp::Min: case RmwOp::Max:
-      if (!is_int(f.type)) return at(RuleSite::Type, fmt::format("the integer operation .{} takes .u32, .u64, .s32 or .s64, not .{}", op, ty));
+    case RmwOp::Min:
+    case RmwOp::Max:
+      if (!is_int(f.type))
+        return at(RuleSite::Type,
+                  fmt::format("the integer operation .{} takes .u32, .u64, .s32 or .s64, not .{}",
+                              op, ty));
       return std::nullopt;
-    case RmwOp::Inc: case RmwOp::Dec:
+    case RmwOp::Inc:
+    case RmwOp::Dec:
       if (f.type != DataType::U32 && f.type != DataType::U64)
-        return at(RuleSite::Type, fmt::format(".{} is unsigned (its result lies in [0..b]): use .u32 or .u64, not .{}", op, ty));
+        return at(
+            RuleSite::Type,
+            fmt::format(".{} is unsigned (its result lies in [0..b]): use .u32 or .u64, not .{}",
+                        op, ty));
       return std::nullopt;
-    case RmwOp::Exch: case RmwOp::Cas:
-      if (!is_b(f.type)) return at(RuleSite::Type, fmt::format("atom.{} takes .b32 or .b64, not .{}", op, ty));
+    case RmwOp::Exch:
+    case RmwOp::Cas:
+      if (!is_b(f.type))
+        return at(RuleSite::Type, fmt::format("atom.{} takes .b32 or .b64, not .{}", op, ty));
       return std::nullopt;
-    default:
-      return at(RuleSite::Op, fmt::format("{} has no .{} operation", n, op));
+    default: return at(RuleSite::Op, fmt::format("{} has no .{} operation", n, op));
   }
 }
 
@@ -101,10 +142,13 @@ std::optional<RuleViolation> check_rmw_form(const RmwForm& f) {
   if (f.is_red && (f.op == RmwOp::Exch || f.op == RmwOp::Cas))
     return at(RuleSite::Op, fmt::format("red does not take .{}: use atom", to_string(f.op)));
   if (f.cache_hint != f.has_policy)
-    return at(RuleSite::Hint, f.cache_hint ? ".L2::cache_hint needs a cache-policy operand"
-                                           : "a cache-policy operand needs the .L2::cache_hint qualifier");
+    return at(RuleSite::Hint, f.cache_hint
+                                  ? ".L2::cache_hint needs a cache-policy operand"
+                                  : "a cache-policy operand needs the .L2::cache_hint qualifier");
   if (f.cache_hint && f.space != Space::Global && f.space != Space::Generic)
-    return at(RuleSite::Hint, ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
+    return at(
+        RuleSite::Hint,
+        ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
   if (!f.typed) return std::nullopt;  // Dat3M shorthand: untyped .s32, any Dat3M op
   if (f.op == RmwOp::Sub || f.op == RmwOp::Mul || f.op == RmwOp::Div)
     return at(RuleSite::Op, fmt::format("{} has no .{} operation", name(f), to_string(f.op)));
@@ -126,18 +170,25 @@ bool red(const TargetUse& u) { return u.instr == TI::Red; }
 bool atom(const TargetUse& u) { return u.instr == TI::Atom; }
 bool ldst(const TargetUse& u) { return u.instr == TI::Ld || u.instr == TI::St; }
 bool on_global(const TargetUse& u) { return u.space == Space::Global; }
-bool on_shared(const TargetUse& u) { return u.space == Space::SharedCta || u.space == Space::SharedCluster; }
+bool on_shared(const TargetUse& u) {
+  return u.space == Space::SharedCta || u.space == Space::SharedCluster;
+}
 bool typed(const TargetUse& u, DataType t) { return u.typed && u.type == t; }
-bool int64(const TargetUse& u) { return u.typed && (u.type == DataType::U64 || u.type == DataType::S64); }
+bool int64(const TargetUse& u) {
+  return u.typed && (u.type == DataType::U64 || u.type == DataType::S64);
+}
 bool bits64(const TargetUse& u) { return int64(u) || typed(u, DataType::B64); }
 bool op_in(const TargetUse& u, std::initializer_list<RmwOp> ops) {
-  for (RmwOp o : ops) if (u.op == o) return true;
+  for (RmwOp o : ops)
+    if (u.op == o) return true;
   return false;
 }
 // 64-bit add (.u64; the seed's table also allows .s64, held to the same minimum).
 bool add64(const TargetUse& u) { return u.op == RmwOp::Add && int64(u); }
 // 64-bit atom.{add,cas,exch}: .add on .u64/.s64, .cas/.exch on .b64.
-bool atom_ace64(const TargetUse& u) { return add64(u) || (op_in(u, {RmwOp::Cas, RmwOp::Exch}) && bits64(u)); }
+bool atom_ace64(const TargetUse& u) {
+  return add64(u) || (op_in(u, {RmwOp::Cas, RmwOp::Exch}) && bits64(u));
+}
 bool logic_minmax64(const TargetUse& u) {
   return bits64(u) && op_in(u, {RmwOp::And, RmwOp::Or, RmwOp::Xor, RmwOp::Min, RmwOp::Max});
 }
@@ -267,8 +318,10 @@ std::optional<RuleViolation> target_violation(int target_sm, const TargetUse& u)
   for (const TargetRule& r : kTargetRules)
     if (target_sm < r.min_sm && r.applies(u) && (!worst || r.min_sm > worst->min_sm)) worst = &r;
   if (!worst) return std::nullopt;
-  return RuleViolation{worst->site, fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}", worst->feature,
-                                                worst->min_sm, worst->source, target_sm, worst->hint)};
+  return RuleViolation{
+      worst->site,
+      fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}", worst->feature,
+                  worst->min_sm, worst->source, target_sm, worst->hint)};
 }
 
 }  // namespace redscope::detail

@@ -15,8 +15,8 @@ namespace redscope::detail {
 // The parts of an atom/red instruction the tables constrain.
 struct RmwForm {
   bool is_red = false;
-  bool typed = true;         // false for Dat3M's untyped shorthand (.s32, no checks on type)
-  bool dat3m_form = false;   // untyped and without brackets
+  bool typed = true;        // false for Dat3M's untyped shorthand (.s32, no checks on type)
+  bool dat3m_form = false;  // untyped and without brackets
   Sem sem = Sem::Relaxed;
   bool sem_given = false;
   Space space = Space::Generic;
@@ -50,11 +50,11 @@ enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar };
 
 struct TargetUse {
   TargetInstr instr = TargetInstr::Red;
-  bool sem_given = false;        // an explicit .sem qualifier (.volatile is not one)
-  std::optional<Scope> scope;    // the .scope qualifier as written (membar: its level)
-  std::optional<Space> space;    // the state space as written; none = generic addressing
-  bool shared_cta = false;       // the ::cta sub-qualifier is written (.shared::cta)
-  bool typed = true;             // false for Dat3M's untyped shorthand: no type rules
+  bool sem_given = false;      // an explicit .sem qualifier (.volatile is not one)
+  std::optional<Scope> scope;  // the .scope qualifier as written (membar: its level)
+  std::optional<Space> space;  // the state space as written; none = generic addressing
+  bool shared_cta = false;     // the ::cta sub-qualifier is written (.shared::cta)
+  bool typed = true;           // false for Dat3M's untyped shorthand: no type rules
   DataType type = DataType::S32;
   RmwOp op = RmwOp::Add;
   unsigned vec = 1;
@@ -67,9 +67,9 @@ struct TargetUse {
 struct TargetRule {
   std::string_view feature;
   int min_sm;
-  RuleSite site;             // where the error points
+  RuleSite site;  // where the error points
   std::string_view source;
-  std::string_view hint;     // appended to the message, may be empty
+  std::string_view hint;  // appended to the message, may be empty
   bool (*applies)(const TargetUse&);
 };
 

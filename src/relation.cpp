@@ -6,7 +6,11 @@
 
 namespace redscope {
 
-Rel::Rel(z3::context& ctx, std::size_t n, const Budget* budget) : ctx_(&ctx), n_(n), budget_(budget), rows_(n) {}
+Rel::Rel(z3::context& ctx, std::size_t n, const Budget* budget)
+    : ctx_(&ctx),
+      n_(n),
+      budget_(budget),
+      rows_(n) {}
 
 void Rel::poll() const {
   if (budget_) budget_->check();
@@ -26,8 +30,10 @@ z3::expr Rel::at(std::size_t i, std::size_t j) const {
 }
 
 void Rel::set(std::size_t i, std::size_t j, const z3::expr& e) {
-  if (e.is_false()) rows_[i].erase(j);
-  else rows_[i].insert_or_assign(j, e);
+  if (e.is_false())
+    rows_[i].erase(j);
+  else
+    rows_[i].insert_or_assign(j, e);
 }
 
 void Rel::add(std::size_t i, std::size_t j, const z3::expr& e) {
@@ -36,7 +42,10 @@ void Rel::add(std::size_t i, std::size_t j, const z3::expr& e) {
   if (fresh) return;
   z3::expr& c = it->second;
   if (c.is_true()) return;
-  if (e.is_true()) { c = e; return; }
+  if (e.is_true()) {
+    c = e;
+    return;
+  }
   c = c || e;
 }
 
@@ -59,7 +68,8 @@ Rel Rel::operator&(const Rel& o) const {
   Rel r(*ctx_, n_, budget_);
   for (std::size_t i = 0; i < n_; ++i, poll())
     for (const auto& [j, e] : rows_[i])
-      if (const auto it = o.rows_[i].find(j); it != o.rows_[i].end()) r.rows_[i].insert_or_assign(j, conj(e, it->second));
+      if (const auto it = o.rows_[i].find(j); it != o.rows_[i].end())
+        r.rows_[i].insert_or_assign(j, conj(e, it->second));
   return r;
 }
 

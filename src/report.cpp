@@ -1,6 +1,6 @@
+#include "redscope/report.hpp"
 #include "redscope/failure.hpp"
 #include "redscope/json.hpp"
-#include "redscope/report.hpp"
 
 #include <fmt/format.h>
 
@@ -36,12 +36,15 @@ std::string render_text(const TestResult& r) {
   for (std::size_t i = 0; i < r.outcomes.size(); ++i)
     out += fmt::format("{}{}\n", r.outcomes[i].satisfies ? "*> " : "   ", state_line(r, i));
   out += r.holds ? "Ok\n" : "No\n";
-  const auto sat = static_cast<std::size_t>(std::count_if(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+  const auto sat = static_cast<std::size_t>(std::count_if(
+      r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
   out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
-  out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat, r.outcomes.size() - sat);
+  out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
+                     r.outcomes.size() - sat);
   if (r.incomplete.total() > 0)
-    out += fmt::format("Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
-                       r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
+    out += fmt::format(
+        "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
+        r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
   out += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
   return out;
 }
@@ -57,8 +60,10 @@ std::string json_escape(std::string_view raw) {
       case '\t': o += "\\t"; break;
       case '\r': o += "\\r"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else o += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          o += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else
+          o += c;
     }
   }
   return o;
@@ -119,11 +124,14 @@ std::string render_json_item(const TestResult& r) {
   return "  " + one_json(r).dump(Json::Layout::Nested, 1);
 }
 
-std::string render_json_line(const TestResult& r) { return one_json(r).dump(Json::Layout::Line) + "\n"; }
+std::string render_json_line(const TestResult& r) {
+  return one_json(r).dump(Json::Layout::Line) + "\n";
+}
 
 std::string render_json(const std::vector<TestResult>& results) {
   std::string o = "[";
-  for (std::size_t i = 0; i < results.size(); ++i) o += (i ? ",\n" : "\n") + render_json_item(results[i]);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    o += (i ? ",\n" : "\n") + render_json_item(results[i]);
   return o + (results.empty() ? "]\n" : "\n]\n");
 }
 

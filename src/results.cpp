@@ -39,8 +39,10 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
   std::map<RegName, DataType> regs;
   std::map<std::string, DataType> locs;
   for (const Skeleton& s : ex.skeletons) {
-    for (const auto& [r, ty] : s.reg_types) if (observe_all) regs.emplace(r, ty);
-    if (observe_all) for (const auto& [x, ty] : s.loc_types) locs.emplace(x, ty);
+    for (const auto& [r, ty] : s.reg_types)
+      if (observe_all) regs.emplace(r, ty);
+    if (observe_all)
+      for (const auto& [x, ty] : s.loc_types) locs.emplace(x, ty);
   }
   auto reg_type = [&](const RegName& r) {
     for (const Skeleton& s : ex.skeletons) {
@@ -50,11 +52,18 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
     return DataType::S32;
   };
   auto add_term = [&](const CondTerm& term) {
-    if (term.kind == CondTerm::Kind::Reg) { RegName r{term.thread, term.name}; regs.emplace(r, reg_type(r)); }
-    if (term.kind == CondTerm::Kind::Loc) locs.emplace(term.name, ex.skeletons.front().loc_types.at(term.name));
+    if (term.kind == CondTerm::Kind::Reg) {
+      RegName r{term.thread, term.name};
+      regs.emplace(r, reg_type(r));
+    }
+    if (term.kind == CondTerm::Kind::Loc)
+      locs.emplace(term.name, ex.skeletons.front().loc_types.at(term.name));
   };
   std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
-    if (e.kind == CondExpr::Kind::Cmp) { add_term(e.lhs); add_term(e.rhs); }
+    if (e.kind == CondExpr::Kind::Cmp) {
+      add_term(e.lhs);
+      add_term(e.rhs);
+    }
     for (const CondExpr& k : e.kids) walk(k);
   };
   walk(t.condition);
@@ -71,17 +80,18 @@ namespace {
 
 std::optional<std::size_t> find_observable(const CondTerm& t, const std::vector<Observable>& obs) {
   for (std::size_t i = 0; i < obs.size(); ++i) {
-    const bool match = t.kind == CondTerm::Kind::Reg ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
-                                                     : (!obs[i].is_register && obs[i].loc == t.name);
+    const bool match = t.kind == CondTerm::Kind::Reg
+                           ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
+                           : (!obs[i].is_register && obs[i].loc == t.name);
     if (match) return i;
   }
   return std::nullopt;
 }
 
-
 std::uint64_t convert(std::uint64_t v, DataType from, DataType to) {
   const unsigned fw = width_of(from), tw = width_of(to);
-  if (fw < tw && is_signed(from)) v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - fw)) >> (64 - fw));
+  if (fw < tw && is_signed(from))
+    v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - fw)) >> (64 - fw));
   return mask_to(v, tw);
 }
 
@@ -93,7 +103,8 @@ bool compare_values(CmpOp op, DataType t, std::uint64_t a, std::uint64_t b) {
   if (auto f = float_format(t)) return float_compare(op, *f, a, b);
   const unsigned w = width_of(t);
   if (is_signed(t)) {
-    const auto x = static_cast<std::int64_t>(a << (64 - w)) >> (64 - w), y = static_cast<std::int64_t>(b << (64 - w)) >> (64 - w);
+    const auto x = static_cast<std::int64_t>(a << (64 - w)) >> (64 - w),
+               y = static_cast<std::int64_t>(b << (64 - w)) >> (64 - w);
     return op == CmpOp::Lt ? x < y : op == CmpOp::Le ? x <= y : op == CmpOp::Gt ? x > y : x >= y;
   }
   return op == CmpOp::Lt ? a < b : op == CmpOp::Le ? a <= b : op == CmpOp::Gt ? a > b : a >= b;
@@ -109,12 +120,18 @@ CmpPlan plan(const CondExpr& e, const std::vector<Observable>& obs) {
   const CondTerm* terms[2] = {&e.lhs, &e.rhs};
   for (int i = 0; i < 2; ++i)
     if (terms[i]->kind != CondTerm::Kind::Const) p.side[i] = find_observable(*terms[i], obs);
-  if (p.side[0]) p.type = obs[*p.side[0]].type;
-  else if (p.side[1]) p.type = obs[*p.side[1]].type;
+  if (p.side[0])
+    p.type = obs[*p.side[0]].type;
+  else if (p.side[1])
+    p.type = obs[*p.side[1]].type;
   for (int i = 0; i < 2; ++i) {
     if (terms[i]->kind != CondTerm::Kind::Const) continue;
     const auto b = literal_bits(terms[i]->value.text, p.type);
-    if (!b) { p.ok = false; p.bad = &terms[i]->value; continue; }
+    if (!b) {
+      p.ok = false;
+      p.bad = &terms[i]->value;
+      continue;
+    }
     p.bits[i] = *b;
   }
   return p;
@@ -125,7 +142,10 @@ void check_condition_literals(const LitmusTest& t, const std::vector<Observable>
     if (e.kind == CondExpr::Kind::Cmp) {
       const CmpPlan p = plan(e, obs);
       if (!p.ok)
-        throw InputError(Diagnostic{t.file, p.bad->loc, fmt::format("'{}' is not a value of type .{}, the type it is compared at", p.bad->text, to_string(p.type))});
+        throw InputError(
+            Diagnostic{t.file, p.bad->loc,
+                       fmt::format("'{}' is not a value of type .{}, the type it is compared at",
+                                   p.bad->text, to_string(p.type))});
     }
     for (const CondExpr& k : e.kids) walk(k);
   };
@@ -133,15 +153,18 @@ void check_condition_literals(const LitmusTest& t, const std::vector<Observable>
   if (t.filter) walk(*t.filter);
 }
 
-bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values) {
+bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
+                    const std::vector<std::uint64_t>& values) {
   switch (c.kind) {
     case CondExpr::Kind::True: return true;
     case CondExpr::Kind::False: return false;
     case CondExpr::Kind::And:  // n-ary: the parser keeps `a /\ b /\ c` flat
-      for (const CondExpr& k : c.kids) if (!eval_condition(k, obs, values)) return false;
+      for (const CondExpr& k : c.kids)
+        if (!eval_condition(k, obs, values)) return false;
       return true;
     case CondExpr::Kind::Or:
-      for (const CondExpr& k : c.kids) if (eval_condition(k, obs, values)) return true;
+      for (const CondExpr& k : c.kids)
+        if (eval_condition(k, obs, values)) return true;
       return false;
     case CondExpr::Kind::Not: return !eval_condition(c.kids[0], obs, values);
     case CondExpr::Kind::Cmp: break;
@@ -152,7 +175,6 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const
     v[i] = p.side[i] ? convert(values[*p.side[i]], obs[*p.side[i]].type, p.type) : p.bits[i];
   return compare_values(c.cmp, p.type, v[0], v[1]);
 }
-
 
 TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex) {
   TestResult r;
@@ -170,19 +192,25 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   return r;
 }
 
-void settle_result(TestResult& r, const LitmusTest& test, std::map<std::vector<std::uint64_t>, Witness> found) {
+void settle_result(TestResult& r, const LitmusTest& test,
+                   std::map<std::vector<std::uint64_t>, Witness> found) {
   for (auto& [vals, w] : found)
-    r.outcomes.push_back(Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
+    r.outcomes.push_back(
+        Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
   std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {
     for (std::size_t i = 0; i < a.values.size(); ++i) {
-      const auto x = signed_view(a.values[i], r.observables[i].type), y = signed_view(b.values[i], r.observables[i].type);
+      const auto x = signed_view(a.values[i], r.observables[i].type),
+                 y = signed_view(b.values[i], r.observables[i].type);
       if (x != y) return x < y;
     }
     return false;
   });
-  const auto sat = static_cast<std::size_t>(std::count_if(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+  const auto sat = static_cast<std::size_t>(std::count_if(
+      r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
   const std::size_t unsat = r.outcomes.size() - sat;
-  r.observation = sat == 0 ? Observation::Never : unsat == 0 ? Observation::Always : Observation::Sometimes;
+  r.observation = sat == 0     ? Observation::Never
+                  : unsat == 0 ? Observation::Always
+                               : Observation::Sometimes;
   switch (test.quantifier) {
     case Quantifier::Exists: r.holds = sat > 0; break;
     case Quantifier::NotExists: r.holds = sat == 0; break;

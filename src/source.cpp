@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "redscope/dialect.hpp"
 #include "redscope/diagnostic.hpp"
+#include "redscope/dialect.hpp"
 #include "redscope/frontend.hpp"
 
 namespace redscope {
@@ -24,12 +24,14 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   if (n == 0 || i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xc0) != 0x80) return 0;
-  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0))) return 0;  // overlong, surrogate
-  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) >= 0x90))) return 0;  // overlong, > U+10FFFF
+  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) >= 0xa0)))
+    return 0;  // overlong, surrogate
+  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) >= 0x90)))
+    return 0;  // overlong, > U+10FFFF
   return n;
 }
 
-constexpr std::size_t kLongWord = 80;   // a word longer than this is shortened
+constexpr std::size_t kLongWord = 80;  // a word longer than this is shortened
 constexpr std::size_t kKeptOfWord = 60;
 
 // One word (no spaces) with every byte made printable.
@@ -37,14 +39,18 @@ std::string clean_word(std::string_view w) {
   std::string out;
   for (std::size_t i = 0; i < w.size();) {
     const std::size_t n = utf8_length(w, i);
-    if (n == 0) out += "\xef\xbf\xbd";  // U+FFFD for a byte that is not UTF-8
-    else if (n == 1 && static_cast<unsigned char>(w[i]) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned>(w[i]));
-    else out += w.substr(i, n);
+    if (n == 0)
+      out += "\xef\xbf\xbd";  // U+FFFD for a byte that is not UTF-8
+    else if (n == 1 && static_cast<unsigned char>(w[i]) < 0x20)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(w[i]));
+    else
+      out += w.substr(i, n);
     i += n ? n : 1;
   }
   if (out.size() <= kLongWord) return out;
   std::size_t keep = kKeptOfWord;
-  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80) --keep;  // a character boundary
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80)
+    --keep;  // a character boundary
   return out.substr(0, keep) + "\xe2\x80\xa6";
 }
 
@@ -77,24 +83,32 @@ std::string Diagnostic::render() const {
   // The file name is never shortened (editors jump to it); the message is.
   // A problem of the whole file (a budget, an unreadable file) has no line.
   if (loc.line == 0) return fmt::format("{}: error: {}", valid_utf8(file), printable(message));
-  return fmt::format("{}:{}:{}: error: {}", valid_utf8(file), loc.line, loc.col, printable(message));
+  return fmt::format("{}:{}:{}: error: {}", valid_utf8(file), loc.line, loc.col,
+                     printable(message));
 }
 
 std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
-  auto fail = [&](std::string msg) -> std::string { throw InputError(Diagnostic{path, {0, 0}, std::move(msg)}); };
+  auto fail = [&](std::string msg) -> std::string {
+    throw InputError(Diagnostic{path, {0, 0}, std::move(msg)});
+  };
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (::stat(path.c_str(), &st) != 0)
+    return fail(fmt::format("cannot read: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) return fail("is a folder, not a litmus file");
-  if (!S_ISREG(st.st_mode)) return fail("not a regular file (a FIFO, device or socket): redscope reads litmus files only");
+  if (!S_ISREG(st.st_mode))
+    return fail("not a regular file (a FIFO, device or socket): redscope reads litmus files only");
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    return fail(fmt::format("file of {} bytes is over the {}-byte limit (--max-file-size)", st.st_size, max_bytes));
+    return fail(fmt::format("file of {} bytes is over the {}-byte limit (--max-file-size)",
+                            st.st_size, max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
   std::string text(max_bytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_bytes) return fail(fmt::format("file is over the {}-byte limit (--max-file-size)", max_bytes));
-  if (text.rfind("\xef\xbb\xbf", 0) == 0) return fail("starts with a UTF-8 byte-order mark: save the file without one");
+  if (text.size() > max_bytes)
+    return fail(fmt::format("file is over the {}-byte limit (--max-file-size)", max_bytes));
+  if (text.rfind("\xef\xbb\xbf", 0) == 0)
+    return fail("starts with a UTF-8 byte-order mark: save the file without one");
   if (text.rfind("\xff\xfe", 0) == 0 || text.rfind("\xfe\xff", 0) == 0)
     return fail("is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8");
   if (const auto nul = text.find('\0'); nul != std::string::npos)
@@ -110,8 +124,11 @@ LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
   if (!d) d = &dialects().front();
   std::vector<LitmusTest> tests = d->parse(text, path);
   if (tests.size() != 1)
-    throw InputError(Diagnostic{path, {0, 0}, fmt::format(
-        "holds {} tests ({} dialect): redscope checks one test per file", tests.size(), d->name)});
+    throw InputError(
+        Diagnostic{path,
+                   {0, 0},
+                   fmt::format("holds {} tests ({} dialect): redscope checks one test per file",
+                               tests.size(), d->name)});
   return std::move(tests.front());
 }
 

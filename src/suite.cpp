@@ -1,5 +1,5 @@
-#include "redscope/failure.hpp"
 #include "redscope/suite.hpp"
+#include "redscope/failure.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -41,29 +41,42 @@ bool claimed(const fs::directory_entry& it) {
 // Every file below `dir` that a registered dialect claims (today: *.litmus),
 // recursively; folders that cannot be read and claimed entries that are
 // dangling links become problems.
-void walk_folder(const fs::path& dir, std::vector<std::string>& found, std::vector<Diagnostic>& problems) {
+void walk_folder(const fs::path& dir, std::vector<std::string>& found,
+                 std::vector<Diagnostic>& problems) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
-  if (ec) { problems.push_back(Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())}); return; }
+  if (ec) {
+    problems.push_back(
+        Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
+    return;
+  }
   std::vector<fs::path> subdirs;
   for (fs::directory_iterator end; it != end; it.increment(ec)) {
     if (ec) break;
     const fs::path& p = it->path();
     std::error_code e2;
-    if (it->is_directory(e2) && !it->is_symlink(e2)) { subdirs.push_back(p); continue; }
+    if (it->is_directory(e2) && !it->is_symlink(e2)) {
+      subdirs.push_back(p);
+      continue;
+    }
     if (!claimed(*it)) continue;
-    if (it->is_regular_file(e2)) found.push_back(p.string());
+    if (it->is_regular_file(e2))
+      found.push_back(p.string());
     else if (it->is_symlink(e2) && !fs::exists(p, e2))
       problems.push_back(Diagnostic{p.string(), {0, 0}, "dangling symbolic link"});
-    else found.push_back(p.string());  // a FIFO or device a dialect claims: reading it reports why
+    else
+      found.push_back(p.string());  // a FIFO or device a dialect claims: reading it reports why
   }
-  if (ec) problems.push_back(Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
+  if (ec)
+    problems.push_back(
+        Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
   for (const fs::path& d : subdirs) walk_folder(d, found, problems);
 }
 
 }  // namespace
 
-std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths, std::vector<Diagnostic>* problems) {
+std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
+                                              std::vector<Diagnostic>* problems) {
   std::vector<std::string> out;
   std::vector<Diagnostic> local;
   std::vector<Diagnostic>& probs = problems ? *problems : local;
@@ -92,7 +105,8 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.parsed = false;
   std::optional<TestResult> done;
   const auto failure = capture_failure(path, [&] {
-    const auto source = std::make_shared<const LitmusTest>(parse_litmus_file(path, opts.max_file_bytes));
+    const auto source =
+        std::make_shared<const LitmusTest>(parse_litmus_file(path, opts.max_file_bytes));
     const LitmusTest& t = *source;
     r.parsed = true;
     r.test = t.name;
@@ -108,8 +122,8 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   return r;
 }
 
-
-std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs) {
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
+                                  unsigned jobs) {
   std::vector<TestResult> results(files.size());
   parallel_for(files.size(), jobs, [&](std::size_t i) { results[i] = check_file(files[i], opts); });
   return results;
@@ -138,22 +152,27 @@ std::vector<Expectation> read_expectations(const std::string& csv_path) {
   return out;
 }
 
-ExpectReport compare_expectations(const std::vector<Expectation>& exp, const std::vector<TestResult>& results) {
+ExpectReport compare_expectations(const std::vector<Expectation>& exp,
+                                  const std::vector<TestResult>& results) {
   std::map<std::string, const TestResult*> by_path;
   for (const TestResult& r : results) by_path[fs::weakly_canonical(r.file).string()] = &r;
   ExpectReport rep;
   for (const Expectation& e : exp) {
     auto it = by_path.find(e.resolved);
-    if (it == by_path.end()) { ++rep.not_run; continue; }
+    if (it == by_path.end()) {
+      ++rep.not_run;
+      continue;
+    }
     const TestResult& r = *it->second;
     if (r.error) {
       ++rep.errors;
       rep.lines.push_back(fmt::format("ERROR {}: {}", e.path, *r.error));
     } else if (r.holds != e.holds) {
       ++rep.failed;
-      rep.lines.push_back(fmt::format("MISMATCH {}: expected {} ({}), redscope says {} ({} {}, observation {})", e.path,
-                                      e.holds ? 1 : 0, e.holds ? "holds" : "does not hold", r.holds ? 1 : 0,
-                                      to_string(r.quantifier), r.condition_text, to_string(r.observation)));
+      rep.lines.push_back(
+          fmt::format("MISMATCH {}: expected {} ({}), redscope says {} ({} {}, observation {})",
+                      e.path, e.holds ? 1 : 0, e.holds ? "holds" : "does not hold", r.holds ? 1 : 0,
+                      to_string(r.quantifier), r.condition_text, to_string(r.observation)));
     } else {
       ++rep.passed;
     }

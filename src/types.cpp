@@ -20,19 +20,33 @@ bool scope_includes(Scope scope, const Placement& origin, const Placement& obser
 
 unsigned width_of(DataType t) {
   switch (t) {
-    case DataType::B16: case DataType::U16: case DataType::S16: case DataType::F16: case DataType::BF16: return 16;
-    case DataType::B32: case DataType::U32: case DataType::S32: case DataType::F32: case DataType::F16x2: case DataType::BF16x2: return 32;
-    case DataType::B64: case DataType::U64: case DataType::S64: case DataType::F64: return 64;
+    case DataType::B16:
+    case DataType::U16:
+    case DataType::S16:
+    case DataType::F16:
+    case DataType::BF16: return 16;
+    case DataType::B32:
+    case DataType::U32:
+    case DataType::S32:
+    case DataType::F32:
+    case DataType::F16x2:
+    case DataType::BF16x2: return 32;
+    case DataType::B64:
+    case DataType::U64:
+    case DataType::S64:
+    case DataType::F64: return 64;
     case DataType::Pred: return 1;
   }
   return 32;
 }
 
-bool is_signed(DataType t) { return t == DataType::S16 || t == DataType::S32 || t == DataType::S64; }
+bool is_signed(DataType t) {
+  return t == DataType::S16 || t == DataType::S32 || t == DataType::S64;
+}
 
 bool is_float(DataType t) {
-  return t == DataType::F16 || t == DataType::BF16 || t == DataType::F16x2 || t == DataType::BF16x2 ||
-         t == DataType::F32 || t == DataType::F64;
+  return t == DataType::F16 || t == DataType::BF16 || t == DataType::F16x2 ||
+         t == DataType::BF16x2 || t == DataType::F32 || t == DataType::F64;
 }
 
 bool is_packed(DataType t) { return t == DataType::F16x2 || t == DataType::BF16x2; }
@@ -80,18 +94,22 @@ std::string_view to_string(Space s) {
 }
 
 namespace {
-struct TypeName { DataType type; std::string_view name; };
+struct TypeName {
+  DataType type;
+  std::string_view name;
+};
 constexpr TypeName kTypeNames[] = {
-    {DataType::B16, "b16"}, {DataType::U16, "u16"}, {DataType::S16, "s16"},
-    {DataType::B32, "b32"}, {DataType::U32, "u32"}, {DataType::S32, "s32"},
-    {DataType::B64, "b64"}, {DataType::U64, "u64"}, {DataType::S64, "s64"},
-    {DataType::F16, "f16"}, {DataType::BF16, "bf16"}, {DataType::F16x2, "f16x2"},
-    {DataType::BF16x2, "bf16x2"}, {DataType::F32, "f32"}, {DataType::F64, "f64"},
+    {DataType::B16, "b16"},       {DataType::U16, "u16"},   {DataType::S16, "s16"},
+    {DataType::B32, "b32"},       {DataType::U32, "u32"},   {DataType::S32, "s32"},
+    {DataType::B64, "b64"},       {DataType::U64, "u64"},   {DataType::S64, "s64"},
+    {DataType::F16, "f16"},       {DataType::BF16, "bf16"}, {DataType::F16x2, "f16x2"},
+    {DataType::BF16x2, "bf16x2"}, {DataType::F32, "f32"},   {DataType::F64, "f64"},
     {DataType::Pred, "pred"}};
 }  // namespace
 
 std::string_view to_string(DataType t) {
-  for (const TypeName& n : kTypeNames) if (n.type == t) return n.name;
+  for (const TypeName& n : kTypeNames)
+    if (n.type == t) return n.name;
   return "?";
 }
 
@@ -114,7 +132,8 @@ std::optional<Sem> parse_sem(std::string_view s) {
 }
 
 std::optional<DataType> parse_data_type(std::string_view s) {
-  for (const TypeName& n : kTypeNames) if (n.name == s && n.type != DataType::Pred) return n.type;
+  for (const TypeName& n : kTypeNames)
+    if (n.name == s && n.type != DataType::Pred) return n.type;
   return std::nullopt;
 }
 
@@ -135,7 +154,7 @@ std::string format_value(std::uint64_t bits, DataType t) {
   if (auto f = float_format(t)) return format_float(*f, bits);
   if (is_signed(t)) {
     const std::int64_t v = w == 64 ? static_cast<std::int64_t>(bits)
-                         : static_cast<std::int64_t>(bits << (64 - w)) >> (64 - w);
+                                   : static_cast<std::int64_t>(bits << (64 - w)) >> (64 - w);
     return fmt::format("{}", v);
   }
   return fmt::format("{}", bits);
@@ -192,8 +211,10 @@ std::optional<std::uint64_t> literal_bits(std::string_view text, DataType t) {
   if (auto f = float_format(t)) {
     // A finite decimal too large for the format is a mistake, not infinity.
     const auto bits = parse_float_literal(*f, text);
-    const bool written_inf = text.find("inf") != std::string_view::npos || text.find("INF") != std::string_view::npos;
-    const bool is_hex = text.size() > 1 && text[0] == '0' && std::string_view("xXfFdD").find(text[1]) != std::string_view::npos;
+    const bool written_inf =
+        text.find("inf") != std::string_view::npos || text.find("INF") != std::string_view::npos;
+    const bool is_hex = text.size() > 1 && text[0] == '0' &&
+                        std::string_view("xXfFdD").find(text[1]) != std::string_view::npos;
     if (bits && !written_inf && !is_hex && !is_nan(*f, *bits) &&
         (*bits & ~(1ULL << (width_of(*f) - 1))) == (canonical_inf_magnitude(*f)))
       return std::nullopt;

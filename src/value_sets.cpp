@@ -31,15 +31,18 @@ class Analysis {
     for (std::size_t round = 0; round <= sk_.size(); ++round) {
       std::vector<Set> next(sk_.size());
       for (EventId e = 0; e < sk_.size(); ++e) {
-        if (sk_.ev(e).is_read()) next[e] = read_step(e);
-        else if (sk_.ev(e).is_write()) next[e] = write_step(e);
+        if (sk_.ev(e).is_read())
+          next[e] = read_step(e);
+        else if (sk_.ev(e).is_write())
+          next[e] = write_step(e);
       }
       if (next == cur_) break;
       cur_ = std::move(next);
     }
     ValueSets out(sk_.size());
     for (EventId e = 0; e < sk_.size(); ++e)
-      if (sk_.ev(e).is_memory() && !cur_[e].unknown) out[e] = std::vector<std::uint64_t>(cur_[e].values.begin(), cur_[e].values.end());
+      if (sk_.ev(e).is_memory() && !cur_[e].unknown)
+        out[e] = std::vector<std::uint64_t>(cur_[e].values.begin(), cur_[e].values.end());
     return out;
   }
 
@@ -47,7 +50,10 @@ class Analysis {
   void insert(Set& s, std::uint64_t v) const {
     if (s.unknown) return;
     s.values.insert(v);
-    if (s.values.size() > lim_.max_values) { s.values.clear(); s.unknown = true; }
+    if (s.values.size() > lim_.max_values) {
+      s.values.clear();
+      s.unknown = true;
+    }
   }
 
   // A read returns the value of some write to its cell.
@@ -80,7 +86,8 @@ class Analysis {
     std::vector<std::size_t> pick(reads.size(), 0);
     for (;;) {
       const auto v = evaluate(value, [&](ReadRef ref) {
-        const auto i = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
+        const auto i =
+            static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
         return domains[i][pick[i]];
       });
       insert(out, v);
@@ -105,14 +112,19 @@ class Analysis {
 class ProvenanceAnalysis {
  public:
   ProvenanceAnalysis(const Skeleton& sk, const ValueSetLimits& lim)
-      : sk_(sk), lim_(lim), words_((sk.size() + 63) / 64), cur_(sk.size()) {}
+      : sk_(sk),
+        lim_(lim),
+        words_((sk.size() + 63) / 64),
+        cur_(sk.size()) {}
 
   ValueSets run() {
     for (std::size_t round = 0; round <= sk_.size(); ++round) {
       std::vector<States> next(sk_.size());
       for (EventId e = 0; e < sk_.size(); ++e) {
-        if (sk_.ev(e).is_read()) next[e] = read_step(e);
-        else if (sk_.ev(e).is_write()) next[e] = write_step(e);
+        if (sk_.ev(e).is_read())
+          next[e] = read_step(e);
+        else if (sk_.ev(e).is_write())
+          next[e] = write_step(e);
       }
       // Pairs examined over the whole analysis: past the budget it knows
       // nothing, and the plain rounds answer for every event.
@@ -125,7 +137,8 @@ class ProvenanceAnalysis {
       if (!sk_.ev(e).is_memory() || cur_[e].unknown) continue;
       std::set<std::uint64_t> vals;
       for (const auto& [v, p] : cur_[e].pairs) vals.insert(v);
-      if (vals.size() <= lim_.max_values) out[e] = std::vector<std::uint64_t>(vals.begin(), vals.end());
+      if (vals.size() <= lim_.max_values)
+        out[e] = std::vector<std::uint64_t>(vals.begin(), vals.end());
     }
     return out;
   }
@@ -145,7 +158,10 @@ class ProvenanceAnalysis {
     ++work_;
     if (s.unknown) return;
     s.pairs.emplace(v, std::move(p));
-    if (s.pairs.size() > lim_.max_states) { s.pairs.clear(); s.unknown = true; }
+    if (s.pairs.size() > lim_.max_states) {
+      s.pairs.clear();
+      s.unknown = true;
+    }
   }
 
   States read_step(EventId r) {
@@ -192,7 +208,8 @@ class ProvenanceAnalysis {
         put(p, ids[i]);
       }
       const auto v = evaluate(value, [&](ReadRef ref) {
-        const auto i = static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
+        const auto i =
+            static_cast<std::size_t>(std::find(reads.begin(), reads.end(), ref) - reads.begin());
         return domains[i][pick[i]]->first;
       });
       insert(out, v, std::move(p));

@@ -105,11 +105,14 @@ std::uint64_t from_double(FloatFormat f, double d, bool* tie = nullptr) {
   const std::uint64_t sig = (db & low_mask(52)) | (dexp ? 1ULL << 52 : 0);
   const int e = dexp ? dexp - 1075 : -1074;
   const int emin = 1 - bias_of(l);
-  const int lg = e + int(std::bit_width(sig)) - 1;       // floor(log2 |d|)
-  int q = std::max(lg, emin) - int(l.fbits);             // weight of the target's last place
-  std::uint64_t n = round_shift(sig, q - e, tie);        // |result| = n * 2^q
-  if (n >> (l.fbits + 1)) { n >>= 1; ++q; }              // rounding carried into the next binade
-  if ((n >> l.fbits) == 0) return sign | n;              // subnormal or zero: exponent field 0
+  const int lg = e + int(std::bit_width(sig)) - 1;  // floor(log2 |d|)
+  int q = std::max(lg, emin) - int(l.fbits);        // weight of the target's last place
+  std::uint64_t n = round_shift(sig, q - e, tie);   // |result| = n * 2^q
+  if (n >> (l.fbits + 1)) {
+    n >>= 1;
+    ++q;
+  }                                          // rounding carried into the next binade
+  if ((n >> l.fbits) == 0) return sign | n;  // subnormal or zero: exponent field 0
   const int biased = q + int(l.fbits) + bias_of(l);
   if (biased >= int(low_mask(l.ebits))) return sign | inf;
   return sign | (std::uint64_t(biased) << l.fbits) | (n & low_mask(l.fbits));
@@ -141,10 +144,10 @@ unsigned width_of(FloatFormat f) { return layout(f).width; }
 
 std::uint64_t canonical_nan(FloatFormat f) {
   switch (f) {
-    case FloatFormat::F16: return 0x7fff;                  // CUDART_NAN_FP16
-    case FloatFormat::BF16: return 0x7fff;                 // CUDART_NAN_BF16
-    case FloatFormat::F32: return 0x7fffffff;              // Programming Guide, CUDART_NAN_F
-    case FloatFormat::F64: return 0xfff8000000000000ULL;   // CUDART_NAN
+    case FloatFormat::F16: return 0x7fff;                 // CUDART_NAN_FP16
+    case FloatFormat::BF16: return 0x7fff;                // CUDART_NAN_BF16
+    case FloatFormat::F32: return 0x7fffffff;             // Programming Guide, CUDART_NAN_F
+    case FloatFormat::F64: return 0xfff8000000000000ULL;  // CUDART_NAN
   }
   return 0;
 }
@@ -312,12 +315,17 @@ std::optional<Decimal> scan_decimal(std::string_view t) {
   std::size_t mantissa_digits = 0;
   bool seen_point = false;
   for (; i < t.size(); ++i) {
-    if (t[i] == '.' && !seen_point) { seen_point = true; continue; }
+    if (t[i] == '.' && !seen_point) {
+      seen_point = true;
+      continue;
+    }
     if (t[i] < '0' || t[i] > '9') break;
     ++mantissa_digits;
     if (!seen_point) ++point;
-    if (t[i] == '0' && d.digits.empty()) --point;  // leading zero: shift only
-    else d.digits.push_back(t[i]);
+    if (t[i] == '0' && d.digits.empty())
+      --point;  // leading zero: shift only
+    else
+      d.digits.push_back(t[i]);
   }
   if (mantissa_digits == 0) return std::nullopt;
   long long exp = 0;
@@ -379,7 +387,10 @@ struct Digits {
 
 Digits make_digits(std::uint64_t c, long long q) {
   std::string d = std::to_string(c);
-  while (d.size() > 1 && d.back() == '0') { d.pop_back(); ++q; }
+  while (d.size() > 1 && d.back() == '0') {
+    d.pop_back();
+    ++q;
+  }
   return {d, q};
 }
 
@@ -400,7 +411,8 @@ std::string render(double v, const Digits& d) {
   std::string fixed;
   if (q >= 0) {
     char buf[400];  // DBL_MAX has 309 digits
-    const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::fixed, 0);
+    const auto res =
+        std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::fixed, 0);
     fixed.assign(buf, res.ptr);
   } else if (-q < n) {
     const std::size_t point = std::size_t(n + q);
@@ -420,7 +432,8 @@ std::string render(double v, const Digits& d) {
 // succeeds (e.g. f16 2^-6 = 0.015625 -> "0.01563").
 std::optional<Digits> shortest_at(FloatFormat f, std::uint64_t bits, double v, int n) {
   char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, n - 1);
+  const auto res =
+      std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, n - 1);
   const std::string_view s(buf, std::size_t(res.ptr - buf));  // d.ddde[+-]xx
   const std::size_t epos = s.find('e');
   std::uint64_t c = 0;
@@ -443,8 +456,10 @@ std::optional<std::uint64_t> parse_float_literal(FloatFormat f, std::string_view
   if (text.size() >= 2 && text[0] == '0') {
     const char kind = ascii_lower(text[1]);
     if (kind == 'x') return parse_bits(text.substr(2), width_of(f), 0);
-    if (kind == 'f') return f == FloatFormat::F32 ? parse_bits(text.substr(2), 32, 8) : std::nullopt;
-    if (kind == 'd') return f == FloatFormat::F64 ? parse_bits(text.substr(2), 64, 16) : std::nullopt;
+    if (kind == 'f')
+      return f == FloatFormat::F32 ? parse_bits(text.substr(2), 32, 8) : std::nullopt;
+    if (kind == 'd')
+      return f == FloatFormat::F64 ? parse_bits(text.substr(2), 64, 16) : std::nullopt;
   }
   const auto x = scan_decimal(text);
   if (!x) return std::nullopt;

@@ -1,8 +1,8 @@
 // `redscope xval`: classify every outcome of the Z3 engine and the
 // operational machine (see xval.hpp).
-#include "redscope/json.hpp"
-#include "redscope/failure.hpp"
 #include "redscope/xval.hpp"
+#include "redscope/failure.hpp"
+#include "redscope/json.hpp"
 
 #include <chrono>
 
@@ -24,7 +24,8 @@ std::string_view to_string(XvalStatus s) {
 }
 
 std::size_t XvalResult::count(XvalStatus s) const {
-  return static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(), [&](const XvalOutcome& o) { return o.status == s; }));
+  return static_cast<std::size_t>(std::count_if(
+      outcomes.begin(), outcomes.end(), [&](const XvalOutcome& o) { return o.status == s; }));
 }
 
 namespace {
@@ -43,14 +44,21 @@ XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
   std::map<std::vector<std::uint64_t>, XvalOutcome> all;
   auto render = [&](const std::vector<std::uint64_t>& v) {
     std::vector<std::string> s;
-    for (std::size_t i = 0; i < v.size(); ++i) s.push_back(format_value(v[i], allowed.observables[i].type));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      s.push_back(format_value(v[i], allowed.observables[i].type));
     return s;
   };
-  for (const Outcome& o : allowed.outcomes) all[o.values] = XvalOutcome{render(o.values), XvalStatus::AllowedUnreached, "", {}};
+  for (const Outcome& o : allowed.outcomes)
+    all[o.values] = XvalOutcome{render(o.values), XvalStatus::AllowedUnreached, "", {}};
   for (const auto& [vals, trace] : traces) {
     auto it = all.find(vals);
-    if (it != all.end()) { it->second.status = XvalStatus::AllowedReached; it->second.trace = trace; continue; }
-    all[vals] = XvalOutcome{render(vals), XvalStatus::ReachedForbidden, trace, forbidding_axioms(t, z, allowed.observables, vals)};
+    if (it != all.end()) {
+      it->second.status = XvalStatus::AllowedReached;
+      it->second.trace = trace;
+      continue;
+    }
+    all[vals] = XvalOutcome{render(vals), XvalStatus::ReachedForbidden, trace,
+                            forbidding_axioms(t, z, allowed.observables, vals)};
   }
   for (auto& [v, o] : all) x.outcomes.push_back(std::move(o));
   return x;
@@ -58,7 +66,8 @@ XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
 
 std::string state(const XvalResult& r, const XvalOutcome& o) {
   std::string s;
-  for (std::size_t i = 0; i < r.labels.size(); ++i) s += fmt::format("{}={}; ", r.labels[i], o.values[i]);
+  for (std::size_t i = 0; i < r.labels.size(); ++i)
+    s += fmt::format("{}={}; ", r.labels[i], o.values[i]);
   if (!s.empty()) s.pop_back();
   return s;
 }
@@ -84,16 +93,19 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
 
 std::string render_xval_text(const XvalResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
-  std::string o = fmt::format("Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n", r.test,
-                              to_string(r.model), r.count(XvalStatus::AllowedReached), r.count(XvalStatus::AllowedUnreached),
-                              r.count(XvalStatus::ReachedForbidden));
+  std::string o = fmt::format(
+      "Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n",
+      r.test, to_string(r.model), r.count(XvalStatus::AllowedReached),
+      r.count(XvalStatus::AllowedUnreached), r.count(XvalStatus::ReachedForbidden));
   for (const XvalOutcome& x : r.outcomes) {
     if (x.status == XvalStatus::AllowedReached) continue;
     o += fmt::format("  {} {}\n", to_string(x.status), state(r, x));
     if (x.status != XvalStatus::ReachedForbidden) continue;
     std::string axioms;
-    for (Axiom a : x.forbidden_by) axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", to_string(a));
-    o += fmt::format("    forbidden by: {}\n    machine trace:\n", axioms.empty() ? "(no single skeleton core)" : axioms);
+    for (Axiom a : x.forbidden_by)
+      axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", to_string(a));
+    o += fmt::format("    forbidden by: {}\n    machine trace:\n",
+                     axioms.empty() ? "(no single skeleton core)" : axioms);
     for (std::size_t a = 0, b; a < x.trace.size(); a = b + 1) {
       b = x.trace.find('\n', a);
       o += "      " + x.trace.substr(a, b - a) + "\n";
@@ -105,15 +117,20 @@ std::string render_xval_text(const XvalResult& r) {
 std::string render_xval_summary(const std::vector<XvalResult>& rs) {
   std::size_t ar = 0, un = 0, rf = 0, tests_un = 0, errors = 0;
   for (const XvalResult& r : rs) {
-    if (r.error) { ++errors; continue; }
+    if (r.error) {
+      ++errors;
+      continue;
+    }
     ar += r.count(XvalStatus::AllowedReached);
     const std::size_t u = r.count(XvalStatus::AllowedUnreached);
     un += u;
     tests_un += u > 0;
     rf += r.count(XvalStatus::ReachedForbidden);
   }
-  return fmt::format("Total {} tests ({} not checked): allowed-reached {}, allowed-never-reached {} (in {} tests), reached-but-forbidden {}\n",
-                     rs.size(), errors, ar, un, tests_un, rf);
+  return fmt::format(
+      "Total {} tests ({} not checked): allowed-reached {}, allowed-never-reached {} (in {} "
+      "tests), reached-but-forbidden {}\n",
+      rs.size(), errors, ar, un, tests_un, rf);
 }
 
 std::string render_xval_json(const std::vector<XvalResult>& rs) {

@@ -12,7 +12,8 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
   switch (e.kind) {
     case CondExpr::Kind::True: return c.bool_val(true);
     case CondExpr::Kind::False: return c.bool_val(false);
-    case CondExpr::Kind::And: case CondExpr::Kind::Or: {  // n-ary
+    case CondExpr::Kind::And:
+    case CondExpr::Kind::Or: {  // n-ary
       z3::expr_vector kids(c);
       for (const CondExpr& k : e.kids) kids.push_back(condition_to_z3(c, k, obs, terms));
       return e.kind == CondExpr::Kind::And ? z3::mk_and(kids) : z3::mk_or(kids);
@@ -24,12 +25,17 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
   const unsigned w = width_of(p.type);
   std::vector<z3::expr> v;
   for (int i = 0; i < 2; ++i) {
-    if (!p.side[i]) { v.push_back(c.bv_val(static_cast<std::uint64_t>(p.bits[i]), w)); continue; }
+    if (!p.side[i]) {
+      v.push_back(c.bv_val(static_cast<std::uint64_t>(p.bits[i]), w));
+      continue;
+    }
     z3::expr t = terms[*p.side[i]];
     const DataType from = obs[*p.side[i]].type;
     const unsigned fw = width_of(from);
-    if (fw > w) t = t.extract(w - 1, 0);
-    else if (fw < w) t = is_signed(from) ? z3::sext(t, w - fw) : z3::zext(t, w - fw);
+    if (fw > w)
+      t = t.extract(w - 1, 0);
+    else if (fw < w)
+      t = is_signed(from) ? z3::sext(t, w - fw) : z3::zext(t, w - fw);
     v.push_back(t);
   }
   const z3::expr &a = v[0], &b = v[1];

@@ -10,6 +10,7 @@
 
 namespace redscope {
 
-z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs, const std::vector<z3::expr>& terms);
+z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs,
+                         const std::vector<z3::expr>& terms);
 
 }  // namespace redscope

@@ -36,8 +36,13 @@ class SkeletonSolver {
  public:
   static constexpr unsigned kSmtConflicts = 500;
 
-  SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test, const std::vector<Observable>& obs, const EngineOptions& opts)
-      : c_(c), sk_(sk), test_(test), obs_(obs), opts_(opts),
+  SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test,
+                 const std::vector<Observable>& obs, const EngineOptions& opts)
+      : c_(c),
+        sk_(sk),
+        test_(test),
+        obs_(obs),
+        opts_(opts),
         float_tables_(opts.float_tables && !opts.disables(Axiom::NoThinAir)) {
     open(detail::SolverKind::Smt);
   }
@@ -46,10 +51,12 @@ class SkeletonSolver {
   // barrier) with an outcome not blocked yet.
   bool sat(bool with_barriers) {
     for (;;) {
-      const z3::check_result r = cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
+      const z3::check_result r =
+          cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
       if (r == z3::sat) return true;
       if (r == z3::unsat) return false;
-      if (opts_.budget) opts_.budget->check();  // an interrupt (--timeout) is not the conflict limit
+      if (opts_.budget)
+        opts_.budget->check();  // an interrupt (--timeout) is not the conflict limit
       if (!limited()) detail::solver_gave_up(cur_->s);
       open(detail::SolverKind::FiniteDomain);
     }
@@ -70,9 +77,11 @@ class SkeletonSolver {
     PtxEncoding enc;
     std::vector<z3::expr> terms;
     detail::SolverKind kind;
-    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m, detail::SolverKind k,
-            const Budget* budget)
-        : s(std::move(solver)), enc(c, s, sk, m, k, budget), kind(k) {}
+    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m,
+            detail::SolverKind k, const Budget* budget)
+        : s(std::move(solver)),
+          enc(c, s, sk, m, k, budget),
+          kind(k) {}
   };
 
   // The SMT core under a conflict limit, which a hard check exceeds.
@@ -80,10 +89,12 @@ class SkeletonSolver {
 
   void open(detail::SolverKind kind) {
     z3::solver s = detail::make_solver(c_, kind);
-    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, opts_.model.value_or(model_for_target(test_.target_sm)), kind,
+    cur_ = std::make_unique<Session>(c_, std::move(s), sk_,
+                                     opts_.model.value_or(model_for_target(test_.target_sm)), kind,
                                      opts_.budget);
     cur_->enc.use_float_tables(float_tables_);
-    cur_->enc.pin_po_loc_co(!opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation));
+    cur_->enc.pin_po_loc_co(!opts_.disables(Axiom::Coherence) &&
+                            !opts_.disables(Axiom::ScPerLocation));
     cur_->enc.encode();
     for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
     // herd's `filter`: only executions satisfying it are considered.
@@ -124,7 +135,8 @@ class SkeletonSolver {
   void add_block(const std::vector<std::uint64_t>& vals) {
     z3::expr_vector diff(c_);
     for (std::size_t i = 0; i < vals.size(); ++i)
-      diff.push_back(cur_->terms[i] != c_.bv_val(static_cast<std::uint64_t>(vals[i]), width_of(obs_[i].type)));
+      diff.push_back(cur_->terms[i] !=
+                     c_.bv_val(static_cast<std::uint64_t>(vals[i]), width_of(obs_[i].type)));
     cur_->s.add(z3::mk_or(diff));
   }
 
@@ -140,8 +152,9 @@ class SkeletonSolver {
 };
 
 // All outcomes of one complete skeleton not already in `found`.
-void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const LitmusTest& test, const std::vector<Observable>& obs,
-               const EngineOptions& opts, std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
+void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const LitmusTest& test,
+               const std::vector<Observable>& obs, const EngineOptions& opts,
+               std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
   SkeletonSolver s(c, sk, test, obs, opts);
   if (sk.cut) {
     if (s.sat(false)) ++inc.bound_cut;
@@ -165,8 +178,11 @@ void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const Litm
     for (const z3::expr& t : s.terms()) vals.push_back(m.eval(t, true).get_numeral_uint64());
     found.emplace(vals, s.encoding().witness(m, index));
     if (found.size() > opts.max_outcomes)
-      throw InputError(Diagnostic{test.file, test.condition_loc,
-                                  fmt::format("more than {} outcomes: the observed values are not bounded by the test; observe fewer registers or raise --max-outcomes", opts.max_outcomes)});
+      throw InputError(
+          Diagnostic{test.file, test.condition_loc,
+                     fmt::format("more than {} outcomes: the observed values are not bounded by "
+                                 "the test; observe fewer registers or raise --max-outcomes",
+                                 opts.max_outcomes)});
     s.block(vals);
   }
 }
@@ -180,13 +196,15 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<std::vector<std::uint64_t>, Witness> found;
-  for (std::size_t i = 0; i < ex.skeletons.size(); ++i) enumerate(c, ex.skeletons[i], i, test, r.observables, opts, found, r.incomplete);
+  for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
+    enumerate(c, ex.skeletons[i], i, test, r.observables, opts, found, r.incomplete);
   settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
-std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts, const std::vector<Observable>& obs,
+std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                     const std::vector<Observable>& obs,
                                      const std::vector<std::uint64_t>& values) {
   const Expansion ex = expand(test, opts.expand);
   std::vector<Axiom> out;
@@ -196,18 +214,22 @@ std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions
     if (sk.cut) continue;
     const detail::SolverKind kind = detail::solver_kind_for(sk);
     z3::solver s = detail::make_solver(c, kind);
-    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind, opts.budget);
+    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind,
+                    opts.budget);
     enc.encode();
-    for (std::size_t i = 0; i < obs.size(); ++i) s.add(enc.observable(obs[i]) == c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
+    for (std::size_t i = 0; i < obs.size(); ++i)
+      s.add(enc.observable(obs[i]) ==
+            c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
     z3::expr_vector lits = enc.all_literals(true, {});
     if (detail::is_sat(s, lits)) continue;
     const z3::expr_vector core = s.unsat_core();
     for (Axiom a : kAllAxioms)
       for (unsigned k = 0; k < core.size(); ++k)
-        if (z3::eq(core[static_cast<int>(k)], enc.literal(a)) && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+        if (z3::eq(core[static_cast<int>(k)], enc.literal(a)) &&
+            std::find(out.begin(), out.end(), a) == out.end())
+          out.push_back(a);
   }
   return out;
 }
-
 
 }  // namespace redscope

@@ -17,15 +17,21 @@
 // --fail-on-slow.
 //
 //   redscope_fuzz [--seconds N] [--seed S] [--corpus DIR]... [--findings DIR]
-//                 [--slow SECONDS] [--hang SECONDS] [--inputs N] [--fail-on-slow] [--no-fork] [--verbose]
+//                 [--slow SECONDS] [--hang SECONDS] [--inputs N] [--fail-on-slow] [--no-fork]
+//                 [--verbose]
 //   redscope_fuzz --replay FILE...     (each file once, in-process: verdict and stage times)
 //
 // Exit status: 0 when no input failed, 1 on findings, 2 on bad usage.
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -36,11 +42,6 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <ctime>
-#include <cerrno>
-#include <cmath>
-#include <csignal>
-#include <cstring>
 
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -83,15 +84,16 @@ struct Options {
   double hang = 60;
   std::size_t max_inputs = 0;  // 0: until --seconds
   bool fail_on_slow = false;
-  bool verbose = false;  // print every input's diagnostic
-  bool no_fork = false;  // run inputs in this process (no crash or hang isolation)
+  bool verbose = false;             // print every input's diagnostic
+  bool no_fork = false;             // run inputs in this process (no crash or hang isolation)
   std::vector<std::string> replay;  // files to run once each, with stage times
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "redscope_fuzz: " << why << "\n"
             << "usage: redscope_fuzz [--seconds N] [--seed S] [--corpus DIR]... [--findings DIR]\n"
-            << "                     [--slow SECONDS] [--hang SECONDS] [--inputs N] [--fail-on-slow] [--no-fork] [--verbose]\n"
+            << "                     [--slow SECONDS] [--hang SECONDS] [--inputs N] "
+               "[--fail-on-slow] [--no-fork] [--verbose]\n"
             << "       redscope_fuzz --replay FILE...\n";
   std::exit(2);
 }
@@ -105,22 +107,34 @@ Options parse_args(int argc, char** argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
-      if (a == "--seconds") o.seconds = std::stod(need(i));
-      else if (a == "--seed") { o.seed = std::stoull(need(i)); o.seed_given = true; }
-      else if (a == "--corpus") o.corpus.push_back(need(i));
-      else if (a == "--findings") o.findings = need(i);
-      else if (a == "--slow") o.slow = std::stod(need(i));
-      else if (a == "--hang") o.hang = std::stod(need(i));
-      else if (a == "--inputs") o.max_inputs = std::stoull(need(i));
-      else if (a == "--fail-on-slow") o.fail_on_slow = true;
+      if (a == "--seconds")
+        o.seconds = std::stod(need(i));
+      else if (a == "--seed") {
+        o.seed = std::stoull(need(i));
+        o.seed_given = true;
+      } else if (a == "--corpus")
+        o.corpus.push_back(need(i));
+      else if (a == "--findings")
+        o.findings = need(i);
+      else if (a == "--slow")
+        o.slow = std::stod(need(i));
+      else if (a == "--hang")
+        o.hang = std::stod(need(i));
+      else if (a == "--inputs")
+        o.max_inputs = std::stoull(need(i));
+      else if (a == "--fail-on-slow")
+        o.fail_on_slow = true;
       else if (a == "--replay") {
         o.replay.push_back(need(i));
         while (i + 1 < argc && argv[i + 1][0] != '-') o.replay.push_back(argv[++i]);
-      }
-      else if (a == "--no-fork") o.no_fork = true;
-      else if (a == "--verbose") o.verbose = true;
-      else if (a == "-h" || a == "--help") usage("help");
-      else usage("unknown argument " + a);
+      } else if (a == "--no-fork")
+        o.no_fork = true;
+      else if (a == "--verbose")
+        o.verbose = true;
+      else if (a == "-h" || a == "--help")
+        usage("help");
+      else
+        usage("unknown argument " + a);
     }
   } catch (const std::logic_error&) {
     usage("bad number");
@@ -129,7 +143,9 @@ Options parse_args(int argc, char** argv) {
     o.corpus.push_back(std::string(REDSCOPE_SOURCE_DIR) + "/litmus");
     o.corpus.push_back(std::string(REDSCOPE_SHARED_DIR) + "/conformance");
   }
-  if (!o.seed_given) o.seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  if (!o.seed_given)
+    o.seed =
+        static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   return o;
 }
 
@@ -150,7 +166,10 @@ std::vector<std::string> split_lines(const std::string& s) {
   std::size_t start = 0;
   while (start < s.size()) {
     std::size_t end = s.find('\n', start);
-    if (end == std::string::npos) end = s.size(); else ++end;
+    if (end == std::string::npos)
+      end = s.size();
+    else
+      ++end;
     out.push_back(s.substr(start, end - start));
     start = end;
   }
@@ -175,7 +194,10 @@ Corpus load_corpus(const std::vector<std::string>& dirs) {
   Corpus c;
   std::set<std::string> tokens, cells;
   for (const std::string& d : dirs) {
-    if (!fs::exists(d)) { std::cerr << "redscope_fuzz: corpus " << d << " not found, skipped\n"; continue; }
+    if (!fs::exists(d)) {
+      std::cerr << "redscope_fuzz: corpus " << d << " not found, skipped\n";
+      continue;
+    }
     for (const std::string& f : collect_litmus_files({d})) {
       c.files.push_back(f);
       c.texts.push_back(slurp(f));
@@ -194,7 +216,8 @@ Corpus load_corpus(const std::vector<std::string>& dirs) {
         std::size_t start = 0;
         for (;;) {
           std::size_t bar = line.find_first_of("|;", start);
-          std::string cell = line.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+          std::string cell =
+              line.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
           const auto b = cell.find_first_not_of(" \t"), e = cell.find_last_not_of(" \t\r\n");
           if (b != std::string::npos) cells.insert(cell.substr(b, e - b + 1));
           if (bar == std::string::npos || line[bar] == ';') break;
@@ -208,14 +231,62 @@ Corpus load_corpus(const std::vector<std::string>& dirs) {
   return c;
 }
 
-const std::vector<std::string> kBoundary = {
-    "0", "1", "-1", "2", "7", "8", "15", "16", "31", "32", "63", "64", "127", "128", "255", "256",
-    "65535", "65536", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295",
-    "4294967296", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-    "18446744073709551615", "18446744073709551616", "99999999999999999999999999",
-    "0x7fffffff", "0xffffffff", "0x8000000000000000", "0xffffffffffffffff", "0x", "0x1p", "1e308",
-    "1e309", "-0.0", "0.0", "nan", "-nan", "inf", "-inf", "3.4028235e38", "1.4e-45", "5e-324",
-    "0.1", "1.5", "65504", "65520", "00", "-", "+1", "1.", ".5"};
+const std::vector<std::string> kBoundary = {"0",
+                                            "1",
+                                            "-1",
+                                            "2",
+                                            "7",
+                                            "8",
+                                            "15",
+                                            "16",
+                                            "31",
+                                            "32",
+                                            "63",
+                                            "64",
+                                            "127",
+                                            "128",
+                                            "255",
+                                            "256",
+                                            "65535",
+                                            "65536",
+                                            "2147483647",
+                                            "2147483648",
+                                            "-2147483648",
+                                            "-2147483649",
+                                            "4294967295",
+                                            "4294967296",
+                                            "9223372036854775807",
+                                            "9223372036854775808",
+                                            "-9223372036854775808",
+                                            "18446744073709551615",
+                                            "18446744073709551616",
+                                            "99999999999999999999999999",
+                                            "0x7fffffff",
+                                            "0xffffffff",
+                                            "0x8000000000000000",
+                                            "0xffffffffffffffff",
+                                            "0x",
+                                            "0x1p",
+                                            "1e308",
+                                            "1e309",
+                                            "-0.0",
+                                            "0.0",
+                                            "nan",
+                                            "-nan",
+                                            "inf",
+                                            "-inf",
+                                            "3.4028235e38",
+                                            "1.4e-45",
+                                            "5e-324",
+                                            "0.1",
+                                            "1.5",
+                                            "65504",
+                                            "65520",
+                                            "00",
+                                            "-",
+                                            "+1",
+                                            "1.",
+                                            ".5"};
 
 class Mutator {
  public:
@@ -232,7 +303,9 @@ class Mutator {
   }
 
  private:
-  std::size_t pick(std::size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
+  std::size_t pick(std::size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
+  }
   bool chance(int percent) { return static_cast<int>(pick(100)) < percent; }
 
   static std::string trimmed(const std::string& l) {
@@ -242,7 +315,8 @@ class Mutator {
   // The thread header line ("P0@cta 0,gpu 0 | P1 ;"), or lines.size().
   static std::size_t header_line(const std::vector<std::string>& lines) {
     for (std::size_t i = 0; i < lines.size(); ++i)
-      if (trimmed(lines[i]).rfind("P0", 0) == 0 && lines[i].find(';') != std::string::npos) return i;
+      if (trimmed(lines[i]).rfind("P0", 0) == 0 && lines[i].find(';') != std::string::npos)
+        return i;
     return lines.size();
   }
   // A line of the instruction table (after the header, before the condition).
@@ -251,7 +325,8 @@ class Mutator {
     for (std::size_t i = header_line(lines) + 1; i < lines.size(); ++i) {
       const std::string t = trimmed(lines[i]);
       if (t.rfind("exists", 0) == 0 || t.rfind("forall", 0) == 0 || t.rfind("~exists", 0) == 0 ||
-          t.rfind("locations", 0) == 0 || t.rfind("filter", 0) == 0) break;
+          t.rfind("locations", 0) == 0 || t.rfind("filter", 0) == 0)
+        break;
       if (lines[i].find(';') != std::string::npos) code.push_back(i);
     }
     if (code.empty()) return pick(lines.size());
@@ -261,8 +336,10 @@ class Mutator {
   // Replaces column `col` of a code line by `cell`.
   static std::string with_cell(const std::string& line, std::size_t col, const std::string& cell) {
     std::vector<std::size_t> bars{static_cast<std::size_t>(-1)};
-    for (std::size_t i = 0; i < line.size(); ++i) if (line[i] == '|') bars.push_back(i);
-    const std::size_t end_all = line.find(';') == std::string::npos ? line.find_last_not_of("\r\n") + 1 : line.rfind(';');
+    for (std::size_t i = 0; i < line.size(); ++i)
+      if (line[i] == '|') bars.push_back(i);
+    const std::size_t end_all =
+        line.find(';') == std::string::npos ? line.find_last_not_of("\r\n") + 1 : line.rfind(';');
     col %= bars.size();
     const std::size_t b = bars[col] + 1;
     const std::size_t e = col + 1 < bars.size() ? bars[col + 1] : end_all;
@@ -272,16 +349,24 @@ class Mutator {
 
   std::string mutate(std::string& s) {
     static const std::string alphabet = ";|,{}[]()\n0123456789.:=~/\\ -@+*&!<>rPxyLCabz\"\t";
-    if (s.empty()) { s = "PTX x\n{}\n P0 ;\n ld.weak r0, x ;\nexists (P0:r0=0)\n"; return "reset"; }
+    if (s.empty()) {
+      s = "PTX x\n{}\n P0 ;\n ld.weak r0, x ;\nexists (P0:r0=0)\n";
+      return "reset";
+    }
     auto pos = [&] { return pick(s.size()); };
     std::vector<std::string> lines = split_lines(s);
     // Byte edits mostly break the syntax; a quarter of the edits are those,
     // the rest keep most of the structure so that mutants reach the engines.
     static const std::size_t byte_ops[] = {0, 1, 2, 13, 14};
     static const std::size_t struct_ops[] = {3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 12, 12, 15};
-    const std::size_t op = chance(25) ? byte_ops[pick(std::size(byte_ops))] : struct_ops[pick(std::size(struct_ops))];
+    const std::size_t op =
+        chance(25) ? byte_ops[pick(std::size(byte_ops))] : struct_ops[pick(std::size(struct_ops))];
     switch (op) {
-      case 0: { const std::size_t p = pos(); s.erase(p, 1 + pick(std::min<std::size_t>(8, s.size() - p))); return "del-bytes"; }
+      case 0: {
+        const std::size_t p = pos();
+        s.erase(p, 1 + pick(std::min<std::size_t>(8, s.size() - p)));
+        return "del-bytes";
+      }
       case 1: s.insert(pos(), 1, alphabet[pick(alphabet.size())]); return "ins-byte";
       case 2: s[pos()] = alphabet[pick(alphabet.size())]; return "set-byte";
       case 3: {  // duplicate a line, now and then many times
@@ -301,7 +386,8 @@ class Mutator {
         s = join_lines(lines);
         return "swap-lines";
       }
-      case 6: case 7: {  // replace a word by a word of the corpus
+      case 6:
+      case 7: {  // replace a word by a word of the corpus
         if (c_.tokens.empty()) return "noop";
         const std::size_t p = s.find_first_not_of(" \t\n|;,", pos());
         if (p == std::string::npos) return "noop";
@@ -344,20 +430,29 @@ class Mutator {
         std::string ins;
         for (std::size_t i = 0; i < k; ++i) ins += o;
         std::size_t p = s.rfind("exists");
-        if (p == std::string::npos || chance(30)) p = pos(); else p = s.find('(', p) == std::string::npos ? pos() : s.find('(', p);
+        if (p == std::string::npos || chance(30))
+          p = pos();
+        else
+          p = s.find('(', p) == std::string::npos ? pos() : s.find('(', p);
         s.insert(p, ins);
-        if (chance(50)) s.insert(std::min(s.size(), p + ins.size() + 1 + pick(20)), std::string(k, o == "[" ? ']' : o == "{" ? '}' : ')'));
+        if (chance(50))
+          s.insert(std::min(s.size(), p + ins.size() + 1 + pick(20)),
+                   std::string(k, o == "["   ? ']'
+                                  : o == "{" ? '}'
+                                             : ')'));
         return fmt::format("nest*{}", k);
       }
       case 12: {  // a chain of dependent local operations in one column
-        static const std::vector<std::string> ops = {"add r0, r0, 1", "add r0, r0, r0", "mul r1, r1, r0",
-                                                     "sub r2, r2, r0", "@p0 add r0, r0, 1", "add.f32 r0, r0, r0",
-                                                     "setp.eq.s32 p0, r0, 1", "mov r0, r1", "mov r1, r0"};
+        static const std::vector<std::string> ops = {
+            "add r0, r0, 1",         "add r0, r0, r0",    "mul r1, r1, r0",
+            "sub r2, r2, r0",        "@p0 add r0, r0, 1", "add.f32 r0, r0, r0",
+            "setp.eq.s32 p0, r0, 1", "mov r0, r1",        "mov r1, r0"};
         const std::size_t l = code_line(lines);
         const std::size_t k = chance(80) ? 1 + pick(8) : (chance(50) ? 64 : 1200);
         const std::size_t col = pick(4);
         std::vector<std::string> chain;
-        for (std::size_t i = 0; i < k; ++i) chain.push_back(with_cell(lines[l], col, ops[pick(ops.size())]));
+        for (std::size_t i = 0; i < k; ++i)
+          chain.push_back(with_cell(lines[l], col, ops[pick(ops.size())]));
         lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(l), chain.begin(), chain.end());
         s = join_lines(lines);
         return fmt::format("chain*{}", k);
@@ -373,7 +468,9 @@ class Mutator {
         for (std::size_t i = h; i < lines.size(); ++i) {
           std::string& l = lines[i];
           const std::string t = trimmed(l);
-          if (t.rfind("exists", 0) == 0 || t.rfind("forall", 0) == 0 || t.rfind("~exists", 0) == 0 || t.rfind("locations", 0) == 0) break;
+          if (t.rfind("exists", 0) == 0 || t.rfind("forall", 0) == 0 ||
+              t.rfind("~exists", 0) == 0 || t.rfind("locations", 0) == 0)
+            break;
           if (l.find(';') == std::string::npos) continue;
           if (i == h) {
             const std::size_t semi = l.rfind(';');
@@ -399,8 +496,8 @@ class Mutator {
 
 struct Verdict {
   enum Kind { Result, Diagnostic, Finding } kind = Result;
-  std::string stage;    // where it ended (finding or diagnostic)
-  std::string detail;   // the finding
+  std::string stage;   // where it ended (finding or diagnostic)
+  std::string detail;  // the finding
 };
 
 const std::regex kLocated(R"(^[^:\n]+:([0-9]+):([0-9]+): error: [^\n]+)");
@@ -430,8 +527,8 @@ class Runner {
 
   // The enumerator's --enum-limit counts rf candidates only; its coherence
   // fence-SC and barrier choices (3 per pair of writes to a cell, 2 per pair
-  // of fence.sc, which arrivals each barrier saw) are not bounded, so inputs whose estimate exceeds 2^kEnumMaxLog2
-  // skip run_enum (counted; see docs/testing.md).
+  // of fence.sc, which arrivals each barrier saw) are not bounded, so inputs whose estimate exceeds
+  // 2^kEnumMaxLog2 skip run_enum (counted; see docs/testing.md).
   static constexpr double kEnumMaxLog2 = 18;
   double enum_search_log2(const LitmusTest& t) const {
     const Expansion ex = expand(t, o_.expand);
@@ -455,12 +552,13 @@ class Runner {
   template <class F>
   auto timed(const std::string& stage, F&& f) {
     struct Add {
-      std::map<std::string, double>& m; const std::string& s; double t0;
+      std::map<std::string, double>& m;
+      const std::string& s;
+      double t0;
       ~Add() { m[s] += cpu_now() - t0; }
     } add{stage_seconds, stage, cpu_now()};
     return f();
   }
-
 
   Verdict run(const std::string& text) {
     const std::string file = "mutant.litmus";
@@ -501,7 +599,8 @@ class Runner {
       }
       return {Verdict::Result, "", ""};
     } catch (const InputError& e) {
-      if (auto bad = check_located(e.diagnostic().render(), file)) return {Verdict::Finding, stage, *bad};
+      if (auto bad = check_located(e.diagnostic().render(), file))
+        return {Verdict::Finding, stage, *bad};
       return {Verdict::Diagnostic, stage, e.diagnostic().render()};
     } catch (const z3::exception& e) {
       return {Verdict::Finding, stage, std::string("z3::exception: ") + e.msg()};
@@ -533,7 +632,8 @@ std::string one_line(std::string s) {
   return s;
 }
 
-Isolated run_isolated(const std::string& text, const std::string& xfile, double hang_cap, bool fork_child) {
+Isolated run_isolated(const std::string& text, const std::string& xfile, double hang_cap,
+                      bool fork_child) {
   Isolated out;
   if (!fork_child) {
     Runner r(xfile);
@@ -545,12 +645,18 @@ Isolated run_isolated(const std::string& text, const std::string& xfile, double 
     return out;
   }
   int fds[2];
-  if (pipe(fds) != 0) { perror("pipe"); std::exit(2); }
+  if (pipe(fds) != 0) {
+    perror("pipe");
+    std::exit(2);
+  }
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t pid = fork();
-  if (pid < 0) { perror("fork"); std::exit(2); }
+  if (pid < 0) {
+    perror("fork");
+    std::exit(2);
+  }
   if (pid == 0) {
     close(fds[0]);
     const auto cap = static_cast<rlim_t>(std::ceil(hang_cap));
@@ -559,8 +665,8 @@ Isolated run_isolated(const std::string& text, const std::string& xfile, double 
     alarm(static_cast<unsigned>(cap * 20));
     Runner r(xfile);
     const Verdict v = r.run(text);
-    std::string msg = fmt::format("{}\n{}\n{}\n{}\n", static_cast<int>(v.kind), one_line(v.stage), one_line(v.detail),
-                                  r.enum_skipped);
+    std::string msg = fmt::format("{}\n{}\n{}\n{}\n", static_cast<int>(v.kind), one_line(v.stage),
+                                  one_line(v.detail), r.enum_skipped);
     for (const auto& [st, t] : r.stage_seconds) msg += fmt::format("{}\t{}\n", st, t);
     std::size_t off = 0;
     while (off < msg.size()) {
@@ -576,7 +682,10 @@ Isolated run_isolated(const std::string& text, const std::string& xfile, double 
   char buf[4096];
   for (;;) {
     const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) { msg.append(buf, static_cast<std::size_t>(n)); continue; }
+    if (n > 0) {
+      msg.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
     if (n < 0 && errno == EINTR) continue;
     break;
   }
@@ -593,11 +702,13 @@ Isolated run_isolated(const std::string& text, const std::string& xfile, double 
       out.v = {Verdict::Result, "", ""};
       return out;
     }
-    out.v = {Verdict::Finding, "child", fmt::format("crashed with signal {} ({})", sig, strsignal(sig))};
+    out.v = {Verdict::Finding, "child",
+             fmt::format("crashed with signal {} ({})", sig, strsignal(sig))};
     return out;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.empty()) {
-    out.v = {Verdict::Finding, "child", fmt::format("exited with status {} (a sanitizer report?)", WEXITSTATUS(status))};
+    out.v = {Verdict::Finding, "child",
+             fmt::format("exited with status {} (a sanitizer report?)", WEXITSTATUS(status))};
     return out;
   }
   std::istringstream in(msg);
@@ -622,7 +733,8 @@ int main(int argc, char** argv) {
   fs::create_directories(opt.findings);
   const std::string current = opt.findings + "/current.litmus";
   if (fs::exists(current))
-    std::cerr << "redscope_fuzz: note: " << current << " is the input of a previous run that did not finish (a crash?)\n";
+    std::cerr << "redscope_fuzz: note: " << current
+              << " is the input of a previous run that did not finish (a crash?)\n";
   if (!opt.replay.empty()) {  // reproduce findings: each file once, with its stage times
     int status = 0;
     for (const std::string& f : opt.replay) {
@@ -630,11 +742,16 @@ int main(int argc, char** argv) {
       const std::string text = slurp(f);
       spit(current, text);
       const Verdict v = r.run(text);
-      std::cout << f << ": " << (v.kind == Verdict::Result ? "result" : v.kind == Verdict::Diagnostic ? "diagnostic" : "FINDING")
-                << (v.stage.empty() ? "" : " in " + v.stage) << (v.detail.empty() ? "" : ": " + v.detail) << "\n ";
+      std::cout << f << ": "
+                << (v.kind == Verdict::Result       ? "result"
+                    : v.kind == Verdict::Diagnostic ? "diagnostic"
+                                                    : "FINDING")
+                << (v.stage.empty() ? "" : " in " + v.stage)
+                << (v.detail.empty() ? "" : ": " + v.detail) << "\n ";
       for (const auto& [st, t] : r.stage_seconds) std::cout << fmt::format(" {} {:.2f} s;", st, t);
       std::cout << "\n";
-      if (r.enum_skipped) std::cout << "  (run_enum skipped: too many coherence/fence-SC/barrier choices)\n";
+      if (r.enum_skipped)
+        std::cout << "  (run_enum skipped: too many coherence/fence-SC/barrier choices)\n";
       if (v.kind == Verdict::Finding) status = 1;
     }
     fs::remove(current);
@@ -642,13 +759,16 @@ int main(int argc, char** argv) {
   }
   const Corpus corpus = load_corpus(opt.corpus);
   if (corpus.texts.empty()) usage("empty corpus");
-  std::cout << fmt::format("redscope_fuzz: seed {}, {} corpus files, {} s, slow > {} s, hang > {} s, findings in {}\n",
-                           opt.seed, corpus.texts.size(), opt.seconds, opt.slow, opt.hang, opt.findings)
+  std::cout << fmt::format(
+                   "redscope_fuzz: seed {}, {} corpus files, {} s, slow > {} s, hang > {} s, "
+                   "findings in {}\n",
+                   opt.seed, corpus.texts.size(), opt.seconds, opt.slow, opt.hang, opt.findings)
             << std::flush;
 
   std::mt19937_64 rng(opt.seed);
   Mutator mut(corpus, rng);
-  std::size_t inputs = 0, results = 0, diagnostics = 0, failed = 0, slow = 0, hangs = 0, enum_skipped = 0;
+  std::size_t inputs = 0, results = 0, diagnostics = 0, failed = 0, slow = 0, hangs = 0,
+              enum_skipped = 0;
   std::map<std::string, std::size_t> diag_stage;
   std::map<std::string, double> stage_seconds;
   double cpu_total = 0;
@@ -658,8 +778,11 @@ int main(int argc, char** argv) {
   while (elapsed() < opt.seconds && (opt.max_inputs == 0 || inputs < opt.max_inputs)) {
     // The first inputs are corpus files themselves.
     std::string text, how;
-    if (inputs < corpus.texts.size() && inputs < 16) { text = corpus.texts[inputs]; how = fs::path(corpus.files[inputs]).filename().string(); }
-    else std::tie(text, how) = mut.next();
+    if (inputs < corpus.texts.size() && inputs < 16) {
+      text = corpus.texts[inputs];
+      how = fs::path(corpus.files[inputs]).filename().string();
+    } else
+      std::tie(text, how) = mut.next();
     spit(current, text);
     const Isolated r = run_isolated(text, current, opt.hang, !opt.no_fork);
     ++inputs;
@@ -671,18 +794,25 @@ int main(int argc, char** argv) {
       ++hangs;
       const std::string base = fmt::format("{}/hang-{}-{}", opt.findings, opt.seed, inputs);
       spit(base + ".litmus", text);
-      spit(base + ".txt", fmt::format("killed after {:.1f} CPU s (cap {} s)\nmutations: {}\n", r.cpu, opt.hang, how));
-      std::cout << fmt::format("HANG input (killed after {:.1f} CPU s, {}): {}.litmus\n", r.cpu, how, base) << std::flush;
+      spit(base + ".txt", fmt::format("killed after {:.1f} CPU s (cap {} s)\nmutations: {}\n",
+                                      r.cpu, opt.hang, how));
+      std::cout << fmt::format("HANG input (killed after {:.1f} CPU s, {}): {}.litmus\n", r.cpu,
+                               how, base)
+                << std::flush;
     } else if (v.kind == Verdict::Finding) {
       ++failed;
       const std::string base = fmt::format("{}/finding-{}-{}", opt.findings, opt.seed, inputs);
       spit(base + ".litmus", text);
       spit(base + ".txt", fmt::format("stage: {}\n{}\nmutations: {}\n", v.stage, v.detail, how));
-      std::cout << fmt::format("FINDING in {} ({}): {}\n  mutant: {}.litmus\n", v.stage, how, v.detail, base) << std::flush;
+      std::cout << fmt::format("FINDING in {} ({}): {}\n  mutant: {}.litmus\n", v.stage, how,
+                               v.detail, base)
+                << std::flush;
     } else {
       (v.kind == Verdict::Result ? results : diagnostics)++;
       if (v.kind == Verdict::Diagnostic) diag_stage[v.stage]++;
-      if (opt.verbose) std::cout << fmt::format("[{}] {}: {}\n", inputs, how, v.kind == Verdict::Result ? "result" : v.detail);
+      if (opt.verbose)
+        std::cout << fmt::format("[{}] {}: {}\n", inputs, how,
+                                 v.kind == Verdict::Result ? "result" : v.detail);
       if (r.cpu > opt.slow) {
         ++slow;
         const std::string base = fmt::format("{}/slow-{}-{}", opt.findings, opt.seed, inputs);
@@ -690,29 +820,43 @@ int main(int argc, char** argv) {
         std::string times;
         for (const auto& [st, t] : r.stages) times += fmt::format(" {} {:.1f} s;", st, t);
         spit(base + ".txt", fmt::format("{:.1f} CPU s:{}\nmutations: {}\n", r.cpu, times, how));
-        std::cout << fmt::format("SLOW input ({:.1f} CPU s > {} s,{} {}): {}.litmus\n", r.cpu, opt.slow, times, how, base) << std::flush;
+        std::cout << fmt::format("SLOW input ({:.1f} CPU s > {} s,{} {}): {}.litmus\n", r.cpu,
+                                 opt.slow, times, how, base)
+                  << std::flush;
       }
     }
     if (elapsed() > next_progress) {
-      std::cerr << fmt::format("redscope_fuzz: {:.0f} s, {} inputs ({:.1f}/s), {} failed, {} slow, {} hangs\n", elapsed(), inputs,
-                               static_cast<double>(inputs) / elapsed(), failed, slow, hangs);
+      std::cerr << fmt::format(
+          "redscope_fuzz: {:.0f} s, {} inputs ({:.1f}/s), {} failed, {} slow, {} hangs\n",
+          elapsed(), inputs, static_cast<double>(inputs) / elapsed(), failed, slow, hangs);
       while (next_progress < elapsed()) next_progress += 15;
     }
   }
   fs::remove(current);
   const double total = elapsed();
-  std::cout << fmt::format("redscope_fuzz: {} inputs in {:.1f} s: {:.1f} inputs/s, {:.1f} inputs per CPU second (seed {})\n",
-                           inputs, total, static_cast<double>(inputs) / total,
-                           cpu_total > 0 ? static_cast<double>(inputs) / cpu_total : 0.0, opt.seed);
-  std::cout << fmt::format("  {} ran to a result in every engine, {} stopped at a located diagnostic (", results, diagnostics);
+  std::cout << fmt::format(
+      "redscope_fuzz: {} inputs in {:.1f} s: {:.1f} inputs/s, {:.1f} inputs per CPU second (seed "
+      "{})\n",
+      inputs, total, static_cast<double>(inputs) / total,
+      cpu_total > 0 ? static_cast<double>(inputs) / cpu_total : 0.0, opt.seed);
+  std::cout << fmt::format(
+      "  {} ran to a result in every engine, {} stopped at a located diagnostic (", results,
+      diagnostics);
   bool first = true;
-  for (const auto& [s, n] : diag_stage) { std::cout << (first ? "" : ", ") << s << " " << n; first = false; }
+  for (const auto& [s, n] : diag_stage) {
+    std::cout << (first ? "" : ", ") << s << " " << n;
+    first = false;
+  }
   std::cout << ")\n  time per stage:";
   for (const auto& [s, t] : stage_seconds) std::cout << fmt::format(" {} {:.1f} s;", s, t);
   std::cout << "\n";
-  if (enum_skipped) std::cout << fmt::format("  run_enum skipped on {} inputs with more than 2^{} coherence/fence-SC/barrier choices\n", enum_skipped, Runner::kEnumMaxLog2);
-  std::cout << fmt::format("{} passed, {} failed, {} slow (> {} CPU s), {} hangs (killed at {} CPU s)\n", results + diagnostics,
-                           failed, slow, opt.slow, hangs, opt.hang);
+  if (enum_skipped)
+    std::cout << fmt::format(
+        "  run_enum skipped on {} inputs with more than 2^{} coherence/fence-SC/barrier choices\n",
+        enum_skipped, Runner::kEnumMaxLog2);
+  std::cout << fmt::format(
+      "{} passed, {} failed, {} slow (> {} CPU s), {} hangs (killed at {} CPU s)\n",
+      results + diagnostics, failed, slow, opt.slow, hangs, opt.hang);
   if (failed) return 1;
   if ((slow || hangs) && opt.fail_on_slow) return 1;
   return 0;

@@ -63,7 +63,8 @@ TEST_CASE("No-Thin-Air: rf ∪ dependencies is acyclic", "[axioms]") {
  ld.weak r0, x  | ld.weak r1, y  ;
  st.weak y, r0  | st.weak x, r1  ;
 filter (P0:r0 == 42)
-exists (P0:r0 == 42 /\ P1:r1 == 42))", true);
+exists (P0:r0 == 42 /\ P1:r1 == 42))",
+                    true);
   // Control dependencies only (constant values): both engines leave it out.
   only_forbidden_by(Axiom::NoThinAir, R"(PTX lbctrl
 { x=0; y=0; }
@@ -95,7 +96,8 @@ TEST_CASE("Causality: release/acquire at a common scope orders message passing",
 exists (P1:r0 == 1 /\ P1:r1 == 0))");
 }
 
-TEST_CASE("Fence-SC order: morally strong fence.sc pairs synchronize one way or the other", "[axioms]") {
+TEST_CASE("Fence-SC order: morally strong fence.sc pairs synchronize one way or the other",
+          "[axioms]") {
   // SB with fence.sc: whichever way the two fences are ordered, one store
   // precedes the other thread's load in causality. With fence.acq_rel there is
   // no Fence-SC order and SB is allowed; with .cta fences in two CTAs the
@@ -158,7 +160,8 @@ TEST_CASE("both engines count outcomes alike with Atomicity left out", "[axioms]
 { x=0; }
  P0@cta 0,gpu 0                | P1@cta 1,gpu 0                ;
  atom.relaxed.gpu.add r0, x, 1 | atom.relaxed.gpu.add r1, x, 1 ;
-exists (x == 1))", "atom2.litmus");
+exists (x == 1))",
+                                    "atom2.litmus");
   EngineOptions o;
   o.disabled_axioms = {Axiom::Atomicity};
   const std::size_t z3 = run_z3(t, o).outcomes.size();

@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "ptx_encoding.hpp"
 #include "redscope/engine.hpp"
-#include "suite_files.hpp"
 #include "redscope/frontend.hpp"
 #include "redscope/suite.hpp"
-#include "ptx_encoding.hpp"
+#include "suite_files.hpp"
 
 using namespace redscope;
 
@@ -48,7 +48,8 @@ TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[e
 // cell's coherence order, Fence-SC orientations, barrier arrival sets), over
 // the whole test. Two v8.f16 reductions have few rf choices per element but
 // 2^8 coherence choices on top of them; this once ran for over ten minutes.
-TEST_CASE("enum: the candidate limit counts coherence choices and stops quickly", "[engines][enum_limit]") {
+TEST_CASE("enum: the candidate limit counts coherence choices and stops quickly",
+          "[engines][enum_limit]") {
   const LitmusTest t = parse_litmus(R"(PTX red-v8-f16-two-threads
 {
 global f16 v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -67,7 +68,8 @@ exists (v[0] == 1.5)
     (void)run_enum(t, o);
     FAIL("the enumerator finished within 20000 candidates");
   } catch (const InputError& e) {
-    CHECK(e.diagnostic().message == "gave up after 20000 candidate executions (the --engine enum limit); use the z3 engine");
+    CHECK(e.diagnostic().message ==
+          "gave up after 20000 candidate executions (the --engine enum limit); use the z3 engine");
     CHECK(e.diagnostic().loc.line == 7);  // at the condition
   }
   CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5.0);
@@ -83,9 +85,14 @@ TEST_CASE("enum: a barrier with 70 members", "[engines][enum_limit]") {
   std::string text = "PTX bar-70\n{ x = 0; }\n";
   for (int t = 0; t < n; ++t) text += fmt::format("{} P{}@cta 0,gpu 0", t ? " |" : "", t);
   text += " ;\n";
-  for (int t = 0; t < n; ++t) text += fmt::format("{} {}", t ? " |" : "", t == 0 ? "st.weak x, 1" : "bar.cta.sync 0");
+  for (int t = 0; t < n; ++t)
+    text += fmt::format("{} {}", t ? " |" : "", t == 0 ? "st.weak x, 1" : "bar.cta.sync 0");
   text += " ;\n";
-  for (int t = 0; t < n; ++t) text += fmt::format("{} {}", t ? " |" : "", t == 0 ? "bar.cta.sync 0" : t == 1 ? "ld.weak r0, x" : "");
+  for (int t = 0; t < n; ++t)
+    text += fmt::format("{} {}", t ? " |" : "",
+                        t == 0   ? "bar.cta.sync 0"
+                        : t == 1 ? "ld.weak r0, x"
+                                 : "");
   text += " ;\nforall (P1:r0 == 1)\n";
   const LitmusTest t = parse_litmus(text, "bar70.litmus");
   EngineOptions o;
@@ -101,10 +108,12 @@ TEST_CASE("enum: a barrier with 70 members", "[engines][enum_limit]") {
 // the same tests go through Z3's floating-point theory. Both must allow the
 // same outcomes bit for bit (FTZ on global f32, RNE, canonical NaN), on the
 // float, atom and vector suites and on generated float reductions.
-TEST_CASE("z3: float lookup tables and the FP theory allow the same outcomes", "[engines][float_tables]") {
+TEST_CASE("z3: float lookup tables and the FP theory allow the same outcomes",
+          "[engines][float_tables]") {
   std::vector<LitmusTest> tests;
   for (const std::string suite : {"float", "atom", "vector", "red"})
-    for (const std::string& f : collect_litmus_files({std::string(REDSCOPE_SOURCE_DIR) + "/litmus/" + suite}))
+    for (const std::string& f :
+         collect_litmus_files({std::string(REDSCOPE_SOURCE_DIR) + "/litmus/" + suite}))
       tests.push_back(parse_litmus_file(f));
   // Threads adding f32 constants whose order changes the rounding
   // (1e8 - 1e8 + 1e-39 against 1e8 + 1e-39 - 1e8), with subnormals kept on
@@ -118,7 +127,8 @@ TEST_CASE("z3: float lookup tables and the FP theory allow the same outcomes", "
       for (int t = 0; t < 3; ++t) text += fmt::format("{} P{}@cta 0,gpu 0", t ? " |" : "", t);
       text += " ;\n";
       for (int t = 0; t < 3; ++t)
-        text += fmt::format("{} {}.{}.add.f32 {}[x], {}", t ? " |" : "", op, space, op == "atom" ? "r0, " : "", consts[t]);
+        text += fmt::format("{} {}.{}.add.f32 {}[x], {}", t ? " |" : "", op, space,
+                            op == "atom" ? "r0, " : "", consts[t]);
       text += " ;\nexists (x == 0.0)\n";
       tests.push_back(parse_litmus(text, "gen.litmus"));
     }
@@ -157,9 +167,13 @@ exists (v[0] == 0.0)
 // has a few assertions per store, not one per pair or triple.
 namespace {
 std::string one_thread_stores(int n, bool reader) {
-  std::string s = fmt::format("PTX stores-{}\n{{ x = 0; }}\n P0@cta 0,gpu 0{} ;\n", n, reader ? " | P1@cta 1,gpu 0" : "");
+  std::string s = fmt::format("PTX stores-{}\n{{ x = 0; }}\n P0@cta 0,gpu 0{} ;\n", n,
+                              reader ? " | P1@cta 1,gpu 0" : "");
   for (int i = 1; i <= n; ++i)
-    s += fmt::format(" st.relaxed.gpu x, {}{} ;\n", i, !reader ? "" : i == 1 ? " | ld.relaxed.gpu r0, x" : " |");
+    s += fmt::format(" st.relaxed.gpu x, {}{} ;\n", i,
+                     !reader  ? ""
+                     : i == 1 ? " | ld.relaxed.gpu r0, x"
+                              : " |");
   return s + "exists (x == 1)\n";
 }
 }  // namespace

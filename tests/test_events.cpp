@@ -23,7 +23,8 @@ std::size_t count_edges(const Skeleton& s, EdgeKind k) {
 
 TEST_CASE("straight-line code gives one skeleton with init writes and po", "[events]") {
   const Expansion ex = expand_text(
-      " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.weak r1, x ;\n",
+      " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu "
+      "y, 1 | ld.weak r1, x ;\n",
       "exists (P1:r0 == 1)");
   REQUIRE(ex.skeletons.size() == 1);
   const Skeleton& s = ex.skeletons[0];
@@ -38,7 +39,8 @@ TEST_CASE("straight-line code gives one skeleton with init writes and po", "[eve
 }
 
 TEST_CASE("an atom is a read and a write joined by rmw; sem splits between them", "[events]") {
-  const Expansion ex = expand_text(" P0@cta 0,gpu 0 ;\n atom.acq_rel.gpu.add r0, x, 1 ;\n st.weak y, r0 ;\n", "exists (x == 1)");
+  const Expansion ex = expand_text(
+      " P0@cta 0,gpu 0 ;\n atom.acq_rel.gpu.add r0, x, 1 ;\n st.weak y, r0 ;\n", "exists (x == 1)");
   const Skeleton& s = ex.skeletons.at(0);
   const EventId r = s.thread_base[0], w = r + 1, st = r + 2;
   CHECK(s.ev(r).is_read());
@@ -52,14 +54,17 @@ TEST_CASE("an atom is a read and a write joined by rmw; sem splits between them"
 }
 
 TEST_CASE("a failed atom.cas writes nothing: its write is guarded", "[events]") {
-  const Expansion ex = expand_text(" P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r0, x, 0, 1 ;\n", "exists (x == 1)");
+  const Expansion ex =
+      expand_text(" P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r0, x, 0, 1 ;\n", "exists (x == 1)");
   const Skeleton& s = ex.skeletons.at(0);
   CHECK(s.ev(s.thread_base[0] + 1).guard != nullptr);
 }
 
 TEST_CASE("branches fork paths; control dependencies follow the branch", "[events]") {
   const Expansion ex = expand_text(
-      " P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n beq r0, 0, LC00 ;\n st.weak y, 1 ;\n LC00: ;\n st.weak y, 2 ;\n", "exists (y == 2)");
+      " P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n beq r0, 0, LC00 ;\n st.weak y, 1 ;\n LC00: ;\n "
+      "st.weak y, 2 ;\n",
+      "exists (y == 2)");
   REQUIRE(ex.skeletons.size() == 2);
   for (const Skeleton& s : ex.skeletons) {
     CHECK(s.assumptions.size() == 1);
@@ -75,13 +80,15 @@ TEST_CASE("loops unroll to the bound; longer paths are cut", "[events]") {
     const Expansion ex = expand_text(spin, "exists (P0:r0 == 1)", u);
     std::size_t cut = 0;
     for (const Skeleton& s : ex.skeletons) cut += s.cut;
-    CHECK(cut == 1);                                           // spinning past the bound
-    CHECK(ex.skeletons.size() == static_cast<std::size_t>(u) + 2);  // exit after 1..u+1 reads, or cut
+    CHECK(cut == 1);  // spinning past the bound
+    CHECK(ex.skeletons.size() ==
+          static_cast<std::size_t>(u) + 2);  // exit after 1..u+1 reads, or cut
   }
 }
 
 TEST_CASE("barriers record id, logical id and quorum", "[events]") {
-  const Expansion ex = expand_text(" P0@cta 0,gpu 0 ;\n bar.cta.sync 1, 2, 3 ;\n bar.cta.arrive 4 ;\n", "exists (x == 0)");
+  const Expansion ex = expand_text(
+      " P0@cta 0,gpu 0 ;\n bar.cta.sync 1, 2, 3 ;\n bar.cta.arrive 4 ;\n", "exists (x == 0)");
   const Skeleton& s = ex.skeletons.at(0);
   const Event& b = s.ev(s.thread_base[0]);
   CHECK(b.is_barrier());
@@ -92,8 +99,14 @@ TEST_CASE("barriers record id, logical id and quorum", "[events]") {
 }
 
 TEST_CASE("mixed-size and cross-CTA shared accesses are rejected", "[events]") {
-  CHECK_THROWS_WITH(expand_text(" P0@cta 0,gpu 0 ;\n st.relaxed.gpu.u64 [x], 1 ;\n ld.relaxed.gpu.u32 r0, [x] ;\n", "exists (x == 0)"),
-                    Catch::Contains("mixed-size access to 'x'"));
-  CHECK_THROWS_WITH(expand_text(" P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.shared.weak [x], 1 | ld.shared.weak r0, [x] ;\n", "exists (x == 0)"),
-                    Catch::Contains("another CTA reaches it only through .shared::cluster addressing"));
+  CHECK_THROWS_WITH(
+      expand_text(
+          " P0@cta 0,gpu 0 ;\n st.relaxed.gpu.u64 [x], 1 ;\n ld.relaxed.gpu.u32 r0, [x] ;\n",
+          "exists (x == 0)"),
+      Catch::Contains("mixed-size access to 'x'"));
+  CHECK_THROWS_WITH(
+      expand_text(
+          " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.shared.weak [x], 1 | ld.shared.weak r0, [x] ;\n",
+          "exists (x == 0)"),
+      Catch::Contains("another CTA reaches it only through .shared::cluster addressing"));
 }

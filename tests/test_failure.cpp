@@ -16,11 +16,14 @@ using namespace redscope;
 
 TEST_CASE("capture_failure: each exception becomes that test's failure", "[failure]") {
   CHECK_FALSE(capture_failure("t.litmus", [] {}));
-  const auto input = capture_failure("t.litmus", [] { throw InputError(Diagnostic{"t.litmus", {3, 4}, "bad"}); });
+  const auto input = capture_failure("t.litmus", [] {
+    throw InputError(Diagnostic{"t.litmus", {3, 4}, "bad"});
+  });
   REQUIRE(input);
   CHECK(input->message == "t.litmus:3:4: error: bad");
   CHECK(input->kind == "input");
-  const auto budget = capture_failure("t.litmus", [] { throw BudgetExceeded(BudgetKind::Timeout, "timeout: over"); });
+  const auto budget = capture_failure(
+      "t.litmus", [] { throw BudgetExceeded(BudgetKind::Timeout, "timeout: over"); });
   REQUIRE(budget);
   CHECK(budget->message == "t.litmus: error: timeout: over");
   CHECK(budget->kind == "timeout");
@@ -51,7 +54,8 @@ TEST_CASE("the operational machine refuses to leave out axioms it does not have"
 { x=0; }
  P0@cta 0,gpu 0                    | P1@cta 1,gpu 0                    ;
  atom.relaxed.gpu.add.u32 r0, x, 1 | atom.relaxed.gpu.add.u32 r0, x, 1 ;
-exists (x == 1))", "atoms.litmus");
+exists (x == 1))",
+                                    "atoms.litmus");
   EngineOptions o;
   o.engine = EngineKind::Op;
   o.disabled_axioms = {Axiom::Atomicity};

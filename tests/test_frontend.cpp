@@ -35,7 +35,8 @@ P1:r0=0;
  st.weak x, 1        | ld.acquire.gpu r0, y  ;
  st.release.gpu y, 1 | ld.weak r1, x         ;
 exists (P1:r0 == 1 /\ P1:r1 != 1)
-)", "mp.litmus");
+)",
+                                    "mp.litmus");
   REQUIRE(t.name == "MP");
   REQUIRE(t.threads.size() == 2);
   CHECK(t.threads[1].place.cta == 1);
@@ -66,8 +67,8 @@ TEST_CASE("real PTX syntax: any qualifier order, brackets, types, spaces", "[fro
   CHECK(c[0].sem == Sem::Relaxed);
   CHECK(c[0].space == Space::Global);
   CHECK(c[0].type == DataType::U32);
-  CHECK(c[1].sem == Sem::Relaxed);   // default .sem of red
-  CHECK(c[1].scope == Scope::Gpu);   // default .scope of red
+  CHECK(c[1].sem == Sem::Relaxed);  // default .sem of red
+  CHECK(c[1].scope == Scope::Gpu);  // default .scope of red
   CHECK(c[2].sem == Sem::AcqRel);
   CHECK(c[2].type == DataType::U64);
   CHECK(c[3].space == Space::SharedCta);
@@ -83,7 +84,8 @@ Author = someone
 locations [x; P0:r0;]
 filter (x == 0)
 ~exists (0:r0 = 1 \/ ~(x == 0))
-)", "m.litmus");
+)",
+                                    "m.litmus");
   CHECK(t.target_sm == 60);
   CHECK(t.metadata.at("Author") == "someone");
   CHECK(t.locations.size() == 2);
@@ -94,7 +96,8 @@ filter (x == 0)
 
 TEST_CASE("labels, branches and local operations", "[frontend]") {
   const LitmusTest t = parse(
-      " P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, x ;\n add r0, r0, 1 ;\n bne r0, 2, LC00 ;\n goto LC01 ;\n LC01: ;\n ld r2, 5 ;\n");
+      " P0@cta 0,gpu 0 ;\n LC00: ;\n ld.weak r0, x ;\n add r0, r0, 1 ;\n bne r0, 2, LC00 ;\n goto "
+      "LC01 ;\n LC01: ;\n ld r2, 5 ;\n");
   const auto& tc = t.threads[0];
   CHECK(tc.labels.at("LC00") == 0);
   CHECK(tc.code[2].kind == InstrKind::Local);
@@ -105,25 +108,41 @@ TEST_CASE("labels, branches and local operations", "[frontend]") {
 
 TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
   const std::string head = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n";
-  CHECK(error_of(head + " frob r0, x ;\nexists (P0:r0 == 0)") == "t.litmus:4:2: error: unknown instruction 'frob'");
-  CHECK_THAT(error_of(head + " st.weak x ;\nexists (x == 0)"), Catch::Contains("t.litmus:4:12: error: 'st.weak' takes operands"));
-  CHECK(error_of(head + " ld.weak r0, x ;\nexists (P0:r9 == 0)") == "t.litmus:5:9: error: register P0:r9 is neither initialised nor written by P0");
+  CHECK(error_of(head + " frob r0, x ;\nexists (P0:r0 == 0)") ==
+        "t.litmus:4:2: error: unknown instruction 'frob'");
+  CHECK_THAT(error_of(head + " st.weak x ;\nexists (x == 0)"),
+             Catch::Contains("t.litmus:4:12: error: 'st.weak' takes operands"));
+  CHECK(error_of(head + " ld.weak r0, x ;\nexists (P0:r9 == 0)") ==
+        "t.litmus:5:9: error: register P0:r9 is neither initialised nor written by P0");
   CHECK_THAT(error_of("PTX t\n{ x=0;\n"), Catch::Contains("unterminated init block"));
-  CHECK_THAT(error_of(head + " st.acquire.gpu x, 1 ;\nexists (x == 0)"), Catch::Contains("st does not take .acquire"));
-  CHECK_THAT(error_of(head + " red.acquire.gpu.add x, 1 ;\nexists (x == 0)"), Catch::Contains("contradicts its own table"));
-  CHECK_THAT(error_of(head + " red.gpu.add r0, x, 1 ;\nexists (x == 0)"), Catch::Contains("red has no destination operand"));
-  CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"), Catch::Contains("needs a scope"));
-  CHECK_THAT(error_of(head + " fence.proxy.alias ;\nexists (x == 0)"), Catch::Contains("proxies not supported yet"));
-  CHECK_THAT(error_of(head + " goto LC09 ;\nexists (x == 0)"), Catch::Contains("label 'LC09' is not defined"));
-  CHECK_THAT(error_of(head + " ld.weak r0, x | ld.weak r1, x ;\nexists (x == 0)"), Catch::Contains("only 1 thread(s) declared"));
-  CHECK_THAT(error_of(head + " ld.weak r0, x ;\nexists (P0:r0 == 0) junk"), Catch::Contains("after the final condition"));
-  CHECK_THAT(error_of("PTX t\nTarget=gpu9\n{ x=0; }\n"), Catch::Contains("t.litmus:2:8: error: Target must look like sm_90"));
+  CHECK_THAT(error_of(head + " st.acquire.gpu x, 1 ;\nexists (x == 0)"),
+             Catch::Contains("st does not take .acquire"));
+  CHECK_THAT(error_of(head + " red.acquire.gpu.add x, 1 ;\nexists (x == 0)"),
+             Catch::Contains("contradicts its own table"));
+  CHECK_THAT(error_of(head + " red.gpu.add r0, x, 1 ;\nexists (x == 0)"),
+             Catch::Contains("red has no destination operand"));
+  CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"),
+             Catch::Contains("needs a scope"));
+  CHECK_THAT(error_of(head + " fence.proxy.alias ;\nexists (x == 0)"),
+             Catch::Contains("proxies not supported yet"));
+  CHECK_THAT(error_of(head + " goto LC09 ;\nexists (x == 0)"),
+             Catch::Contains("label 'LC09' is not defined"));
+  CHECK_THAT(error_of(head + " ld.weak r0, x | ld.weak r1, x ;\nexists (x == 0)"),
+             Catch::Contains("only 1 thread(s) declared"));
+  CHECK_THAT(error_of(head + " ld.weak r0, x ;\nexists (P0:r0 == 0) junk"),
+             Catch::Contains("after the final condition"));
+  CHECK_THAT(error_of("PTX t\nTarget=gpu9\n{ x=0; }\n"),
+             Catch::Contains("t.litmus:2:8: error: Target must look like sm_90"));
   CHECK_THAT(error_of("X86 t\n{ }\n"), Catch::Contains("unsupported architecture"));
-  CHECK_THAT(error_of(head + " bar.sync 0, 64 ;\nexists (x == 0)"), Catch::Contains("not supported yet"));
+  CHECK_THAT(error_of(head + " bar.sync 0, 64 ;\nexists (x == 0)"),
+             Catch::Contains("not supported yet"));
 }
 
 TEST_CASE("a quoted header comment may contain braces", "[frontend]") {
-  const LitmusTest t = parse_litmus("PTX q\n\"values {1, 2} + {0.5}\"\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (P0:r0 == 0)\n", "q.litmus");
+  const LitmusTest t = parse_litmus(
+      "PTX q\n\"values {1, 2} + {0.5}\"\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists "
+      "(P0:r0 == 0)\n",
+      "q.litmus");
   CHECK(t.name == "q");
   CHECK(t.threads.size() == 1);
 }
@@ -133,8 +152,10 @@ TEST_CASE("a quoted header comment may contain braces", "[frontend]") {
 TEST_CASE("conditions: depth is bounded, long chains are flat", "[frontend]") {
   const std::string head = "PTX c\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists ";
   const std::string deep = std::string(100000, '(') + "P0:r0 == 0" + std::string(100000, ')');
-  CHECK_THAT(error_of(head + deep + "\n"), Catch::Contains("5:264: error: condition nested deeper than 256 levels"));
-  CHECK_THAT(error_of(head + std::string(100000, '~') + "P0:r0 == 0\n"), Catch::Contains("condition nested deeper than 256"));
+  CHECK_THAT(error_of(head + deep + "\n"),
+             Catch::Contains("5:264: error: condition nested deeper than 256 levels"));
+  CHECK_THAT(error_of(head + std::string(100000, '~') + "P0:r0 == 0\n"),
+             Catch::Contains("condition nested deeper than 256"));
   std::string chain = "P0:r0 == 0";
   for (int i = 0; i < 100000; ++i) chain += " /\\ P0:r0 == 0";
   const LitmusTest t = parse_litmus(head + "(" + chain + ")\n", "c.litmus");
@@ -148,20 +169,29 @@ TEST_CASE("conditions: depth is bounded, long chains are flat", "[frontend]") {
 // PTX writes them in, with no effect on outcomes (PTX §9.7.9.8, §9.7.9.9).
 TEST_CASE("cache operators and ld.global.nc are accepted hints", "[frontend]") {
   const std::string head = "PTX c\n{ global u32 x = 1; }\n P0@cta 0,gpu 0 ;\n";
-  for (const char* ins : {"ld.global.ca.u32 r0, [x]", "ld.cg.u32 r0, [x]", "ld.global.cs.u32 r0, [x]", "ld.lu.u32 r0, [x]",
-                          "ld.cv.u32 r0, [x]", "ld.global.nc.u32 r0, [x]", "ld.weak.global.ca.nc.u32 r0, [x]"}) {
+  for (const char* ins : {"ld.global.ca.u32 r0, [x]", "ld.cg.u32 r0, [x]",
+                          "ld.global.cs.u32 r0, [x]", "ld.lu.u32 r0, [x]", "ld.cv.u32 r0, [x]",
+                          "ld.global.nc.u32 r0, [x]", "ld.weak.global.ca.nc.u32 r0, [x]"}) {
     INFO(ins);
     const LitmusTest t = parse_litmus(head + " " + ins + " ;\nexists (P0:r0 == 1)\n", "c.litmus");
     CHECK(t.threads[0].code[0].kind == InstrKind::Load);
     CHECK(t.threads[0].code[0].sem == Sem::Weak);
   }
-  for (const char* ins : {"st.global.wb.u32 [x], 1", "st.cg.u32 [x], 1", "st.cs.u32 [x], 1", "st.wt.u32 [x], 1"}) {
+  for (const char* ins :
+       {"st.global.wb.u32 [x], 1", "st.cg.u32 [x], 1", "st.cs.u32 [x], 1", "st.wt.u32 [x], 1"}) {
     INFO(ins);
-    CHECK(parse_litmus(head + " " + ins + " ;\nexists (x == 1)\n", "c.litmus").threads[0].code[0].kind == InstrKind::Store);
+    CHECK(parse_litmus(head + " " + ins + " ;\nexists (x == 1)\n", "c.litmus")
+              .threads[0]
+              .code[0]
+              .kind == InstrKind::Store);
   }
-  CHECK_THAT(error_of(head + " st.ca.u32 [x], 1 ;\nexists (x == 1)\n"), Catch::Contains("4:5: error: st takes the cache operators .wb, .cg, .cs, .wt, not .ca"));
-  CHECK_THAT(error_of(head + " ld.relaxed.gpu.cg.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("go with weak lds only"));
-  CHECK_THAT(error_of(head + " ld.nc.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"), Catch::Contains("write ld.global.nc"));
+  CHECK_THAT(
+      error_of(head + " st.ca.u32 [x], 1 ;\nexists (x == 1)\n"),
+      Catch::Contains("4:5: error: st takes the cache operators .wb, .cg, .cs, .wt, not .ca"));
+  CHECK_THAT(error_of(head + " ld.relaxed.gpu.cg.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"),
+             Catch::Contains("go with weak lds only"));
+  CHECK_THAT(error_of(head + " ld.nc.u32 r0, [x] ;\nexists (P0:r0 == 1)\n"),
+             Catch::Contains("write ld.global.nc"));
 }
 
 // Each instruction takes exactly the qualifier classes of its PTX syntax
@@ -197,12 +227,11 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
   CHECK(err("ld.global.noftz.u32 r0, [x]") ==
         "t.litmus:4:12: error: 'ld' does not take a '.noftz' qualifier ('.noftz')");
   // Every class each instruction does take is still accepted.
-  for (const char* ok : {"ld.relaxed.gpu.global.L2::cache_hint.v2.u32 {r0, r1}, [x], r2",
-                         "ld.weak.global.cg.nc.u32 r0, [x]",
-                         "st.release.gpu.global.v2.u32 [x], {1, 2}",
-                         "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], 1.0",
-                         "red.relaxed.sys.global.max.u32 [x], 1", "fence.acq_rel.cluster",
-                         "setp.lo.u32 p, 1, 2"}) {
+  for (const char* ok :
+       {"ld.relaxed.gpu.global.L2::cache_hint.v2.u32 {r0, r1}, [x], r2",
+        "ld.weak.global.cg.nc.u32 r0, [x]", "st.release.gpu.global.v2.u32 [x], {1, 2}",
+        "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], 1.0",
+        "red.relaxed.sys.global.max.u32 [x], 1", "fence.acq_rel.cluster", "setp.lo.u32 p, 1, 2"}) {
     INFO(ok);
     const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; }";
     const std::string text = "PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\n";

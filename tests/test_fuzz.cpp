@@ -21,7 +21,7 @@ namespace {
 std::vector<std::string> corpus() {
   std::vector<std::string> paths;
   for (const std::string& dir : {std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx",
-                                std::string(REDSCOPE_SOURCE_DIR) + "/litmus"})
+                                 std::string(REDSCOPE_SOURCE_DIR) + "/litmus"})
     if (fs::is_directory(dir))
       for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
   return paths;
@@ -64,7 +64,8 @@ std::string mutate(std::string s, std::mt19937& rng) {
       const std::size_t a = s.rfind('\n', pos());
       const std::size_t start = a == std::string::npos ? 0 : a + 1;
       const std::size_t end = s.find('\n', start);
-      s.insert(start, s.substr(start, end == std::string::npos ? std::string::npos : end - start + 1));
+      s.insert(start,
+               s.substr(start, end == std::string::npos ? std::string::npos : end - start + 1));
       break;
     }
     default: {  // delete a line
@@ -143,7 +144,8 @@ std::string chain_test(int n, const std::string& op = "add r0, r0, 1") {
 
 }  // namespace
 
-TEST_CASE("a chain of dependent operations deeper than the bound is a located error", "[fuzz][depth]") {
+TEST_CASE("a chain of dependent operations deeper than the bound is a located error",
+          "[fuzz][depth]") {
   const auto t0 = std::chrono::steady_clock::now();
   const LitmusTest t = parse_litmus(chain_test(10000), "deep.litmus");
   EngineOptions o;
@@ -171,7 +173,8 @@ TEST_CASE("a 500-deep chain of dependent operations is checked by every engine",
   }
 }
 
-TEST_CASE("shared subterms are walked once: add r0, r0, r0 doubles the unfolded tree", "[fuzz][depth]") {
+TEST_CASE("shared subterms are walked once: add r0, r0, r0 doubles the unfolded tree",
+          "[fuzz][depth]") {
   // 200 doublings unfold to 2^200 nodes; the DAG has 200.
   const LitmusTest t = parse_litmus(chain_test(200, "add r0, r0, r0"), "dag.litmus");
   const Expansion ex = expand(t, ExpandOptions{});

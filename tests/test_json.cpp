@@ -13,8 +13,9 @@ TEST_CASE("Json: the two layouts", "[json]") {
   t.set("test", "MP").set("holds", false).set("n", std::size_t{3}).set("none", Json());
   t.set("outcomes", Json::array().push(Json::object().set("x", "1").set("r0", "0")));
   t.set("seconds", Json::number(0.01234, 4));
-  CHECK(t.dump(Json::Layout::Line) ==
-        R"({"test": "MP", "holds": false, "n": 3, "none": null, "outcomes": [{"x": "1", "r0": "0"}], "seconds": 0.0123})");
+  CHECK(
+      t.dump(Json::Layout::Line) ==
+      R"({"test": "MP", "holds": false, "n": 3, "none": null, "outcomes": [{"x": "1", "r0": "0"}], "seconds": 0.0123})");
   const Json all = Json::array().push(t);
   CHECK(all.dump(Json::Layout::Nested) == R"([
   {
@@ -29,7 +30,8 @@ TEST_CASE("Json: the two layouts", "[json]") {
   }
 ])");
   CHECK(Json::array().dump(Json::Layout::Nested) == "[]");
-  CHECK(Json::object().set("a", 1).set("b", 2).set("a", 3).dump(Json::Layout::Line) == R"({"a": 3, "b": 2})");
+  CHECK(Json::object().set("a", 1).set("b", 2).set("a", 3).dump(Json::Layout::Line) ==
+        R"({"a": 3, "b": 2})");
   CHECK(Json::object().dump(Json::Layout::Line) == "{}");
 }
 

@@ -9,10 +9,10 @@
 
 #include "oracle_ptx.hpp"
 #include "redscope/engine.hpp"
-#include "suite_files.hpp"
 #include "redscope/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/suite.hpp"
+#include "suite_files.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;
@@ -23,7 +23,9 @@ namespace {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const InputError& e) { return e.what(); }
+  } catch (const InputError& e) {
+    return e.what();
+  }
   return "";
 }
 
@@ -147,7 +149,8 @@ TEST_CASE("enum: EngineOptions::model_file replaces the built-in model", "[model
   fs::create_directories(dir);
   std::ofstream(dir / "inc.cat") << "\"inc\"\nlet nothing = po & 0\n";
   std::ofstream(dir / "none.cat") << "none\ninclude \"inc.cat\"\nempty nothing as Nothing\n";
-  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
+  const LitmusTest t =
+      parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
   EngineOptions o;
   o.engine = EngineKind::Enum;
   o.observe_all = true;
@@ -155,6 +158,7 @@ TEST_CASE("enum: EngineOptions::model_file replaces the built-in model", "[model
   o.model_file = (dir / "none.cat").string();
   CHECK(run_enum(t, o).outcomes.size() == 4);  // no axioms: everything goes
   o.model_file = (dir / "missing.cat").string();
-  CHECK_THAT(error_of([&] { (void)run_enum(t, o); }), Catch::Contains("cannot read the model file"));
+  CHECK_THAT(error_of([&] { (void)run_enum(t, o); }),
+             Catch::Contains("cannot read the model file"));
   fs::remove_all(dir);
 }

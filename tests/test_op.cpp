@@ -3,9 +3,9 @@
 // barriers that wait for their quorum, and interleaving order.
 #include <catch2/catch.hpp>
 
+#include "op_memory.hpp"
 #include "redscope/engine.hpp"
 #include "redscope/frontend.hpp"
-#include "op_memory.hpp"
 
 #include <random>
 #include <set>
@@ -16,8 +16,12 @@ using namespace redscope;
 
 namespace {
 
-bool reaches(const std::string& head, const std::string& places, const std::string& rows, const std::string& cond) {
-  const LitmusTest t = parse_litmus("PTX t\n" + head + "{ global u32 x = 0; global u32 y = 0; }\n " + places + " ;\n" + rows + "exists (" + cond + ")\n", "t.litmus");
+bool reaches(const std::string& head, const std::string& places, const std::string& rows,
+             const std::string& cond) {
+  const LitmusTest t =
+      parse_litmus("PTX t\n" + head + "{ global u32 x = 0; global u32 y = 0; }\n " + places +
+                       " ;\n" + rows + "exists (" + cond + ")\n",
+                   "t.litmus");
   return run_op(t, EngineOptions{}).holds;
 }
 
@@ -26,18 +30,26 @@ const std::string k2Cta = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0";
 }  // namespace
 
 TEST_CASE("op: no write that meets an RMW lands between its read and its write", "[op]") {
-  CHECK(reaches("", k2Cta, " red.cta.global.add.u32 [x], 1 | red.cta.global.add.u32 [x], 1 ;\n", "x == 1"));
-  CHECK_FALSE(reaches("", k2Cta, " red.gpu.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n", "x == 1"));
-  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 1", " red.gpu.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n", "x == 1"));
-  CHECK_FALSE(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 1", " red.sys.global.add.u32 [x], 1 | red.sys.global.add.u32 [x], 1 ;\n", "x == 1"));
-  CHECK(reaches("", k2Cta, " red.cta.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n", "x == 1"));
+  CHECK(reaches("", k2Cta, " red.cta.global.add.u32 [x], 1 | red.cta.global.add.u32 [x], 1 ;\n",
+                "x == 1"));
+  CHECK_FALSE(reaches(
+      "", k2Cta, " red.gpu.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n", "x == 1"));
+  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 1",
+                " red.gpu.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n", "x == 1"));
+  CHECK_FALSE(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 1",
+                      " red.sys.global.add.u32 [x], 1 | red.sys.global.add.u32 [x], 1 ;\n",
+                      "x == 1"));
+  CHECK(reaches("", k2Cta, " red.cta.global.add.u32 [x], 1 | red.gpu.global.add.u32 [x], 1 ;\n",
+                "x == 1"));
 }
 
 TEST_CASE("op: on sm_6x a plain store may land inside a shared RMW", "[op]") {
   const std::string places = "P0@cta 0,gpu 0 | P1@cta 0,gpu 0";
   const std::string rows = " red.shared.add.u32 [z], 1 | st.volatile.shared.u32 [z], 5 ;\n";
   auto lost = [&](const std::string& target) {
-    const LitmusTest t = parse_litmus("PTX t\nTarget=" + target + "\n{ shared u32 z = 0; }\n " + places + " ;\n" + rows + "exists (z == 1)\n", "t.litmus");
+    const LitmusTest t = parse_litmus("PTX t\nTarget=" + target + "\n{ shared u32 z = 0; }\n " +
+                                          places + " ;\n" + rows + "exists (z == 1)\n",
+                                      "t.litmus");
     return run_op(t, EngineOptions{}).holds;
   };
   CHECK(lost("sm_60"));
@@ -48,21 +60,27 @@ TEST_CASE("op: a barrier waits for every member and orders what came before it",
   // SB with a CTA barrier between the store and the load: the barrier's
   // pass pulls every arrival's view, so neither load can read the stale 0.
   CHECK_FALSE(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
-                      " st.weak x, 1 | st.weak y, 1 ;\n bar.cta.sync 0 | bar.cta.sync 0 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
+                      " st.weak x, 1 | st.weak y, 1 ;\n bar.cta.sync 0 | bar.cta.sync 0 ;\n "
+                      "ld.weak r0, y | ld.weak r1, x ;\n",
                       "P0:r0 == 0 /\\ P1:r1 == 0"));
   // Without it each load may read a stale copy: store buffering.
-  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0", " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
+  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+                " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
                 "P0:r0 == 0 /\\ P1:r1 == 0"));
-  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0", " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
+  CHECK(reaches("", "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+                " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r0, y | ld.weak r1, x ;\n",
                 "P0:r0 == 1 /\\ P1:r1 == 1"));
 }
 
 TEST_CASE("op: release and acquire meet only at a common scope-tree node", "[op]") {
   auto mp = [](const std::string& places, const std::string& rel, const std::string& acq) {
-    return reaches("", places, " st.weak x, 1 | ld." + acq + " r0, y ;\n st." + rel + " y, 1 | ld.weak r1, x ;\n",
-                   "P1:r0 == 1 /\\ P1:r1 == 0");
+    return reaches(
+        "", places,
+        " st.weak x, 1 | ld." + acq + " r0, y ;\n st." + rel + " y, 1 | ld.weak r1, x ;\n",
+        "P1:r0 == 1 /\\ P1:r1 == 0");
   };
-  const std::string same_cta = "P0@cta 0,gpu 0 | P1@cta 0,gpu 0", two_cta = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0";
+  const std::string same_cta = "P0@cta 0,gpu 0 | P1@cta 0,gpu 0",
+                    two_cta = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0";
   CHECK(mp(same_cta, "relaxed.cta", "relaxed.cta"));        // no release: stale x
   CHECK_FALSE(mp(same_cta, "release.cta", "acquire.cta"));  // meet at the CTA node
   CHECK(mp(two_cta, "release.cta", "acquire.cta"));         // two CTA nodes, no common one
@@ -74,8 +92,10 @@ TEST_CASE("op: release and acquire meet only at a common scope-tree node", "[op]
 
 TEST_CASE("op: fence.sc exchanges views at the nodes up to its scope", "[op]") {
   auto sb = [](const std::string& places, const std::string& f0, const std::string& f1) {
-    return reaches("", places, " st.relaxed.sys x, 1 | st.relaxed.sys y, 1 ;\n " + f0 + " | " + f1 +
-                   " ;\n ld.relaxed.sys r0, y | ld.relaxed.sys r1, x ;\n", "P0:r0 == 0 /\\ P1:r1 == 0");
+    return reaches("", places,
+                   " st.relaxed.sys x, 1 | st.relaxed.sys y, 1 ;\n " + f0 + " | " + f1 +
+                       " ;\n ld.relaxed.sys r0, y | ld.relaxed.sys r1, x ;\n",
+                   "P0:r0 == 0 /\\ P1:r1 == 0");
   };
   const std::string two_cta = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0";
   CHECK_FALSE(sb(two_cta, "fence.sc.gpu", "fence.sc.gpu"));
@@ -88,14 +108,17 @@ TEST_CASE("op: a release sequence continues through morally strong RMWs", "[op]"
   // P0 releases y=1; P1's .gpu red adds 1 (y=2); P2 acquires y=2: it
   // synchronizes with P0 through the RMW (observation = rf;(rmw;rf)*).
   const std::string places = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0";
-  const std::string body = " st.weak x, 1 | red.relaxed.{}.global.add.u32 [y], 1 | ld.acquire.gpu r0, y ;\n"
-                           " st.release.gpu y, 1 | | ld.weak r1, x ;\n";
-  CHECK_FALSE(reaches("", places, fmt::format(fmt::runtime(body), "gpu"), "P2:r0 == 2 /\\ P2:r1 == 0"));
+  const std::string body =
+      " st.weak x, 1 | red.relaxed.{}.global.add.u32 [y], 1 | ld.acquire.gpu r0, y ;\n"
+      " st.release.gpu y, 1 | | ld.weak r1, x ;\n";
+  CHECK_FALSE(
+      reaches("", places, fmt::format(fmt::runtime(body), "gpu"), "P2:r0 == 2 /\\ P2:r1 == 0"));
   // A .cta red in another CTA is not observation of P0's write: the chain breaks.
   CHECK(reaches("", places, fmt::format(fmt::runtime(body), "cta"), "P2:r0 == 2 /\\ P2:r1 == 0"));
 }
 
-TEST_CASE("op: scope-tree nodes: a push is found by exactly the morally strong pulls", "[op][memory]") {
+TEST_CASE("op: scope-tree nodes: a push is found by exactly the morally strong pulls",
+          "[op][memory]") {
   // For every pair of placements and scopes: pull(push) sees the view iff
   // each scope contains the other's thread (scope_includes both ways).
   const std::vector<Placement> ps{{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {0, 0, 1}, {3, -4, 0}};
@@ -142,7 +165,8 @@ TEST_CASE("op: splitting one test's skeletons across workers changes nothing", "
  red.cta.global.add.u32 [y], 1 | | ;
  SKIP: | | ;
 exists (y == 1)
-)", "b.litmus");
+)",
+                                    "b.litmus");
   std::map<std::vector<std::uint64_t>, std::string> one, four;
   EngineOptions o;
   o.observe_all = true;
@@ -157,73 +181,115 @@ exists (y == 1)
 
 TEST_CASE("op: a vector instruction's elements are performed in any order", "[op][vector]") {
   auto run = [](const std::string& rows, const std::string& cond) {
-    const LitmusTest t = parse_litmus("PTX t\n{ global u32 data = 0; global f32 v[2] = {0, 0}; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n" + rows +
-                                      "exists (" + cond + ")\n", "t.litmus");
+    const LitmusTest t = parse_litmus(
+        "PTX t\n{ global u32 data = 0; global f32 v[2] = {0, 0}; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu "
+        "0 ;\n" +
+            rows + "exists (" + cond + ")\n",
+        "t.litmus");
     return run_op(t, EngineOptions{}).holds;
   };
   // Element 1's release does not carry element 0's write (no po between the
   // elements): P1 acquires element 1 and still reads element 0's old value.
-  const std::string element_order = " red.release.gpu.global.v2.f32.add [v], {1.0, 1.0} | ld.acquire.gpu.global.v2.f32 {%a, %b}, [v] ;\n"
-                                    " | ld.weak.global.v2.f32 {%c, %d}, [v] ;\n";
+  const std::string element_order =
+      " red.release.gpu.global.v2.f32.add [v], {1.0, 1.0} | ld.acquire.gpu.global.v2.f32 {%a, %b}, "
+      "[v] ;\n"
+      " | ld.weak.global.v2.f32 {%c, %d}, [v] ;\n";
   CHECK(run(element_order, "P1:%b == 1.0 /\\ P1:%c == 0.0"));
   CHECK(run(element_order, "P1:%a == 1.0 /\\ P1:%d == 0.0"));
   // But each element's release carries what is po-before the instruction.
-  CHECK_FALSE(run(" st.weak.global.u32 [data], 1 | ld.acquire.gpu.global.v2.f32 {%a, %b}, [v] ;\n"
-                  " red.release.gpu.global.v2.f32.add [v], {1.0, 1.0} | ld.weak.global.u32 r1, [data] ;\n",
-                  "P1:%b == 1.0 /\\ P1:r1 == 0"));
+  CHECK_FALSE(
+      run(" st.weak.global.u32 [data], 1 | ld.acquire.gpu.global.v2.f32 {%a, %b}, [v] ;\n"
+          " red.release.gpu.global.v2.f32.add [v], {1.0, 1.0} | ld.weak.global.u32 r1, [data] ;\n",
+          "P1:%b == 1.0 /\\ P1:r1 == 0"));
   // Torn in either order.
-  CHECK(run(" st.relaxed.gpu.global.v2.f32 [v], {1.0, 2.0} | ld.relaxed.gpu.global.v2.f32 {%a, %b}, [v] ;\n", "P1:%a == 0.0 /\\ P1:%b == 2.0"));
-  CHECK(run(" st.relaxed.gpu.global.v2.f32 [v], {1.0, 2.0} | ld.relaxed.gpu.global.v2.f32 {%a, %b}, [v] ;\n", "P1:%a == 1.0 /\\ P1:%b == 0.0"));
+  CHECK(
+      run(" st.relaxed.gpu.global.v2.f32 [v], {1.0, 2.0} | ld.relaxed.gpu.global.v2.f32 {%a, %b}, "
+          "[v] ;\n",
+          "P1:%a == 0.0 /\\ P1:%b == 2.0"));
+  CHECK(
+      run(" st.relaxed.gpu.global.v2.f32 [v], {1.0, 2.0} | ld.relaxed.gpu.global.v2.f32 {%a, %b}, "
+          "[v] ;\n",
+          "P1:%a == 1.0 /\\ P1:%b == 0.0"));
 }
 
 TEST_CASE("op: promises reach load buffering, never out of thin air", "[op][promise]") {
-  const std::string same_gpu = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0", two_gpu = "P0@cta 0,gpu 0 | P1@cta 0,gpu 1";
-  auto lb = [](const std::string& places, const std::string& rows) { return reaches("", places, rows, "P0:r0 == 1 /\\ P1:r1 == 1"); };
+  const std::string same_gpu = "P0@cta 0,gpu 0 | P1@cta 1,gpu 0",
+                    two_gpu = "P0@cta 0,gpu 0 | P1@cta 0,gpu 1";
+  auto lb = [](const std::string& places, const std::string& rows) {
+    return reaches("", places, rows, "P0:r0 == 1 /\\ P1:r1 == 1");
+  };
   // Plain LB: each store is independent of the load before it.
   CHECK(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, 1 | st.weak x, 1 ;\n"));
-  CHECK(lb(same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu x, 1 ;\n"));
+  CHECK(lb(same_gpu,
+           " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu "
+           "x, 1 ;\n"));
   // Release stores not morally strong with the acquires (scope mismatch).
-  CHECK(lb(two_gpu, " ld.acquire.gpu r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | st.release.gpu x, 1 ;\n"));
+  CHECK(lb(two_gpu,
+           " ld.acquire.gpu r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | st.release.gpu "
+           "x, 1 ;\n"));
   // Release/acquire that synchronize: forbidden (Causality).
-  CHECK_FALSE(lb(same_gpu, " ld.acquire.gpu r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | st.release.gpu x, 1 ;\n"));
-  CHECK_FALSE(lb(same_gpu, " ld.weak r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | st.weak x, 1 ;\n"));
+  CHECK_FALSE(lb(same_gpu,
+                 " ld.acquire.gpu r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | "
+                 "st.release.gpu x, 1 ;\n"));
+  CHECK_FALSE(
+      lb(same_gpu,
+         " ld.weak r0, x | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | st.weak x, 1 ;\n"));
   // Dependencies: No-Thin-Air forbids LB+datas and LB+ctrls; a write that
   // depends on a read is never promised.
   CHECK_FALSE(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, r0 | st.weak x, r1 ;\n"));
-  CHECK_FALSE(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n bne r0, 1, L0 | bne r1, 1, L1 ;\n st.weak y, 1 | st.weak x, 1 ;\n L0: | L1: ;\n"));
+  CHECK_FALSE(lb(same_gpu,
+                 " ld.weak r0, x | ld.weak r1, y ;\n bne r0, 1, L0 | bne r1, 1, L1 ;\n st.weak y, "
+                 "1 | st.weak x, 1 ;\n L0: | L1: ;\n"));
   // One side with a dependency is enough when the other promises.
   CHECK(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, r0 | st.weak x, 1 ;\n"));
   // A store control-dependent on a read may be promised when that read does
   // not depend on the promise itself.
-  CHECK(lb(same_gpu, " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r3, x ;\n | bne r3, 0, L1 ;\n | st.weak x, 1 ;\n | L1: ;\n"));
+  CHECK(lb(same_gpu,
+           " ld.weak r0, x | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r3, x ;\n | bne r3, 0, L1 "
+           ";\n | st.weak x, 1 ;\n | L1: ;\n"));
   // The write of an RMW may be promised, from a source it must then read:
   // P1's atom reads 0 and writes 1 after P1 read P0's store of y, which
   // P0 made after reading that 1.
-  CHECK(lb(same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, 1 | atom.relaxed.gpu.add r2, x, 1 ;\n"));
+  CHECK(lb(same_gpu,
+           " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, 1 | "
+           "atom.relaxed.gpu.add r2, x, 1 ;\n"));
   // ... but not when the RMW's value would depend on the promise itself.
-  CHECK_FALSE(reaches("", same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, r0 | atom.relaxed.gpu.exch r2, x, r1 ;\n",
+  CHECK_FALSE(reaches("", same_gpu,
+                      " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;\n st.relaxed.gpu y, r0 | "
+                      "atom.relaxed.gpu.exch r2, x, r1 ;\n",
                       "P0:r0 == 1 /\\ P1:r1 == 1"));
   // A promise is never read by its own thread, nor performed after its
   // thread saw a later write of the cell (Coherence): CoRW stays forbidden.
   CHECK_FALSE(reaches("", same_gpu, " ld.weak r0, x | ;\n st.weak x, 1 | ;\n", "P0:r0 == 1"));
-  CHECK_FALSE(reaches("", same_gpu, " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, x ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu x, 2 ;\n",
+  CHECK_FALSE(reaches("", same_gpu,
+                      " ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, x ;\n st.relaxed.gpu x, 1 | "
+                      "st.relaxed.gpu x, 2 ;\n",
                       "P0:r0 == 2 /\\ P1:r1 == 1 /\\ x == 2"));
 }
 
-TEST_CASE("op: a final value may be any write the model's partial coherence leaves maximal", "[op][coherence]") {
+TEST_CASE("op: a final value may be any write the model's partial coherence leaves maximal",
+          "[op][coherence]") {
   auto both = [](const std::string& places, const std::string& rows, const std::string& cond) {
-    const LitmusTest t = parse_litmus("PTX t\n{ global u32 x = 0; global u32 y = 0; }\n " + places + " ;\n" + rows + "exists (" + cond + ")\n", "t.litmus");
+    const LitmusTest t = parse_litmus("PTX t\n{ global u32 x = 0; global u32 y = 0; }\n " + places +
+                                          " ;\n" + rows + "exists (" + cond + ")\n",
+                                      "t.litmus");
     const bool op = run_op(t, EngineOptions{}).holds;
     CHECK(op == run_z3(t, EngineOptions{}).holds);
     return op;
   };
   // .cta atoms of two CTAs are not morally strong: P1 reads P0's write, yet
   // the two writes stay unordered and P0's may be the final one.
-  CHECK(both(k2Cta, " atom.cta.global.add.u32 r0, [x], 1 | atom.cta.global.add.u32 r0, [x], 1 ;\n", "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
-  CHECK_FALSE(both(k2Cta, " atom.gpu.global.add.u32 r0, [x], 1 | atom.gpu.global.add.u32 r0, [x], 1 ;\n", "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
+  CHECK(both(k2Cta, " atom.cta.global.add.u32 r0, [x], 1 | atom.cta.global.add.u32 r0, [x], 1 ;\n",
+             "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
+  CHECK_FALSE(both(k2Cta,
+                   " atom.gpu.global.add.u32 r0, [x], 1 | atom.gpu.global.add.u32 r0, [x], 1 ;\n",
+                   "P0:r0 == 0 /\\ P1:r0 == 1 /\\ x == 1"));
   // A weak read orders nothing: the write after it need not follow the one it read.
-  CHECK(both(k2Cta, " st.weak x, 1 | ld.weak r0, x ;\n | st.weak x, 2 ;\n", "P1:r0 == 1 /\\ x == 1"));
-  CHECK_FALSE(both(k2Cta, " st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n | st.relaxed.gpu x, 2 ;\n", "P1:r0 == 1 /\\ x == 1"));
+  CHECK(
+      both(k2Cta, " st.weak x, 1 | ld.weak r0, x ;\n | st.weak x, 2 ;\n", "P1:r0 == 1 /\\ x == 1"));
+  CHECK_FALSE(both(k2Cta,
+                   " st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n | st.relaxed.gpu x, 2 ;\n",
+                   "P1:r0 == 1 /\\ x == 1"));
   // Writes of one thread are ordered.
   CHECK_FALSE(both(k2Cta, " st.weak x, 1 | ;\n st.weak x, 2 | ;\n", "x == 1"));
 }
@@ -235,7 +301,9 @@ namespace {
 // weak/relaxed/acquire loads, red and atom (add, exch) at every sem the
 // table allows, and fence.sc / fence.acq_rel, at random scopes.
 std::string random_test(std::mt19937& rng, int id) {
-  auto pick = [&](std::initializer_list<std::string> xs) { return *(xs.begin() + rng() % xs.size()); };
+  auto pick = [&](std::initializer_list<std::string> xs) {
+    return *(xs.begin() + rng() % xs.size());
+  };
   const int threads = 2 + static_cast<int>(rng() % 2);
   std::string places, rows;
   std::vector<std::vector<std::string>> code(threads);
@@ -247,27 +315,50 @@ std::string random_test(std::mt19937& rng, int id) {
       const std::string reg = fmt::format("r{}", i);
       const std::string val = std::to_string(1 + rng() % 3);
       switch (rng() % 7) {
-        case 0: code[t].push_back(fmt::format("st.{}.global.u32 [{}], {}", pick({"weak", "relaxed." + sc, "release." + sc}), loc, val)); break;
-        case 1: code[t].push_back(fmt::format("ld.{}.global.u32 {}, [{}]", pick({"weak", "relaxed." + sc, "acquire." + sc}), reg, loc)); break;
-        case 2: code[t].push_back(fmt::format("red.{}.{}.global.add.u32 [{}], {}", pick({"relaxed", "release"}), sc, loc, val)); break;
-        case 3: code[t].push_back(fmt::format("atom.{}.{}.global.{} {}, [{}], {}", pick({"relaxed", "acquire", "release", "acq_rel"}), sc,
-                                              pick({"add.u32", "exch.b32"}), reg, loc, val)); break;
+        case 0:
+          code[t].push_back(fmt::format("st.{}.global.u32 [{}], {}",
+                                        pick({"weak", "relaxed." + sc, "release." + sc}), loc,
+                                        val));
+          break;
+        case 1:
+          code[t].push_back(fmt::format("ld.{}.global.u32 {}, [{}]",
+                                        pick({"weak", "relaxed." + sc, "acquire." + sc}), reg,
+                                        loc));
+          break;
+        case 2:
+          code[t].push_back(fmt::format("red.{}.{}.global.add.u32 [{}], {}",
+                                        pick({"relaxed", "release"}), sc, loc, val));
+          break;
+        case 3:
+          code[t].push_back(fmt::format("atom.{}.{}.global.{} {}, [{}], {}",
+                                        pick({"relaxed", "acquire", "release", "acq_rel"}), sc,
+                                        pick({"add.u32", "exch.b32"}), reg, loc, val));
+          break;
         case 4: code[t].push_back(fmt::format("fence.{}.{}", pick({"sc", "acq_rel"}), sc)); break;
         case 5:  // a store of an earlier load's value (data dependency: LB+data shapes)
-          code[t].push_back(fmt::format("ld.{}.global.u32 {}, [{}]", pick({"weak", "relaxed." + sc}), reg, loc == "x" ? "y" : "x"));
-          code[t].push_back(fmt::format("st.{}.global.u32 [{}], {}", pick({"weak", "relaxed." + sc, "release." + sc}), loc, reg));
+          code[t].push_back(fmt::format("ld.{}.global.u32 {}, [{}]",
+                                        pick({"weak", "relaxed." + sc}), reg,
+                                        loc == "x" ? "y" : "x"));
+          code[t].push_back(fmt::format("st.{}.global.u32 [{}], {}",
+                                        pick({"weak", "relaxed." + sc, "release." + sc}), loc,
+                                        reg));
           break;
-        default: code[t].push_back(fmt::format("st.{}.global.u32 [{}], {}", pick({"weak", "relaxed." + sc}), loc, val));
+        default:
+          code[t].push_back(
+              fmt::format("st.{}.global.u32 [{}], {}", pick({"weak", "relaxed." + sc}), loc, val));
       }
     }
   }
   std::size_t rows_n = 0;
   for (const auto& c : code) rows_n = std::max(rows_n, c.size());
   for (std::size_t i = 0; i < rows_n; ++i) {
-    for (int t = 0; t < threads; ++t) rows += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
+    for (int t = 0; t < threads; ++t)
+      rows += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
     rows += " ;\n";
   }
-  return fmt::format("PTX random-{}\n{{ global u32 x = 0; global u32 y = 0; }}\n{} ;\n{}exists (x == 0)\n", id, places, rows);
+  return fmt::format(
+      "PTX random-{}\n{{ global u32 x = 0; global u32 y = 0; }}\n{} ;\n{}exists (x == 0)\n", id,
+      places, rows);
 }
 
 std::set<std::vector<std::uint64_t>> values_of(const TestResult& r) {
@@ -280,7 +371,9 @@ std::set<std::vector<std::uint64_t>> values_of(const TestResult& r) {
 // ld and st at random sem and scope (elements performed in any order),
 // scalar accesses and fences.
 std::string random_vector_test(std::mt19937& rng, int id) {
-  auto pick = [&](std::initializer_list<std::string> xs) { return *(xs.begin() + rng() % xs.size()); };
+  auto pick = [&](std::initializer_list<std::string> xs) {
+    return *(xs.begin() + rng() % xs.size());
+  };
   const int threads = 2;
   std::string places, rows;
   std::vector<std::vector<std::string>> code(threads);
@@ -290,13 +383,31 @@ std::string random_vector_test(std::mt19937& rng, int id) {
     for (int i = 0; i < n; ++i) {
       const std::string sc = pick({"cta", "gpu", "sys"});
       switch (rng() % 7) {
-        case 0: code[t].push_back(fmt::format("red.{}.{}.global.v2.f32.add [v], {{1.0, 2.0}}", pick({"relaxed", "release"}), sc)); break;
-        case 1: code[t].push_back(fmt::format("atom.{}.{}.global.v2.f32.add {{%a{}, %b{}}}, [v], {{1.0, 1.0}}",
-                                              pick({"relaxed", "acquire", "release", "acq_rel"}), sc, i, i)); break;
-        case 2: code[t].push_back(fmt::format("ld.{}.global.v2.f32 {{%a{}, %b{}}}, [v]", pick({"weak", "relaxed." + sc, "acquire." + sc}), i, i)); break;
-        case 3: code[t].push_back(fmt::format("st.{}.global.v2.f32 [v], {{4.0, 8.0}}", pick({"weak", "relaxed." + sc, "release." + sc}))); break;
-        case 4: code[t].push_back(fmt::format("st.{}.global.u32 [x], 1", pick({"weak", "relaxed." + sc, "release." + sc}))); break;
-        case 5: code[t].push_back(fmt::format("ld.{}.global.u32 r{}, [x]", pick({"weak", "relaxed." + sc, "acquire." + sc}), i)); break;
+        case 0:
+          code[t].push_back(fmt::format("red.{}.{}.global.v2.f32.add [v], {{1.0, 2.0}}",
+                                        pick({"relaxed", "release"}), sc));
+          break;
+        case 1:
+          code[t].push_back(
+              fmt::format("atom.{}.{}.global.v2.f32.add {{%a{}, %b{}}}, [v], {{1.0, 1.0}}",
+                          pick({"relaxed", "acquire", "release", "acq_rel"}), sc, i, i));
+          break;
+        case 2:
+          code[t].push_back(fmt::format("ld.{}.global.v2.f32 {{%a{}, %b{}}}, [v]",
+                                        pick({"weak", "relaxed." + sc, "acquire." + sc}), i, i));
+          break;
+        case 3:
+          code[t].push_back(fmt::format("st.{}.global.v2.f32 [v], {{4.0, 8.0}}",
+                                        pick({"weak", "relaxed." + sc, "release." + sc})));
+          break;
+        case 4:
+          code[t].push_back(fmt::format("st.{}.global.u32 [x], 1",
+                                        pick({"weak", "relaxed." + sc, "release." + sc})));
+          break;
+        case 5:
+          code[t].push_back(fmt::format("ld.{}.global.u32 r{}, [x]",
+                                        pick({"weak", "relaxed." + sc, "acquire." + sc}), i));
+          break;
         default: code[t].push_back(fmt::format("fence.{}.{}", pick({"sc", "acq_rel"}), sc));
       }
     }
@@ -304,17 +415,22 @@ std::string random_vector_test(std::mt19937& rng, int id) {
   std::size_t rows_n = 0;
   for (const auto& c : code) rows_n = std::max(rows_n, c.size());
   for (std::size_t i = 0; i < rows_n; ++i) {
-    for (int t = 0; t < threads; ++t) rows += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
+    for (int t = 0; t < threads; ++t)
+      rows += (t ? " | " : " ") + (i < code[t].size() ? code[t][i] : std::string());
     rows += " ;\n";
   }
-  return fmt::format("PTX random-vector-{}\n{{ global u32 x = 0; global f32 v[2] = {{0, 0}}; }}\n{} ;\n{}exists (x == 0)\n", id, places, rows);
+  return fmt::format(
+      "PTX random-vector-{}\n{{ global u32 x = 0; global f32 v[2] = {{0, 0}}; }}\n{} ;\n{}exists "
+      "(x == 0)\n",
+      id, places, rows);
 }
 
 }  // namespace
 
 TEST_CASE("op: on random vector tests the machine reaches only allowed outcomes", "[op][random]") {
   std::mt19937 rng(20261124);
-  std::size_t allowed = 0, reached = 0; double tz = 0, to = 0;
+  std::size_t allowed = 0, reached = 0;
+  double tz = 0, to = 0;
   for (int i = 0; i < 30; ++i) {
     const std::string text = random_vector_test(rng, i);
     INFO(text);
@@ -322,14 +438,16 @@ TEST_CASE("op: on random vector tests the machine reaches only allowed outcomes"
     EngineOptions o;
     o.observe_all = true;
     const TestResult zr = run_z3(t, o), opr = run_op(t, o);
-    tz += zr.seconds; to += opr.seconds;
+    tz += zr.seconds;
+    to += opr.seconds;
     const auto z3 = values_of(zr);
     const auto op = values_of(opr);
     for (const auto& v : op) CHECK(z3.count(v) == 1);
     allowed += z3.size();
     reached += op.size();
   }
-  UNSCOPED_INFO(fmt::format("allowed {} outcomes, machine reached {} (z3 {:.1f} s, op {:.1f} s)", allowed, reached, tz, to));
+  UNSCOPED_INFO(fmt::format("allowed {} outcomes, machine reached {} (z3 {:.1f} s, op {:.1f} s)",
+                            allowed, reached, tz, to));
   CHECK(reached > 0);
 }
 
@@ -339,7 +457,8 @@ TEST_CASE("op: on random vector tests the machine reaches only allowed outcomes"
 // on these it would take ten times longer than everything else.)
 TEST_CASE("op: on random tests the machine reaches only allowed outcomes", "[op][random]") {
   std::mt19937 rng(20261123);
-  std::size_t allowed = 0, reached = 0; double tz = 0, to = 0;
+  std::size_t allowed = 0, reached = 0;
+  double tz = 0, to = 0;
   for (int i = 0; i < 250; ++i) {
     const std::string text = random_test(rng, i);
     INFO(text);
@@ -347,7 +466,8 @@ TEST_CASE("op: on random tests the machine reaches only allowed outcomes", "[op]
     EngineOptions o;
     o.observe_all = true;
     const TestResult zr = run_z3(t, o), opr = run_op(t, o);
-    tz += zr.seconds; to += opr.seconds;
+    tz += zr.seconds;
+    to += opr.seconds;
     const auto z3 = values_of(zr);
     const auto op = values_of(opr);
     for (const auto& v : op) CHECK(z3.count(v) == 1);
@@ -355,6 +475,7 @@ TEST_CASE("op: on random tests the machine reaches only allowed outcomes", "[op]
     reached += op.size();
   }
   // Not asserted (the machine may be stronger than the model); shown with -s.
-  UNSCOPED_INFO(fmt::format("allowed {} outcomes, machine reached {} (z3 {:.1f} s, op {:.1f} s)", allowed, reached, tz, to));
+  UNSCOPED_INFO(fmt::format("allowed {} outcomes, machine reached {} (z3 {:.1f} s, op {:.1f} s)",
+                            allowed, reached, tz, to));
   CHECK(reached > 0);
 }

@@ -30,7 +30,8 @@ TEST_CASE("transitive closure of a symbolic relation matches brute force", "[rel
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         if (rng() % 3 != 0) continue;  // statically absent
-        const z3::expr v = c.bool_const(("e" + std::to_string(i) + "_" + std::to_string(j)).c_str());
+        const z3::expr v =
+            c.bool_const(("e" + std::to_string(i) + "_" + std::to_string(j)).c_str());
         r.set(i, j, v);
         truth[i][j] = rng() % 2;
         s.add(truth[i][j] ? v : !v);

@@ -17,9 +17,9 @@ namespace {
 struct Case {
   std::string feature;  // the table row
   int min_sm;
-  std::string instr;    // the instruction the rule is about (the last line of the thread)
-  std::string at;       // the qualifier the error points at ("" = the mnemonic)
-  std::string before;   // an instruction before it (the cache policy), or ""
+  std::string instr;   // the instruction the rule is about (the last line of the thread)
+  std::string at;      // the qualifier the error points at ("" = the mnemonic)
+  std::string before;  // an instruction before it (the cache policy), or ""
 };
 
 const std::vector<Case> kCases = {
@@ -38,15 +38,16 @@ const std::vector<Case> kCases = {
     {"red with generic addressing", 20, "red.add.u32 [x], 1", "", ""},
     {"red.add.noftz.f16x2", 60, "red.global.add.noftz.f16x2 [x], 0x3c003c00", "f16x2", ""},
     {"red.add.noftz.f16", 70, "red.global.add.noftz.f16 [x], 1.0", "f16", ""},
-    {"red's .L2::cache_hint qualifier", 80, "red.global.and.L2::cache_hint.b32 [x], 1, %cp", "L2::cache_hint",
-     "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
+    {"red's .L2::cache_hint qualifier", 80, "red.global.and.L2::cache_hint.b32 [x], 1, %cp",
+     "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
     {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16 [x], 1.0", "bf16", ""},
     {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16x2 [x], 0x3f803f80", "bf16x2", ""},
     {"red's .cluster scope", 90, "red.global.cluster.add.u32 [x], 1", "cluster", ""},
     {"red.shared::cta", 30, "red.shared::cta.add.u32 [x], 1", "shared::cta", ""},
     {"red.shared::cluster", 90, "red.shared::cluster.add.u32 [x], 1", "shared::cluster", ""},
     {"vector red (.v2/.v4/.v8)", 90, "red.global.v2.f32.add [x], {1.0, 2.0}", "v2", ""},
-    {"vector red (.v2/.v4/.v8)", 90, "red.global.v8.f16.add.noftz [x], {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}", "v8", ""},
+    {"vector red (.v2/.v4/.v8)", 90,
+     "red.global.v8.f16.add.noftz [x], {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}", "v8", ""},
     // atom (§9.7.13.5 Target ISA notes)
     {"atom.global", 11, "atom.global.add.u32 r0, [x], 1", "global", ""},
     {"atom.shared", 12, "atom.shared.exch.b32 r0, [x], 1", "shared", ""},
@@ -60,18 +61,20 @@ const std::vector<Case> kCases = {
     {"atom with generic addressing", 20, "atom.exch.b32 r0, [x], 1", "", ""},
     {"atom.add.noftz.f16x2", 60, "atom.global.add.noftz.f16x2 r0, [x], 0x3c003c00", "f16x2", ""},
     {"atom.add.noftz.f16", 70, "atom.global.add.noftz.f16 r0, [x], 1.0", "f16", ""},
-    {"atom's .L2::cache_hint qualifier", 80, "atom.global.add.L2::cache_hint.s32 r0, [x], 1, %cp", "L2::cache_hint",
-     "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
-    {"atom.add.noftz.bf16/.bf16x2", 90, "atom.global.add.noftz.bf16x2 r0, [x], 0x3f803f80", "bf16x2", ""},
+    {"atom's .L2::cache_hint qualifier", 80, "atom.global.add.L2::cache_hint.s32 r0, [x], 1, %cp",
+     "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
+    {"atom.add.noftz.bf16/.bf16x2", 90, "atom.global.add.noftz.bf16x2 r0, [x], 0x3f803f80",
+     "bf16x2", ""},
     {"atom's .cluster scope", 90, "atom.global.cluster.add.u32 r0, [x], 1", "cluster", ""},
     {"atom.shared::cta", 30, "atom.shared::cta.max.u32 r0, [x], 1", "shared::cta", ""},
     {"atom.shared::cluster", 90, "atom.shared::cluster.add.u32 r0, [x], 1", "shared::cluster", ""},
-    {"vector atom (.v2/.v4/.v8)", 90, "atom.global.v4.f32.add {r0, r1, r2, r3}, [x], {1.0, 1.0, 1.0, 1.0}", "v4", ""},
+    {"vector atom (.v2/.v4/.v8)", 90,
+     "atom.global.v4.f32.add {r0, r1, r2, r3}, [x], {1.0, 1.0, 1.0, 1.0}", "v4", ""},
     // ld (§9.7.9.8), st (§9.7.9.9)
     {"ld's .sem qualifier and scope", 70, "ld.relaxed.gpu.global.u32 r0, [x]", "relaxed", ""},
     {"st's .sem qualifier and scope", 70, "st.release.gpu.global.u32 [x], 1", "release", ""},
-    {"st's .L2::cache_hint qualifier", 80, "st.global.L2::cache_hint.u32 [x], 1, %cp", "L2::cache_hint",
-     "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
+    {"st's .L2::cache_hint qualifier", 80, "st.global.L2::cache_hint.u32 [x], 1, %cp",
+     "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
     {"ld/st's .cluster scope", 90, "ld.acquire.cluster.global.u32 r0, [x]", "cluster", ""},
     {"ld/st .shared::cta", 30, "ld.shared::cta.u32 r0, [x]", "shared::cta", ""},
     {"ld/st .shared::cluster", 90, "st.shared::cluster.u32 [x], 1", "shared::cluster", ""},
@@ -82,7 +85,8 @@ const std::vector<Case> kCases = {
 };
 
 std::string litmus(const Case& c, int sm) {
-  std::string body = "PTX t\nTarget=sm_" + std::to_string(sm) + "\n{ P0:%cp=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n";
+  std::string body =
+      "PTX t\nTarget=sm_" + std::to_string(sm) + "\n{ P0:%cp=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n";
   if (!c.before.empty()) body += " " + c.before + " ;\n";
   return body + " " + c.instr + " ;\nexists (true)\n";
 }
@@ -98,14 +102,17 @@ std::optional<Diagnostic> error_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("every target rule: accepted at its minimum, rejected one below, at the qualifier", "[targets]") {
+TEST_CASE("every target rule: accepted at its minimum, rejected one below, at the qualifier",
+          "[targets]") {
   for (const Case& c : kCases) {
     INFO(c.instr << " (" << c.feature << ", sm_" << c.min_sm << ")");
-    if (const auto ok = error_of(litmus(c, c.min_sm))) FAIL_CHECK("rejected at its minimum: " << ok->render());
+    if (const auto ok = error_of(litmus(c, c.min_sm)))
+      FAIL_CHECK("rejected at its minimum: " << ok->render());
     const auto bad = error_of(litmus(c, c.min_sm - 1));
     REQUIRE(bad.has_value());
     const std::string below = "sm_" + std::to_string(c.min_sm - 1);
-    CHECK_THAT(bad->message, Catch::StartsWith(c.feature + " needs sm_" + std::to_string(c.min_sm) + " or later (PTX ISA §"));
+    CHECK_THAT(bad->message, Catch::StartsWith(c.feature + " needs sm_" + std::to_string(c.min_sm) +
+                                               " or later (PTX ISA §"));
     CHECK_THAT(bad->message, Catch::Contains("Target ISA notes); this test's Target is " + below));
     CHECK(bad->loc.line == (c.before.empty() ? 5 : 6));
     // Column: the qualifier's name after its '.', or the mnemonic.
@@ -114,13 +121,16 @@ TEST_CASE("every target rule: accepted at its minimum, rejected one below, at th
   }
 }
 
-TEST_CASE("the target-rule table: each row has a test, cites the PTX ISA notes and needs more than sm_10", "[targets]") {
+TEST_CASE(
+    "the target-rule table: each row has a test, cites the PTX ISA notes and needs more than sm_10",
+    "[targets]") {
   std::set<std::string> tested;
   for (const Case& c : kCases) tested.insert(c.feature);
   for (const detail::TargetRule& r : detail::target_rules()) {
     INFO(r.feature);
     CHECK(tested.count(std::string(r.feature)) == 1);
-    CHECK_THAT(std::string(r.source), Catch::StartsWith("PTX ISA §") && Catch::EndsWith("Target ISA notes"));
+    CHECK_THAT(std::string(r.source),
+               Catch::StartsWith("PTX ISA §") && Catch::EndsWith("Target ISA notes"));
     CHECK(r.min_sm > 10);
   }
   for (const Case& c : kCases) {
@@ -132,22 +142,32 @@ TEST_CASE("the target-rule table: each row has a test, cites the PTX ISA notes a
   }
 }
 
-TEST_CASE("target rules: the example message, defaults need nothing, the highest minimum is named", "[targets]") {
-  const auto f64 = error_of("PTX t\nTarget=sm_50\n{ }\n P0 ;\n red.global.add.f64 [x], 1.0 ;\nexists (true)\n");
+TEST_CASE("target rules: the example message, defaults need nothing, the highest minimum is named",
+          "[targets]") {
+  const auto f64 =
+      error_of("PTX t\nTarget=sm_50\n{ }\n P0 ;\n red.global.add.f64 [x], 1.0 ;\nexists (true)\n");
   REQUIRE(f64.has_value());
-  CHECK(f64->render() == "t.litmus:5:17: error: red.add.f64 needs sm_60 or later (PTX ISA §9.7.13.6 red, Target ISA notes); "
-                         "this test's Target is sm_50");
+  CHECK(f64->render() ==
+        "t.litmus:5:17: error: red.add.f64 needs sm_60 or later (PTX ISA §9.7.13.6 red, Target ISA "
+        "notes); "
+        "this test's Target is sm_50");
   // No .sem, no .scope, plain .shared and .volatile: nothing beyond sm_20.
-  CHECK_FALSE(error_of("PTX t\nTarget=sm_20\n{ }\n P0 ;\n red.shared.add.u32 [x], 1 ;\n st.volatile.shared.u32 [x], 5 ;\n"
-                       " membar.gl ;\nexists (true)\n"));
+  CHECK_FALSE(
+      error_of("PTX t\nTarget=sm_20\n{ }\n P0 ;\n red.shared.add.u32 [x], 1 ;\n "
+               "st.volatile.shared.u32 [x], 5 ;\n"
+               " membar.gl ;\nexists (true)\n"));
   // ld.weak/st.weak are plain accesses on every target (Dat3M's shorthand).
-  CHECK_FALSE(error_of("PTX t\nTarget=sm_60\n{ }\n P0 ;\n ld.weak r0, x ;\n st.weak y, 1 ;\nexists (true)\n"));
+  CHECK_FALSE(error_of(
+      "PTX t\nTarget=sm_60\n{ }\n P0 ;\n ld.weak r0, x ;\n st.weak y, 1 ;\nexists (true)\n"));
   // .sem (sm_70) and .cluster (sm_90) both broken on sm_60: the error names the higher one.
-  const auto both = error_of("PTX t\nTarget=sm_60\n{ }\n P0 ;\n red.relaxed.cluster.global.add.u32 [x], 1 ;\nexists (true)\n");
+  const auto both = error_of(
+      "PTX t\nTarget=sm_60\n{ }\n P0 ;\n red.relaxed.cluster.global.add.u32 [x], 1 ;\nexists "
+      "(true)\n");
   REQUIRE(both.has_value());
   CHECK_THAT(both->message, Catch::StartsWith("red's .cluster scope needs sm_90 or later"));
   // The default target is sm_90: every form of the tables is accepted.
-  CHECK_FALSE(error_of("PTX t\n{ }\n P0 ;\n red.shared::cluster.release.cluster.add.u32 [x], 1 ;\nexists (true)\n"));
+  CHECK_FALSE(error_of(
+      "PTX t\n{ }\n P0 ;\n red.shared::cluster.release.cluster.add.u32 [x], 1 ;\nexists (true)\n"));
   // The old fence hint stays.
   const auto fence = error_of("PTX t\nTarget=sm_60\n{ }\n P0 ;\n fence.sc.gpu ;\nexists (true)\n");
   REQUIRE(fence.has_value());

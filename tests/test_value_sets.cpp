@@ -27,9 +27,12 @@ bool contains(const std::optional<std::vector<std::uint64_t>>& s, std::uint64_t 
 
 }  // namespace
 
-TEST_CASE("constant stores: a read takes the initial value or a stored one, nothing else", "[value_sets]") {
-  const Skeleton sk = only_skeleton("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n"
-                                    " st.relaxed.gpu x, 7 | ;\nexists (P1:r0 == 1)\n");
+TEST_CASE("constant stores: a read takes the initial value or a stored one, nothing else",
+          "[value_sets]") {
+  const Skeleton sk = only_skeleton(
+      "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu "
+      "r0, x ;\n"
+      " st.relaxed.gpu x, 7 | ;\nexists (P1:r0 == 1)\n");
   const ValueSets v = value_sets(sk);
   const EventId load = sk.thread_base[1];
   REQUIRE(v[load]);
@@ -43,7 +46,8 @@ TEST_CASE("reductions: every value of a chain of increments, and a finite set", 
   // analysis ignores coherence), but it is known and contains all of them.
   const Skeleton sk = only_skeleton(
       "PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n"
-      " red.relaxed.gpu.global.add.u32 [x], 1 | red.relaxed.cta.global.add.u32 [x], 1 | red.relaxed.gpu.global.add.u32 [x], 1 ;\n"
+      " red.relaxed.gpu.global.add.u32 [x], 1 | red.relaxed.cta.global.add.u32 [x], 1 | "
+      "red.relaxed.gpu.global.add.u32 [x], 1 ;\n"
       "exists (x == 3)\n");
   const ValueSets v = value_sets(sk);
   for (int t = 0; t < 3; ++t) {
@@ -57,23 +61,28 @@ TEST_CASE("reductions: every value of a chain of increments, and a finite set", 
 
 TEST_CASE("a cyclic max reaches a fixpoint instead of growing", "[value_sets]") {
   // max(r, 5) over reads of {0, 5}: the fixpoint is {0, 5} for reads, {5} for writes.
-  const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
-                                    " atom.relaxed.gpu.global.max.u32 r0, [x], 5 | atom.relaxed.gpu.global.max.u32 r0, [x], 5 ;\n"
-                                    "exists (P0:r0 == 5)\n");
+  const Skeleton sk = only_skeleton(
+      "PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " atom.relaxed.gpu.global.max.u32 r0, [x], 5 | atom.relaxed.gpu.global.max.u32 r0, [x], 5 ;\n"
+      "exists (P0:r0 == 5)\n");
   const ValueSets v = value_sets(sk);
   CHECK(*v[sk.thread_base[0]] == std::vector<std::uint64_t>{0, 5});
   CHECK(*v[sk.thread_base[0] + 1] == std::vector<std::uint64_t>{5});
 }
 
-TEST_CASE("beyond the cap a set is unknown, and so is everything computed from it", "[value_sets]") {
+TEST_CASE("beyond the cap a set is unknown, and so is everything computed from it",
+          "[value_sets]") {
   // Seven threads add distinct powers of two: each read sees 64 subset sums,
   // over a cap of 32.
   std::string place, code;
   for (int t = 0; t < 7; ++t) {
-    place += (t ? " | " : " ") + std::string("P") + std::to_string(t) + "@cta " + std::to_string(t) + ",gpu 0";
-    code += (t ? " | " : " ") + std::string("red.relaxed.gpu.global.add.u32 [x], ") + std::to_string(1 << t);
+    place += (t ? " | " : " ") + std::string("P") + std::to_string(t) + "@cta " +
+             std::to_string(t) + ",gpu 0";
+    code += (t ? " | " : " ") + std::string("red.relaxed.gpu.global.add.u32 [x], ") +
+            std::to_string(1 << t);
   }
-  const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n" + place + " ;\n" + code + " ;\nexists (x == 127)\n");
+  const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n" + place + " ;\n" + code +
+                                    " ;\nexists (x == 127)\n");
   const ValueSets v = value_sets(sk, ValueSetLimits{32, 4096, 8192});
   CHECK_FALSE(v[sk.thread_base[0]]);
   CHECK_FALSE(v[sk.thread_base[6] + 1]);
@@ -91,9 +100,10 @@ TEST_CASE("provenance: a chain of reductions uses each one once", "[value_sets]"
   // Two atom.add 1 on x = 0: the reads see 0 or 1, the writes write 1 or 2;
   // without provenance the rounds would let a red add on top of its own
   // result (3, 4, ...) up to the number of events.
-  const Skeleton sk = only_skeleton("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
-                                    " atom.relaxed.gpu.global.add.u32 r0, [x], 1 | atom.relaxed.gpu.global.add.u32 r0, [x], 1 ;\n"
-                                    "exists (x == 2)\n");
+  const Skeleton sk = only_skeleton(
+      "PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " atom.relaxed.gpu.global.add.u32 r0, [x], 1 | atom.relaxed.gpu.global.add.u32 r0, [x], 1 ;\n"
+      "exists (x == 2)\n");
   const ValueSets v = value_sets(sk);
   for (int t = 0; t < 2; ++t) {
     CHECK(*v[sk.thread_base[static_cast<std::size_t>(t)]] == std::vector<std::uint64_t>{0, 1});
@@ -111,7 +121,9 @@ TEST_CASE("provenance: a chain of reductions uses each one once", "[value_sets]"
 }
 
 TEST_CASE("fences and barriers carry no value set", "[value_sets]") {
-  const Skeleton sk = only_skeleton("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.sc.gpu ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n");
+  const Skeleton sk = only_skeleton(
+      "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.sc.gpu ;\n st.relaxed.gpu x, 1 ;\nexists (x == "
+      "1)\n");
   const ValueSets v = value_sets(sk);
   CHECK_FALSE(v[sk.thread_base[0]]);
   CHECK(v[sk.thread_base[0] + 1]);

@@ -28,13 +28,18 @@ constexpr auto BF16 = FloatFormat::BF16;
 constexpr auto F32 = FloatFormat::F32;
 constexpr auto F64 = FloatFormat::F64;
 
-std::uint64_t add(FloatFormat f, std::uint64_t a, std::uint64_t b) { return float_add(f, a, b, false); }
-std::uint64_t add_ftz(FloatFormat f, std::uint64_t a, std::uint64_t b) { return float_add(f, a, b, true); }
+std::uint64_t add(FloatFormat f, std::uint64_t a, std::uint64_t b) {
+  return float_add(f, a, b, false);
+}
+std::uint64_t add_ftz(FloatFormat f, std::uint64_t a, std::uint64_t b) {
+  return float_add(f, a, b, true);
+}
 
 // A few interesting values of one format, used by the min/max and Z3 tests.
 struct Sample {
   FloatFormat f;
-  std::uint64_t one, two, neg_two, neg_three, pos_zero, neg_zero, nan, sub, neg_sub, inf, neg_inf, max;
+  std::uint64_t one, two, neg_two, neg_three, pos_zero, neg_zero, nan, sub, neg_sub, inf, neg_inf,
+      max;
 };
 
 // one = 1.0, two = 2.0, neg_two = -2.0, neg_three = -3.0, nan = a NaN with a
@@ -42,13 +47,15 @@ struct Sample {
 const Sample kSamples[] = {
     // f16: 1.0 = exp 15 -> 15<<10 = 0x3c00; 2.0 = exp 16 = 0x4000;
     // 3.0 = 1.5*2 -> 0x4000 | 0x200 = 0x4200; max = exp 30, frac 0x3ff = 0x7bff.
-    {F16, 0x3c00, 0x4000, 0xc000, 0xc200, 0x0000, 0x8000, 0x7e01, 0x0001, 0x8001, 0x7c00, 0xfc00, 0x7bff},
+    {F16, 0x3c00, 0x4000, 0xc000, 0xc200, 0x0000, 0x8000, 0x7e01, 0x0001, 0x8001, 0x7c00, 0xfc00,
+     0x7bff},
     // bf16: 1.0 = 127<<7 = 0x3f80; 2.0 = 128<<7 = 0x4000; 3.0 = 0x4000|0x40;
     // max = exp 254, frac 0x7f = 0x7f7f.
-    {BF16, 0x3f80, 0x4000, 0xc000, 0xc040, 0x0000, 0x8000, 0x7fc1, 0x0001, 0x8001, 0x7f80, 0xff80, 0x7f7f},
+    {BF16, 0x3f80, 0x4000, 0xc000, 0xc040, 0x0000, 0x8000, 0x7fc1, 0x0001, 0x8001, 0x7f80, 0xff80,
+     0x7f7f},
     // f32: 1.0 = 127<<23; 3.0 = 0x40000000 | 0x400000.
-    {F32, 0x3f800000, 0x40000000, 0xc0000000, 0xc0400000, 0x0, 0x80000000, 0x7fc00001, 0x1, 0x80000001,
-     0x7f800000, 0xff800000, 0x7f7fffff},
+    {F32, 0x3f800000, 0x40000000, 0xc0000000, 0xc0400000, 0x0, 0x80000000, 0x7fc00001, 0x1,
+     0x80000001, 0x7f800000, 0xff800000, 0x7f7fffff},
     // f64: 1.0 = 1023<<52; 3.0 = 0x4000... | 0x8000000000000.
     {F64, 0x3ff0000000000000, 0x4000000000000000, 0xc000000000000000, 0xc008000000000000, 0x0,
      0x8000000000000000, 0x7ff0000000000001, 0x1, 0x8000000000000001, 0x7ff0000000000000,
@@ -68,10 +75,10 @@ TEST_CASE("values: format constants", "[values]") {
   CHECK(canonical_nan(BF16) == 0x7fff);
   CHECK(canonical_nan(F32) == 0x7fffffff);
   CHECK(canonical_nan(F64) == 0xfff8000000000000);
-  CHECK(is_subnormal(F16, 0x03ff));       // exp 0, frac 0x3ff
-  CHECK_FALSE(is_subnormal(F16, 0x0400)); // exp 1: smallest normal
-  CHECK_FALSE(is_subnormal(F16, 0x8000)); // -0
-  CHECK(is_subnormal(BF16, 0x807f));      // negative, exp 0, frac 0x7f
+  CHECK(is_subnormal(F16, 0x03ff));        // exp 0, frac 0x3ff
+  CHECK_FALSE(is_subnormal(F16, 0x0400));  // exp 1: smallest normal
+  CHECK_FALSE(is_subnormal(F16, 0x8000));  // -0
+  CHECK(is_subnormal(BF16, 0x807f));       // negative, exp 0, frac 0x7f
   CHECK(is_subnormal(F32, 0x007fffff));
   CHECK_FALSE(is_subnormal(F32, 0x00800000));
   CHECK(is_subnormal(F64, 0x800fffffffffffff));
@@ -86,7 +93,8 @@ TEST_CASE("values: f16 add", "[values]") {
   CHECK(add(F16, 0x6800, 0x3e00) == 0x6801);  // 2048 + 1.5 = 2049.5: nearest 2050 (no tie)
   // 65504 = 0x7bff (max); ulp there 2^(15-10) = 32, so the overflow threshold is 65520.
   CHECK(add(F16, 0x7bff, 0x7bff) == 0x7c00);  // 131008 -> +inf
-  CHECK(add(F16, 0x7bff, 0x4c00) == 0x7c00);  // 65504 + 16 (exp 19 = 0x4c00) = 65520: tie, odd max -> inf
+  CHECK(add(F16, 0x7bff, 0x4c00) ==
+        0x7c00);  // 65504 + 16 (exp 19 = 0x4c00) = 65520: tie, odd max -> inf
   CHECK(add(F16, 0x7bff, 0x4800) == 0x7bff);  // 65504 + 8 = 65512 < 65520 -> 65504
   CHECK(add(F16, 0x7c00, 0xfc00) == 0x7fff);  // inf + -inf = NaN -> canonical
   CHECK(add(F16, 0x7e01, 0x3c00) == 0x7fff);  // NaN(payload) + 1 -> canonical
@@ -111,7 +119,8 @@ TEST_CASE("values: bf16 add", "[values]") {
   CHECK(add(BF16, 0x3f80, 0x3580) == 0x3f80);  // 1 + 2^-20 (exp 107 -> 0x3580): below ulp/2 = 2^-8
   // max = (2 - 2^-7) * 2^127, ulp 2^120, overflow threshold max + 2^119.
   CHECK(add(BF16, 0x7f7f, 0x7f7f) == 0x7f80);  // -> +inf
-  CHECK(add(BF16, 0x7f7f, 0x7b00) == 0x7f80);  // + 2^119 (exp 246 = 0xf6 -> 0x7b00): tie, odd -> inf
+  CHECK(add(BF16, 0x7f7f, 0x7b00) ==
+        0x7f80);  // + 2^119 (exp 246 = 0xf6 -> 0x7b00): tie, odd -> inf
   CHECK(add(BF16, 0x7f7f, 0x7a80) == 0x7f7f);  // + 2^118 (exp 245 -> 0x7a80): below the tie
   CHECK(add(BF16, 0x7f80, 0xff80) == 0x7fff);  // inf + -inf -> canonical NaN
   CHECK(add(BF16, 0x7fc1, 0x3f80) == 0x7fff);  // NaN(payload) + 1 -> canonical
@@ -185,7 +194,8 @@ TEST_CASE("values: f64 add", "[values]") {
   // Subnormals, unit 2^-1074 (f64 never flushes).
   CHECK(add(F64, 0x0000000000000001, 0x0000000000000001) == 0x0000000000000002);
   CHECK(add(F64, 0x000fffffffffffff, 0x0000000000000001) == 0x0010000000000000);  // -> 2^-1022
-  CHECK(add(F64, 0x0010000000000000, 0x8000000000000001) == 0x000fffffffffffff);  // subnormal result
+  CHECK(add(F64, 0x0010000000000000, 0x8000000000000001) ==
+        0x000fffffffffffff);  // subnormal result
 }
 
 TEST_CASE("values: float min/max with NaN, signed zeros and negatives", "[values]") {
@@ -222,20 +232,20 @@ TEST_CASE("values: float min/max with NaN, signed zeros and negatives", "[values
 
 TEST_CASE("values: int inc/dec", "[values]") {
   // inc(r, s) = (r >= s) ? 0 : r+1
-  CHECK(int_inc(32, 0, 5) == 1);                    // at 0
-  CHECK(int_inc(32, 4, 5) == 5);                    // r + 1 reaches s
-  CHECK(int_inc(32, 5, 5) == 0);                    // at s
-  CHECK(int_inc(32, 7, 5) == 0);                    // above s
-  CHECK(int_inc(32, 0, 0) == 0);                    // s = 0: always 0
+  CHECK(int_inc(32, 0, 5) == 1);  // at 0
+  CHECK(int_inc(32, 4, 5) == 5);  // r + 1 reaches s
+  CHECK(int_inc(32, 5, 5) == 0);  // at s
+  CHECK(int_inc(32, 7, 5) == 0);  // above s
+  CHECK(int_inc(32, 0, 0) == 0);  // s = 0: always 0
   CHECK(int_inc(32, 0xfffffffe, 0xffffffff) == 0xffffffff);
-  CHECK(int_inc(32, 0xffffffff, 0xffffffff) == 0);  // wrap point: r = s = 2^32 - 1
-  CHECK(int_inc(32, 0x1ffffffff, 0xffffffff) == 0); // operands truncated to 32 bits
+  CHECK(int_inc(32, 0xffffffff, 0xffffffff) == 0);       // wrap point: r = s = 2^32 - 1
+  CHECK(int_inc(32, 0x1ffffffff, 0xffffffff) == 0);      // operands truncated to 32 bits
   CHECK(int_inc(64, 0xffffffff, ~0ULL) == 0x100000000);  // no 32-bit wrap at width 64
   CHECK(int_inc(64, ~0ULL, ~0ULL) == 0);
   // dec(r, s) = (r == 0 || r > s) ? s : r-1
-  CHECK(int_dec(32, 0, 5) == 5);                    // at 0
-  CHECK(int_dec(32, 5, 5) == 4);                    // at s
-  CHECK(int_dec(32, 7, 5) == 5);                    // above s
+  CHECK(int_dec(32, 0, 5) == 5);  // at 0
+  CHECK(int_dec(32, 5, 5) == 4);  // at s
+  CHECK(int_dec(32, 7, 5) == 5);  // above s
   CHECK(int_dec(32, 1, 5) == 0);
   CHECK(int_dec(32, 0, 0) == 0);
   CHECK(int_dec(32, 0, 0xffffffff) == 0xffffffff);  // wrap: 0 goes to s, not to 0 - 1
@@ -254,8 +264,8 @@ TEST_CASE("values: int min/max signed vs unsigned", "[values]") {
   CHECK(int_min(32, true, 0x80000000, 0x7fffffff) == 0x80000000);
   CHECK(int_min(32, false, 0x80000000, 0x7fffffff) == 0x7fffffff);
   CHECK(int_max(32, true, 0x80000000, 0x7fffffff) == 0x7fffffff);
-  CHECK(int_min(32, true, 0xfffffffe, 0xffffffff) == 0xfffffffe);  // -2 < -1
-  CHECK(int_min(32, true, 0x100000001, 0xffffffff) == 0xffffffff); // 32-bit: 1 vs -1
+  CHECK(int_min(32, true, 0xfffffffe, 0xffffffff) == 0xfffffffe);   // -2 < -1
+  CHECK(int_min(32, true, 0x100000001, 0xffffffff) == 0xffffffff);  // 32-bit: 1 vs -1
   CHECK(int_max(32, false, 0x100000000, 3) == 3);                   // 32-bit wrap: 0 vs 3
   CHECK(int_min(64, true, 0x8000000000000000, 0x7fffffffffffffff) == 0x8000000000000000);
   CHECK(int_min(64, false, 0x8000000000000000, 0x7fffffffffffffff) == 0x7fffffffffffffff);
@@ -272,7 +282,7 @@ TEST_CASE("values: parse float literals", "[values]") {
   // 0.1 = 1.6 * 2^-4: exp 123 -> 0x3d800000; frac 0.6 * 2^23 = 5033164.8 -> 5033165 = 0x4ccccd.
   CHECK(p(F32, "0.1") == 0x3dcccccdu);
   CHECK(p(F32, ".1") == 0x3dcccccdu);
-  CHECK(p(F32, "1e8") == 0x4cbebc20u);           // see "f32 add"
+  CHECK(p(F32, "1e8") == 0x4cbebc20u);  // see "f32 add"
   CHECK(p(F32, "1E+8") == 0x4cbebc20u);
   // 2^-149 = 1.401e-45: 1.5e-45 is nearer to it than to 0 or 2.803e-45.
   CHECK(p(F32, "1.5e-45") == 0x00000001u);
@@ -286,7 +296,7 @@ TEST_CASE("values: parse float literals", "[values]") {
   CHECK(p(F32, "0f3F800000") == 0x3f800000u);  // PTX single-precision form
   CHECK(p(F32, "0F3f800000") == 0x3f800000u);
   CHECK(p(F64, "0d3FF0000000000000") == 0x3ff0000000000000u);  // PTX double-precision form
-  CHECK(p(F64, "0x3f800000") == 0x3f800000u);  // raw bits: a tiny subnormal double
+  CHECK(p(F64, "0x3f800000") == 0x3f800000u);                  // raw bits: a tiny subnormal double
   CHECK(p(F16, "0x7c00") == 0x7c00u);
   CHECK(p(F16, "0x0001") == 0x0001u);
   // 1 + 2^-24 = 1.000000059604644775390625 is the f32 tie 1|1+2^-23; one unit
@@ -295,10 +305,10 @@ TEST_CASE("values: parse float literals", "[values]") {
   CHECK(p(F32, "1.00000005960464477539062500000001") == 0x3f800001u);
   // f64
   CHECK(p(F64, "0.1") == 0x3fb999999999999au);
-  CHECK(p(F64, "1e400") == 0x7ff0000000000000u);   // overflow -> inf
-  CHECK(p(F64, "1e-400") == 0x0u);                 // underflow -> +0
-  CHECK(p(F64, "-1e-400") == 0x8000000000000000u); // -> -0
-  CHECK(p(F64, "4.9406564584124654e-324") == 0x1u); // 2^-1074
+  CHECK(p(F64, "1e400") == 0x7ff0000000000000u);     // overflow -> inf
+  CHECK(p(F64, "1e-400") == 0x0u);                   // underflow -> +0
+  CHECK(p(F64, "-1e-400") == 0x8000000000000000u);   // -> -0
+  CHECK(p(F64, "4.9406564584124654e-324") == 0x1u);  // 2^-1074
   CHECK(p(F64, "nan") == 0xfff8000000000000u);
 }
 
@@ -330,18 +340,19 @@ TEST_CASE("values: f16/bf16 decimal literals round once", "[values]") {
 }
 
 TEST_CASE("values: malformed or misfitting literals", "[values]") {
-  for (const char* bad : {"", "-", "+", ".", "e5", "1e", "1e+", "1.2.3", "1..2", "--1", "+-1", " 1",
-                          "1 ", "1f", "1.0f", "0x", "0xg", "0x1p3", "infinity", "-nan", "nan()",
-                          "nan(0x)", "0b101", "1,5", "0f", "0d"}) {
+  for (const char* bad :
+       {"",         "-",    "+",     ".",       "e5",    "1e",   "1e+", "1.2.3", "1..2",
+        "--1",      "+-1",  " 1",    "1 ",      "1f",    "1.0f", "0x",  "0xg",   "0x1p3",
+        "infinity", "-nan", "nan()", "nan(0x)", "0b101", "1,5",  "0f",  "0d"}) {
     INFO("literal '" << bad << "'");
     CHECK_FALSE(parse_float_literal(F32, bad).has_value());
   }
-  CHECK_FALSE(parse_float_literal(F16, "0x1ffff").has_value());       // 17 bits
-  CHECK_FALSE(parse_float_literal(F32, "0x100000000").has_value());   // 33 bits
+  CHECK_FALSE(parse_float_literal(F16, "0x1ffff").has_value());      // 17 bits
+  CHECK_FALSE(parse_float_literal(F32, "0x100000000").has_value());  // 33 bits
   CHECK_FALSE(parse_float_literal(F64, "0x10000000000000000").has_value());
-  CHECK_FALSE(parse_float_literal(F32, "0f3F80000").has_value());     // 7 digits
-  CHECK_FALSE(parse_float_literal(F32, "0f3F8000000").has_value());   // 9 digits
-  CHECK_FALSE(parse_float_literal(F64, "0f3F800000").has_value());    // 0f is f32 only
+  CHECK_FALSE(parse_float_literal(F32, "0f3F80000").has_value());           // 7 digits
+  CHECK_FALSE(parse_float_literal(F32, "0f3F8000000").has_value());         // 9 digits
+  CHECK_FALSE(parse_float_literal(F64, "0f3F800000").has_value());          // 0f is f32 only
   CHECK_FALSE(parse_float_literal(F32, "0d3FF0000000000000").has_value());  // 0d is f64 only
   CHECK_FALSE(parse_float_literal(F16, "0f3F800000").has_value());
   CHECK_FALSE(parse_float_literal(F32, "nan(0x3f800000)").has_value());  // not a NaN
@@ -353,13 +364,13 @@ TEST_CASE("values: format floats", "[values]") {
   CHECK(format_float(F32, 0x80000000) == "-0");
   CHECK(format_float(F32, 0x00000000) == "0");
   CHECK(format_float(F32, 0x3dcccccd) == "0.1");
-  CHECK(format_float(F32, 0x4cbebc20) == "1e+08");      // 1e8: "1e+08" is shorter than "100000000"
+  CHECK(format_float(F32, 0x4cbebc20) == "1e+08");  // 1e8: "1e+08" is shorter than "100000000"
   CHECK(format_float(F32, 0x7f800000) == "inf");
   CHECK(format_float(F32, 0xff800000) == "-inf");
   CHECK(format_float(F32, 0x7fffffff) == "nan");
   CHECK(format_float(F32, 0x7fc00001) == "nan(0x7fc00001)");
   CHECK(format_float(F32, 0xffffffff) == "nan(0xffffffff)");
-  CHECK(format_float(F32, 0x00000001) == "1e-45");      // 2^-149 = 1.4e-45; 1e-45 > half of it
+  CHECK(format_float(F32, 0x00000001) == "1e-45");  // 2^-149 = 1.4e-45; 1e-45 > half of it
   CHECK(format_float(F32, 0xc0400000) == "-3");
   CHECK(format_float(F16, 0x3c00) == "1");
   CHECK(format_float(F16, 0x2e66) == "0.1");
@@ -409,7 +420,8 @@ TEST_CASE("values: literal round trips", "[values]") {
     std::vector<std::uint64_t> values;
     for (int i = 0; i < 20000; ++i) values.push_back(rng() & mask);
     for (const Sample& s : kSamples)
-      if (s.f == f) values.insert(values.end(), {s.one, s.neg_three, s.neg_zero, s.nan, s.sub, s.max});
+      if (s.f == f)
+        values.insert(values.end(), {s.one, s.neg_three, s.neg_zero, s.nan, s.sub, s.max});
     int failures = 0;
     for (std::uint64_t b : values) {
       const std::string text = format_float(f, b);
@@ -451,9 +463,11 @@ TEST_CASE("values: f32 add agrees with host float arithmetic", "[values]") {
   int failures = 0;
   for (int i = 0; i < 200000; ++i) {
     const std::uint32_t a = rng();
-    const std::uint32_t b = (rng() & 0x807fffffu) | ((((a >> 23) & 0xff) + rng() % 64 - 32) & 0xff) << 23;
+    const std::uint32_t b = (rng() & 0x807fffffu) | ((((a >> 23) & 0xff) + rng() % 64 - 32) & 0xff)
+                                                        << 23;
     const float sum = std::bit_cast<float>(a) + std::bit_cast<float>(b);
-    const std::uint64_t expected = sum != sum ? canonical_nan(F32) : std::bit_cast<std::uint32_t>(sum);
+    const std::uint64_t expected =
+        sum != sum ? canonical_nan(F32) : std::bit_cast<std::uint32_t>(sum);
     if (float_add(F32, a, b, false) != expected) ++failures;
   }
   CHECK(failures == 0);
@@ -482,17 +496,23 @@ std::uint64_t z3_value(const z3::expr& e) {
 // Edge-case operands of one format: the Sample values plus the tie,
 // overflow and subnormal operands of the add tests above.
 std::vector<std::uint64_t> edge_values(const Sample& s) {
-  std::vector<std::uint64_t> v = {s.one, s.two, s.neg_two, s.neg_three, s.pos_zero, s.neg_zero,
-                                  s.nan, s.sub, s.neg_sub, s.inf, s.neg_inf, s.max, canonical_nan(s.f)};
+  std::vector<std::uint64_t> v = {
+      s.one, s.two,     s.neg_two, s.neg_three, s.pos_zero, s.neg_zero,        s.nan,
+      s.sub, s.neg_sub, s.inf,     s.neg_inf,   s.max,      canonical_nan(s.f)};
   switch (s.f) {
-    case FloatFormat::F16: v.insert(v.end(), {0x6800, 0x6801, 0x3e00, 0x4c00, 0x03ff, 0x0400}); break;
-    case FloatFormat::BF16: v.insert(v.end(), {0x4380, 0x4381, 0x3580, 0x7b00, 0x007f, 0x0080}); break;
+    case FloatFormat::F16:
+      v.insert(v.end(), {0x6800, 0x6801, 0x3e00, 0x4c00, 0x03ff, 0x0400});
+      break;
+    case FloatFormat::BF16:
+      v.insert(v.end(), {0x4380, 0x4381, 0x3580, 0x7b00, 0x007f, 0x0080});
+      break;
     case FloatFormat::F32:
-      v.insert(v.end(), {0x4cbebc20, 0x4b800001, 0x73000000, 0x00400000, 0x00800000, 0x80800000, 0x00800001});
+      v.insert(v.end(), {0x4cbebc20, 0x4b800001, 0x73000000, 0x00400000, 0x00800000, 0x80800000,
+                         0x00800001});
       break;
     case FloatFormat::F64:
-      v.insert(v.end(), {0x3fb999999999999a, 0x3fc999999999999a, 0x4340000000000001, 0x7c90000000000000,
-                         0x000fffffffffffff, 0x0010000000000000});
+      v.insert(v.end(), {0x3fb999999999999a, 0x3fc999999999999a, 0x4340000000000001,
+                         0x7c90000000000000, 0x000fffffffffffff, 0x0010000000000000});
       break;
   }
   return v;
@@ -564,7 +584,8 @@ TEST_CASE("values: Z3 add result is a function of its operands", "[values][z3]")
     unsigned ebits, fbits;
   };
   z3::context c;
-  for (const Fields& p : {Fields{F16, 5, 10}, Fields{BF16, 8, 7}, Fields{F32, 8, 23}, Fields{F64, 11, 52}}) {
+  for (const Fields& p :
+       {Fields{F16, 5, 10}, Fields{BF16, 8, 7}, Fields{F32, 8, 23}, Fields{F64, 11, 52}}) {
     const unsigned w = width_of(p.f);
     const z3::expr a = c.bv_const("a", w), b = c.bv_const("b", w);
     for (bool ftz : {false, true}) {

@@ -25,13 +25,14 @@ struct AccessSite {
 
 struct AtomicityPair {
   std::string cell;
-  AccessSite a, b;            // a is an RMW; b an RMW or a plain store
-  bool mutually_in_scope = false;  // morally strong: both strong, each scope contains the other thread
-  std::string scope_reason;   // why (not), in words
-  bool lost_update = false;   // some allowed execution loses an update
-  std::string how;            // "both read <write>" / "<store> lands between the read and the write"
+  AccessSite a, b;  // a is an RMW; b an RMW or a plain store
+  bool mutually_in_scope =
+      false;                 // morally strong: both strong, each scope contains the other thread
+  std::string scope_reason;  // why (not), in words
+  bool lost_update = false;  // some allowed execution loses an update
+  std::string how;           // "both read <write>" / "<store> lands between the read and the write"
   std::string lost_update_reason;  // why the model allows it, when a rule says so (empty: none)
-  Witness witness;            // of the lost update
+  Witness witness;                 // of the lost update
   std::vector<std::pair<std::string, std::string>> final_values;  // cell → value in the witness
 };
 

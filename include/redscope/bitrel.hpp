@@ -18,7 +18,10 @@ class BitRel {
   bool has(std::size_t i, std::size_t j) const { return (bits_[i * w_ + j / 64] >> (j % 64)) & 1U; }
   void set(std::size_t i, std::size_t j, bool v = true) {
     const std::uint64_t m = 1ULL << (j % 64);
-    if (v) bits_[i * w_ + j / 64] |= m; else bits_[i * w_ + j / 64] &= ~m;
+    if (v)
+      bits_[i * w_ + j / 64] |= m;
+    else
+      bits_[i * w_ + j / 64] &= ~m;
   }
 
   // Every j related from `i` is related from `k` (row i ⊆ row k).
@@ -38,10 +41,10 @@ class BitRel {
   BitRel operator|(const BitRel& o) const;
   BitRel operator-(const BitRel& o) const;  // difference
   BitRel operator&(const BitRel& o) const;
-  BitRel compose(const BitRel& o) const;   // this ; o
-  BitRel plus() const;                     // transitive closure
-  BitRel star() const;                     // reflexive-transitive closure
-  BitRel reflexive() const;                // this ∪ id
+  BitRel compose(const BitRel& o) const;  // this ; o
+  BitRel plus() const;                    // transitive closure
+  BitRel star() const;                    // reflexive-transitive closure
+  BitRel reflexive() const;               // this ∪ id
   BitRel inverse() const;
   bool irreflexive() const;
   bool acyclic() const { return plus().irreflexive(); }

@@ -16,7 +16,9 @@
 #include <thread>
 #include <vector>
 
-namespace z3 { class context; }
+namespace z3 {
+class context;
+}
 
 namespace redscope {
 
@@ -34,8 +36,8 @@ class BudgetExceeded : public std::runtime_error {
 };
 
 struct BudgetLimits {
-  double seconds = 300;        // 0: no deadline
-  std::size_t memory_mb = 0;   // 0: no cap
+  double seconds = 300;       // 0: no deadline
+  std::size_t memory_mb = 0;  // 0: no cap
 };
 
 class Budget {

@@ -19,7 +19,8 @@ std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string&
 // Writes DIR/STEM.dot and, when the `dot` program is on PATH, DIR/STEM.svg.
 // Returns the paths written; throws std::runtime_error when DIR cannot be
 // written.
-std::vector<std::string> write_picture(const std::string& dir, const std::string& stem, const std::string& dot_text);
+std::vector<std::string> write_picture(const std::string& dir, const std::string& stem,
+                                       const std::string& dot_text);
 
 // True when Graphviz's `dot` is on PATH.
 bool have_dot_program();

@@ -171,13 +171,15 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
 
 // The axioms in an unsat core of "the observables take these values", over
 // every complete skeleton that cannot produce them (empty if one can).
-std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts, const std::vector<Observable>& obs,
+std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                     const std::vector<Observable>& obs,
                                      const std::vector<std::uint64_t>& values);
 
 // Shared by the engines: a result's header fields and observables, and its
 // outcomes sorted with verdict and observation from the found values.
 TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex);
-void settle_result(TestResult& r, const LitmusTest& test, std::map<std::vector<std::uint64_t>, Witness> found);
+void settle_result(TestResult& r, const LitmusTest& test,
+                   std::map<std::vector<std::uint64_t>, Witness> found);
 
 // Runs the Z3 engine on a parsed test. Throws InputError for inputs the
 // expansion rejects; never for allowed/forbidden answers.
@@ -185,13 +187,15 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts);
 
 // Which registers and locations an outcome reports (condition, filter and
 // `locations`; everything with observe_all).
-std::vector<Observable> observables_of(const LitmusTest& test, const Expansion& ex, bool observe_all);
+std::vector<Observable> observables_of(const LitmusTest& test, const Expansion& ex,
+                                       bool observe_all);
 
 // Throws InputError when a constant of the condition is not a value of the
 // type it is compared at (e.g. 1.5 against an .s32 register).
 void check_condition_literals(const LitmusTest& test, const std::vector<Observable>& obs);
 
 // Evaluates a condition over concrete observable values.
-bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs, const std::vector<std::uint64_t>& values);
+bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
+                    const std::vector<std::uint64_t>& values);
 
 }  // namespace redscope

@@ -29,15 +29,15 @@ struct Event {
   Scope scope = Scope::Sys;
   Space space = Space::Generic;
   DataType type = DataType::S32;
-  bool in_rmw = false;            // read or write half of an atom/red
+  bool in_rmw = false;  // read or write half of an atom/red
   bool is_init = false;
-  ExprPtr value;                  // Write: value written
-  ExprPtr guard;                  // executes only when true (null: always)
-  ReadRef self;                   // Read: the leaf naming this read's value
+  ExprPtr value;  // Write: value written
+  ExprPtr guard;  // executes only when true (null: always)
+  ReadRef self;   // Read: the leaf naming this read's value
   // Barrier (Dat3M convention, see BarrierSpec).
   bool barrier_arrive_only = false;
   std::int64_t barrier_id = 0;
-  ExprPtr barrier_logical;        // null when absent
+  ExprPtr barrier_logical;  // null when absent
   std::optional<std::int64_t> quorum;
   SourceLoc src;
   std::string text;
@@ -61,7 +61,8 @@ struct EdgeProps {
   EdgeKind kind = EdgeKind::Po;
 };
 
-using EventGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Event, EdgeProps>;
+using EventGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Event, EdgeProps>;
 
 // A register as the condition names it.
 struct RegName {
@@ -72,10 +73,10 @@ struct RegName {
 
 struct Skeleton {
   EventGraph graph;
-  std::vector<Placement> placement;           // per thread
-  std::vector<EventId> thread_base;           // ReadRef{t, i} ↔ vertex thread_base[t] + i
-  std::vector<ExprPtr> assumptions;           // branch decisions along the paths
-  std::map<RegName, ExprPtr> final_regs;      // register values at the end
+  std::vector<Placement> placement;       // per thread
+  std::vector<EventId> thread_base;       // ReadRef{t, i} ↔ vertex thread_base[t] + i
+  std::vector<ExprPtr> assumptions;       // branch decisions along the paths
+  std::map<RegName, ExprPtr> final_regs;  // register values at the end
   std::map<RegName, DataType> reg_types;
   std::map<std::string, DataType> loc_types;  // every memory cell and its element type
   std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
@@ -85,12 +86,14 @@ struct Skeleton {
 
   std::size_t size() const { return boost::num_vertices(graph); }
   const Event& ev(EventId e) const { return graph[e]; }
-  EventId vertex(ReadRef r) const { return thread_base[static_cast<std::size_t>(r.thread)] + r.index; }
+  EventId vertex(ReadRef r) const {
+    return thread_base[static_cast<std::size_t>(r.thread)] + r.index;
+  }
 };
 
 struct ExpandOptions {
-  int unroll = 2;                  // times a backward jump may be taken per path
-  std::size_t max_paths = 20000;   // per thread and in total; beyond: InputError
+  int unroll = 2;                 // times a backward jump may be taken per path
+  std::size_t max_paths = 20000;  // per thread and in total; beyond: InputError
 };
 
 struct Expansion {

@@ -34,13 +34,13 @@ struct Explanation {
   ModelKind model = ModelKind::Ptx;
   int target_sm = 90;
   bool allowed = false;
-  Witness witness;                    // allowed: an execution that produces the outcome
-  std::vector<std::string> notes;     // allowed: its synchronization, in words
-  std::vector<Axiom> axioms;          // forbidden: a minimal set of axioms that forbids it
-  std::vector<Breach> breaches;       // forbidden: one per axiom, on the first path that needs it
-  std::size_t paths = 0;              // complete paths (skeletons) examined
+  Witness witness;                 // allowed: an execution that produces the outcome
+  std::vector<std::string> notes;  // allowed: its synchronization, in words
+  std::vector<Axiom> axioms;       // forbidden: a minimal set of axioms that forbids it
+  std::vector<Breach> breaches;    // forbidden: one per axiom, on the first path that needs it
+  std::size_t paths = 0;           // complete paths (skeletons) examined
   std::size_t paths_without_values = 0;  // paths that cannot produce the values whatever the axioms
-  bool barrier_needed = false;        // some path produces it only if a barrier never completes
+  bool barrier_needed = false;           // some path produces it only if a barrier never completes
   std::shared_ptr<const Expansion> expansion;  // the skeletons the witnesses refer to
 };
 

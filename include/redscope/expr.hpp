@@ -27,28 +27,39 @@ using ExprPtr = std::shared_ptr<const ExprNode>;
 enum class ExprOp : std::uint8_t {
   Const,  // bits
   Read,   // value returned by a read event
-  Add, Sub, Mul, Div, And, Or, Xor,  // bit-vector arithmetic at `width`
-  Inc, Dec, Min, Max,                // PTX atom/red integer ops (values.hpp)
-  FAdd, FMin, FMax,  // IEEE ops in format `ffmt` (FAdd flushes subnormals when `ftz`)
-  Cmp,    // boolean (width 1): kids[0] cmp kids[1], signedness from `is_signed`
-  FCmp,   // boolean: ordered float comparison in `ffmt` (false when a NaN is involved)
-  Concat, // kids[0] (high bits) ++ kids[1] (low bits)
-  Extract,// `width` bits of kids[0] starting at bit `lo`
-  Not,    // boolean negation
-  Ite,    // kids[0] ? kids[1] : kids[2]
-  Resize, // kids[0] truncated or extended (sign if is_signed) to `width`
+  Add,
+  Sub,
+  Mul,
+  Div,
+  And,
+  Or,
+  Xor,  // bit-vector arithmetic at `width`
+  Inc,
+  Dec,
+  Min,
+  Max,  // PTX atom/red integer ops (values.hpp)
+  FAdd,
+  FMin,
+  FMax,     // IEEE ops in format `ffmt` (FAdd flushes subnormals when `ftz`)
+  Cmp,      // boolean (width 1): kids[0] cmp kids[1], signedness from `is_signed`
+  FCmp,     // boolean: ordered float comparison in `ffmt` (false when a NaN is involved)
+  Concat,   // kids[0] (high bits) ++ kids[1] (low bits)
+  Extract,  // `width` bits of kids[0] starting at bit `lo`
+  Not,      // boolean negation
+  Ite,      // kids[0] ? kids[1] : kids[2]
+  Resize,   // kids[0] truncated or extended (sign if is_signed) to `width`
 };
 
 struct ExprNode {
   ExprOp op = ExprOp::Const;
-  unsigned width = 32;       // 1 for booleans
-  bool is_signed = true;     // for Cmp and Div
+  unsigned width = 32;    // 1 for booleans
+  bool is_signed = true;  // for Cmp and Div
   CmpOp cmp = CmpOp::Eq;
   FloatFormat ffmt = FloatFormat::F32;  // FAdd/FMin/FMax/FCmp
-  bool ftz = false;          // FAdd
-  unsigned lo = 0;           // Extract
-  std::uint64_t bits = 0;    // Const
-  ReadRef read;              // Read
+  bool ftz = false;                     // FAdd
+  unsigned lo = 0;                      // Extract
+  std::uint64_t bits = 0;               // Const
+  ReadRef read;                         // Read
   std::vector<ExprPtr> kids;
   // Set at construction: the longest path to a leaf (leaves: 1), and the
   // node count of the tree the DAG unfolds to (saturating at kSizeCap).

@@ -18,9 +18,11 @@ struct TestFailure {
 
 // A failed test in text output: "Test FILE Error", with the kind when a
 // budget ran out ("Error (timeout)"), then the message.
-std::string render_failure_text(const std::string& file, const std::string& message, const std::string& kind);
+std::string render_failure_text(const std::string& file, const std::string& message,
+                                const std::string& kind);
 
 // Runs body(); returns what it threw, as the failure of the test in `path`.
-std::optional<TestFailure> capture_failure(const std::string& path, const std::function<void()>& body);
+std::optional<TestFailure> capture_failure(const std::string& path,
+                                           const std::function<void()>& body);
 
 }  // namespace redscope

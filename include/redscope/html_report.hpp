@@ -27,7 +27,8 @@ struct ReportSummary {
 // expected verdict of each test from an `expected.csv` in its folder when
 // there is one, and writes the report. `started(i)` and `finished(i, error)`
 // are called from the worker checking files[i] (for a progress line).
-ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts, const ReportOptions& ro,
+ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts,
+                                const ReportOptions& ro,
                                 const std::function<void(std::size_t)>& started = {},
                                 const std::function<void(std::size_t, bool)>& finished = {});
 

@@ -19,7 +19,7 @@ class Json {
     Nested,  // containers above depth 3 one member per line, deeper ones on one line
   };
 
-  Json() = default;                              // null
+  Json() = default;  // null
   Json(bool b) : kind_(Kind::Raw), text_(b ? "true" : "false") {}
   Json(int n) : kind_(Kind::Raw), text_(std::to_string(n)) {}
   Json(std::size_t n) : kind_(Kind::Raw), text_(std::to_string(n)) {}
@@ -31,8 +31,8 @@ class Json {
   static Json object();
   static Json strings(const std::vector<std::string>& v);
 
-  Json& push(Json v);                       // arrays
-  Json& set(std::string key, Json v);       // objects: replaces the key's value, else appends
+  Json& push(Json v);                  // arrays
+  Json& set(std::string key, Json v);  // objects: replaces the key's value, else appends
 
   // `depth`: where the value sits (an element of a streamed array: 1); the
   // caller writes the indentation of the first line.

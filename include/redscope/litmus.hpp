@@ -23,9 +23,9 @@ struct Literal {
 struct Operand {
   enum class Kind : std::uint8_t { Reg, Imm, Loc };
   Kind kind = Kind::Imm;
-  std::string name;          // register or location name
-  std::int64_t value = 0;    // Imm: the bits at the instruction's type
-  std::int64_t offset = 0;   // Loc: byte offset, as in [x+4]
+  std::string name;         // register or location name
+  std::int64_t value = 0;   // Imm: the bits at the instruction's type
+  std::int64_t offset = 0;  // Loc: byte offset, as in [x+4]
   SourceLoc loc;
 };
 
@@ -44,7 +44,22 @@ enum class InstrKind : std::uint8_t {
 };
 
 // Read-modify-write and local arithmetic operators.
-enum class RmwOp : std::uint8_t { Add, Sub, Mul, Div, And, Or, Xor, Inc, Dec, Min, Max, Exch, Cas, Mov };
+enum class RmwOp : std::uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  And,
+  Or,
+  Xor,
+  Inc,
+  Dec,
+  Min,
+  Max,
+  Exch,
+  Cas,
+  Mov
+};
 std::string_view to_string(RmwOp op);
 
 enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -78,9 +93,9 @@ struct Instruction {
   bool noftz = false;           // .noftz
   bool cache_hint = false;      // .L2::cache_hint (a performance hint: no effect on outcomes)
   std::optional<Operand> cache_policy;  // its cache-policy operand
-  std::optional<Operand> guard; // @p / @!p predicate
+  std::optional<Operand> guard;         // @p / @!p predicate
   bool guard_negated = false;
-  std::string label;            // Branch/Goto target, or Label name
+  std::string label;  // Branch/Goto target, or Label name
   BarrierSpec barrier;
 };
 
@@ -97,10 +112,10 @@ struct ThreadCode {
 struct InitEntry {
   std::optional<ThreadId> thread;  // set for registers
   std::string name;
-  std::optional<DataType> type;    // declared element type
-  std::optional<Space> space;      // declared state space (global / shared)
+  std::optional<DataType> type;      // declared element type
+  std::optional<Space> space;        // declared state space (global / shared)
   std::optional<std::size_t> count;  // array length for `name[N]`
-  std::vector<Literal> values;     // one per element (one for scalars)
+  std::vector<Literal> values;       // one per element (one for scalars)
   SourceLoc loc;
 };
 
@@ -109,8 +124,8 @@ struct CondTerm {
   enum class Kind : std::uint8_t { Reg, Loc, Const };
   Kind kind = Kind::Const;
   ThreadId thread = 0;
-  std::string name;   // register, or memory cell ("x", "v[1]")
-  Literal value;      // Const
+  std::string name;  // register, or memory cell ("x", "v[1]")
+  Literal value;     // Const
   SourceLoc loc;
 };
 

@@ -8,7 +8,7 @@
 namespace redscope {
 
 struct MergedRun {
-  std::string json;         // the results of all shards, ordered by file path
+  std::string json;  // the results of all shards, ordered by file path
   std::size_t tests = 0, errors = 0;
 };
 
@@ -19,6 +19,8 @@ MergedRun merge_run_json(const std::vector<std::pair<std::string, std::string>>&
 
 // Does `index` (0-based, in the order files are collected) belong to shard
 // `shard` (1-based) of `count`? Round-robin, so shards get similar loads.
-inline bool in_shard(std::size_t index, unsigned shard, unsigned count) { return index % count == shard - 1; }
+inline bool in_shard(std::size_t index, unsigned shard, unsigned count) {
+  return index % count == shard - 1;
+}
 
 }  // namespace redscope

@@ -13,13 +13,23 @@ namespace redscope {
 enum class ModelKind : std::uint8_t { Ptx, PtxSm6x };
 
 // The model a test's target selects: sm_6x and earlier get PtxSm6x.
-constexpr ModelKind model_for_target(int sm) { return sm < 70 ? ModelKind::PtxSm6x : ModelKind::Ptx; }
+constexpr ModelKind model_for_target(int sm) {
+  return sm < 70 ? ModelKind::PtxSm6x : ModelKind::Ptx;
+}
 
 // The six axioms of the PTX memory consistency model (PTX ISA §8.9 "Axioms").
-enum class Axiom : std::uint8_t { Coherence, FenceSc, Atomicity, NoThinAir, ScPerLocation, Causality };
+enum class Axiom : std::uint8_t {
+  Coherence,
+  FenceSc,
+  Atomicity,
+  NoThinAir,
+  ScPerLocation,
+  Causality
+};
 
-inline constexpr std::array<Axiom, 6> kAllAxioms = {Axiom::Coherence, Axiom::FenceSc, Axiom::Atomicity,
-                                                    Axiom::NoThinAir, Axiom::ScPerLocation, Axiom::Causality};
+inline constexpr std::array<Axiom, 6> kAllAxioms = {Axiom::Coherence,     Axiom::FenceSc,
+                                                    Axiom::Atomicity,     Axiom::NoThinAir,
+                                                    Axiom::ScPerLocation, Axiom::Causality};
 
 constexpr std::string_view to_string(Axiom a) {
   switch (a) {
@@ -33,6 +43,8 @@ constexpr std::string_view to_string(Axiom a) {
   return "?";
 }
 
-constexpr std::string_view to_string(ModelKind m) { return m == ModelKind::Ptx ? "ptx" : "ptx-sm6x"; }
+constexpr std::string_view to_string(ModelKind m) {
+  return m == ModelKind::Ptx ? "ptx" : "ptx-sm6x";
+}
 
 }  // namespace redscope

@@ -38,11 +38,11 @@ class Rel {
 
   Rel operator|(const Rel& o) const;
   Rel operator&(const Rel& o) const;
-  Rel compose(const Rel& o) const;            // this ; o
-  Rel transitive_closure() const;             // this⁺ (Warshall)
-  Rel reflexive() const;                      // this ∪ id
-  Rel transpose() const;                      // this⁻¹
-  Rel mask(const BoolMatrix& keep) const;     // this ∩ static relation
+  Rel compose(const Rel& o) const;         // this ; o
+  Rel transitive_closure() const;          // this⁺ (Warshall)
+  Rel reflexive() const;                   // this ∪ id
+  Rel transpose() const;                   // this⁻¹
+  Rel mask(const BoolMatrix& keep) const;  // this ∩ static relation
 
   // Replaces every non-constant cell by a fresh Boolean `name_i_j` defined
   // equal to it in `solver`; keeps formulas small when a relation is reused.

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "redscope/parallel.hpp"
 #include "redscope/engine.hpp"
+#include "redscope/parallel.hpp"
 
 namespace redscope {
 
@@ -47,7 +47,8 @@ void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t
 
 // Checks every file on `jobs` worker threads; results in `files` order
 // (the CLI streams them with run_ordered instead).
-std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts, unsigned jobs);
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
+                                  unsigned jobs);
 
 // One row of a Dat3M expectation CSV: `path,1` (condition holds) or `path,0`.
 struct Expectation {
@@ -64,6 +65,7 @@ struct ExpectReport {
   std::size_t passed = 0, failed = 0, errors = 0, not_run = 0;
 };
 
-ExpectReport compare_expectations(const std::vector<Expectation>& exp, const std::vector<TestResult>& results);
+ExpectReport compare_expectations(const std::vector<Expectation>& exp,
+                                  const std::vector<TestResult>& results);
 
 }  // namespace redscope

@@ -23,12 +23,26 @@ enum class Space : std::uint8_t { Generic, Global, SharedCta, SharedCluster };
 // are S32. F16x2/BF16x2 are packed: two 16-bit lanes in one 32-bit value.
 // Pred is the 1-bit type of predicate registers written by setp.
 enum class DataType : std::uint8_t {
-  B16, U16, S16, B32, U32, S32, B64, U64, S64,
-  F16, BF16, F16x2, BF16x2, F32, F64, Pred
+  B16,
+  U16,
+  S16,
+  B32,
+  U32,
+  S32,
+  B64,
+  U64,
+  S64,
+  F16,
+  BF16,
+  F16x2,
+  BF16x2,
+  F32,
+  F64,
+  Pred
 };
 
-using ThreadId = int;            // index of a litmus thread (P0 → 0)
-using EventId = std::size_t;     // vertex of an EventGraph
+using ThreadId = int;         // index of a litmus thread (P0 → 0)
+using EventId = std::size_t;  // vertex of an EventGraph
 
 constexpr ThreadId kInitThread = -1;  // pseudo-thread owning the initial writes
 
@@ -46,10 +60,10 @@ struct Placement {
 bool scope_includes(Scope scope, const Placement& origin, const Placement& observer);
 
 unsigned width_of(DataType t);
-bool is_signed(DataType t);     // .s16/.s32/.s64
-bool is_float(DataType t);      // f16, bf16, f32, f64 and the packed pairs
-bool is_packed(DataType t);     // f16x2, bf16x2
-bool is_bits(DataType t);       // .b16/.b32/.b64
+bool is_signed(DataType t);  // .s16/.s32/.s64
+bool is_float(DataType t);   // f16, bf16, f32, f64 and the packed pairs
+bool is_packed(DataType t);  // f16x2, bf16x2
+bool is_bits(DataType t);    // .b16/.b32/.b64
 // A packed type's lane type (F16x2 → F16); other types are their own lane.
 DataType lane_type(DataType t);
 unsigned lanes_of(DataType t);  // 2 for packed types, else 1

@@ -23,10 +23,10 @@
 namespace redscope {
 
 struct ValueSetLimits {
-  std::size_t max_values = 256;        // per event; beyond: unknown
-  std::size_t max_combinations = 4096; // operand-value combinations evaluated per write
-  std::size_t max_states = 8192;       // (value, provenance) pairs per event
-  std::size_t max_work = 1 << 21;      // pairs built by the provenance rounds in all
+  std::size_t max_values = 256;         // per event; beyond: unknown
+  std::size_t max_combinations = 4096;  // operand-value combinations evaluated per write
+  std::size_t max_states = 8192;        // (value, provenance) pairs per event
+  std::size_t max_work = 1 << 21;       // pairs built by the provenance rounds in all
 };
 
 // Indexed by EventId; std::nullopt for unknown and for non-memory events.

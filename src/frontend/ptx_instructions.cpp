@@ -199,9 +199,10 @@ bool record(Qualifiers& q, QualClass c, const std::string& p, SourceLoc at) {
     case QualClass::Scope: return set(q.scope, *parse_scope(p), q.scope_at);
     case QualClass::Space:
       q.shared_cta = q.shared_cta || (!q.space && p == "shared::cta");
-      return set(q.space, p == "global"            ? Space::Global
-                          : p == "shared::cluster" ? Space::SharedCluster
-                                                   : Space::SharedCta,
+      return set(q.space,
+                 p == "global"            ? Space::Global
+                 : p == "shared::cluster" ? Space::SharedCluster
+                                          : Space::SharedCta,
                  q.space_at);
     case QualClass::Type: return set(q.type, *parse_data_type(p), q.type_at);
     case QualClass::Op: return set(q.op, *parse_rmw_op(p), q.op_at);
@@ -227,7 +228,8 @@ bool record(Qualifiers& q, QualClass c, const std::string& p, SourceLoc at) {
 class PtxCellParser {
  public:
   explicit PtxCellParser(const InstructionCell& cell)
-      : file_(cell.file), target_sm_(cell.target_sm) {}
+      : file_(cell.file),
+        target_sm_(cell.target_sm) {}
 
   void parse(const std::vector<Token>& toks, ThreadCode& tc) { parse_instruction(tc, toks); }
 
@@ -372,8 +374,8 @@ class PtxCellParser {
         fail(at, fmt::format("'{}' does not take {} qualifier ('.{}')", parts[0],
                              with_article(class_name(*c)), p));
       if (!record(q, *c, p, at))
-        fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text,
-                             class_name(*c), p));
+        fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, class_name(*c),
+                             p));
     }
     if (q.is_volatile && q.scope) fail(q.scope_at, "'.volatile' takes no scope");
     return q;
@@ -385,8 +387,8 @@ class PtxCellParser {
     if (p == "u8" || p == "s8" || p == "b8" || p == "b128" || p == "pred")
       fail(at, fmt::format("type '.{}' is not supported", p));
     if (p == "const" || p == "local" || p == "param")
-      fail(at, fmt::format("state space '.{}' is not supported (global, shared and generic only)",
-                           p));
+      fail(at,
+           fmt::format("state space '.{}' is not supported (global, shared and generic only)", p));
     fail(at, fmt::format("unknown qualifier '.{}' in '{}'", p, mn.text));
   }
 

@@ -112,8 +112,7 @@ BitRel& Evaluator::rel(std::string_view primitive) {
 
 Bits& Evaluator::set(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
-  if (i == m_.slots.size() || m_.slots[i].type != Type::Set)
-    return dummy_.set = Bits(words(n_), 0);
+  if (i == m_.slots.size() || m_.slots[i].type != Type::Set) return dummy_.set = Bits(words(n_), 0);
   return values_[i].set;
 }
 
@@ -152,12 +151,8 @@ bool Evaluator::holds(const Check& c) const {
   const Value v = eval(*c.expr);
   bool ok = false;
   switch (c.kind) {
-    case CheckKind::Acyclic:
-      ok = v.rel.acyclic();
-      break;
-    case CheckKind::Irreflexive:
-      ok = v.rel.irreflexive();
-      break;
+    case CheckKind::Acyclic: ok = v.rel.acyclic(); break;
+    case CheckKind::Irreflexive: ok = v.rel.irreflexive(); break;
     case CheckKind::Empty:
       ok = c.expr->type == Type::Rel
                ? v.rel.empty()
@@ -195,18 +190,10 @@ Value Evaluator::eval_binary(const Expr& e) const {
     return r;
   }
   switch (e.op) {
-    case Op::Union:
-      r.rel = a.rel | b.rel;
-      break;
-    case Op::Inter:
-      r.rel = a.rel & b.rel;
-      break;
-    case Op::Diff:
-      r.rel = a.rel - b.rel;
-      break;
-    default:
-      r.rel = a.rel.compose(b.rel);
-      break;  // Seq
+    case Op::Union: r.rel = a.rel | b.rel; break;
+    case Op::Inter: r.rel = a.rel & b.rel; break;
+    case Op::Diff: r.rel = a.rel - b.rel; break;
+    default: r.rel = a.rel.compose(b.rel); break;  // Seq
   }
   return r;
 }
@@ -214,44 +201,26 @@ Value Evaluator::eval_binary(const Expr& e) const {
 Value Evaluator::eval(const Expr& e) const {
   Value r;
   switch (e.op) {
-    case Op::Ref:
-      return values_[e.slot];
+    case Op::Ref: return values_[e.slot];
     case Op::Empty:
       if (e.type == Type::Rel)
         r.rel = BitRel(n_);
       else
         r.set = Bits(words(n_), 0);
       return r;
-    case Op::Universe:
-      r.set = all_events(n_);
-      return r;
+    case Op::Universe: r.set = all_events(n_); return r;
     case Op::Union:
     case Op::Inter:
     case Op::Diff:
     case Op::Seq:
-    case Op::Cartesian:
-      return eval_binary(e);
-    case Op::Inverse:
-      r.rel = eval(*e.args[0]).rel.inverse();
-      return r;
-    case Op::Plus:
-      r.rel = eval(*e.args[0]).rel.plus();
-      return r;
-    case Op::Star:
-      r.rel = eval(*e.args[0]).rel.star();
-      return r;
-    case Op::Opt:
-      r.rel = eval(*e.args[0]).rel.reflexive();
-      return r;
-    case Op::Identity:
-      r.rel = identity(eval(*e.args[0]).set, n_);
-      return r;
-    case Op::Domain:
-      r.set = domain(eval(*e.args[0]).rel);
-      return r;
-    case Op::Range:
-      r.set = range(eval(*e.args[0]).rel);
-      return r;
+    case Op::Cartesian: return eval_binary(e);
+    case Op::Inverse: r.rel = eval(*e.args[0]).rel.inverse(); return r;
+    case Op::Plus: r.rel = eval(*e.args[0]).rel.plus(); return r;
+    case Op::Star: r.rel = eval(*e.args[0]).rel.star(); return r;
+    case Op::Opt: r.rel = eval(*e.args[0]).rel.reflexive(); return r;
+    case Op::Identity: r.rel = identity(eval(*e.args[0]).set, n_); return r;
+    case Op::Domain: r.set = domain(eval(*e.args[0]).rel); return r;
+    case Op::Range: r.set = range(eval(*e.args[0]).rel); return r;
     case Op::Complement:
       if (e.type == Type::Rel) {
         r.rel = complement(eval(*e.args[0]).rel);

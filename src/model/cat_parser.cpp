@@ -172,7 +172,9 @@ using ExprPtr = std::unique_ptr<Expr>;
 class Parser {
  public:
   Parser(Model& m, const IncludeReader& include, std::map<std::string, std::size_t>& scope)
-      : m_(m), include_(include), scope_(scope) {}
+      : m_(m),
+        include_(include),
+        scope_(scope) {}
 
   void file(std::string_view text, const std::string& name, int include_depth) {
     const std::string saved_file = file_;
@@ -190,9 +192,7 @@ class Parser {
 
  private:
   // ---- tokens ----------------------------------------------------------------
-  const Token& peek(std::size_t k = 0) const {
-    return toks_[std::min(pos_ + k, toks_.size() - 1)];
-  }
+  const Token& peek(std::size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   Token next() {
     Token t = peek();
     if (pos_ < toks_.size() - 1) ++pos_;
@@ -350,8 +350,7 @@ class Parser {
   }
 
   void nest(const SourceLoc& at, int depth) const {
-    if (depth > kMaxNesting)
-      fail(at, fmt::format("expression nested deeper than {}", kMaxNesting));
+    if (depth > kMaxNesting) fail(at, fmt::format("expression nested deeper than {}", kMaxNesting));
   }
 
   // `0` takes the type of the other operand.
@@ -470,14 +469,10 @@ class Parser {
         e->args.push_back(std::move(s));
         return e;
       }
-      case Tok::Zero:
-        return node(Op::Empty, Type::Rel, t.loc);
-      case Tok::Underscore:
-        return node(Op::Universe, Type::Set, t.loc);
-      case Tok::Name:
-        return named(t, depth);
-      default:
-        fail(t.loc, fmt::format("expected an expression, found {}", describe(t)));
+      case Tok::Zero: return node(Op::Empty, Type::Rel, t.loc);
+      case Tok::Underscore: return node(Op::Universe, Type::Set, t.loc);
+      case Tok::Name: return named(t, depth);
+      default: fail(t.loc, fmt::format("expected an expression, found {}", describe(t)));
     }
   }
 
