@@ -8,8 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # graphviz: SVG pictures (--dot); chromium: the HTML report's headless test;
-# python3: checks in the CLI tests.
-packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium python3)
+# python3: checks in the CLI tests; clang-format: the layout check (.clang-format).
+packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium python3
+          clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
