@@ -77,6 +77,8 @@ Usage:
                                     --format json` runs into one run's JSON
                                     (results ordered by file path); exit 1 if
                                     a shard's test could not be checked
+  redscope models                   the models redscope ships, and which engines
+                                    read them as files
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
@@ -677,6 +679,21 @@ int run_atomicity(const Cli& c) {
 }  // namespace
 
 // `redscope merge A.json B.json ...`: one run's JSON from its shards.
+// `redscope models`: the shipped models (--model names), the file each is
+// written in and which engines read that file.
+int run_models() {
+  const std::string title = redscope::cat::builtin_ptx().title;
+  fmt::print("ptx       models/ptx.cat (built in): \"{}\"; sm_70 and later\n", title);
+  fmt::print(
+      "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
+      "          .shared is not atomic against plain stores\n"
+      "--model picks one (default: from each test's Target). The enum engine reads\n"
+      "the file and takes your own with --cat FILE; the z3 engine, explain and\n"
+      "atomicity use a built-in encoding of the same axioms, which the tests keep\n"
+      "equal to the file on every suite test (docs/model.md).\n");
+  return kExitOk;
+}
+
 int run_merge(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> texts;
   for (int i = 2; i < argc; ++i) {
@@ -730,6 +747,10 @@ int main(int argc, char** argv) {
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);
+  if (cmd == "models") {
+    if (argc > 2) usage_error("models takes no arguments");
+    return run_models();
+  }
   if (cmd == "report") {
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");

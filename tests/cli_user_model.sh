@@ -20,6 +20,10 @@ grep -q '"model": "[^"]*no-atomicity.cat"' <<<"$mine" || fail "the result must n
 grep -q '"x": "1"' <<<"$mine" || fail "without Atomicity: no lost update: $mine"
 grep -q '"x": "2"' <<<"$mine" || fail "without Atomicity: x=2 must stay allowed: $mine"
 
+models=$("$bin" models) || fail "redscope models failed"
+grep -q '^ptx  .*models/ptx.cat' <<<"$models" || fail "models: no ptx: $models"
+grep -q '^ptx-sm6x .*variant "sm6x"' <<<"$models" || fail "models: no ptx-sm6x: $models"
+
 printf '"broken"\nacyclic po | nosuch as X\n' > "$dir/bad.cat"
 "$bin" run --engine enum --cat "$dir/bad.cat" "$test" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "a bad model must be a usage error (2), not $rc"
