@@ -601,7 +601,7 @@ class SkeletonEnumerator {
   std::vector<bool> fed_exec_;  // the executed events the level-0 primitives hold
   int dirty_ = 0;               // the lowest level whose primitives changed
   // Whether Coherence and SC-per-Location are both enforced (choose_co_pair).
-  bool pin_po_loc_ = !opts_.disables(Axiom::Coherence) && !opts_.disables(Axiom::ScPerLocation);
+  bool pin_po_loc_ = opts_.own_writes_in_program_order();
   // Whether morally strong writes to one cell are only tried ordered (Coherence holds).
   bool must_order_ms_ = !opts_.disables(Axiom::Coherence);
 };

@@ -93,8 +93,7 @@ class SkeletonSolver {
                                      opts_.model.value_or(model_for_target(test_.target_sm)), kind,
                                      opts_.budget);
     cur_->enc.use_float_tables(float_tables_);
-    cur_->enc.pin_po_loc_co(!opts_.disables(Axiom::Coherence) &&
-                            !opts_.disables(Axiom::ScPerLocation));
+    cur_->enc.pin_po_loc_co(opts_.own_writes_in_program_order());
     cur_->enc.encode();
     for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
     // herd's `filter`: only executions satisfying it are considered.

@@ -114,6 +114,13 @@ struct EngineOptions {
   bool disables(Axiom a) const {
     return std::find(disabled_axioms.begin(), disabled_axioms.end(), a) != disabled_axioms.end();
   }
+  // A thread's own writes to one cell are ordered by program order, with no
+  // choice, while Coherence (same-thread writes are morally strong, so
+  // ordered) and SC-per-Location (not against po-loc) both hold. Both engines
+  // fix those pairs then (PtxEncoding::pin_po_loc_co, the enumerator's co).
+  bool own_writes_in_program_order() const {
+    return !disables(Axiom::Coherence) && !disables(Axiom::ScPerLocation);
+  }
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
   std::size_t max_outcomes = 10000;
