@@ -17,14 +17,15 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "ptx_encoding.hpp"
 #include "redscope/frontend.hpp"
+#include "redscope/model/cat.hpp"
 #include "redscope/report.hpp"
+#include "z3_encoding.hpp"
 
 namespace redscope {
 namespace {
 
-using detail::PtxEncoding;
+using detail::Encoding;
 
 struct Site {
   EventId read = 0, write = 0;  // RMW halves; a plain store has read == write
@@ -74,7 +75,7 @@ std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, cons
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const Skeleton& sk,
+std::vector<std::pair<std::string, std::string>> finals(Encoding& enc, const Skeleton& sk,
                                                         const z3::model& m) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [cell, ty] : sk.loc_types) {
@@ -86,7 +87,8 @@ std::vector<std::pair<std::string, std::string>> finals(PtxEncoding& enc, const 
 
 class SkeletonQueries {
  public:
-  SkeletonQueries(z3::context& c, const Skeleton& sk, ModelKind model, const Budget* budget)
+  SkeletonQueries(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+                  const Budget* budget)
       : c_(c),
         kind_(detail::solver_kind_for(sk)),
         s_(detail::make_solver(c, kind_)),
@@ -111,7 +113,7 @@ class SkeletonQueries {
           enc_.fr(a.read, b.write) && enc_.co(b.write, a.write) && enc_.executed(a.write),
           "the store lands between the RMW's read and its write");
     }
-    const z3::expr_vector lits = enc_.all_literals(true, {});
+    const z3::expr_vector lits = enc_.all_literals(true);
     for (const auto& [cond, words] : ways) {
       s_.push();
       s_.add(cond);
@@ -123,14 +125,14 @@ class SkeletonQueries {
     return std::nullopt;
   }
 
-  PtxEncoding& encoding() { return enc_; }
+  Encoding& encoding() { return enc_; }
 
  private:
   z3::context& c_;
   detail::SolverKind kind_;
   z3::solver s_;
   const Skeleton& sk_;
-  PtxEncoding enc_;
+  Encoding enc_;
 };
 
 // RMW sites and plain stores of one skeleton, by cell.
@@ -153,8 +155,8 @@ PairKey key_of(const Skeleton& sk, const Site& a, const Site& b) {
   return {x.loc, x.thread, x.src.line, x.src.col, y.thread, y.src.line, y.src.col};
 }
 
-void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, const Budget* budget,
-                    std::map<PairKey, AtomicityPair>& pairs) {
+void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+                    const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
   SkeletonQueries q(c, sk, model, budget);
   for (const auto& [cell, list] : sites(sk)) {
     // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
@@ -173,7 +175,7 @@ void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, const B
           p.cell = cell;
           p.a = site_of(sk.ev(a.read));
           p.b = site_of(sk.ev(b.read));
-          p.mutually_in_scope = q.encoding().morally_strong_pair(a.read, b.read);
+          p.mutually_in_scope = q.encoding().static_prims().rel("ms").has(a.read, b.read);
           p.scope_reason = scope_reason(sk, sk.ev(a.read), sk.ev(b.read));
         }
         if (p.lost_update) continue;
@@ -181,7 +183,7 @@ void check_skeleton(z3::context& c, const Skeleton& sk, ModelKind model, const B
         if (auto how = q.query(a, b, &m)) {
           p.lost_update = true;
           p.how = *how;
-          p.lost_update_reason = lost_reason(sk, model, a, b, p);
+          p.lost_update_reason = lost_reason(sk, model.kind, a, b, p);
           p.witness = q.encoding().witness(m);
           p.final_values = finals(q.encoding(), sk, m);
         }
@@ -197,14 +199,17 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.test = test.name;
   r.file = test.file;
   r.model = opts.model.value_or(model_for_target(test.target_sm));
+  r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
+  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
-    if (!sk.cut) check_skeleton(c, sk, r.model, opts.budget, pairs);
+    if (!sk.cut) check_skeleton(c, sk, choice, opts.budget, pairs);
   }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -238,8 +243,8 @@ std::string describe(const AccessSite& s) {
 
 std::string render_atomicity_text(const AtomicityResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
-  std::string o =
-      fmt::format("Atomicity {} ({}, sm_{})\n", r.test, to_string(r.model), r.target_sm);
+  std::string o = fmt::format("Atomicity {} ({}, sm_{})\n", r.test,
+                              model_name(r.model, r.model_file), r.target_sm);
   if (r.pairs.empty()) o += "  no location is written by an RMW and another instruction\n";
   std::size_t lost = 0;
   for (const AtomicityPair& p : r.pairs) {
@@ -301,6 +306,7 @@ std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
   Json all = Json::array();
   for (const AtomicityResult& r : results) {
     Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, r.target_sm);
+    if (!r.model_file.empty()) t.set("model", r.model_file);
     set_json_error(t, r.error, r.error_kind);
     Json pairs = Json::array();
     for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));

@@ -2,7 +2,16 @@
 // knows all three.
 #include "redscope/engine.hpp"
 
+#include "redscope/model/cat.hpp"
+
 namespace redscope {
+
+std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts) {
+  if (opts.user_model) return opts.user_model;
+  if (!opts.model_file.empty())
+    return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file));
+  return {std::shared_ptr<const cat::Model>(), &cat::builtin_ptx()};  // not owned: a static
+}
 
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts) {
   switch (opts.engine) {

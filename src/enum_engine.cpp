@@ -16,6 +16,7 @@
 #include "redscope/bitrel.hpp"
 #include "redscope/engine.hpp"
 #include "redscope/model/cat_eval.hpp"
+#include "redscope/model/primitives.hpp"
 
 namespace redscope {
 
@@ -27,132 +28,16 @@ namespace {
 
 using Values = std::vector<std::uint64_t>;
 
-// Relations that do not depend on the candidate (PTX §8.6-8.8), for the
-// enumerator's own choices.
+// The static relations the enumerator's own choices consult.
 struct Statics {
-  std::size_t n = 0;
   BitRel po, poloc, ms;
 };
 
-// Morally strong: same thread, or both strong with each scope containing the
-// other's thread; memory operations on the same cell; never an initial write.
-bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
-  const Event& x = sk.ev(a);
-  const Event& y = sk.ev(b);
-  if (a == b || x.is_init || y.is_init) return false;
-  if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
-  if (x.thread == y.thread) return true;
-  if (!x.is_strong() || !y.is_strong()) return false;
-  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
-  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
-  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
+Statics statics(const cat::StaticPrimitives& p) {
+  return Statics{p.rel("po"), p.rel("po-loc"), p.rel("ms")};
 }
 
-Statics statics(const Skeleton& sk) {
-  Statics s;
-  s.n = sk.size();
-  s.po = BitRel::from(po_closure(sk));
-  s.poloc = BitRel(s.n);
-  s.ms = BitRel(s.n);
-  for (EventId a = 0; a < s.n; ++a)
-    for (EventId b = 0; b < s.n; ++b) {
-      const Event& x = sk.ev(a);
-      const Event& y = sk.ev(b);
-      const bool same_cell = x.is_memory() && y.is_memory() && x.loc == y.loc;
-      s.poloc.set(a, b, s.po.has(a, b) && same_cell);
-      s.ms.set(a, b, morally_strong(sk, a, b));
-    }
-  return s;
-}
-
-// ---- the model's primitives (docs/model.md "The model file") ------------------
 using cat::Bits;
-
-struct Primitives {
-  std::vector<std::pair<std::string_view, Bits>> sets;
-  std::vector<std::pair<std::string_view, BitRel>> rels;
-};
-
-Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p) {
-  Bits b((sk.size() + 63) / 64, 0);
-  for (EventId e = 0; e < sk.size(); ++e)
-    if (p(sk.ev(e))) b[e / 64] |= 1ULL << (e % 64);
-  return b;
-}
-
-void add_sets(Primitives& p, const Skeleton& sk) {
-  auto sem = [](Sem s) { return [s](const Event& e) { return e.is_strong() && e.sem == s; }; };
-  auto scope = [](Scope s) {
-    return [s](const Event& e) { return e.is_strong() && e.scope == s; };
-  };
-  auto space = [](std::initializer_list<Space> ss) {
-    return [v = std::vector<Space>(ss)](const Event& e) {
-      return e.is_memory() && std::find(v.begin(), v.end(), e.space) != v.end();
-    };
-  };
-  const std::pair<std::string_view, std::function<bool(const Event&)>> defs[] = {
-      {"W", [](const Event& e) { return e.is_write(); }},
-      {"R", [](const Event& e) { return e.is_read(); }},
-      {"M", [](const Event& e) { return e.is_memory(); }},
-      {"F", [](const Event& e) { return e.is_fence(); }},
-      {"B", [](const Event& e) { return e.is_barrier(); }},
-      {"IW", [](const Event& e) { return e.is_init; }},
-      {"RMW", [](const Event& e) { return e.in_rmw; }},
-      {"STRONG", [](const Event& e) { return e.is_strong(); }},
-      {"WEAK", [](const Event& e) { return e.is_memory() && !e.is_strong(); }},
-      {"RLX", sem(Sem::Relaxed)},
-      {"ACQ", sem(Sem::Acquire)},
-      {"REL", sem(Sem::Release)},
-      {"ACQ_REL", sem(Sem::AcqRel)},
-      {"SC", sem(Sem::Sc)},
-      {"CTA", scope(Scope::Cta)},
-      {"CLUSTER", scope(Scope::Cluster)},
-      {"GPU", scope(Scope::Gpu)},
-      {"SYS", scope(Scope::Sys)},
-      {"GLOBAL", space({Space::Global})},
-      {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
-      {"GENERIC", space({Space::Generic})},
-  };
-  for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
-}
-
-BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p) {
-  BitRel r(sk.size());
-  for (EventId a = 0; a < sk.size(); ++a)
-    for (EventId b = 0; b < sk.size(); ++b)
-      if (p(sk.ev(a), sk.ev(b))) r.set(a, b);
-  return r;
-}
-
-Primitives primitives(const Skeleton& sk, const Statics& st) {
-  Primitives p;
-  add_sets(p, sk);
-  const BitRel data = BitRel::from(edge_matrix(sk, EdgeKind::Data));
-  const BitRel ctrl = BitRel::from(edge_matrix(sk, EdgeKind::Ctrl));
-  const BitRel addr = BitRel::from(edge_matrix(sk, EdgeKind::Addr));
-  auto same_thread = [](const Event& x, const Event& y) {
-    return !x.is_init && !y.is_init && x.thread == y.thread;
-  };
-  p.rels = {{"id", BitRel(sk.size()).reflexive()},
-            {"po", st.po},
-            {"po-loc", st.poloc},
-            {"loc", pairs_where(sk,
-                                [](const Event& x, const Event& y) {
-                                  return x.is_memory() && y.is_memory() && x.loc == y.loc;
-                                })},
-            {"int", pairs_where(sk, same_thread)},
-            {"ext", pairs_where(sk,
-                                [&](const Event& x, const Event& y) {
-                                  return !x.is_init && !y.is_init && x.thread != y.thread;
-                                })},
-            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))},
-            {"data", data},
-            {"ctrl", ctrl},
-            {"addr", addr},
-            {"dep", data | ctrl | addr},
-            {"ms", st.ms}};
-  return p;
-}
 
 class SkeletonEnumerator {
  public:
@@ -167,20 +52,21 @@ class SkeletonEnumerator {
         model_(model),
         obs_(obs),
         opts_(opts),
-        st_(statics(sk)),
+        prims_(cat::static_primitives(sk)),
+        st_(statics(prims_)),
         n_(sk.size()),
         candidates_(&candidates),
         check_(check),
         eval_(cat_model, sk.size(),
               model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
                                           : std::vector<std::string>{},
-              [&opts](std::string_view name) { return enabled(opts, name); }) {
+              [&opts](std::string_view name) { return opts.enables(name); }),
+        cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
       if (sk.ev(e).is_barrier()) barriers_.push_back(e);
     }
     rf_.assign(n_, 0);
-    if (!check_) prims_ = primitives(sk, st_);
   }
 
   // Outcomes of this skeleton into `found`; returns whether some candidate
@@ -481,28 +367,13 @@ class SkeletonEnumerator {
   }
 
   // ---- the model -----------------------------------------------------------------
-  static bool enabled(const EngineOptions& opts, std::string_view name) {
-    for (Axiom a : opts.disabled_axioms)
-      if (to_string(a) == name) return false;
-    return true;
-  }
 
   // The level-0 primitives restricted to the executed events, when those
   // changed; then rf. The model's statements re-run from the lowest level fed.
   void feed_rf() {
     if (exec_ != fed_exec_) {
       fed_exec_ = exec_;
-      Bits ex((n_ + 63) / 64, 0);
-      for (EventId e = 0; e < n_; ++e)
-        if (exec_[e]) ex[e / 64] |= 1ULL << (e % 64);
-      BitRel pairs(n_);
-      for (EventId a = 0; a < n_; ++a)
-        if (exec_[a]) std::copy(ex.begin(), ex.end(), pairs.row(a));
-      for (const auto& [name, set] : prims_.sets) {
-        Bits& v = eval_.set(name);
-        for (std::size_t k = 0; k < v.size(); ++k) v[k] = set[k] & ex[k];
-      }
-      for (const auto& [name, rel] : prims_.rels) eval_.rel(name) = rel & pairs;
+      cat::load_statics(eval_, prims_, exec_);
       dirty_ = 0;
     }
     eval_.rel("rf") = rf_rel_;
@@ -580,6 +451,7 @@ class SkeletonEnumerator {
   ModelKind model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
+  cat::StaticPrimitives prims_;
   Statics st_;
   std::size_t n_;
   std::vector<EventId> reads_, barriers_, waiting_;
@@ -597,13 +469,14 @@ class SkeletonEnumerator {
   bool any_outcome_ = false;
   const CandidateCheck* check_;
   cat::Evaluator eval_;
-  Primitives prims_;
   std::vector<bool> fed_exec_;  // the executed events the level-0 primitives hold
   int dirty_ = 0;               // the lowest level whose primitives changed
-  // Whether Coherence and SC-per-Location are both enforced (choose_co_pair).
-  bool pin_po_loc_ = opts_.own_writes_in_program_order();
+  // What the model lets the search assume (cat::Shortcuts).
+  cat::Shortcuts cuts_;
+  // A thread's own writes to one cell are only tried in program order.
+  bool pin_po_loc_ = cuts_.own_writes_in_po;
   // Whether morally strong writes to one cell are only tried ordered (Coherence holds).
-  bool must_order_ms_ = !opts_.disables(Axiom::Coherence);
+  bool must_order_ms_ = cuts_.ms_writes_ordered;
 };
 
 }  // namespace
@@ -636,9 +509,7 @@ TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const ca
 
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
-  if (opts.model_file.empty()) return enumerate(test, opts, cat::builtin_ptx(), nullptr);
-  const cat::Model model = cat::load_cat(opts.model_file);
-  return enumerate(test, opts, model, nullptr);
+  return enumerate(test, opts, *model_of(opts), nullptr);
 }
 
 TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,

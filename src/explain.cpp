@@ -10,13 +10,16 @@
 
 #include <fmt/format.h>
 
-#include "ptx_encoding.hpp"
+#include "redscope/model/cat.hpp"
+#include "redscope/model/cat_eval.hpp"
+#include "redscope/model/primitives.hpp"
 #include "redscope/report.hpp"
 #include "z3_condition.hpp"
+#include "z3_encoding.hpp"
 
 namespace redscope {
 
-using detail::PtxEncoding;
+using detail::Encoding;
 
 std::string describe_event(const Skeleton& sk, EventId e) {
   const Event& x = sk.ev(e);
@@ -113,9 +116,9 @@ Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRe
 struct PathCheck {
   detail::SolverKind kind;
   z3::solver s;
-  PtxEncoding enc;
-  PathCheck(z3::context& c, const Skeleton& sk, ModelKind model, const LitmusTest& test,
-            const Target& t, const Budget* budget)
+  Encoding enc;
+  PathCheck(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+            const LitmusTest& test, const Target& t, const Budget* budget)
       : kind(detail::solver_kind_for(sk)),
         s(detail::make_solver(c, kind)),
         enc(c, s, sk, model, kind, budget) {
@@ -131,23 +134,26 @@ struct PathCheck {
     }
     if (test.filter) s.add(condition_to_z3(c, *test.filter, t.obs, terms));
   }
-  bool sat_with(const std::vector<Axiom>& axioms) {
+  // Satisfiable with the named axioms (and every unnamed check) assumed.
+  bool sat_with(const std::vector<std::string>& axioms) {
     z3::expr_vector v(s.ctx());
-    for (Axiom a : axioms) v.push_back(enc.literal(a));
+    for (const auto& ch : enc.checks())
+      if (ch.name.empty() || std::count(axioms.begin(), axioms.end(), ch.name))
+        v.push_back(ch.literal);
     v.push_back(enc.barrier_literal());
     return detail::is_sat(s, v);
   }
 };
 
-std::vector<Axiom> without(std::vector<Axiom> v, Axiom a) {
+std::vector<std::string> without(std::vector<std::string> v, const std::string& a) {
   v.erase(std::remove(v.begin(), v.end(), a), v.end());
   return v;
 }
 
 // Deletion-based minimization of an unsat set of axioms.
-std::vector<Axiom> minimize(PathCheck& p, std::vector<Axiom> core) {
+std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
   for (std::size_t i = 0; i < core.size();) {
-    const std::vector<Axiom> smaller = without(core, core[i]);
+    const std::vector<std::string> smaller = without(core, core[i]);
     if (!p.sat_with(smaller))
       core = smaller;
     else
@@ -156,250 +162,262 @@ std::vector<Axiom> minimize(PathCheck& p, std::vector<Axiom> core) {
   return core;
 }
 
-// --- the edges that break each axiom, read off a model -------------------
-
+// --- the edges that break an axiom, read off the execution -----------------
+//
+// The execution the Z3 model chose is evaluated concretely with the model's
+// own text (cat::Evaluator), and the relation the failing check constrains
+// is taken apart: a cycle (acyclic), a pair (empty) or a loop (irreflexive),
+// each step derived down to the relations the model starts from. A step is
+// shown in a let-bound name only where its definition is no path (it holds
+// an inverse, as fr = rf^-1 ; co does). Works for any model.
 class Breaker {
  public:
-  Breaker(const Skeleton& sk, PtxEncoding& enc, const z3::model& m) : sk_(sk), enc_(enc), m_(m) {}
+  Breaker(const Skeleton& sk, const cat::Model& model, const detail::ModelChoice& choice,
+          Encoding& enc, const z3::model& m)
+      : value_words_([&enc, &m, &sk](EventId e) {
+          return fmt::format("{}={}", sk.ev(e).loc,
+                             m.eval(enc.value(e), true).get_numeral_uint64());
+        }),
+        sk_(sk),
+        m_(model),
+        variants_(choice.kind == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
+                                                    : std::vector<std::string>{}),
+        ev_(model, sk.size(), variants_, [](std::string_view) { return true; }) {
+    const Encoding::Chosen c = enc.chosen(m);
+    cat::load_candidate(ev_, enc.static_prims(),
+                        cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
+    ev_.update(0);
+    for (const cat::Stmt& st : model.stmts)
+      if (st.let && !st.let->rec) bound_.emplace(st.let->slots[0], st.let->exprs[0].get());
+  }
 
-  Breach breach(Axiom a) {
+  Breach breach(const std::string& axiom) {
     Breach b;
-    b.axiom = a;
-    switch (a) {
-      case Axiom::Atomicity: atomicity(b); break;
-      case Axiom::Causality: causality(b); break;
-      case Axiom::Coherence: coherence(b); break;
-      case Axiom::FenceSc: fence_sc(b); break;
-      case Axiom::ScPerLocation: sc_per_location(b); break;
-      case Axiom::NoThinAir: thin_air(b); break;
-    }
-    if (b.why.empty()) b.why = fmt::format("{}: the execution below breaks it", to_string(a));
+    b.axiom = axiom;
+    for (const cat::Stmt& st : m_.stmts)
+      if (st.check && !st.check->flag && st.check->name == axiom && broken(*st.check, b)) break;
+    if (b.why.empty()) b.why = axiom + ": the execution below breaks it";
     return b;
   }
 
  private:
-  bool on(const Rel& r, EventId a, EventId b) const { return PtxEncoding::holds(m_, r, a, b); }
-  bool exec(EventId e) const { return m_.eval(enc_.executed(e), true).is_true(); }
+  struct Step {
+    std::vector<ExecEdge> edges;
+    std::vector<std::string> notes;
+  };
+
   std::string ev(EventId e) const { return describe_event(sk_, e); }
-  std::string val(EventId e) const {
-    return fmt::format("{}={}", sk_.ev(e).loc, m_.eval(enc_.value(e), true).get_numeral_uint64());
-  }
   std::size_t n() const { return sk_.size(); }
 
-  EventId source(EventId r) const {
-    for (EventId w = 0; w < n(); ++w)
-      if (on(enc_.rf_rel(), w, r)) return w;
-    return r;
-  }
-
-  void atomicity(Breach& b) {
-    const auto& rmw = enc_.rmw_matrix();
-    const auto& ms = enc_.ms_matrix();
-    for (EventId r = 0; r < n(); ++r)
-      for (EventId w = 0; w < n(); ++w) {
-        if (!rmw[r][w]) continue;
-        for (EventId x = 0; x < n(); ++x) {
-          if (x == w || !ms[r][x] || !ms[x][w] || !on(enc_.fr_rel(), r, x) ||
-              !on(enc_.co_rel(), x, w) || !enc_.atomic_against_write(w, x))
-            continue;
-          const EventId src = source(r);
-          b.why = fmt::format(
-              "Atomicity: {} reads {} from {}, and {} writes {} between that read and P{}'s own "
-              "write (fr, then co); "
-              "the two are morally strong because {}",
-              ev(r), val(r), ev(src), ev(x), val(x), sk_.ev(r).thread, strength_words(sk_, r, x));
-          b.edges = {{src, r, "rf"}, {r, x, "fr"}, {x, w, "co"}, {r, w, "rmw"}};
-          return;
-        }
-      }
-  }
-
-  // A path from a to b in the causality ingredients (po, sync, Fence-SC,
-  // barriers, observation), breadth-first: the chain that orders them.
-  std::vector<ExecEdge> cause_path(EventId a, EventId b) const {
-    std::vector<std::optional<ExecEdge>> via(n());
-    std::deque<EventId> q{a};
-    std::vector<char> seen(n());
-    seen[a] = 1;
-    while (!q.empty()) {
-      const EventId u = q.front();
-      q.pop_front();
-      if (u == b) break;
-      for (EventId v = 0; v < n(); ++v) {
-        if (seen[v] || !exec(v)) continue;
-        const char* kind = on(enc_.sync_rel(), u, v)      ? "sync"
-                           : on(enc_.sc_rel(), u, v)      ? "sc"
-                           : on(enc_.barrier_rel(), u, v) ? "bar"
-                           : on(enc_.obs_rel(), u, v)     ? "obs"
-                           : enc_.po_matrix()[u][v]       ? "po"
-                                                          : nullptr;
-        if (!kind) continue;
-        seen[v] = 1;
-        via[v] = ExecEdge{u, v, kind};
-        q.push_back(v);
-      }
+  bool broken(const cat::Check& c, Breach& b) {
+    const cat::Value v = ev_.eval(*c.expr);
+    const std::string text = cat::to_text(m_, *c.expr);
+    Step st;
+    if (c.negated) {
+      b.why = fmt::format("{}: {} must not be empty, and is", b.axiom, text);
+      return true;
     }
-    std::vector<ExecEdge> path;
-    for (EventId v = b; v != a && via[v]; v = via[v]->from) path.insert(path.begin(), *via[v]);
-    return path;
-  }
-
-  std::string chain_words(const std::vector<ExecEdge>& path) const {
-    std::vector<std::string> parts;
-    for (const ExecEdge& e : path) {
-      if (e.kind == "sync")
-        parts.push_back(
-            fmt::format("{} synchronizes with {} (release pattern observed by an acquire pattern; "
-                        "morally strong: {})",
-                        ev(e.from), ev(e.to), strength_words(sk_, e.from, e.to)));
-      else if (e.kind == "sc")
-        parts.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(e.from), ev(e.to)));
-      else if (e.kind == "bar")
-        parts.push_back(fmt::format("{} arrives before {} passes", ev(e.from), ev(e.to)));
-      else if (e.kind == "obs")
-        parts.push_back(fmt::format("{} is observed by {}", ev(e.from), ev(e.to)));
-    }
-    if (parts.empty()) return "";
-    std::string s = parts[0];
-    for (std::size_t i = 1; i < parts.size(); ++i) s += "; " + parts[i];
-    return s;
-  }
-
-  void causality(Breach& b) {
-    const Rel& cause = enc_.cause_rel();
-    for (EventId a = 0; a < n(); ++a)
-      for (EventId c = 0; c < n(); ++c) {
-        const bool rf = on(enc_.rf_rel(), a, c), fr = on(enc_.fr_rel(), a, c);
-        if (!(rf || fr) || !on(cause, c, a)) continue;
-        std::vector<ExecEdge> path = cause_path(c, a);
-        const std::string chain = chain_words(path);
-        if (fr) {
-          const EventId src = source(a);
-          b.why = fmt::format(
-              "Causality: {} reads {} from {}, which is coherence-before {} (fr), yet {} precedes "
-              "{} in causality order{}",
-              ev(a), val(a), ev(src), ev(c), ev(c), ev(a), chain.empty() ? "" : ": " + chain);
-          path.insert(path.begin(), ExecEdge{a, c, "fr"});
-          path.insert(path.begin(), ExecEdge{src, a, "rf"});
-        } else {
-          b.why =
-              fmt::format("Causality: {} reads {} from {}, which it precedes in causality order{}",
-                          ev(c), val(c), ev(a), chain.empty() ? "" : ": " + chain);
-          path.insert(path.begin(), ExecEdge{a, c, "rf"});
-        }
-        b.edges = std::move(path);
-        return;
-      }
-  }
-
-  void coherence(Breach& b) {
-    for (EventId a = 0; a < n(); ++a)
-      for (EventId c = 0; c < n(); ++c) {
-        const Event& x = sk_.ev(a);
-        const Event& y = sk_.ev(c);
-        if (a == c || !x.is_write() || !y.is_write() || x.loc != y.loc || x.is_init || y.is_init ||
-            !exec(a) || !exec(c))
-          continue;
-        if (on(enc_.cause_rel(), a, c) && !on(enc_.co_rel(), a, c)) {
-          b.why = fmt::format(
-              "Coherence: {} precedes {} in causality order{}, but is not coherence-before it",
-              ev(a), ev(c), [&] {
-                auto w = chain_words(cause_path(a, c));
-                return w.empty() ? std::string() : " (" + w + ")";
-              }());
-          b.edges = cause_path(a, c);
-          return;
-        }
-        if (enc_.ms_matrix()[a][c] && a < c && !on(enc_.co_rel(), a, c) &&
-            !on(enc_.co_rel(), c, a)) {
-          b.why = fmt::format(
-              "Coherence: {} and {} are morally strong ({}) but left unordered by coherence", ev(a),
-              ev(c), strength_words(sk_, a, c));
-          return;
-        }
-      }
-  }
-
-  void fence_sc(Breach& b) {
-    for (EventId a = 0; a < n(); ++a)
-      for (EventId c = 0; c < n(); ++c)
-        if (sk_.ev(a).is_sc_fence() && sk_.ev(c).is_sc_fence() && enc_.ms_matrix()[a][c] &&
-            on(enc_.cause_rel(), a, c) && on(enc_.sc_rel(), c, a)) {
-          b.why = fmt::format(
-              "Fence-SC: {} precedes {} in causality order but follows it in Fence-SC order", ev(a),
-              ev(c));
-          b.edges = cause_path(a, c);
-          b.edges.push_back(ExecEdge{c, a, "sc"});
-          return;
-        }
-  }
-
-  // A cycle in the union of the given edge kinds, as edges.
-  std::vector<ExecEdge> find_cycle(const std::function<const char*(EventId, EventId)>& edge) const {
-    std::vector<int> state(n(), 0);
-    std::vector<ExecEdge> stack;
-    std::vector<ExecEdge> found;
-    std::function<bool(EventId)> dfs = [&](EventId u) {
-      state[u] = 1;
-      for (EventId v = 0; v < n(); ++v) {
-        const char* k = edge(u, v);
-        if (!k) continue;
-        stack.push_back(ExecEdge{u, v, k});
-        if (state[v] == 1) {
-          auto it = std::find_if(stack.begin(), stack.end(),
-                                 [&](const ExecEdge& e) { return e.from == v; });
-          found.assign(it, stack.end());
+    if (c.kind == cat::CheckKind::Acyclic) {
+      const std::vector<std::pair<EventId, EventId>> cyc = cycle(v.rel);
+      if (cyc.empty()) return false;
+      for (const auto& [u, w] : cyc) append(st, derive(*c.expr, u, w, 0));
+      b.why = fmt::format("{}: a cycle in {}", b.axiom, text);
+    } else if (c.kind == cat::CheckKind::Irreflexive) {
+      const auto a = first_pair(v.rel, true);
+      if (!a) return false;
+      st = derive(*c.expr, a->first, a->first, 0);
+      b.why = fmt::format("{}: {} relates {} to itself", b.axiom, text, ev(a->first));
+    } else if (c.expr->type == cat::Type::Rel) {
+      const auto a = first_pair(v.rel, false);
+      if (!a) return false;
+      st = derive(*c.expr, a->first, a->second, 0);
+      b.why = fmt::format("{}: {} relates {} to {}", b.axiom, text, ev(a->first), ev(a->second));
+    } else {
+      for (EventId e = 0; e < n(); ++e)
+        if ((v.set[e / 64] >> (e % 64)) & 1U) {
+          b.why = fmt::format("{}: {} holds {}", b.axiom, text, ev(e));
           return true;
         }
-        if (state[v] == 0 && dfs(v)) return true;
-        stack.pop_back();
-      }
-      state[u] = 2;
       return false;
-    };
-    for (EventId s = 0; s < n() && found.empty(); ++s)
-      if (state[s] == 0) dfs(s);
-    return found;
+    }
+    for (const std::string& note : st.notes) b.why += "; " + note;
+    if (!st.edges.empty())
+      b.why += fmt::format(" ({} step{}, below)", st.edges.size(), st.edges.size() == 1 ? "" : "s");
+    b.edges = std::move(st.edges);
+    return true;
   }
 
-  std::string cycle_words(const std::vector<ExecEdge>& cyc) const {
-    std::string s;
-    for (const ExecEdge& e : cyc)
-      s += fmt::format("{}{} -{}-> {}", s.empty() ? "" : ", ", ev(e.from), e.kind, ev(e.to));
+  static void append(Step& into, Step s) {
+    for (ExecEdge& e : s.edges) into.edges.push_back(std::move(e));
+    for (std::string& x : s.notes)
+      if (std::find(into.notes.begin(), into.notes.end(), x) == into.notes.end())
+        into.notes.push_back(std::move(x));
+  }
+
+  static std::optional<std::pair<EventId, EventId>> first_pair(const BitRel& r, bool diagonal) {
+    for (EventId a = 0; a < r.size(); ++a)
+      for (EventId b = 0; b < r.size(); ++b)
+        if (r.has(a, b) && (!diagonal || a == b)) return std::pair{a, b};
+    return std::nullopt;
+  }
+
+  // A shortest cycle of r, as its edges.
+  std::vector<std::pair<EventId, EventId>> cycle(const BitRel& r) const {
+    std::vector<std::pair<EventId, EventId>> best;
+    for (EventId s = 0; s < n(); ++s) {
+      const std::vector<EventId> p = path(r, s, s);
+      if (!p.empty() && (best.empty() || p.size() - 1 < best.size())) {
+        best.clear();
+        for (std::size_t i = 0; i + 1 < p.size(); ++i) best.emplace_back(p[i], p[i + 1]);
+      }
+    }
+    return best;
+  }
+
+  // A shortest path of one or more r-steps from a to b (its events), or none.
+  static std::vector<EventId> path(const BitRel& r, EventId a, EventId b) {
+    const std::size_t n = r.size();
+    std::vector<std::optional<EventId>> via(n);
+    std::deque<EventId> q;
+    for (EventId v = 0; v < n; ++v)
+      if (r.has(a, v) && !via[v]) via[v] = a, q.push_back(v);
+    while (!q.empty() && !via[b]) {
+      const EventId u = q.front();
+      q.pop_front();
+      for (EventId v = 0; v < n; ++v)
+        if (r.has(u, v) && !via[v]) via[v] = u, q.push_back(v);
+    }
+    if (!via[b]) return {};
+    std::vector<EventId> p{b};
+    for (EventId v = *via[b]; p.size() <= n; v = *via[v]) {
+      p.insert(p.begin(), v);
+      if (v == a && p.size() > 1) break;
+    }
+    return p;
+  }
+
+  bool has(const cat::Expr& e, EventId u, EventId v) const { return ev_.eval(e).rel.has(u, v); }
+
+  // A step in a primitive, with words for the engine's own relations.
+  Step primitive_step(const std::string& name, EventId u, EventId v) const {
+    Step s{{ExecEdge{u, v, name}}, {}};
+    if (name == "rf")
+      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words_(v), ev(u)));
+    else if (name == "sf")
+      s.notes.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(u), ev(v)));
+    else if (name == "sync_barrier")
+      s.notes.push_back(fmt::format("{} arrives before {} passes", ev(u), ev(v)));
     return s;
   }
 
-  void sc_per_location(Breach& b) {
-    const auto& ms = enc_.ms_matrix();
-    b.edges = find_cycle([&](EventId u, EventId v) -> const char* {
-      if (ms[u][v] && on(enc_.rf_rel(), u, v)) return "rf";
-      if (ms[u][v] && on(enc_.co_rel(), u, v)) return "co";
-      if (ms[u][v] && on(enc_.fr_rel(), u, v)) return "fr";
-      if (enc_.poloc_matrix()[u][v] && exec(u) && exec(v)) return "po-loc";
-      return nullptr;
-    });
-    if (!b.edges.empty())
-      b.why =
-          "SC-per-Location: a cycle of program order and morally strong rf/co/fr on one "
-          "location: " +
-          cycle_words(b.edges);
+  static bool symmetric(const BitRel& r) { return r == r.inverse(); }
+
+  // Why (u, v) is in e: the steps from u to v. `depth` 0: the check's own
+  // expression, where a let-bound name is always opened.
+  Step derive(const cat::Expr& e, EventId u, EventId v, int depth) {
+    using cat::Op;
+    if (depth > cat::kMaxNesting) return {};
+    switch (e.op) {
+      case Op::Ref: {
+        const cat::Slot& slot = m_.slots[e.slot];
+        if (slot.primitive) return primitive_step(slot.name, u, v);
+        const auto it = bound_.find(e.slot);
+        if (it == bound_.end()) return {{ExecEdge{u, v, slot.name}}, {}};
+        Step inner = derive(*it->second, u, v, depth + 1);
+        if (depth > 0 && u != v && slot.name == "sync")
+          inner.notes.insert(inner.notes.begin(),
+                             fmt::format("{} synchronizes with {}", ev(u), ev(v)));
+        // No path (fr = rf^-1 ; co): one step under its name, with its notes.
+        if (depth > 0 && has_inverse(*it->second, 0))
+          return {{ExecEdge{u, v, slot.name}}, inner.notes};
+        return inner;
+      }
+      case Op::Union: return derive(*e.args[has(*e.args[0], u, v) ? 0 : 1], u, v, depth + 1);
+      case Op::Inter: return intersection(e, u, v, depth);
+      case Op::Diff: {
+        Step s = derive(*e.args[0], u, v, depth + 1);
+        s.notes.push_back(
+            fmt::format("{} and {} are not in {}", ev(u), ev(v), cat::to_text(m_, *e.args[1])));
+        return s;
+      }
+      case Op::Seq: {
+        const BitRel a = ev_.eval(*e.args[0]).rel, b = ev_.eval(*e.args[1]).rel;
+        for (EventId w = 0; w < n(); ++w)
+          if (a.has(u, w) && b.has(w, v)) {
+            Step s = derive(*e.args[0], u, w, depth + 1);
+            append(s, derive(*e.args[1], w, v, depth + 1));
+            return s;
+          }
+        return {};
+      }
+      case Op::Plus:
+      case Op::Star:
+      case Op::Opt: {
+        if (u == v && e.op != Op::Plus) return {};
+        const BitRel r = ev_.eval(*e.args[0]).rel;
+        if (e.op == Op::Opt) return derive(*e.args[0], u, v, depth + 1);
+        const std::vector<EventId> p = path(r, u, v);
+        Step s;
+        for (std::size_t i = 0; i + 1 < p.size(); ++i)
+          append(s, derive(*e.args[0], p[i], p[i + 1], depth + 1));
+        return s;
+      }
+      case Op::Inverse: {
+        Step s = derive(*e.args[0], v, u, depth + 1);
+        return s;
+      }
+      case Op::IfVariant: {
+        const auto& vars = ev_variants();
+        const bool on = std::find(vars.begin(), vars.end(), e.variant) != vars.end();
+        return derive(*e.args[on ? 0 : 1], u, v, depth + 1);
+      }
+      default: return {};  // [S], S * T, ~r: membership, not a step
+    }
   }
 
-  void thin_air(Breach& b) {
-    b.edges = find_cycle([&](EventId u, EventId v) -> const char* {
-      if (on(enc_.rf_rel(), u, v)) return "rf";
-      if (enc_.dep_matrix()[u][v] && exec(u) && exec(v)) return "dep";
-      return nullptr;
-    });
-    if (!b.edges.empty())
-      b.why =
-          "No-Thin-Air: values would justify themselves through a cycle of rf and dependencies: " +
-          cycle_words(b.edges);
+  // (u, v) in r & s: derived in the operand that is not a symmetric
+  // relation (same location, morally strong: a property of the pair); the
+  // others are stated: a symmetric one as a note (ms in words), a primitive
+  // one as an edge of its own (rmw).
+  Step intersection(const cat::Expr& e, EventId u, EventId v, int depth) {
+    std::size_t main = 0;
+    for (std::size_t i = 0; i < e.args.size(); ++i)
+      if (!symmetric(ev_.eval(*e.args[i]).rel)) {
+        main = i;
+        if (e.args[i]->op != cat::Op::Ref) break;
+      }
+    Step s = derive(*e.args[main], u, v, depth + 1);
+    for (std::size_t i = 0; i < e.args.size(); ++i) {
+      if (i == main) continue;
+      const cat::Expr& a = *e.args[i];
+      const bool prim = a.op == cat::Op::Ref && m_.slots[a.slot].primitive;
+      const std::string name = prim ? m_.slots[a.slot].name : "";
+      if (name == "ms")  // (one note per pair, whichever way it was reached)
+        s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
+                                      ev(std::max(u, v)),
+                                      strength_words(sk_, std::min(u, v), std::max(u, v))));
+      else if (prim && !symmetric(ev_.eval(a).rel))
+        s.edges.push_back(ExecEdge{u, v, name});
+    }
+    return s;
   }
 
+  // An inverse in e's own text (names it uses are judged when reached).
+  static bool has_inverse(const cat::Expr& e, int depth) {
+    if (depth > cat::kMaxNesting) return false;
+    if (e.op == cat::Op::Inverse) return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [&](const auto& a) { return has_inverse(*a, depth + 1); });
+  }
+
+  const std::vector<std::string>& ev_variants() const { return variants_; }
+
+  std::function<std::string(EventId)> value_words_;  // "x=1": the value a read returns
   const Skeleton& sk_;
-  PtxEncoding& enc_;
-  const z3::model& m_;
+  const cat::Model& m_;
+  std::vector<std::string> variants_;
+  cat::Evaluator ev_;
+  std::map<std::size_t, const cat::Expr*> bound_;
 };
 
 // Sync edges of an allowed witness, in words.
@@ -420,30 +438,38 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   out.test = test.name;
   out.file = test.file;
   out.model = opts.model.value_or(model_for_target(test.target_sm));
+  out.model_file = opts.model_file;
   out.expansion = ex;
   const Target target = parse_target(test, *ex, req);
   out.outcome = target.text;
   out.target_sm = test.target_sm;
-  const std::vector<Axiom> all(kAllAxioms.begin(), kAllAxioms.end());
+  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
+  // The named axioms the options enable, in file order.
+  std::vector<std::string> all;
+  for (const cat::Stmt& st : model->stmts)
+    if (st.check && !st.check->flag && !st.check->name.empty() && opts.enables(st.check->name) &&
+        std::find(all.begin(), all.end(), st.check->name) == all.end())
+      all.push_back(st.check->name);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   struct Forbidden {
     std::size_t skeleton;
-    std::vector<Axiom> core;
+    std::vector<std::string> core;
   };
   std::vector<Forbidden> cores;
   for (std::size_t i = 0; i < ex->skeletons.size(); ++i) {
     const Skeleton& sk = ex->skeletons[i];
     if (sk.cut) continue;
     ++out.paths;
-    PathCheck p(c, sk, out.model, test, target, opts.budget);
+    PathCheck p(c, sk, choice, test, target, opts.budget);
     if (p.sat_with(all)) {
       out.allowed = true;
       out.witness = p.enc.witness(p.s.get_model(), i);
       out.notes = sync_notes(sk, out.witness);
       return out;
     }
-    z3::expr_vector lits = p.enc.all_literals(false, {});
+    z3::expr_vector lits = p.enc.all_literals(false);
     if (detail::is_sat(p.s, lits)) {
       out.barrier_needed = true;
       continue;
@@ -454,22 +480,22 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
     }
     cores.push_back({i, minimize(p, all)});
   }
-  for (const Forbidden& f : cores)
-    for (Axiom a : f.core)
-      if (std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end())
+  for (const std::string& a : all)  // file order
+    for (const Forbidden& f : cores)
+      if (std::count(f.core.begin(), f.core.end(), a) &&
+          std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end())
         out.axioms.push_back(a);
-  std::sort(out.axioms.begin(), out.axioms.end());
   // For each axiom, the first path whose minimal core has it: the execution
   // that gives the outcome once that axiom is dropped.
-  for (Axiom a : out.axioms) {
+  for (const std::string& a : out.axioms) {
     const auto f = std::find_if(cores.begin(), cores.end(), [&](const Forbidden& x) {
       return std::count(x.core.begin(), x.core.end(), a);
     });
     const Skeleton& sk = ex->skeletons[f->skeleton];
-    PathCheck p(c, sk, out.model, test, target, opts.budget);
+    PathCheck p(c, sk, choice, test, target, opts.budget);
     if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
     const z3::model m = p.s.get_model();
-    Breach b = Breaker(sk, p.enc, m).breach(a);
+    Breach b = Breaker(sk, *model, choice, p.enc, m).breach(a);
     b.execution = p.enc.witness(m, f->skeleton);
     out.breaches.push_back(std::move(b));
   }
@@ -478,6 +504,8 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
 
 namespace {
 
+std::string model_name(const Explanation& e) { return redscope::model_name(e.model, e.model_file); }
+
 std::string edge_text(const Skeleton& sk, const ExecEdge& e) {
   return fmt::format("{} -{}-> {}", describe_event(sk, e.from), e.kind, describe_event(sk, e.to));
 }
@@ -485,7 +513,7 @@ std::string edge_text(const Skeleton& sk, const ExecEdge& e) {
 }  // namespace
 
 std::string render_text(const Explanation& e) {
-  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, to_string(e.model), e.outcome,
+  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, model_name(e), e.outcome,
                               e.allowed ? "Allowed" : "Forbidden");
   if (e.allowed) {
     s += "A witness execution:\n";
@@ -503,7 +531,7 @@ std::string render_text(const Explanation& e) {
     return s;
   }
   std::string names;
-  for (Axiom a : e.axioms) names += (names.empty() ? "" : ", ") + std::string(to_string(a));
+  for (const std::string& a : e.axioms) names += (names.empty() ? "" : ", ") + a;
   s += fmt::format(
       "Forbidden by: {} (a minimal set: dropping any one of them on its path allows the outcome)\n",
       names);
@@ -511,8 +539,7 @@ std::string render_text(const Explanation& e) {
     s += "\n" + b.why + "\n";
     const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
     for (const ExecEdge& x : b.edges) s += "    " + edge_text(sk, x) + "\n";
-    s += fmt::format("  The execution that would give the outcome without {}:\n",
-                     to_string(b.axiom));
+    s += fmt::format("  The execution that would give the outcome without {}:\n", b.axiom);
     for (const std::string& r : b.execution.rf) s += "    rf " + r + "\n";
     for (const std::string& r : b.execution.co) s += "    co " + r + "\n";
   }
@@ -543,7 +570,7 @@ Json witness_json(const Witness& w) {
 std::string render_json(const Explanation& e) {
   // Field names as in run's JSON: target is the Target sm; outcome is what is explained.
   Json o = Json::object();
-  o.set("test", e.test).set("file", e.file).set("model", to_string(e.model));
+  o.set("test", e.test).set("file", e.file).set("model", model_name(e));
   o.set("target", fmt::format("sm_{}", e.target_sm)).set("outcome", e.outcome);
   o.set("verdict", e.allowed ? "allowed" : "forbidden");
   if (e.allowed) {
@@ -551,11 +578,11 @@ std::string render_json(const Explanation& e) {
     return o.dump(Json::Layout::Line) + "\n";
   }
   Json axioms = Json::array(), breaches = Json::array();
-  for (Axiom a : e.axioms) axioms.push(to_string(a));
+  for (const std::string& a : e.axioms) axioms.push(a);
   for (const Breach& b : e.breaches) {
     const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
     breaches.push(Json::object()
-                      .set("axiom", to_string(b.axiom))
+                      .set("axiom", b.axiom)
                       .set("why", b.why)
                       .set("edges", edges_json(sk, b.edges))
                       .set("execution", witness_json(b.execution)));

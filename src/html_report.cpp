@@ -96,13 +96,12 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
     if (ro.pictures) {
       const std::string dir = (fs::path(ro.dir) / "pictures").string();
       for (const Breach& b : ex.breaches) {
-        const auto files = write_picture(
-            dir, fmt::format("{}-{}", e.stem, to_string(b.axiom)),
-            witness_dot(ex.expansion->skeletons[b.execution.skeleton], b.execution,
-                        fmt::format("{} breaks {}", ex.outcome, to_string(b.axiom)), b.edges));
-        e.explanation_html +=
-            fmt::format("<img alt=\"{}\" src=\"../pictures/{}\">", to_string(b.axiom),
-                        fs::path(files.back()).filename().string());
+        const auto files =
+            write_picture(dir, fmt::format("{}-{}", e.stem, file_stem(b.axiom)),
+                          witness_dot(ex.expansion->skeletons[b.execution.skeleton], b.execution,
+                                      fmt::format("{} breaks {}", ex.outcome, b.axiom), b.edges));
+        e.explanation_html += fmt::format("<img alt=\"{}\" src=\"../pictures/{}\">", b.axiom,
+                                          fs::path(files.back()).filename().string());
       }
     }
   } catch (const std::exception& x) {
@@ -144,7 +143,7 @@ std::string test_page(const Entry& e) {
       html_escape(r.test), kStyle);
   h += fmt::format(
       "<p>File <code>{}</code>, model <b>{}</b>, condition <code>{}</code>: <b>{}</b> ({}).</p>",
-      html_escape(e.file), to_string(r.model), html_escape(r.condition_text),
+      html_escape(e.file), model_name(r.model, r.model_file), html_escape(r.condition_text),
       r.holds ? "holds" : "does not hold", to_string(r.observation));
   std::ifstream in(e.file);
   std::stringstream src;
@@ -195,7 +194,7 @@ std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
         : mismatch ? "mismatch"
                    : "",
         r.error ? name : fmt::format("<a href=\"tests/{}.html\">{}</a>", e.stem, name),
-        to_string(r.model), r.error ? "<span class=bad>error</span>" : verdict(r),
+        model_name(r.model, r.model_file), r.error ? "<span class=bad>error</span>" : verdict(r),
         e.expected ? (*e.expected ? "Ok" : "No") : "<span class=muted>-</span>",
         r.error ? "" : std::to_string(r.outcomes.size()),
         r.error ? html_escape(*r.error) : machine_cell(e), r.seconds);

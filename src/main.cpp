@@ -96,12 +96,16 @@ and --max-file-size):
                        paths relative to the CSV's folder); prints one line per
                        mismatch and a final "N passed, M failed"
   --model M            memory model: ptx (PTX ISA memory consistency model,
-                       sm_70 and later) or ptx-sm6x (the same axioms, but an
-                       RMW on .shared is not atomic against plain stores).
-                       Default: chosen from each test's Target (sm_6x and
-                       earlier: ptx-sm6x; otherwise ptx).
-  --cat FILE           the cat model file the enum engine checks instead of
-                       the built-in models/ptx.cat (docs/model.md)
+                       sm_70 and later), ptx-sm6x (the same axioms, but an
+                       RMW on .shared is not atomic against plain stores), or
+                       your own cat file, FILE.cat (a subset of herd's cat
+                       language over redscope's primitives; docs/model.md),
+                       read by the z3 and enum engines, explain, atomicity,
+                       xval and report. Default: models/ptx.cat, built in,
+                       with variant "sm6x" on for tests whose Target is sm_6x
+                       or earlier (also with your own file). `redscope models`
+                       lists the shipped ones.
+  --cat FILE           the same as --model FILE
   --engine z3|enum|op  z3 (default): the model encoded in Z3; op: the
                        operational machine (see xval); enum: the
                        reference enumerator, which builds every candidate
@@ -171,13 +175,26 @@ struct Cli {
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
   unsigned shard = 1, shards = 1;  // --shard i/n
-  std::optional<std::string> cat;  // run --cat (enum engine)
+  std::optional<std::string> cat;  // --model FILE.cat (or --cat FILE): the user's model
+  std::shared_ptr<const redscope::cat::Model> user_model;  // that file, parsed once
   std::vector<std::string> paths;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
   fmt::print(stderr, "redscope: {}\nTry 'redscope --help'.\n", msg);
   std::exit(kExitUsage);
+}
+
+// --model FILE.cat: parsed once, here, so that a bad model is one located
+// error (exit 2) before any test runs.
+void load_user_model(Cli& c, const std::string& path) {
+  try {
+    c.user_model = std::make_shared<const redscope::cat::Model>(redscope::cat::load_cat(path));
+    c.cat = path;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    std::exit(kExitUsage);
+  }
 }
 
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
@@ -206,22 +223,17 @@ Cli parse_run(int argc, char** argv) {
       c.jobs = static_cast<unsigned>(parse_int("-j", a.substr(2), 1, 256));
     } else if (a == "--expect") {
       c.expect = value();
-    } else if (a == "--model") {
+    } else if (a == "--model" || a == "--cat") {
       const std::string m = value();
-      if (m == "ptx")
+      if (a == "--model" && m == "ptx")
         c.model = redscope::ModelKind::Ptx;
-      else if (m == "ptx-sm6x")
+      else if (a == "--model" && m == "ptx-sm6x")
         c.model = redscope::ModelKind::PtxSm6x;
+      else if (a == "--cat" || m.find('/') != std::string::npos ||
+               (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
+        load_user_model(c, m);
       else
-        usage_error(fmt::format("unknown model '{}' (available: ptx, ptx-sm6x)", m));
-    } else if (a == "--cat") {
-      c.cat = value();
-      try {
-        (void)redscope::cat::load_cat(*c.cat);  // reported once, here, if bad
-      } catch (const redscope::InputError& e) {
-        fmt::print(stderr, "{}\n", e.what());
-        std::exit(kExitUsage);
-      }
+        usage_error(fmt::format("unknown model '{}' (ptx, ptx-sm6x, or a cat file: FILE.cat)", m));
     } else if (a == "--engine") {
       const std::string e = value();
       if (e == "z3")
@@ -278,7 +290,10 @@ Cli parse_run(int argc, char** argv) {
     }
   }
   if (c.paths.empty()) usage_error("run needs at least one file or folder");
-  if (c.cat && c.engine != redscope::EngineKind::Enum) usage_error("--cat needs --engine enum");
+  if (c.cat && c.engine == redscope::EngineKind::Op)
+    usage_error(
+        "--engine op is the hand-written operational machine and reads no model file; "
+        "use --engine z3 or enum with --model FILE.cat");
   return c;
 }
 
@@ -401,7 +416,10 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.engine = c.engine;
   opts.max_file_bytes = c.max_file_bytes;
   opts.limits = c.limits;
-  if (c.cat) opts.model_file = *c.cat;
+  if (c.cat) {
+    opts.model_file = *c.cat;
+    opts.user_model = c.user_model;
+  }
   return opts;
 }
 
@@ -599,11 +617,10 @@ int run_explain(const Cli& c) {
       }
       for (const redscope::Breach& b : e.breaches)
         redscope::write_picture(
-            *c.dot_dir, fmt::format("{}-{}", stem, redscope::to_string(b.axiom)),
-            redscope::witness_dot(
-                e.expansion->skeletons[b.execution.skeleton], b.execution,
-                fmt::format("{}: {} breaks {}", e.test, e.outcome, redscope::to_string(b.axiom)),
-                b.edges));
+            *c.dot_dir, fmt::format("{}-{}", stem, redscope::file_stem(b.axiom)),
+            redscope::witness_dot(e.expansion->skeletons[b.execution.skeleton], b.execution,
+                                  fmt::format("{}: {} breaks {}", e.test, e.outcome, b.axiom),
+                                  b.edges));
     }
     return kExitOk;
   } catch (const redscope::InputError& e) {
@@ -687,10 +704,10 @@ int run_models() {
   fmt::print(
       "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
       "          .shared is not atomic against plain stores\n"
-      "--model picks one (default: from each test's Target). The enum engine reads\n"
-      "the file and takes your own with --cat FILE; the z3 engine, explain and\n"
-      "atomicity use a built-in encoding of the same axioms, which the tests keep\n"
-      "equal to the file on every suite test (docs/model.md).\n");
+      "--model picks one (default: from each test's Target) or takes your own file,\n"
+      "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
+      "all evaluate the model file; the operational machine (--engine op, and xval's\n"
+      "other side) is hand-written and reads none (docs/model.md).\n");
   return kExitOk;
 }
 

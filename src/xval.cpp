@@ -40,6 +40,7 @@ XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
   std::map<std::vector<std::uint64_t>, std::string> traces;
   const TestResult reached = run_op(t, z, &traces);
   x.model = allowed.model;
+  x.model_file = opts.model_file;
   for (const Observable& o : allowed.observables) x.labels.push_back(o.label);
   std::map<std::vector<std::uint64_t>, XvalOutcome> all;
   auto render = [&](const std::vector<std::uint64_t>& v) {
@@ -95,15 +96,15 @@ std::string render_xval_text(const XvalResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
   std::string o = fmt::format(
       "Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n",
-      r.test, to_string(r.model), r.count(XvalStatus::AllowedReached),
+      r.test, model_name(r.model, r.model_file), r.count(XvalStatus::AllowedReached),
       r.count(XvalStatus::AllowedUnreached), r.count(XvalStatus::ReachedForbidden));
   for (const XvalOutcome& x : r.outcomes) {
     if (x.status == XvalStatus::AllowedReached) continue;
     o += fmt::format("  {} {}\n", to_string(x.status), state(r, x));
     if (x.status != XvalStatus::ReachedForbidden) continue;
     std::string axioms;
-    for (Axiom a : x.forbidden_by)
-      axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", to_string(a));
+    for (const std::string& a : x.forbidden_by)
+      axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", a);
     o += fmt::format("    forbidden by: {}\n    machine trace:\n",
                      axioms.empty() ? "(no single skeleton core)" : axioms);
     for (std::size_t a = 0, b; a < x.trace.size(); a = b + 1) {
@@ -137,13 +138,14 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
   Json all = Json::array();
   for (const XvalResult& r : rs) {
     Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
+    if (!r.model_file.empty()) t.set("model", r.model_file);
     set_json_error(t, r.error, r.error_kind);
     Json outcomes = Json::array();
     for (const XvalOutcome& x : r.outcomes) {
       Json values = Json::object();
       for (std::size_t j = 0; j < r.labels.size(); ++j) values.set(r.labels[j], x.values[j]);
       Json axioms = Json::array();
-      for (Axiom a : x.forbidden_by) axioms.push(to_string(a));
+      for (const std::string& a : x.forbidden_by) axioms.push(a);
       outcomes.push(Json::object()
                         .set("values", std::move(values))
                         .set("status", to_string(x.status))

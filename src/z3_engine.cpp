@@ -1,5 +1,5 @@
-// The Z3 engine: all-SAT enumeration of the outcomes a test allows under the
-// PTX model encoded by PtxEncoding (ptx_encoding.hpp).
+// The Z3 engine: all-SAT enumeration of the outcomes a test allows under a
+// cat model, encoded by Encoding (z3_encoding.hpp).
 #include "redscope/engine.hpp"
 
 #include <algorithm>
@@ -13,14 +13,17 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "ptx_encoding.hpp"
+#include "redscope/model/cat.hpp"
 #include "z3_condition.hpp"
+#include "z3_encoding.hpp"
 
 namespace redscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using detail::PtxEncoding;
+using detail::choice_for;
+using detail::Encoding;
+using detail::ModelChoice;
 
 // One skeleton's encoding behind a solver that starts as Z3's general SMT
 // core, cheap per check (the many satisfiable checks of a test with many
@@ -37,13 +40,15 @@ class SkeletonSolver {
   static constexpr unsigned kSmtConflicts = 500;
 
   SkeletonSolver(z3::context& c, const Skeleton& sk, const LitmusTest& test,
-                 const std::vector<Observable>& obs, const EngineOptions& opts)
+                 const std::vector<Observable>& obs, const EngineOptions& opts,
+                 const ModelChoice& model)
       : c_(c),
         sk_(sk),
         test_(test),
         obs_(obs),
         opts_(opts),
-        float_tables_(opts.float_tables && !opts.disables(Axiom::NoThinAir)) {
+        model_(model),
+        float_tables_(opts.float_tables) {
     open(detail::SolverKind::Smt);
   }
 
@@ -51,8 +56,7 @@ class SkeletonSolver {
   // barrier) with an outcome not blocked yet.
   bool sat(bool with_barriers) {
     for (;;) {
-      const z3::check_result r =
-          cur_->s.check(cur_->enc.all_literals(with_barriers, opts_.disabled_axioms));
+      const z3::check_result r = cur_->s.check(cur_->enc.all_literals(with_barriers));
       if (r == z3::sat) return true;
       if (r == z3::unsat) return false;
       if (opts_.budget)
@@ -64,7 +68,7 @@ class SkeletonSolver {
 
   z3::model model() const { return cur_->s.get_model(); }
   const std::vector<z3::expr>& terms() const { return cur_->terms; }
-  PtxEncoding& encoding() { return cur_->enc; }
+  Encoding& encoding() { return cur_->enc; }
 
   void block(const std::vector<std::uint64_t>& vals) {
     blocked_.push_back(vals);
@@ -74,10 +78,10 @@ class SkeletonSolver {
  private:
   struct Session {
     z3::solver s;
-    PtxEncoding enc;
+    Encoding enc;
     std::vector<z3::expr> terms;
     detail::SolverKind kind;
-    Session(z3::context& c, z3::solver solver, const Skeleton& sk, ModelKind m,
+    Session(z3::context& c, z3::solver solver, const Skeleton& sk, const ModelChoice& m,
             detail::SolverKind k, const Budget* budget)
         : s(std::move(solver)),
           enc(c, s, sk, m, k, budget),
@@ -89,11 +93,10 @@ class SkeletonSolver {
 
   void open(detail::SolverKind kind) {
     z3::solver s = detail::make_solver(c_, kind);
-    cur_ = std::make_unique<Session>(c_, std::move(s), sk_,
-                                     opts_.model.value_or(model_for_target(test_.target_sm)), kind,
-                                     opts_.budget);
-    cur_->enc.use_float_tables(float_tables_);
-    cur_->enc.pin_po_loc_co(opts_.own_writes_in_program_order());
+    cur_ = std::make_unique<Session>(c_, std::move(s), sk_, model_, kind, opts_.budget);
+    // Both only where the model implies what they assume (cat::Shortcuts).
+    cur_->enc.use_float_tables(float_tables_ && cur_->enc.shortcuts().no_thin_air);
+    cur_->enc.pin_po_loc_co(true);
     cur_->enc.encode();
     for (const Observable& o : obs_) cur_->terms.push_back(cur_->enc.observable(o));
     // herd's `filter`: only executions satisfying it are considered.
@@ -144,6 +147,7 @@ class SkeletonSolver {
   const LitmusTest& test_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
+  const ModelChoice& model_;
   bool float_tables_;
   bool may_move_ = false;
   std::unique_ptr<Session> cur_;
@@ -153,8 +157,9 @@ class SkeletonSolver {
 // All outcomes of one complete skeleton not already in `found`.
 void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const LitmusTest& test,
                const std::vector<Observable>& obs, const EngineOptions& opts,
-               std::map<std::vector<std::uint64_t>, Witness>& found, IncompletePaths& inc) {
-  SkeletonSolver s(c, sk, test, obs, opts);
+               const ModelChoice& model, std::map<std::vector<std::uint64_t>, Witness>& found,
+               IncompletePaths& inc) {
+  SkeletonSolver s(c, sk, test, obs, opts, model);
   if (sk.cut) {
     if (s.sat(false)) ++inc.bound_cut;
     return;
@@ -195,38 +200,41 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<std::vector<std::uint64_t>, Witness> found;
+  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const ModelChoice choice = choice_for(test, opts, *model);
   for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
-    enumerate(c, ex.skeletons[i], i, test, r.observables, opts, found, r.incomplete);
+    enumerate(c, ex.skeletons[i], i, test, r.observables, opts, choice, found, r.incomplete);
   settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
-std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
-                                     const std::vector<Observable>& obs,
-                                     const std::vector<std::uint64_t>& values) {
+std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                           const std::vector<Observable>& obs,
+                                           const std::vector<std::uint64_t>& values) {
   const Expansion ex = expand(test, opts.expand);
-  std::vector<Axiom> out;
+  std::vector<std::string> out;
+  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const ModelChoice choice = choice_for(test, opts, *model);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);
   for (const Skeleton& sk : ex.skeletons) {
     if (sk.cut) continue;
     const detail::SolverKind kind = detail::solver_kind_for(sk);
     z3::solver s = detail::make_solver(c, kind);
-    PtxEncoding enc(c, s, sk, opts.model.value_or(model_for_target(test.target_sm)), kind,
-                    opts.budget);
+    Encoding enc(c, s, sk, choice, kind, opts.budget);
     enc.encode();
     for (std::size_t i = 0; i < obs.size(); ++i)
       s.add(enc.observable(obs[i]) ==
             c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
-    z3::expr_vector lits = enc.all_literals(true, {});
+    z3::expr_vector lits = enc.all_literals(true);
     if (detail::is_sat(s, lits)) continue;
     const z3::expr_vector core = s.unsat_core();
-    for (Axiom a : kAllAxioms)
+    for (const auto& ch : enc.checks())
       for (unsigned k = 0; k < core.size(); ++k)
-        if (z3::eq(core[static_cast<int>(k)], enc.literal(a)) &&
-            std::find(out.begin(), out.end(), a) == out.end())
-          out.push_back(a);
+        if (z3::eq(core[static_cast<int>(k)], ch.literal) && !ch.name.empty() &&
+            std::find(out.begin(), out.end(), ch.name) == out.end())
+          out.push_back(ch.name);
   }
   return out;
 }

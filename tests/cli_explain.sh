@@ -12,8 +12,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$bin" explain "$litmus/scope/red-gpu-2cta-safe.litmus" --outcome "x=1" --dot "$dir/pics") || fail "exit status $?"
 grep -q "x=1 is Forbidden" <<<"$out" || fail "red.gpu lost update must be forbidden: $out"
 grep -q "^Forbidden by:.*Atomicity" <<<"$out" || fail "Atomicity must be named: $out"
-grep -q "^Atomicity: P0's red.relaxed.gpu.global.add.u32 \[x\], 1 (its read) reads x=0 from the initial value of x" <<<"$out" \
-  || grep -q "^Atomicity: P1's red.relaxed.gpu.global.add.u32 \[x\], 1 (its read) reads x=0 from the initial value of x" <<<"$out" || fail "Atomicity in words: $out"
+# The pair in the relation Atomicity constrains (models/ptx.cat), in words.
+grep -q "^Atomicity: rmw & between relates P[01]'s red.relaxed.gpu.global.add.u32 \[x\], 1 (its read)" <<<"$out" || fail "Atomicity's pair: $out"
+grep -q "P[01]'s red.relaxed.gpu.global.add.u32 \[x\], 1 (its read) reads x=0 from the initial value of x" <<<"$out" || fail "Atomicity in words: $out"
 # Either RMW may be the one whose read is overtaken (the solver's choice).
 grep -q "morally strong because P0 (.gpu) and P1 (.gpu) are in different CTAs of one GPU" <<<"$out" \
   || grep -q "morally strong because P1 (.gpu) and P0 (.gpu) are in different CTAs of one GPU" <<<"$out" || fail "why morally strong: $out"

@@ -10,11 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "ptx_encoding.hpp"
 #include "redscope/engine.hpp"
 #include "redscope/frontend.hpp"
+#include "redscope/model/cat.hpp"
 #include "redscope/suite.hpp"
 #include "suite_files.hpp"
+#include "z3_encoding.hpp"
 
 using namespace redscope;
 
@@ -104,7 +105,7 @@ TEST_CASE("enum: a barrier with 70 members", "[engines][enum_limit]") {
 }
 
 // Float operations over few operand values are lookup tables computed with
-// the C++ float functions (ptx_encoding.hpp, float_table); with tables off
+// the C++ float functions (z3_encoding.hpp, float_table); with tables off
 // the same tests go through Z3's floating-point theory. Both must allow the
 // same outcomes bit for bit (FTZ on global f32, RNE, canonical NaN), on the
 // float, atom and vector suites and on generated float reductions.
@@ -197,7 +198,8 @@ TEST_CASE("a thread's own stores to one cell cost no coherence choice", "[engine
   REQUIRE(ex.skeletons.size() == 1);
   z3::context c;
   z3::solver s(c);
-  detail::PtxEncoding enc(c, s, ex.skeletons[0], ModelKind::Ptx, detail::SolverKind::Smt);
+  detail::Encoding enc(c, s, ex.skeletons[0], detail::ModelChoice{cat::builtin_ptx()},
+                       detail::SolverKind::Smt);
   enc.pin_po_loc_co(true);
   enc.encode();
   CHECK(s.assertions().size() < 4 * 200);  // was over 200³ / 6 transitivity clauses

@@ -39,6 +39,7 @@ struct AtomicityPair {
 struct AtomicityResult {
   std::string test, file;
   ModelKind model = ModelKind::Ptx;
+  std::string model_file;  // the user's model, if any (model_name)
   int target_sm = 90;
   std::vector<AtomicityPair> pairs;
   double seconds = 0;

@@ -18,6 +18,10 @@
 
 namespace redscope {
 
+namespace cat {
+struct Model;
+}
+
 // A register or location whose final value is part of an outcome.
 struct Observable {
   std::string label;  // "P0:r0" or "x"
@@ -114,12 +118,10 @@ struct EngineOptions {
   bool disables(Axiom a) const {
     return std::find(disabled_axioms.begin(), disabled_axioms.end(), a) != disabled_axioms.end();
   }
-  // A thread's own writes to one cell are ordered by program order, with no
-  // choice, while Coherence (same-thread writes are morally strong, so
-  // ordered) and SC-per-Location (not against po-loc) both hold. Both engines
-  // fix those pairs then (PtxEncoding::pin_po_loc_co, the enumerator's co).
-  bool own_writes_in_program_order() const {
-    return !disables(Axiom::Coherence) && !disables(Axiom::ScPerLocation);
+  // Whether the model's check named `axiom` forbids (not disabled).
+  bool enables(std::string_view axiom) const {
+    return std::none_of(disabled_axioms.begin(), disabled_axioms.end(),
+                        [&](Axiom a) { return to_string(a) == axiom; });
   }
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
@@ -141,10 +143,16 @@ struct EngineOptions {
   std::size_t enum_limit = 5'000'000;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
-  // enum engine: the cat model file deciding consistency; empty: the
-  // models/ptx.cat built into the binary (docs/model.md "The model file").
+  // The cat model deciding consistency (--model FILE.cat): `user_model`,
+  // parsed once by the caller, else the file `model_file` (parsed per test),
+  // else the models/ptx.cat built into the binary (docs/model.md). The
+  // operational machine is hand-written and ignores it (it is the cross-check).
   std::string model_file;
+  std::shared_ptr<const cat::Model> user_model;
 };
+
+// The cat model `opts` selects (see EngineOptions::model_file).
+std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts);
 
 // The engine `opts.engine` names.
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);
@@ -178,9 +186,9 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
 
 // The axioms in an unsat core of "the observables take these values", over
 // every complete skeleton that cannot produce them (empty if one can).
-std::vector<Axiom> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
-                                     const std::vector<Observable>& obs,
-                                     const std::vector<std::uint64_t>& values);
+std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                           const std::vector<Observable>& obs,
+                                           const std::vector<std::uint64_t>& values);
 
 // Shared by the engines: a result's header fields and observables, and its
 // outcomes sorted with verdict and observation from the found values.

@@ -23,7 +23,7 @@ struct ExplainRequest {
 
 // One axiom that the outcome needs broken, in the execution that breaks it.
 struct Breach {
-  Axiom axiom = Axiom::Causality;
+  std::string axiom;            // its name in the model (`as NAME`)
   std::string why;              // in words
   std::vector<ExecEdge> edges;  // the cycle or edge set that breaks it
   Witness execution;            // the rest of that execution
@@ -32,13 +32,14 @@ struct Breach {
 struct Explanation {
   std::string test, file, outcome;  // outcome: the explained outcome or condition, as text
   ModelKind model = ModelKind::Ptx;
+  std::string model_file;  // the user's model (--model FILE.cat), or "" for the built-in one
   int target_sm = 90;
   bool allowed = false;
-  Witness witness;                 // allowed: an execution that produces the outcome
-  std::vector<std::string> notes;  // allowed: its synchronization, in words
-  std::vector<Axiom> axioms;       // forbidden: a minimal set of axioms that forbids it
-  std::vector<Breach> breaches;    // forbidden: one per axiom, on the first path that needs it
-  std::size_t paths = 0;           // complete paths (skeletons) examined
+  Witness witness;                  // allowed: an execution that produces the outcome
+  std::vector<std::string> notes;   // allowed: its synchronization, in words
+  std::vector<std::string> axioms;  // forbidden: a minimal set of axioms that forbids it
+  std::vector<Breach> breaches;     // forbidden: one per axiom, on the first path that needs it
+  std::size_t paths = 0;            // complete paths (skeletons) examined
   std::size_t paths_without_values = 0;  // paths that cannot produce the values whatever the axioms
   bool barrier_needed = false;           // some path produces it only if a barrier never completes
   std::shared_ptr<const Expansion> expansion;  // the skeletons the witnesses refer to

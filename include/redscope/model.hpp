@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace redscope {
@@ -45,6 +46,12 @@ constexpr std::string_view to_string(Axiom a) {
 
 constexpr std::string_view to_string(ModelKind m) {
   return m == ModelKind::Ptx ? "ptx" : "ptx-sm6x";
+}
+
+// What a result names as its model: the user's model file (--model
+// FILE.cat) when there is one, else the built-in model's name.
+inline std::string model_name(ModelKind m, const std::string& model_file) {
+  return model_file.empty() ? std::string(to_string(m)) : model_file;
 }
 
 }  // namespace redscope

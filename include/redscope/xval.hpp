@@ -18,13 +18,14 @@ std::string_view to_string(XvalStatus s);
 struct XvalOutcome {
   std::vector<std::string> values;  // rendered, parallel to XvalResult::labels
   XvalStatus status = XvalStatus::AllowedReached;
-  std::string trace;                // machine trace (reached outcomes)
-  std::vector<Axiom> forbidden_by;  // reached-but-forbidden only
+  std::string trace;                      // machine trace (reached outcomes)
+  std::vector<std::string> forbidden_by;  // reached-but-forbidden only: axiom names
 };
 
 struct XvalResult {
   std::string test, file;
   ModelKind model = ModelKind::Ptx;
+  std::string model_file;  // the user's model, if any (model_name)
   std::vector<std::string> labels;
   std::vector<XvalOutcome> outcomes;
   std::size_t count(XvalStatus s) const;

@@ -536,6 +536,7 @@ void assign_levels(Model& m) {
 Model parse_cat(std::string_view text, const std::string& file,
                 const std::vector<Primitive>& primitives, const IncludeReader& include) {
   Model m;
+  m.file = file;
   std::map<std::string, std::size_t> scope;
   for (const Primitive& p : primitives) {
     m.slots.push_back(Slot{std::string(p.name), p.type, true, p.level});
@@ -544,6 +545,83 @@ Model parse_cat(std::string_view text, const std::string& file,
   Parser(m, include, scope).file(text, file, 0);
   assign_levels(m);
   return m;
+}
+
+}  // namespace redscope::cat
+
+namespace redscope::cat {
+namespace {
+
+std::string_view infix(Op op) {
+  switch (op) {
+    case Op::Union: return " | ";
+    case Op::Inter: return " & ";
+    case Op::Diff: return " \\ ";
+    case Op::Seq: return " ; ";
+    default: return " * ";  // Cartesian
+  }
+}
+
+// Needs no parentheses as an operand: names, brackets and postfix forms.
+bool atomic(const Expr& e) {
+  switch (e.op) {
+    case Op::Ref:
+    case Op::Empty:
+    case Op::Universe:
+    case Op::Identity:
+    case Op::Inverse:
+    case Op::Plus:
+    case Op::Star:
+    case Op::Opt:
+    case Op::Domain:
+    case Op::Range: return true;
+    default: return false;
+  }
+}
+
+std::string postfix(Op op) {
+  switch (op) {
+    case Op::Inverse: return "^-1";
+    case Op::Plus: return "+";
+    case Op::Star: return "*";
+    default: return "?";  // Opt
+  }
+}
+
+}  // namespace
+
+std::string to_text(const Model& m, const Expr& e) {
+  auto arg = [&](std::size_t i) {
+    const Expr& a = *e.args[i];
+    return atomic(a) || a.op == e.op ? to_text(m, a) : "(" + to_text(m, a) + ")";
+  };
+  switch (e.op) {
+    case Op::Ref: return m.slots[e.slot].name;
+    case Op::Empty: return "0";
+    case Op::Universe: return "_";
+    case Op::Union:
+    case Op::Inter:
+    case Op::Diff:
+    case Op::Seq:
+    case Op::Cartesian: return arg(0) + std::string(infix(e.op)) + arg(1);
+    case Op::Inverse:
+    case Op::Plus:
+    case Op::Star:
+    case Op::Opt: {
+      const Expr& a = *e.args[0];
+      const bool bare = atomic(a) && a.op != Op::Inverse && a.op != Op::Plus && a.op != Op::Star &&
+                        a.op != Op::Opt;
+      return (bare ? to_text(m, a) : "(" + to_text(m, a) + ")") + postfix(e.op);
+    }
+    case Op::Identity: return "[" + to_text(m, *e.args[0]) + "]";
+    case Op::Domain: return "domain(" + to_text(m, *e.args[0]) + ")";
+    case Op::Range: return "range(" + to_text(m, *e.args[0]) + ")";
+    case Op::Complement: return "~" + arg(0);
+    case Op::IfVariant:
+      return "if \"" + e.variant + "\" then " + to_text(m, *e.args[0]) + " else " +
+             to_text(m, *e.args[1]);
+  }
+  return "?";
 }
 
 }  // namespace redscope::cat

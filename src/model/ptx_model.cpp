@@ -2,6 +2,7 @@
 // loading a model file from a path.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -59,8 +60,58 @@ std::string_view builtin_ptx_model() { return kPtxCatText; }
 
 const Model& builtin_ptx() {
   // Parsed on first use, immutable afterwards (thread-safe static init).
-  static const Model kModel = parse_cat(kPtxCatText, "models/ptx.cat", ptx_primitives());
+  static const Model kModel = [] {
+    Model m = parse_cat(kPtxCatText, "models/ptx.cat", ptx_primitives());
+    m.shipped = true;
+    return m;
+  }();
   return kModel;
+}
+
+namespace {
+
+// The union members of `e`, through let-bound names.
+void union_leaves(const Model& m, const std::vector<const Expr*>& bound, const Expr& e,
+                  std::vector<std::string>& out, int depth) {
+  if (depth > kMaxNesting) return;
+  if (e.op == Op::Union) {
+    for (const auto& a : e.args) union_leaves(m, bound, *a, out, depth + 1);
+    return;
+  }
+  if (e.op != Op::Ref) return;
+  if (m.slots[e.slot].primitive)
+    out.push_back(m.slots[e.slot].name);
+  else if (bound[e.slot])
+    union_leaves(m, bound, *bound[e.slot], out, depth + 1);
+}
+
+bool acyclic_over_rf_and_deps(const Model& m, const Check& c) {
+  if (c.kind != CheckKind::Acyclic || c.negated || c.flag) return false;
+  std::vector<const Expr*> bound(m.slots.size(), nullptr);
+  for (const Stmt& s : m.stmts)
+    if (s.let && !s.let->rec) bound[s.let->slots[0]] = s.let->exprs[0].get();
+  std::vector<std::string> leaves;
+  union_leaves(m, bound, *c.expr, leaves, 0);
+  auto has = [&](std::string_view n) {
+    return std::find(leaves.begin(), leaves.end(), n) != leaves.end();
+  };
+  return has("rf") && (has("dep") || (has("data") && has("ctrl") && has("addr")));
+}
+
+}  // namespace
+
+Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>& enabled) {
+  Shortcuts s;
+  for (const Stmt& st : m.stmts)
+    if (!s.no_thin_air && st.check && (st.check->name.empty() || enabled(st.check->name)) &&
+        acyclic_over_rf_and_deps(m, *st.check)) {
+      s.no_thin_air = true;
+      s.no_thin_air_check = st.check->name;
+    }
+  if (!m.shipped) return s;
+  s.ms_writes_ordered = enabled("Coherence");
+  s.own_writes_in_po = enabled("Coherence") && enabled("SC-per-Location");
+  return s;
 }
 
 namespace {

@@ -83,7 +83,9 @@ struct Stmt {
 };
 
 struct Model {
+  std::string file;  // as named to parse_cat
   std::string title;
+  bool shipped = false;     // one of models/ (built in): the engines' shortcuts apply
   std::vector<Slot> slots;  // primitives first, then let-bound names
   std::vector<Stmt> stmts;
 };
@@ -96,6 +98,23 @@ struct Primitive {
 };
 const std::vector<Primitive>& ptx_primitives();
 
+// What an engine may assume of every consistent execution beyond what it
+// evaluates, to search less (docs/model.md "Engine shortcuts"); each holds
+// only for a shipped model with the named axioms enabled, or, for
+// no_thin_air, any model with an enabled `acyclic` over a union holding rf
+// and the dependencies.
+struct Shortcuts {
+  // A thread's own writes to one location are co-ordered in program order
+  // (Coherence and SC-per-Location).
+  bool own_writes_in_po = false;
+  // Morally strong writes to one location are co-ordered (Coherence).
+  bool ms_writes_ordered = false;
+  // rf ∪ dep is acyclic: values are well founded, so static value sets hold.
+  bool no_thin_air = false;
+  std::string no_thin_air_check;  // the name of the check that ensures it ("": unnamed)
+};
+Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>& enabled);
+
 // Reads the text of an included file (by its name as written); nullopt when
 // it cannot be found.
 using IncludeReader = std::function<std::optional<std::string>(const std::string& name)>;
@@ -105,6 +124,9 @@ inline constexpr int kMaxNesting = 200;  // expression depth and include depth
 // Parses `text` (named `file` in diagnostics) against `primitives`.
 Model parse_cat(std::string_view text, const std::string& file,
                 const std::vector<Primitive>& primitives, const IncludeReader& include = {});
+
+// An expression as cat text, parenthesized where needed (for messages).
+std::string to_text(const Model& m, const Expr& e);
 
 // models/ptx.cat as built into the binary.
 std::string_view builtin_ptx_model();

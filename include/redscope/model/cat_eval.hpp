@@ -42,8 +42,12 @@ class Evaluator {
   // The names of the failing non-flag checks (enabled or not), in file order.
   std::vector<std::string> failing() const;
 
- private:
+  // The value of any expression of the model, over the current primitives
+  // and bindings (explain reads the relation an axiom constrains).
   Value eval(const Expr& e) const;
+  const Model& model() const { return m_; }
+
+ private:
   Value eval_binary(const Expr& e) const;
   bool holds(const Check& c) const;
   void run_let(const Let& l);

@@ -1,10 +1,12 @@
-// The PTX axiomatic model (PTX ISA §8, as rendered by Dat3M's ptx-v6.0.cat;
-// see docs/model.md) encoded in Z3 over one skeleton. Private to the engines.
+// One skeleton's candidate executions in Z3, checked against a cat model
+// (models/ptx.cat unless the user gives another). Private to the engines.
 //
-// Events and static relations come from the skeleton; rf, co, values, the
-// Fence-SC order and barrier arrival times are solver choices. Every derived
-// relation (observation, synchronizes, causality) is a Rel built from those
-// choices, and each axiom is asserted under its own tracking literal.
+// The engine's part, hand-tuned: values, rf, co (a strict partial order per
+// location, by transitivity clauses), the Fence-SC order (ranks), barrier
+// arrival and pass times, final values, static value sets and float tables.
+// Everything the model states — derived relations and axioms — is evaluated
+// from the model text by SymbolicModel (z3_model.hpp), each check asserted
+// under the literal of its name.
 #pragma once
 
 #include <algorithm>
@@ -17,8 +19,11 @@
 #include "redscope/bitrel.hpp"
 #include "redscope/budget.hpp"
 #include "redscope/engine.hpp"
+#include "redscope/model/cat.hpp"
+#include "redscope/model/primitives.hpp"
 #include "redscope/relation.hpp"
 #include "redscope/value_sets.hpp"
+#include "z3_model.hpp"
 #include "z3_values.hpp"
 
 namespace redscope::detail {
@@ -84,42 +89,53 @@ inline bool is_sat(z3::solver& s, const z3::expr_vector& assumptions) {
   solver_gave_up(s);
 }
 
-class PtxEncoding {
+// What an encoding checks: the model, its variant (`if "sm6x"`) and which
+// named checks are enabled.
+struct ModelChoice {
+  const cat::Model& model;
+  ModelKind kind = ModelKind::Ptx;  // PtxSm6x turns the "sm6x" variant on
+  std::function<bool(std::string_view)> enabled = [](std::string_view) { return true; };
+};
+
+// The model a test is checked against under `opts` (`m`: model_of(opts)).
+inline ModelChoice choice_for(const LitmusTest& test, const EngineOptions& opts,
+                              const cat::Model& m) {
+  return ModelChoice{m, opts.model.value_or(model_for_target(test.target_sm)),
+                     [&opts](std::string_view a) { return opts.enables(a); }};
+}
+
+class Encoding {
  public:
   // `budget` (may be null): checked in the loops that build the terms.
-  PtxEncoding(z3::context& c, z3::solver& s, const Skeleton& sk, ModelKind model, SolverKind kind,
-              const Budget* budget = nullptr)
+  Encoding(z3::context& c, z3::solver& s, const Skeleton& sk, const ModelChoice& model,
+           SolverKind kind, const Budget* budget = nullptr)
       : c_(c),
         s_(s),
         sk_(sk),
         n_(sk.size()),
-        model_(model),
         kind_(kind),
         budget_(budget),
+        prims_(cat::static_primitives(sk)),
+        cuts_(cat::shortcuts(model.model, model.enabled)),
+        model_(
+            c, s, model.model, n_,
+            model.kind == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
+                                             : std::vector<std::string>{},
+            model.enabled, [this](const std::string& name) { return rank_const(name); }, budget),
         rf_(c, n_, budget),
         co_(c, n_, budget),
-        fr_(c, n_, budget),
-        obs_(c, n_, budget),
-        sync_(c, n_, budget),
         sf_(c, n_, budget),
         sbar_(c, n_, budget),
-        cause_(c, n_, budget),
-        live_(c.bool_const("barrier_progress")) {
-    for (Axiom a : kAllAxioms)
-      lits_.push_back(c.bool_const(fmt::format("axiom_{}", to_string(a)).c_str()));
-  }
+        live_(c.bool_const("barrier_progress")) {}
 
   void encode() {
-    static_relations();
     values();
     reads_from();
     coherence_order();
-    observation();
-    synchronizes();
     fence_sc_order();
     barriers();
-    causality();
-    axioms();
+    primitives();
+    model_.encode();
     value_domains();
     for (const ExprPtr& a : sk_.assumptions) s_.add(to_z3(a));
   }
@@ -135,21 +151,25 @@ class PtxEncoding {
   // float operation the tables did not cover); false before encode().
   bool uses_fp_theory() const { return uses_fp_; }
   // Fix co between a thread's own writes to one location to their program
-  // order instead of leaving it to the solver. Only sound while Coherence and
-  // SC-per-Location are both assumed in every check: the two writes are
-  // morally strong (same thread, PTX §8.6), so Coherence orders them one way
-  // or the other, and po-loc ∪ co acyclic leaves only program order. Saves a
-  // choice per pair and the transitivity triples among them (a thread of N
-  // stores: N³ clauses). Call before encode().
-  void pin_po_loc_co(bool on) { pin_po_loc_ = on; }
+  // order instead of leaving it to the solver. Only sound while the model's
+  // checks imply it in every check (cat::Shortcuts::own_writes_in_po: for
+  // PTX, the two writes are morally strong, so Coherence orders them, and
+  // po-loc ∪ co acyclic leaves only program order). Saves a choice per pair
+  // and the transitivity triples among them (a thread of N stores: N³
+  // clauses). Ignored when the model does not imply it. Call before encode().
+  void pin_po_loc_co(bool on) { pin_po_loc_ = on && cuts_.own_writes_in_po; }
+  // What the model lets the engine assume.
+  const cat::Shortcuts& shortcuts() const { return cuts_; }
 
-  z3::expr literal(Axiom a) const { return lits_[static_cast<std::size_t>(a)]; }
+  // The model's checks, each with its literal (SymbolicModel::checks).
+  const std::vector<SymbolicModel::CheckLiteral>& checks() const { return model_.checks(); }
   z3::expr barrier_literal() const { return live_; }
 
-  z3::expr_vector all_literals(bool with_barriers, const std::vector<Axiom>& disabled) const {
+  // The literals of the enabled checks (and barrier progress).
+  z3::expr_vector all_literals(bool with_barriers) const {
     z3::expr_vector v(c_);
-    for (Axiom a : kAllAxioms)
-      if (std::find(disabled.begin(), disabled.end(), a) == disabled.end()) v.push_back(literal(a));
+    for (const auto& ch : model_.checks())
+      if (ch.enabled) v.push_back(ch.literal);
     if (with_barriers) v.push_back(live_);
     return v;
   }
@@ -173,30 +193,38 @@ class PtxEncoding {
   z3::expr co(EventId a, EventId b) const {
     return co_.maybe(a, b) ? co_.at(a, b) : c_.bool_val(false);
   }
+  // From-reads, rf⁻¹ ; co (for queries; the model states its own).
   z3::expr fr(EventId r, EventId w) const {
-    return fr_.maybe(r, w) ? fr_.at(r, w) : c_.bool_val(false);
+    z3::expr e = c_.bool_val(false);
+    for (EventId x = 0; x < n_; ++x)
+      if (rf_.maybe(x, r) && co_.maybe(x, w)) e = e || (rf_.at(x, r) && co_.at(x, w));
+    return e;
   }
   z3::expr executed(EventId e) const { return exec_[e]; }
   z3::expr final_value_of(const std::string& cell) { return final_value(cell); }
-  bool morally_strong_pair(EventId a, EventId b) const { return morally_strong(a, b); }
 
+  // The execution a Z3 model chose: rf, co, fr and, when the model defines
+  // one, its `sync` relation as edges.
   Witness witness(const z3::model& m, std::size_t skeleton = 0) {
     Witness w;
     w.skeleton = skeleton;
     for (EventId e = 0; e < n_; ++e)
       if (m.eval(exec_[e], true).is_true()) w.executed.push_back(e);
+    const BitRel rf = concrete(m, rf_), co = concrete(m, co_);
+    const BitRel fr = rf.inverse().compose(co);
+    const Rel* sync = model_.binding("sync");
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b) {
-        if (holds(m, rf_, a, b)) {
+        if (rf.has(a, b)) {
           w.rf.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
           w.edges.push_back(ExecEdge{a, b, "rf"});
         }
-        if (!sk_.ev(a).is_init && holds(m, co_, a, b)) {
+        if (!sk_.ev(a).is_init && co.has(a, b)) {
           w.co.push_back(fmt::format("{} -> {}", event_label(sk_, a), event_label(sk_, b)));
           w.edges.push_back(ExecEdge{a, b, "co"});
         }
-        if (holds(m, fr_, a, b)) w.edges.push_back(ExecEdge{a, b, "fr"});
-        if (holds(m, sync_, a, b)) w.edges.push_back(ExecEdge{a, b, "sync"});
+        if (fr.has(a, b)) w.edges.push_back(ExecEdge{a, b, "fr"});
+        if (sync && holds(m, *sync, a, b)) w.edges.push_back(ExecEdge{a, b, "sync"});
       }
     for (EventId e : w.executed)
       if (ev(e).is_memory())
@@ -204,27 +232,30 @@ class PtxEncoding {
     return w;
   }
 
-  // For explanations: the derived relations and static matrices, and
-  // whether a relation holds between two events in a model.
   static bool holds(const z3::model& m, const Rel& r, EventId a, EventId b) {
     return r.maybe(a, b) && m.eval(r.at(a, b), true).is_true();
   }
-  const Rel& rf_rel() const { return rf_; }
-  const Rel& co_rel() const { return co_; }
-  const Rel& fr_rel() const { return fr_; }
-  const Rel& obs_rel() const { return obs_; }
-  const Rel& sync_rel() const { return sync_; }
-  const Rel& sc_rel() const { return sf_; }
-  const Rel& barrier_rel() const { return sbar_; }
-  const Rel& cause_rel() const { return cause_; }
-  const BoolMatrix& po_matrix() const { return po_; }
-  const BoolMatrix& poloc_matrix() const { return poloc_; }
-  const BoolMatrix& ms_matrix() const { return ms_; }
-  const BoolMatrix& rmw_matrix() const { return rmw_; }
-  const BoolMatrix& dep_matrix() const { return dep_; }
-  bool atomic_against_write(EventId rmw_write, EventId x) const {
-    return atomic_against(rmw_write, x);
+  // A relation's value in a Z3 model.
+  BitRel concrete(const z3::model& m, const Rel& r) const {
+    BitRel out(n_);
+    for (EventId a = 0; a < n_; ++a)
+      for (const auto& [b, e] : r.row(a))
+        if (m.eval(e, true).is_true()) out.set(a, b);
+    return out;
   }
+  // The candidate execution a Z3 model chose, for evaluating the model on it
+  // concretely (explain).
+  struct Chosen {
+    std::vector<bool> executed;
+    BitRel rf, co, sf, sync_barrier;
+  };
+  Chosen chosen(const z3::model& m) const {
+    Chosen c{std::vector<bool>(n_), concrete(m, rf_), concrete(m, co_), concrete(m, sf_),
+             concrete(m, sbar_)};
+    for (EventId e = 0; e < n_; ++e) c.executed[e] = m.eval(exec_[e], true).is_true();
+    return c;
+  }
+  const cat::StaticPrimitives& static_prims() const { return prims_; }
   z3::expr value(EventId e) { return value_of(e); }
 
  private:
@@ -232,42 +263,28 @@ class PtxEncoding {
   const Placement& place(EventId e) const {
     return sk_.placement[static_cast<std::size_t>(ev(e).thread)];
   }
-  bool same_loc_memory(EventId a, EventId b) const {
-    return ev(a).is_memory() && ev(b).is_memory() && ev(a).loc == ev(b).loc;
-  }
   z3::expr exec(EventId e) const { return exec_[e]; }
 
-  // ---- static relations ----------------------------------------------------
-  // Morally strong (PTX §8.6): same thread, or both strong with each one's
-  // scope including the other's thread; memory operations must overlap
-  // completely (here: same location; sizes are checked at expansion).
-  bool morally_strong(EventId a, EventId b) const {
-    if (a == b) return false;
-    const Event& x = ev(a);
-    const Event& y = ev(b);
-    if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
-    if (x.is_init || y.is_init) return false;
-    if (x.thread == y.thread) return true;
-    if (!x.is_strong() || !y.is_strong()) return false;
-    return scope_includes(x.scope, place(a), place(b)) &&
-           scope_includes(y.scope, place(b), place(a));
-  }
-
-  void static_relations() {
-    po_ = po_closure(sk_);
-    poloc_ = po_;
-    ms_ = po_;
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) {
-        poloc_[a][b] = po_[a][b] && same_loc_memory(a, b);
-        ms_[a][b] = morally_strong(a, b);
-      }
-    rmw_ = edge_matrix(sk_, EdgeKind::Rmw);
-    dep_ = edge_matrix(sk_, EdgeKind::Data);
-    const BoolMatrix ctrl = edge_matrix(sk_, EdgeKind::Ctrl),
-                     addr = edge_matrix(sk_, EdgeKind::Addr);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b) dep_[a][b] = dep_[a][b] || ctrl[a][b] || addr[a][b];
+  // ---- the model's primitives ---------------------------------------------
+  // The static primitives hold between executed events only (a candidate
+  // execution consists of those); unguarded events execute always, so their
+  // pairs stay the constant true. Then the engine's choices.
+  void primitives() {
+    for (const auto& [name, bits] : prims_.sets) {
+      SymSet& set = model_.set(name);
+      for (EventId e = 0; e < n_; ++e)
+        if ((bits[e / 64] >> (e % 64)) & 1U) set[e] = exec(e);
+    }
+    for (const auto& [name, rel] : prims_.rels) {
+      Rel& r = model_.rel(name);
+      for (EventId a = 0; a < n_; ++a)
+        for (EventId b = 0; b < n_; ++b)
+          if (rel.has(a, b)) r.set(a, b, both_executed(a, b));
+    }
+    model_.rel("rf") = rf_;
+    model_.rel("co") = co_;
+    model_.rel("sf") = sf_;
+    model_.rel("sync_barrier") = sbar_;
   }
 
   // ---- values --------------------------------------------------------------
@@ -495,10 +512,7 @@ class PtxEncoding {
           for (const auto& [x, bx] : co_.row(b)) step(x);
       }
     }
-    fr_ = rf_.transpose().compose(co_).named(s_, "fr");
   }
-
-  Rel static_rel(const BoolMatrix& m) const { return Rel::from_static(c_, m, budget_); }
 
   void check_budget() const {
     if (budget_) budget_->check();
@@ -507,7 +521,7 @@ class PtxEncoding {
   // co(a, b) is fixed by program order (pin_po_loc_co); such a pair also
   // satisfies transitivity on its own, since co(a, m) and co(m, b) imply that
   // a and b executed.
-  bool pinned(EventId a, EventId b) const { return pin_po_loc_ && poloc_[a][b]; }
+  bool pinned(EventId a, EventId b) const { return pin_po_loc_ && poloc_.has(a, b); }
   // exec(a) ∧ exec(b), the constant true when both are unconditional (which
   // acyclic() recognises).
   z3::expr both_executed(EventId a, EventId b) const {
@@ -539,61 +553,6 @@ class PtxEncoding {
     return fin;
   }
 
-  // ---- derived relations -------------------------------------------------
-  // Observation (PTX §8.7): morally strong rf, closed through RMWs:
-  // obs = (ms∩rf) ; (rmw ; (ms∩rf))*.
-  void observation() {
-    const Rel msrf = rf_.mask(ms_);
-    const Rel step = static_rel(rmw_).compose(msrf);
-    obs_ = msrf.compose(step.transitive_closure().reflexive()).named(s_, "obs");
-  }
-
-  bool strong_write(EventId e) const { return ev(e).is_write() && ev(e).is_strong(); }
-  bool strong_read(EventId e) const { return ev(e).is_read() && ev(e).is_strong(); }
-  bool acq_rel_fence(EventId e) const {
-    return ev(e).is_fence() && (ev(e).sem == Sem::AcqRel || ev(e).sem == Sem::Sc);
-  }
-
-  // Release pattern (PTX §8.8): a release write followed by po-loc strong
-  // writes, or an acq_rel/sc fence followed in po by a strong write.
-  BoolMatrix release_pattern() const {
-    BoolMatrix m(n_, std::vector<bool>(n_, false));
-    for (EventId x = 0; x < n_; ++x)
-      for (EventId w = 0; w < n_; ++w) {
-        if (!strong_write(w)) continue;
-        const bool rel_write =
-            ev(x).is_write() && !ev(x).is_init && ev(x).is_release() && (x == w || poloc_[x][w]);
-        const bool fence = acq_rel_fence(x) && po_[x][w];
-        m[x][w] = rel_write || fence;
-      }
-    return m;
-  }
-
-  // Acquire pattern: a strong read followed by po-loc acquire reads, or a
-  // strong read followed in po by an acq_rel/sc fence.
-  BoolMatrix acquire_pattern() const {
-    BoolMatrix m(n_, std::vector<bool>(n_, false));
-    for (EventId r = 0; r < n_; ++r)
-      for (EventId y = 0; y < n_; ++y) {
-        if (!strong_read(r)) continue;
-        const bool acq_read = ev(y).is_read() && ev(y).is_acquire() && (r == y || poloc_[r][y]);
-        const bool fence = acq_rel_fence(y) && po_[r][y];
-        m[r][y] = acq_read || fence;
-      }
-    return m;
-  }
-
-  // Synchronizes (PTX §8.8): ms ∩ (release-pattern ; obs ; acquire-pattern).
-  void synchronizes() {
-    const Rel rp = static_rel(release_pattern());
-    const Rel ap = static_rel(acquire_pattern());
-    Rel s = rp.compose(obs_).compose(ap).mask(ms_);
-    for (EventId x = 0; x < n_; ++x)
-      for (EventId y = 0; y < n_; ++y)
-        if (s.maybe(x, y)) s.set(x, y, s.at(x, y) && exec(x) && exec(y));
-    sync_ = s.named(s_, "sync");
-  }
-
   // Fence-SC order (PTX §8.9.2): an acyclic order relating every pair of
   // morally strong fence.sc; a fence.sc synchronizes with its successors.
   void fence_sc_order() {
@@ -605,7 +564,7 @@ class PtxEncoding {
     for (std::size_t i = 0; i < fences.size(); ++i)
       for (std::size_t j = i + 1; j < fences.size(); ++j) {
         const EventId a = fences[i], b = fences[j];
-        if (!ms_[a][b]) continue;
+        if (!ms_.has(a, b)) continue;
         const z3::expr o = c_.bool_const(fmt::format("sc_{}_{}", a, b).c_str());
         const z3::expr both = exec(a) && exec(b);
         sf_.set(a, b, o && both);
@@ -634,7 +593,7 @@ class PtxEncoding {
     }
     for (EventId a : bars)
       for (EventId b : bars)
-        if (po_[a][b]) s_.add(z3::implies(live_, lt(pas.at(a), arr.at(b))));
+        if (po_.has(a, b)) s_.add(z3::implies(live_, lt(pas.at(a), arr.at(b))));
     for (EventId b : bars) {
       if (ev(b).barrier_arrive_only) continue;
       z3::expr_vector arrived(c_);
@@ -661,72 +620,19 @@ class PtxEncoding {
     return to_z3(x.barrier_logical) == to_z3(y.barrier_logical);
   }
 
-  // Base causality (Dat3M ptx-v6.0): po? ; ((sync ∪ sync_fence ∪ sync_barrier) ; po?)⁺
-  // Causality: base ∪ obs ; (base ∪ po-loc).
-  void causality() {
-    const Rel po_refl = static_rel(po_).reflexive();
-    const Rel step = (sync_ | sf_ | sbar_).compose(po_refl);
-    const Rel base = po_refl.compose(step.transitive_closure().named(s_, "sp")).named(s_, "cb");
-    cause_ = (base | obs_.compose(base | static_rel(poloc_))).named(s_, "cause");
-  }
-
-  // ---- axioms (PTX §8.9) -----------------------------------------------------
-  void axioms() {
-    const z3::expr coh = literal(Axiom::Coherence), fsc = literal(Axiom::FenceSc),
-                   atom = literal(Axiom::Atomicity);
-    for (EventId a = 0; a < n_; ++a) {
-      check_budget();
-      for (EventId b = 0; b < n_; ++b) {
-        if (a == b) continue;
-        // Coherence: writes ordered by causality are ordered by co, and morally
-        // strong writes to one location are always ordered by co.
-        if (ev(a).is_write() && ev(b).is_write() && ev(a).loc == ev(b).loc && !ev(b).is_init &&
-            !ev(a).is_init) {
-          // (A pinned, unconditional co edge satisfies both: nothing to add.)
-          if (co_.maybe(a, b) && co_.at(a, b).is_true()) continue;
-          if (cause_.maybe(a, b))
-            s_.add(z3::implies(coh && cause_.at(a, b) && exec(a) && exec(b), co_.at(a, b)));
-          if (ms_[a][b] && a < b)
-            s_.add(z3::implies(coh && exec(a) && exec(b), co_.at(a, b) || co_.at(b, a)));
-        }
-        // Fence-SC: causality between morally strong fence.sc agrees with Fence-SC order.
-        if (ev(a).is_sc_fence() && ev(b).is_sc_fence() && ms_[a][b] && cause_.maybe(a, b))
-          s_.add(z3::implies(fsc && cause_.at(a, b), sf_.at(a, b)));
-      }
-    }
-    // Atomicity: no morally strong write lands between an RMW's read and write
-    // in morally strong fr ; co.
-    for (EventId r = 0; r < n_; ++r)
-      for (EventId w = 0; w < n_; ++w) {
-        if (!rmw_[r][w]) continue;
-        for (EventId x = 0; x < n_; ++x)
-          if (x != w && ms_[r][x] && ms_[x][w] && fr_.maybe(r, x) && co_.maybe(x, w) &&
-              atomic_against(w, x))
-            s_.add(z3::implies(atom, !(fr_.at(r, x) && co_.at(x, w))));
-      }
-    // No-Thin-Air: rf ∪ dep acyclic.
-    acyclic(rf_ | static_rel(dep_), literal(Axiom::NoThinAir), "nta");
-    // SC-per-Location: (ms ∩ (rf ∪ co ∪ fr)) ∪ po-loc acyclic.
-    acyclic((rf_ | co_ | fr_).mask(ms_) | static_rel(poloc_), literal(Axiom::ScPerLocation), "spl");
-    // Causality: (rf ∪ fr) ; cause irreflexive.
-    const z3::expr caus = literal(Axiom::Causality);
-    const Rel com = rf_ | fr_;
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (com.maybe(a, b) && cause_.maybe(b, a))
-          s_.add(z3::implies(caus, !(com.at(a, b) && cause_.at(b, a))));
-  }
-
-  // Value domains (value_sets.hpp): under No-Thin-Air every read returns,
-  // and every write writes, a value of its statically computed set. The
-  // constraint is implied by the axiom, so it changes no outcome; it spares
-  // the solver from proving value bounds through bit-vector arithmetic (an
-  // unsat proof that x is none of the values not yet found), which dominated
-  // tests with many RMWs.
+  // Value domains (value_sets.hpp): when the model's checks keep rf ∪ dep
+  // acyclic (cat::Shortcuts::no_thin_air), every read returns, and every
+  // write writes, a value of its statically computed set. The constraint is
+  // implied by that check, and asserted under its literal, so it changes no
+  // outcome; it spares the solver from proving value bounds through
+  // bit-vector arithmetic (an unsat proof that x is none of the values not
+  // yet found), which dominated tests with many RMWs.
   void value_domains() {
+    if (!cuts_.no_thin_air) return;
     if (!sets_) sets_ = value_sets(sk_);
     const ValueSets& sets = *sets_;
-    const z3::expr nta = literal(Axiom::NoThinAir);
+    const z3::expr* lit = model_.literal(cuts_.no_thin_air_check);
+    const z3::expr nta = lit ? *lit : c_.bool_val(true);
     for (EventId e = 0; e < n_; ++e) {
       if (!sets[e] || (ev(e).is_write() && const_value(ev(e).value))) continue;
       const z3::expr v = value_of(e);
@@ -734,16 +640,6 @@ class PtxEncoding {
       for (std::uint64_t x : *sets[e]) in.push_back(v == c_.bv_val(x, width_of(ev(e).type)));
       s_.add(z3::implies(nta, z3::mk_or(in)));
     }
-  }
-
-  // sm_6x (red seed, "Description"): RMWs on .shared memory are not atomic
-  // with respect to plain stores to the same address; against other RMWs,
-  // and everywhere on global memory, they are.
-  bool atomic_against(EventId rmw_write, EventId x) const {
-    if (model_ != ModelKind::PtxSm6x) return true;
-    const Space sp = ev(rmw_write).space;
-    const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
-    return !shared || ev(x).in_rmw;
   }
 
   // Ranks and barrier times: integers for the SMT core; for the
@@ -763,68 +659,25 @@ class PtxEncoding {
     return a.is_int() ? a <= b : z3::ule(a, b);
   }
 
-  // Acyclicity through ranks: every edge goes up. Edges present in every
-  // execution (the constant true; program order, pinned co) are handled
-  // statically: a cycle of them alone makes the axiom false; otherwise a
-  // cycle must use a conditional edge, so only the events such edges touch
-  // need ranks, ordered along the static paths between them. Of those
-  // orderings only a transitive reduction is asserted (a path through another
-  // ranked event already implies the rest): program order's n²/2 edges among
-  // n events turn into at most n constraints, and none when no conditional
-  // edge touches the events.
-  void acyclic(const Rel& r, const z3::expr& lit, const std::string& name) {
-    BitRel fixed(n_);
-    std::vector<bool> ranked(n_, false);
-    for (EventId a = 0; a < n_; ++a)
-      for (const auto& [b, e] : r.row(a)) {
-        if (e.is_true())
-          fixed.set(a, b);
-        else
-          ranked[a] = ranked[b] = true;
-      }
-    const BitRel path = fixed.plus();
-    if (!path.irreflexive()) {
-      s_.add(!lit);
-      return;
-    }
-    std::vector<std::optional<z3::expr>> rank(n_);
-    auto get = [&](EventId e) -> z3::expr {
-      if (!rank[e]) rank[e] = rank_const(fmt::format("{}_{}", name, e));
-      return *rank[e];
-    };
-    for (EventId a = 0; a < n_; ++a) {
-      check_budget();
-      for (const auto& [b, e] : r.row(a))
-        if (!e.is_true() && !path.has(a, b)) s_.add(z3::implies(lit && e, lt(get(a), get(b))));
-    }
-    // Static paths between ranked events, less those through a third one.
-    BitRel between(n_);
-    for (EventId a = 0; a < n_; ++a)
-      if (ranked[a])
-        for (EventId b = 0; b < n_; ++b)
-          if (ranked[b] && path.has(a, b)) between.set(a, b);
-    const BitRel implied = between.compose(between);
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (between.has(a, b) && !implied.has(a, b)) s_.add(z3::implies(lit, lt(get(a), get(b))));
-  }
-
   z3::context& c_;
   z3::solver& s_;
   const Skeleton& sk_;
   std::size_t n_;
-  ModelKind model_;
   SolverKind kind_;
   // --timeout / --max-memory: building the terms of a large test takes time
   // before the solver (which the budget interrupts) ever runs.
   const Budget* budget_;
-  BoolMatrix po_, poloc_, ms_, rmw_, dep_;
+  cat::StaticPrimitives prims_;
+  cat::Shortcuts cuts_;
+  SymbolicModel model_;
+  const BitRel& po_ = prims_.rel("po");
+  const BitRel& poloc_ = prims_.rel("po-loc");
+  const BitRel& ms_ = prims_.rel("ms");
   std::vector<z3::expr> exec_;
   std::map<EventId, z3::expr> read_val_;
   std::unordered_map<const ExprNode*, z3::expr> memo_;
   std::map<std::string, z3::expr> final_;
-  Rel rf_, co_, fr_, obs_, sync_, sf_, sbar_, cause_;
-  std::vector<z3::expr> lits_;
+  Rel rf_, co_, sf_, sbar_;
   z3::expr live_;
   std::optional<ValueSets> sets_;
   bool float_tables_ = false;

@@ -1,0 +1,50 @@
+// The values of a PTX model's primitives (docs/model.md "Primitives") that do
+// not depend on the candidate execution: event sets by kind, semantics,
+// scope and state space; po, po-loc, loc, int/ext, rmw, dependencies and
+// morally strong pairs. Computed once per skeleton and shared by every
+// engine that evaluates a model (the enumerator on bits, Z3 symbolically,
+// explain on the execution it reads off a Z3 model).
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "redscope/bitrel.hpp"
+#include "redscope/events.hpp"
+#include "redscope/model/cat_eval.hpp"
+
+namespace redscope::cat {
+
+struct StaticPrimitives {
+  std::vector<std::pair<std::string_view, Bits>> sets;
+  std::vector<std::pair<std::string_view, BitRel>> rels;
+  // The relation named `name` (po, po-loc, ms, ...); throws for another name.
+  const BitRel& rel(std::string_view name) const;
+};
+
+// Morally strong (PTX ISA §8.6 "Morally strong operations"): two different
+// events of one thread, or both strong with each one's scope containing the
+// other's thread; memory events must overlap (sizes are checked at
+// expansion, so: the same location). An initial write is never strong.
+bool morally_strong(const Skeleton& sk, EventId a, EventId b);
+
+StaticPrimitives static_primitives(const Skeleton& sk);
+
+// The engine's choices for one candidate execution: which events executed,
+// rf, co, the Fence-SC order and the barrier relation.
+struct CandidateRels {
+  const std::vector<bool>& executed;
+  const BitRel& rf;
+  const BitRel& co;
+  const BitRel& sf;
+  const BitRel& sync_barrier;
+};
+
+// Fills `ev`'s primitives: the static ones restricted to the executed
+// events (a candidate execution consists of those only), then the choices.
+// Does not update(): the caller picks the level.
+void load_statics(Evaluator& ev, const StaticPrimitives& p, const std::vector<bool>& executed);
+void load_candidate(Evaluator& ev, const StaticPrimitives& p, const CandidateRels& c);
+
+}  // namespace redscope::cat

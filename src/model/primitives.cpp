@@ -1,0 +1,154 @@
+// The static primitives of the PTX models (docs/model.md "Primitives").
+#include "redscope/model/primitives.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace redscope::cat {
+
+bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
+  const Event& x = sk.ev(a);
+  const Event& y = sk.ev(b);
+  if (a == b || x.is_init || y.is_init) return false;
+  if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
+  if (x.thread == y.thread) return true;
+  if (!x.is_strong() || !y.is_strong()) return false;
+  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
+  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
+  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
+}
+
+const BitRel& StaticPrimitives::rel(std::string_view name) const {
+  for (const auto& [n, r] : rels)
+    if (n == name) return r;
+  throw std::logic_error("no static primitive " + std::string(name));
+}
+
+namespace {
+
+Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p) {
+  Bits b((sk.size() + 63) / 64, 0);
+  for (EventId e = 0; e < sk.size(); ++e)
+    if (p(sk.ev(e))) b[e / 64] |= 1ULL << (e % 64);
+  return b;
+}
+
+// Sem and scope sets hold strong events only: a weak access has neither
+// (PTX ISA §8.4 "Operation types").
+void add_sets(StaticPrimitives& p, const Skeleton& sk) {
+  auto sem = [](Sem s) { return [s](const Event& e) { return e.is_strong() && e.sem == s; }; };
+  auto scope = [](Scope s) {
+    return [s](const Event& e) { return e.is_strong() && e.scope == s; };
+  };
+  auto space = [](std::initializer_list<Space> ss) {
+    return [v = std::vector<Space>(ss)](const Event& e) {
+      return e.is_memory() && std::find(v.begin(), v.end(), e.space) != v.end();
+    };
+  };
+  const std::pair<std::string_view, std::function<bool(const Event&)>> defs[] = {
+      {"W", [](const Event& e) { return e.is_write(); }},
+      {"R", [](const Event& e) { return e.is_read(); }},
+      {"M", [](const Event& e) { return e.is_memory(); }},
+      {"F", [](const Event& e) { return e.is_fence(); }},
+      {"B", [](const Event& e) { return e.is_barrier(); }},
+      {"IW", [](const Event& e) { return e.is_init; }},
+      {"RMW", [](const Event& e) { return e.in_rmw; }},
+      {"STRONG", [](const Event& e) { return e.is_strong(); }},
+      {"WEAK", [](const Event& e) { return e.is_memory() && !e.is_strong(); }},
+      {"RLX", sem(Sem::Relaxed)},
+      {"ACQ", sem(Sem::Acquire)},
+      {"REL", sem(Sem::Release)},
+      {"ACQ_REL", sem(Sem::AcqRel)},
+      {"SC", sem(Sem::Sc)},
+      {"CTA", scope(Scope::Cta)},
+      {"CLUSTER", scope(Scope::Cluster)},
+      {"GPU", scope(Scope::Gpu)},
+      {"SYS", scope(Scope::Sys)},
+      {"GLOBAL", space({Space::Global})},
+      {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
+      {"GENERIC", space({Space::Generic})},
+  };
+  for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
+}
+
+BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p) {
+  BitRel r(sk.size());
+  for (EventId a = 0; a < sk.size(); ++a)
+    for (EventId b = 0; b < sk.size(); ++b)
+      if (p(sk.ev(a), sk.ev(b))) r.set(a, b);
+  return r;
+}
+
+BitRel po_loc(const Skeleton& sk, const BitRel& po) {
+  BitRel r(sk.size());
+  for (EventId a = 0; a < sk.size(); ++a)
+    for (EventId b = 0; b < sk.size(); ++b) {
+      const Event& x = sk.ev(a);
+      const Event& y = sk.ev(b);
+      r.set(a, b, po.has(a, b) && x.is_memory() && y.is_memory() && x.loc == y.loc);
+    }
+  return r;
+}
+
+}  // namespace
+
+StaticPrimitives static_primitives(const Skeleton& sk) {
+  StaticPrimitives p;
+  add_sets(p, sk);
+  const BitRel po = BitRel::from(po_closure(sk));
+  const BitRel data = BitRel::from(edge_matrix(sk, EdgeKind::Data));
+  const BitRel ctrl = BitRel::from(edge_matrix(sk, EdgeKind::Ctrl));
+  const BitRel addr = BitRel::from(edge_matrix(sk, EdgeKind::Addr));
+  auto same_thread = [](const Event& x, const Event& y) {
+    return !x.is_init && !y.is_init && x.thread == y.thread;
+  };
+  p.rels = {{"id", BitRel(sk.size()).reflexive()},
+            {"po", po},
+            {"po-loc", po_loc(sk, po)},
+            {"loc", pairs_where(sk,
+                                [](const Event& x, const Event& y) {
+                                  return x.is_memory() && y.is_memory() && x.loc == y.loc;
+                                })},
+            {"int", pairs_where(sk, same_thread)},
+            {"ext", pairs_where(sk,
+                                [](const Event& x, const Event& y) {
+                                  return !x.is_init && !y.is_init && x.thread != y.thread;
+                                })},
+            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))},
+            {"data", data},
+            {"ctrl", ctrl},
+            {"addr", addr},
+            {"dep", data | ctrl | addr},
+            {"ms", BitRel(sk.size())}};
+  BitRel& ms = p.rels.back().second;
+  for (EventId a = 0; a < sk.size(); ++a)
+    for (EventId b = 0; b < sk.size(); ++b) ms.set(a, b, morally_strong(sk, a, b));
+  return p;
+}
+
+void load_statics(Evaluator& ev, const StaticPrimitives& p, const std::vector<bool>& executed) {
+  const std::size_t n = executed.size();
+  Bits ex((n + 63) / 64, 0);
+  for (EventId e = 0; e < n; ++e)
+    if (executed[e]) ex[e / 64] |= 1ULL << (e % 64);
+  BitRel pairs(n);
+  for (EventId a = 0; a < n; ++a)
+    if (executed[a]) std::copy(ex.begin(), ex.end(), pairs.row(a));
+  for (const auto& [name, set] : p.sets) {
+    Bits& v = ev.set(name);
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = set[k] & ex[k];
+  }
+  for (const auto& [name, rel] : p.rels) ev.rel(name) = rel & pairs;
+}
+
+void load_candidate(Evaluator& ev, const StaticPrimitives& p, const CandidateRels& c) {
+  load_statics(ev, p, c.executed);
+  ev.rel("rf") = c.rf;
+  ev.rel("co") = c.co;
+  ev.rel("sf") = c.sf;
+  ev.rel("sync_barrier") = c.sync_barrier;
+}
+
+}  // namespace redscope::cat
