@@ -239,8 +239,9 @@ class Encoding {
   BitRel concrete(const z3::model& m, const Rel& r) const {
     BitRel out(n_);
     for (EventId a = 0; a < n_; ++a)
-      for (const auto& [b, e] : r.row(a))
-        if (m.eval(e, true).is_true()) out.set(a, b);
+      r.for_row(a, [&](EventId b, const z3::expr& e) {
+        if (e.is_true() || m.eval(e, true).is_true()) out.set(a, b);
+      });
     return out;
   }
   // The candidate execution a Z3 model chose, for evaluating the model on it
@@ -275,11 +276,17 @@ class Encoding {
       for (EventId e = 0; e < n_; ++e)
         if ((bits[e / 64] >> (e % 64)) & 1U) set[e] = exec(e);
     }
+    std::vector<EventId> guarded;
+    for (EventId e = 0; e < n_; ++e)
+      if (!exec(e).is_true()) guarded.push_back(e);
     for (const auto& [name, rel] : prims_.rels) {
       Rel& r = model_.rel(name);
-      for (EventId a = 0; a < n_; ++a)
-        for (EventId b = 0; b < n_; ++b)
-          if (rel.has(a, b)) r.set(a, b, both_executed(a, b));
+      r = Rel::from_bits(c_, rel, budget_);
+      for (EventId g : guarded)  // a guarded event's pairs hold when it executes
+        for (EventId x = 0; x < n_; ++x) {
+          if (rel.has(g, x)) r.set(g, x, both_executed(g, x));
+          if (rel.has(x, g)) r.set(x, g, both_executed(x, g));
+        }
     }
     model_.rel("rf") = rf_;
     model_.rel("co") = co_;
@@ -489,28 +496,30 @@ class Encoding {
         }
       }
     for (EventId a : writes)
-      for (const auto& [b, ab] : co_.row(a))
+      co_.for_row(a, [&](EventId b, const z3::expr& ab) {
         if (a < b && co_.maybe(b, a)) s_.add(!(ab && co_.at(b, a)));
+      });
     // Transitivity over the present pairs only. When co(a, b) and co(b, x)
     // are both pinned, so is co(a, x) (po-loc is transitive): for a pinned
     // (a, b) only b's unpinned successors need visiting, which keeps one
     // thread's N stores at N² steps.
     std::vector<std::vector<EventId>> unpinned(n_);
     for (EventId b : writes)
-      for (const auto& [x, e] : co_.row(b))
+      co_.for_row(b, [&](EventId x, const z3::expr&) {
         if (!pinned(b, x)) unpinned[b].push_back(x);
+      });
     for (EventId a : writes) {
       if (ev(a).is_init) continue;
       check_budget();
-      for (const auto& [b, ab] : co_.row(a)) {
+      co_.for_row(a, [&](EventId b, const z3::expr& ab) {
         auto step = [&](EventId x) {
           if (a != x && !pinned(a, x)) s_.add(z3::implies(ab && co_.at(b, x), co_.at(a, x)));
         };
         if (pinned(a, b))
           for (EventId x : unpinned[b]) step(x);
         else
-          for (const auto& [x, bx] : co_.row(b)) step(x);
-      }
+          co_.for_row(b, [&](EventId x, const z3::expr&) { step(x); });
+      });
     }
   }
 
@@ -539,12 +548,10 @@ class Encoding {
     for (EventId w = 0; w < n_; ++w) {
       if (!ev(w).is_write() || ev(w).loc != loc) continue;
       // A write with an unconditional co successor (pinned) is never last.
-      const Rel::Row& later = co_.row(w);
-      if (std::any_of(later.begin(), later.end(), [](const auto& p) { return p.second.is_true(); }))
-        continue;
+      if (!co_.sure().row_empty(w)) continue;
       z3::expr pick = c_.bool_const(fmt::format("last_{}", w).c_str());
       z3::expr maximal = exec(w);
-      for (const auto& [x, wx] : later) maximal = maximal && !wx;
+      for (const auto& [x, wx] : co_.row(w)) maximal = maximal && !wx;
       s_.add(z3::implies(pick, maximal && fin == value_of(w)));
       choices.push_back(pick);
     }

@@ -145,11 +145,7 @@ SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
   switch (e.op) {
     case Op::Union: return Value{a.rel | b.rel, {}};
     case Op::Inter: return Value{a.rel & b.rel, {}};
-    case Op::Diff:
-      for (std::size_t i = 0; i < n_; ++i, poll())
-        for (const auto& [j, x] : a.rel.row(i))
-          r.rel.set(i, j, b.rel.maybe(i, j) ? conj(x, negate(b.rel.at(i, j))) : x);
-      return r;
+    case Op::Diff: return Value{a.rel.minus(b.rel), {}};
     default: return Value{a.rel.compose(b.rel), {}};  // Seq
   }
 }
@@ -178,10 +174,10 @@ SymbolicModel::Value SymbolicModel::eval(const cat::Expr& e) {
     case Op::Range: {
       const Value a = eval(*e.args[0]);
       for (std::size_t i = 0; i < n_; ++i, poll())
-        for (const auto& [j, x] : a.rel.row(i)) {
+        a.rel.for_row(i, [&](std::size_t j, const z3::expr& x) {
           z3::expr& cell = r.set[e.op == Op::Domain ? i : j];
           cell = disj(cell, x);
-        }
+        });
       return r;
     }
     case Op::Complement: {
@@ -230,7 +226,7 @@ void SymbolicModel::assert_check(const cat::Check& ch) {
       if (!x.is_false()) cells.push_back(x);
   } else if (ch.kind == cat::CheckKind::Empty) {
     for (std::size_t i = 0; i < n_; ++i)
-      for (const auto& [j, x] : v.rel.row(i)) cells.push_back(x);
+      v.rel.for_row(i, [&](std::size_t, const z3::expr& x) { cells.push_back(x); });
   } else {
     const Rel r = ch.kind == cat::CheckKind::Acyclic ? v.rel.transitive_closure() : v.rel;
     for (std::size_t i = 0; i < n_; ++i)
@@ -257,16 +253,10 @@ void SymbolicModel::assert_check(const cat::Check& ch) {
 // already implies the rest): program order's n²/2 edges among n events turn
 // into at most n constraints, and none when no conditional edge touches them.
 void SymbolicModel::acyclic(const Rel& r, const z3::expr& lit, const std::string& name) {
-  BitRel fixed(n_);
   std::vector<bool> ranked(n_, false);
   for (std::size_t a = 0; a < n_; ++a)
-    for (const auto& [b, e] : r.row(a)) {
-      if (e.is_true())
-        fixed.set(a, b);
-      else
-        ranked[a] = ranked[b] = true;
-    }
-  const BitRel path = fixed.plus();
+    for (const auto& [b, e] : r.row(a)) ranked[a] = ranked[b] = true;
+  const BitRel path = r.sure().plus();
   if (!path.irreflexive()) {
     s_.add(!lit);
     return;
@@ -280,7 +270,7 @@ void SymbolicModel::acyclic(const Rel& r, const z3::expr& lit, const std::string
   for (std::size_t a = 0; a < n_; ++a) {
     poll();
     for (const auto& [b, e] : r.row(a))
-      if (!e.is_true() && !path.has(a, b)) s_.add(z3::implies(lit && e, lt(get(a), get(b))));
+      if (!path.has(a, b)) s_.add(z3::implies(lit && e, lt(get(a), get(b))));
   }
   // Static paths between ranked events, less those through a third one.
   BitRel between(n_);

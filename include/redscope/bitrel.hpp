@@ -31,6 +31,20 @@ class BitRel {
     return true;
   }
 
+  // Calls f(j) for every j related from i, in increasing order.
+  template <class F>
+  void for_each(std::size_t i, F&& f) const {
+    for (std::size_t x = 0; x < w_; ++x)
+      for (std::uint64_t w = bits_[i * w_ + x]; w != 0; w &= w - 1)
+        f(x * 64 + static_cast<std::size_t>(__builtin_ctzll(w)));
+  }
+  // Row i relates nothing.
+  bool row_empty(std::size_t i) const {
+    for (std::size_t x = 0; x < w_; ++x)
+      if (bits_[i * w_ + x]) return false;
+    return true;
+  }
+
   // The words of row i (w = words() of them): for the cat evaluator.
   std::size_t words() const { return w_; }
   std::uint64_t* row(std::size_t i) { return bits_.data() + i * w_; }
