@@ -74,7 +74,7 @@ TEST_CASE("models/ptx.cat names every axiom as to_string(Axiom) does", "[model]"
 
 TEST_CASE("cat: the subset parses and evaluates", "[model]") {
   const cat::Model m = parse(R"("t"
-(* a (* nested *) comment *)
+(* a (* nested *) comment *) // and a line comment (* not opened
 let r = po ; po^-1 | [W] ; loc ; [R \ IW] & ext
 let rec t = po | t ; t
 and u = t ; rf?

@@ -82,6 +82,10 @@ class Lexer {
   void skip_space() {
     for (;;) {
       while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) step();
+      if (at("//")) {  // to the end of the line (Dat3M's cat files use them)
+        while (i_ < s_.size() && s_[i_] != '\n') step();
+        continue;
+      }
       if (!at("(*")) return;
       skip_comment();
     }
