@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
-#include "redscope/suite.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

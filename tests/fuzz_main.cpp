@@ -52,13 +52,13 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "redscope/atomicity.hpp"
-#include "redscope/engine.hpp"
-#include "redscope/explain.hpp"
-#include "redscope/frontend.hpp"
-#include "redscope/report.hpp"
-#include "redscope/suite.hpp"
-#include "redscope/xval.hpp"
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/xval.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/report/report.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

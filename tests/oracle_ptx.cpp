@@ -1,5 +1,5 @@
 // The enumerator's consistency check before issue 13, frozen (moved here from
-// src/enum_engine.cpp unchanged but for the candidate it reads from).
+// src/engine/enumerate/enum_engine.cpp unchanged but for the candidate it reads from).
 #include "oracle_ptx.hpp"
 
 namespace redscope::oracle {

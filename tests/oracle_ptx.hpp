@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "redscope/bitrel.hpp"
-#include "redscope/engine.hpp"
+#include "redscope/core/bitrel.hpp"
+#include "redscope/engine/engine.hpp"
 
 namespace redscope::oracle {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "redscope/engine.hpp"
-#include "redscope/suite.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
 
 namespace redscope::testing {
 

@@ -4,8 +4,8 @@
 // both must honour EngineOptions::disabled_axioms.
 #include <catch2/catch.hpp>
 
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

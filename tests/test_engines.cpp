@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
+#include "engine/z3/z3_encoding.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
-#include "redscope/suite.hpp"
 #include "suite_files.hpp"
-#include "z3_encoding.hpp"
 
 using namespace redscope;
 

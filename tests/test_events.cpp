@@ -1,8 +1,8 @@
 // Expansion into skeletons: events, po/rmw/dependency edges, loop unrolling.
 #include <catch2/catch.hpp>
 
-#include "redscope/events.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/events/events.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

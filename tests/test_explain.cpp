@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "redscope/dot.hpp"
-#include "redscope/explain.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/analysis/explain.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/report/dot.hpp"
 
 using namespace redscope;
 

@@ -4,13 +4,13 @@
 
 #include <z3++.h>
 
-#include "redscope/atomicity.hpp"
-#include "redscope/budget.hpp"
-#include "redscope/diagnostic.hpp"
-#include "redscope/engine.hpp"
-#include "redscope/failure.hpp"
-#include "redscope/frontend.hpp"
-#include "redscope/xval.hpp"
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/xval.hpp"
+#include "redscope/core/budget.hpp"
+#include "redscope/core/diagnostic.hpp"
+#include "redscope/core/failure.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

@@ -1,8 +1,8 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
-#include "redscope/dialect.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/frontend/dialect.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

@@ -9,9 +9,9 @@
 #include <random>
 #include <sstream>
 
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
-#include "redscope/suite.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

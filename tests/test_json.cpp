@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "redscope/json.hpp"
+#include "redscope/core/json.hpp"
 
 using namespace redscope;
 

@@ -2,8 +2,8 @@
 // packed accesses (docs/litmus-format.md "Init block", "Consistency checks").
 #include <catch2/catch.hpp>
 
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "oracle_ptx.hpp"
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
-#include "redscope/suite.hpp"
 #include "suite_files.hpp"
 
 using namespace redscope;
@@ -189,7 +189,7 @@ TEST_CASE("z3 and enum read a user model alike, operator by operator", "[model]"
   const auto model = std::make_shared<const cat::Model>(
       cat::parse_cat(kOperators, "ops.cat", cat::ptx_primitives()));
   std::size_t compared = 0;
-  for (const std::string& dir : {"classic", "red", "sm6x", "atom"})
+  for (const char* dir : {"classic", "red", "sm6x", "atom"})
     for (const std::string& f :
          collect_litmus_files({std::string(REDSCOPE_SOURCE_DIR) + "/litmus/" + dir})) {
       const LitmusTest t = parse_litmus_file(f);

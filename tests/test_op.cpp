@@ -3,9 +3,9 @@
 // barriers that wait for their quorum, and interleaving order.
 #include <catch2/catch.hpp>
 
-#include "op_memory.hpp"
-#include "redscope/engine.hpp"
-#include "redscope/frontend.hpp"
+#include "engine/machine/op_memory.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 #include <random>
 #include <set>

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "redscope/relation.hpp"
+#include "engine/z3/relation.hpp"
 
 using namespace redscope;
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "redscope/events.hpp"
-#include "redscope/frontend.hpp"
+#include "redscope/events/events.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

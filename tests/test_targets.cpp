@@ -1,4 +1,4 @@
-// Target rules (src/ptx_rules.cpp, from the "Target ISA notes" of the PTX ISA
+// Target rules (src/frontend/ptx/ptx_rules.cpp, from the "Target ISA notes" of the PTX ISA
 // sections of red, atom, ld, st and fence/membar): each rule's form is
 // accepted at the rule's minimum target and rejected one below, with
 // file:line:col at the qualifier the rule is about, the rule's name, the
@@ -7,8 +7,8 @@
 
 #include <set>
 
-#include "ptx_rules.hpp"
-#include "redscope/frontend.hpp"
+#include "frontend/ptx/ptx_rules.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

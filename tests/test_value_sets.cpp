@@ -6,9 +6,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "redscope/events.hpp"
-#include "redscope/frontend.hpp"
-#include "redscope/value_sets.hpp"
+#include "redscope/events/events.hpp"
+#include "redscope/events/value_sets.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

@@ -16,8 +16,8 @@
 
 #include <z3++.h>
 
-#include "redscope/values.hpp"
-#include "z3_values.hpp"
+#include "engine/z3/z3_values.hpp"
+#include "redscope/core/values.hpp"
 
 using namespace redscope;
 

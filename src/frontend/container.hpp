@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../lexer.hpp"
-#include "redscope/litmus.hpp"
+#include "frontend/lexer.hpp"
+#include "redscope/core/litmus.hpp"
 
 namespace redscope::detail {
 

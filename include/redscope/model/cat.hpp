@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "redscope/diagnostic.hpp"
+#include "redscope/core/diagnostic.hpp"
 
 namespace redscope::cat {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "redscope/bitrel.hpp"
+#include "redscope/core/bitrel.hpp"
 #include "redscope/model/cat.hpp"
 
 namespace redscope::cat {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "redscope/bitrel.hpp"
-#include "redscope/events.hpp"
+#include "redscope/core/bitrel.hpp"
+#include "redscope/events/events.hpp"
 #include "redscope/model/cat_eval.hpp"
 
 namespace redscope::cat {

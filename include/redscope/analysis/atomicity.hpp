@@ -1,0 +1,57 @@
+// The atomicity checker behind `redscope atomicity`: for every memory cell
+// written by an RMW and by some other instruction, each pair of RMWs and
+// each RMW with each plain store to the cell, whether the two are mutually
+// in scope, and whether some execution allowed by the model loses an update.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/engine/engine.hpp"
+
+namespace redscope {
+
+// One atom/red (or plain store) instruction's access to a cell.
+struct AccessSite {
+  ThreadId thread = 0;
+  std::string text;  // source text of the instruction
+  SourceLoc src;
+  Scope scope = Scope::Gpu;
+  Sem sem = Sem::Relaxed;
+  bool is_rmw = true;
+  bool strong = true;
+};
+
+struct AtomicityPair {
+  std::string cell;
+  AccessSite a, b;  // a is an RMW; b an RMW or a plain store
+  bool mutually_in_scope =
+      false;                 // morally strong: both strong, each scope contains the other thread
+  std::string scope_reason;  // why (not), in words
+  bool lost_update = false;  // some allowed execution loses an update
+  std::string how;           // "both read <write>" / "<store> lands between the read and the write"
+  std::string lost_update_reason;  // why the model allows it, when a rule says so (empty: none)
+  Witness witness;                 // of the lost update
+  std::vector<std::pair<std::string, std::string>> final_values;  // cell → value in the witness
+};
+
+struct AtomicityResult {
+  std::string test, file;
+  ModelKind model = ModelKind::Ptx;
+  std::string model_file;  // the user's model, if any (model_name)
+  int target_sm = 90;
+  std::vector<AtomicityPair> pairs;
+  double seconds = 0;
+  std::optional<std::string> error;
+  std::string error_kind;  // "input", "timeout", "memory" or "internal" (failure.hpp)
+};
+
+// Throws InputError for inputs the expansion rejects.
+AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opts);
+AtomicityResult check_atomicity_file(const std::string& path, const EngineOptions& opts);
+
+std::string render_atomicity_text(const AtomicityResult& r);
+std::string render_atomicity_json(const std::vector<AtomicityResult>& results);
+
+}  // namespace redscope

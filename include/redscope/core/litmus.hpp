@@ -1,0 +1,161 @@
+// The litmus-test AST produced by every frontend (DESIGN §1: LitmusTest).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/core/diagnostic.hpp"
+#include "redscope/core/types.hpp"
+
+namespace redscope {
+
+// A literal as written ("1", "-0.0", "0x3c00"); its bits depend on the type
+// it is read at (see literal_bits).
+struct Literal {
+  std::string text;
+  SourceLoc loc;
+};
+
+// A register, an immediate, or a memory location named by an operand.
+struct Operand {
+  enum class Kind : std::uint8_t { Reg, Imm, Loc };
+  Kind kind = Kind::Imm;
+  std::string name;         // register or location name
+  std::int64_t value = 0;   // Imm: the bits at the instruction's type
+  std::int64_t offset = 0;  // Loc: byte offset, as in [x+4]
+  SourceLoc loc;
+};
+
+enum class InstrKind : std::uint8_t {
+  Load,     // ld   dst, [a]
+  Store,    // st   [a], v
+  Atom,     // atom dst, [a], v{, v2}
+  Red,      // red  [a], v
+  Fence,    // fence.sem.scope / membar
+  Setp,     // setp.cmp.type p, a, b
+  Barrier,  // bar.cta.sync / bar.cta.arrive
+  Local,    // register-only arithmetic: ld r, v (move), add/sub/mul/div, createpolicy
+  Branch,   // beq/bne/blt/bgt/ble/bge a, b, LABEL
+  Goto,     // goto LABEL
+  Label,    // LABEL:
+};
+
+// Read-modify-write and local arithmetic operators.
+enum class RmwOp : std::uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  And,
+  Or,
+  Xor,
+  Inc,
+  Dec,
+  Min,
+  Max,
+  Exch,
+  Cas,
+  Mov
+};
+std::string_view to_string(RmwOp op);
+
+enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+
+// Barrier operands follow Dat3M's convention `bar.cta.sync a{, b{, q}}`:
+// `a` and `b` together name the barrier (b may be a register); `q` is the
+// quorum, the number of arrivals after which waiting threads may pass. Without
+// `q` every executed barrier with the same name in the CTA must arrive.
+struct BarrierSpec {
+  bool arrive_only = false;  // bar.cta.arrive: counts towards the quorum, never waits
+  Operand id;
+  std::optional<Operand> logical_id;
+  std::optional<std::int64_t> quorum;
+};
+
+struct Instruction {
+  InstrKind kind = InstrKind::Local;
+  SourceLoc loc;
+  std::string text;  // source text of the instruction, for reports
+  Sem sem = Sem::Weak;
+  Scope scope = Scope::Sys;
+  Space space = Space::Generic;
+  DataType type = DataType::S32;
+  RmwOp op = RmwOp::Mov;
+  CmpOp cmp = CmpOp::Eq;
+  std::optional<Operand> dst;   // destination register (scalar forms)
+  std::vector<Operand> dsts;    // destination registers of vector forms {r0, r1}
+  std::optional<Operand> addr;  // memory location
+  std::vector<Operand> srcs;    // value operands in source order (one per vector element)
+  unsigned vec = 1;             // .v2/.v4/.v8
+  bool noftz = false;           // .noftz
+  bool cache_hint = false;      // .L2::cache_hint (a performance hint: no effect on outcomes)
+  std::optional<Operand> cache_policy;  // its cache-policy operand
+  std::optional<Operand> guard;         // @p / @!p predicate
+  bool guard_negated = false;
+  std::string label;  // Branch/Goto target, or Label name
+  BarrierSpec barrier;
+};
+
+struct ThreadCode {
+  std::string name;  // "P0"
+  Placement place;
+  SourceLoc loc;
+  std::vector<Instruction> code;
+  std::map<std::string, std::size_t> labels;  // label → index into code
+};
+
+// `x = 1;`, `P0:r1 = 1;`, `global f32 x = 1.5;` or `global f32 v[4] = {0,0,0,0};`
+// in the init block.
+struct InitEntry {
+  std::optional<ThreadId> thread;  // set for registers
+  std::string name;
+  std::optional<DataType> type;      // declared element type
+  std::optional<Space> space;        // declared state space (global / shared)
+  std::optional<std::size_t> count;  // array length for `name[N]`
+  std::vector<Literal> values;       // one per element (one for scalars)
+  SourceLoc loc;
+};
+
+// A term of the final condition.
+struct CondTerm {
+  enum class Kind : std::uint8_t { Reg, Loc, Const };
+  Kind kind = Kind::Const;
+  ThreadId thread = 0;
+  std::string name;  // register, or memory cell ("x", "v[1]")
+  Literal value;     // Const
+  SourceLoc loc;
+};
+
+struct CondExpr {
+  enum class Kind : std::uint8_t { True, False, And, Or, Not, Cmp };
+  Kind kind = Kind::True;
+  std::vector<CondExpr> kids;
+  CmpOp cmp = CmpOp::Eq;
+  CondTerm lhs, rhs;
+};
+
+enum class Quantifier : std::uint8_t { Exists, Forall, NotExists };
+
+struct LitmusTest {
+  std::string file;
+  std::string arch;  // "PTX"
+  std::string name;
+  std::map<std::string, std::string> metadata;  // key=value header lines
+  int target_sm = 90;                           // Target=sm_NN
+  std::vector<InitEntry> init;
+  std::vector<ThreadCode> threads;
+  std::vector<CondTerm> locations;  // `locations [...]`
+  std::optional<CondExpr> filter;
+  Quantifier quantifier = Quantifier::Exists;
+  CondExpr condition;
+  std::string condition_text;
+  SourceLoc condition_loc;
+};
+
+std::string_view to_string(Quantifier q);
+std::string_view to_string(CmpOp c);
+
+}  // namespace redscope

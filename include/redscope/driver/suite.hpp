@@ -1,0 +1,71 @@
+// Running many tests: file discovery, a worker pool, and expectation files.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/core/parallel.hpp"
+#include "redscope/engine/engine.hpp"
+
+namespace redscope {
+
+// Files named on the command line, and every file below named folders that a
+// registered dialect claims (include/redscope/frontend/dialect.hpp; today *.litmus),
+// sorted per folder. A path that does not exist, a folder that cannot be read
+// or a dangling link is a problem: appended to `problems` (and the rest still
+// collected), or thrown as InputError when `problems` is null.
+std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
+                                              std::vector<Diagnostic>* problems = nullptr);
+
+// Parses and checks one file; input errors become TestResult::error.
+TestResult check_file(const std::string& path, const EngineOptions& opts);
+
+// Runs work(i) for i in [0, n) on `jobs` threads and hands each result to
+// emit(i, result) in index order, as soon as every earlier one has been
+// handed over (serialised: emit never runs on two threads at once). So output
+// streams in input order whatever `jobs` is, and a cut run has printed every
+// result up to the first unfinished one.
+template <class T>
+void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t)>& work,
+                 const std::function<void(std::size_t, T&&)>& emit) {
+  std::vector<std::optional<T>> done(n);
+  std::size_t next = 0;
+  std::mutex mu;
+  parallel_for(n, jobs, [&](std::size_t i) {
+    T r = work(i);
+    std::lock_guard<std::mutex> lock(mu);
+    done[i] = std::move(r);
+    for (; next < n && done[next]; ++next) {
+      emit(next, std::move(*done[next]));
+      done[next].reset();
+    }
+  });
+}
+
+// Checks every file on `jobs` worker threads; results in `files` order
+// (the CLI streams them with run_ordered instead).
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
+                                  unsigned jobs);
+
+// One row of a Dat3M expectation CSV: `path,1` (condition holds) or `path,0`.
+struct Expectation {
+  std::string path;  // as written, relative to the CSV's folder
+  std::string resolved;
+  bool holds = false;
+  int line = 0;
+};
+
+std::vector<Expectation> read_expectations(const std::string& csv_path);
+
+struct ExpectReport {
+  std::vector<std::string> lines;  // one per mismatch or error
+  std::size_t passed = 0, failed = 0, errors = 0, not_run = 0;
+};
+
+ExpectReport compare_expectations(const std::vector<Expectation>& exp,
+                                  const std::vector<TestResult>& results);
+
+}  // namespace redscope

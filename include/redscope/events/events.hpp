@@ -1,0 +1,117 @@
+// Event graphs: a litmus test expanded into straight-line executions
+// ("skeletons"), one per combination of per-thread control-flow paths.
+// Each skeleton is a Boost.Graph whose vertices are events and whose edges
+// are the static relations po (immediate), rmw, and addr/data/ctrl deps.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "redscope/core/bitrel.hpp"
+#include "redscope/core/expr.hpp"
+#include "redscope/core/litmus.hpp"
+
+namespace redscope {
+
+enum class EventKind : std::uint8_t { Read, Write, Fence, Barrier };
+
+struct Event {
+  EventKind kind = EventKind::Read;
+  ThreadId thread = kInitThread;  // kInitThread for initial writes
+  std::size_t po_index = 0;       // position in the thread's path
+  std::size_t instr = 0;          // which executed instruction of the path produced it
+  unsigned element = 0;           // vector element and lane within the instruction
+  std::string loc;                // memory events: the memory cell ("x", "v[1]")
+  Sem sem = Sem::Weak;            // for RMW halves: the half's own semantics
+  Scope scope = Scope::Sys;
+  Space space = Space::Generic;
+  DataType type = DataType::S32;
+  bool in_rmw = false;  // read or write half of an atom/red
+  bool is_init = false;
+  ExprPtr value;  // Write: value written
+  ExprPtr guard;  // executes only when true (null: always)
+  ReadRef self;   // Read: the leaf naming this read's value
+  // Barrier (Dat3M convention, see BarrierSpec).
+  bool barrier_arrive_only = false;
+  std::int64_t barrier_id = 0;
+  ExprPtr barrier_logical;  // null when absent
+  std::optional<std::int64_t> quorum;
+  SourceLoc src;
+  std::string text;
+
+  bool is_read() const { return kind == EventKind::Read; }
+  bool is_write() const { return kind == EventKind::Write; }
+  bool is_memory() const { return is_read() || is_write(); }
+  bool is_fence() const { return kind == EventKind::Fence; }
+  bool is_barrier() const { return kind == EventKind::Barrier; }
+  // PTX §8.3: strong = memory op with .relaxed/.acquire/.release/.acq_rel/.sc
+  // (or .volatile), or a fence.
+  bool is_strong() const { return is_fence() || (is_memory() && !is_init && sem != Sem::Weak); }
+  bool is_release() const { return sem == Sem::Release || sem == Sem::AcqRel || sem == Sem::Sc; }
+  bool is_acquire() const { return sem == Sem::Acquire || sem == Sem::AcqRel || sem == Sem::Sc; }
+  bool is_sc_fence() const { return is_fence() && sem == Sem::Sc; }
+};
+
+enum class EdgeKind : std::uint8_t { Po, Rmw, Addr, Data, Ctrl };
+
+struct EdgeProps {
+  EdgeKind kind = EdgeKind::Po;
+};
+
+using EventGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Event, EdgeProps>;
+
+// A register as the condition names it.
+struct RegName {
+  ThreadId thread = 0;
+  std::string name;
+  auto operator<=>(const RegName&) const = default;
+};
+
+struct Skeleton {
+  EventGraph graph;
+  std::vector<Placement> placement;       // per thread
+  std::vector<EventId> thread_base;       // ReadRef{t, i} ↔ vertex thread_base[t] + i
+  std::vector<ExprPtr> assumptions;       // branch decisions along the paths
+  std::map<RegName, ExprPtr> final_regs;  // register values at the end
+  std::map<RegName, DataType> reg_types;
+  std::map<std::string, DataType> loc_types;  // every memory cell and its element type
+  std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
+  std::map<std::string, EventId> init_write;  // location → its initial write
+  bool cut = false;                           // some path stopped at the unroll bound
+  std::vector<std::size_t> path_ids;          // which path of each thread
+
+  std::size_t size() const { return boost::num_vertices(graph); }
+  const Event& ev(EventId e) const { return graph[e]; }
+  EventId vertex(ReadRef r) const {
+    return thread_base[static_cast<std::size_t>(r.thread)] + r.index;
+  }
+};
+
+struct ExpandOptions {
+  int unroll = 2;                 // times a backward jump may be taken per path
+  std::size_t max_paths = 20000;  // per thread and in total; beyond: InputError
+};
+
+struct Expansion {
+  std::vector<Skeleton> skeletons;  // complete paths and cut ones (Skeleton::cut)
+};
+
+// Unrolls loops to `unroll`, splits every branch on its condition, and builds
+// one skeleton per combination of per-thread paths. Throws InputError for
+// programs the model cannot express (e.g. mixed-size accesses).
+Expansion expand(const LitmusTest& test, const ExpandOptions& opts);
+
+// Static relation helpers on a skeleton (vertex-indexed boolean matrices,
+// BoolMatrix in core/bitrel.hpp).
+// Transitive po. Events of one instruction are unordered (PTX §8.2.2: the
+// elements of a vector or packed access are performed in no particular
+// order), except an RMW element's read, which precedes its own write.
+BoolMatrix po_closure(const Skeleton& s);
+BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind);  // direct edges of one kind
+
+}  // namespace redscope

@@ -1,0 +1,29 @@
+// Rendering of results: herd7-like text and JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/core/json.hpp"
+#include "redscope/engine/engine.hpp"
+
+namespace redscope {
+
+std::string render_text(const TestResult& r);
+// One JSON array with an object per test (schema in docs/cli.md).
+std::string render_json(const std::vector<TestResult>& results);
+// One element of that array (indented as in it), for streaming the array.
+std::string render_json_item(const TestResult& r);
+// The same object on one line (JSON Lines: `--format jsonl`).
+std::string render_json_line(const TestResult& r);
+
+// The fields every command's JSON object per test starts with: test, file,
+// model and (when `target_sm` is given) target; a file that never parsed
+// claims no test name, model or target (null).
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+                    std::optional<int> target_sm);
+// "error" and "error_kind", both null for a checked test.
+Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind);
+
+}  // namespace redscope

@@ -1,0 +1,595 @@
+// `redscope explain`: the axioms that forbid an outcome (a minimal unsat
+// core over the axiom literals, per path) and, for each, the edges of the
+// execution that would need it broken; or a witness for an allowed outcome.
+#include "redscope/analysis/explain.hpp"
+#include "redscope/core/json.hpp"
+
+#include <deque>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/z3/z3_condition.hpp"
+#include "engine/z3/z3_encoding.hpp"
+#include "redscope/model/cat.hpp"
+#include "redscope/model/cat_eval.hpp"
+#include "redscope/model/primitives.hpp"
+#include "redscope/report/report.hpp"
+
+namespace redscope {
+
+using detail::Encoding;
+
+std::string describe_event(const Skeleton& sk, EventId e) {
+  const Event& x = sk.ev(e);
+  if (x.is_init) return fmt::format("the initial value of {}", x.loc);
+  std::string half;
+  if (x.in_rmw) half = x.is_read() ? " (its read)" : " (its write)";
+  return fmt::format("P{}'s {}{}", x.thread, x.text, half);
+}
+
+namespace {
+
+std::string scope_name(Scope s) {
+  switch (s) {
+    case Scope::Cta: return ".cta";
+    case Scope::Cluster: return ".cluster";
+    case Scope::Gpu: return ".gpu";
+    case Scope::Sys: return ".sys";
+  }
+  return "";
+}
+
+// Where two threads sit relative to each other.
+std::string placement_words(const Placement& a, const Placement& b) {
+  if (a.gpu != b.gpu) return "on different GPUs";
+  if (a.cta == b.cta) return "in the same CTA";
+  if (a.cluster == b.cluster) return "in different CTAs of one cluster";
+  return "in different CTAs of one GPU";
+}
+
+// Why two events are (or are not) morally strong (PTX §8.6), in words.
+std::string strength_words(const Skeleton& sk, EventId a, EventId b) {
+  const Event& x = sk.ev(a);
+  const Event& y = sk.ev(b);
+  if (x.thread == y.thread) return "they are in the same thread";
+  if (x.is_init || y.is_init) return "the initial write is not strong";
+  if (!x.is_strong() || !y.is_strong())
+    return fmt::format("{} is weak",
+                       !x.is_strong() ? describe_event(sk, a) : describe_event(sk, b));
+  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
+  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
+  const bool both = scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
+  return fmt::format("P{} ({}) and P{} ({}) are {}, so {}", x.thread, scope_name(x.scope), y.thread,
+                     scope_name(y.scope), placement_words(px, py),
+                     both ? "each scope contains the other thread"
+                          : "one scope does not contain the other thread");
+}
+
+struct Target {
+  std::vector<Observable> obs;
+  std::vector<std::uint64_t> values;  // with an outcome
+  std::string text;
+};
+
+Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRequest& req) {
+  Target t;
+  if (!req.outcome) {
+    t.obs = observables_of(test, ex, false);
+    t.text = fmt::format("the condition {}", test.condition_text);
+    return t;
+  }
+  const std::vector<Observable> all = observables_of(test, ex, true);
+  std::stringstream ss(*req.outcome);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    auto trim = [](std::string s) {
+      s.erase(0, s.find_first_not_of(" \t"));
+      s.erase(s.find_last_not_of(" \t") + 1);
+      return s;
+    };
+    item = trim(item);
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument(fmt::format("--outcome: '{}' is not LABEL=VALUE", item));
+    const std::string label = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const Observable& o) { return o.label == label; });
+    if (it == all.end())
+      throw std::invalid_argument(
+          fmt::format("--outcome: the test has no register or location '{}'", label));
+    const auto bits = literal_bits(value, it->type);
+    if (!bits)
+      throw std::invalid_argument(
+          fmt::format("--outcome: '{}' is not a value of {}'s type", value, label));
+    t.obs.push_back(*it);
+    t.values.push_back(*bits);
+    t.text += (t.text.empty() ? "" : "; ") + label + "=" + value;
+  }
+  if (t.obs.empty()) throw std::invalid_argument("--outcome names no register or location");
+  return t;
+}
+
+// One path's solver with the target asserted.
+struct PathCheck {
+  detail::SolverKind kind;
+  z3::solver s;
+  Encoding enc;
+  PathCheck(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+            const LitmusTest& test, const Target& t, const Budget* budget)
+      : kind(detail::solver_kind_for(sk)),
+        s(detail::make_solver(c, kind)),
+        enc(c, s, sk, model, kind, budget) {
+    enc.encode();
+    std::vector<z3::expr> terms;
+    for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
+    if (t.values.empty()) {
+      s.add(condition_to_z3(c, test.condition, t.obs, terms));
+    } else {
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        s.add(terms[i] ==
+              c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
+    }
+    if (test.filter) s.add(condition_to_z3(c, *test.filter, t.obs, terms));
+  }
+  // Satisfiable with the named axioms (and every unnamed check) assumed.
+  bool sat_with(const std::vector<std::string>& axioms) {
+    z3::expr_vector v(s.ctx());
+    for (const auto& ch : enc.checks())
+      if (ch.name.empty() || std::count(axioms.begin(), axioms.end(), ch.name))
+        v.push_back(ch.literal);
+    v.push_back(enc.barrier_literal());
+    return detail::is_sat(s, v);
+  }
+};
+
+std::vector<std::string> without(std::vector<std::string> v, const std::string& a) {
+  v.erase(std::remove(v.begin(), v.end(), a), v.end());
+  return v;
+}
+
+// Deletion-based minimization of an unsat set of axioms.
+std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
+  for (std::size_t i = 0; i < core.size();) {
+    const std::vector<std::string> smaller = without(core, core[i]);
+    if (!p.sat_with(smaller))
+      core = smaller;
+    else
+      ++i;
+  }
+  return core;
+}
+
+// --- the edges that break an axiom, read off the execution -----------------
+//
+// The execution the Z3 model chose is evaluated concretely with the model's
+// own text (cat::Evaluator), and the relation the failing check constrains
+// is taken apart: a cycle (acyclic), a pair (empty) or a loop (irreflexive),
+// each step derived down to the relations the model starts from. A step is
+// shown in a let-bound name only where its definition is no path (it holds
+// an inverse, as fr = rf^-1 ; co does). Works for any model.
+class Breaker {
+ public:
+  Breaker(const Skeleton& sk, const cat::Model& model, const detail::ModelChoice& choice,
+          Encoding& enc, const z3::model& m)
+      : value_words_([&enc, &m, &sk](EventId e) {
+          return fmt::format("{}={}", sk.ev(e).loc,
+                             m.eval(enc.value(e), true).get_numeral_uint64());
+        }),
+        sk_(sk),
+        m_(model),
+        variants_(choice.kind == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
+                                                    : std::vector<std::string>{}),
+        ev_(model, sk.size(), variants_, [](std::string_view) { return true; }) {
+    const Encoding::Chosen c = enc.chosen(m);
+    cat::load_candidate(ev_, enc.static_prims(),
+                        cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
+    ev_.update(0);
+    for (const cat::Stmt& st : model.stmts)
+      if (st.let && !st.let->rec) bound_.emplace(st.let->slots[0], st.let->exprs[0].get());
+  }
+
+  Breach breach(const std::string& axiom) {
+    Breach b;
+    b.axiom = axiom;
+    for (const cat::Stmt& st : m_.stmts)
+      if (st.check && !st.check->flag && st.check->name == axiom && broken(*st.check, b)) break;
+    if (b.why.empty()) b.why = axiom + ": the execution below breaks it";
+    return b;
+  }
+
+ private:
+  struct Step {
+    std::vector<ExecEdge> edges;
+    std::vector<std::string> notes;
+  };
+
+  std::string ev(EventId e) const { return describe_event(sk_, e); }
+  std::size_t n() const { return sk_.size(); }
+
+  bool broken(const cat::Check& c, Breach& b) {
+    const cat::Value v = ev_.eval(*c.expr);
+    const std::string text = cat::to_text(m_, *c.expr);
+    Step st;
+    if (c.negated) {
+      b.why = fmt::format("{}: {} must not be empty, and is", b.axiom, text);
+      return true;
+    }
+    if (c.kind == cat::CheckKind::Acyclic) {
+      const std::vector<std::pair<EventId, EventId>> cyc = cycle(v.rel);
+      if (cyc.empty()) return false;
+      for (const auto& [u, w] : cyc) append(st, derive(*c.expr, u, w, 0));
+      b.why = fmt::format("{}: a cycle in {}", b.axiom, text);
+    } else if (c.kind == cat::CheckKind::Irreflexive) {
+      const auto a = first_pair(v.rel, true);
+      if (!a) return false;
+      st = derive(*c.expr, a->first, a->first, 0);
+      b.why = fmt::format("{}: {} relates {} to itself", b.axiom, text, ev(a->first));
+    } else if (c.expr->type == cat::Type::Rel) {
+      const auto a = first_pair(v.rel, false);
+      if (!a) return false;
+      st = derive(*c.expr, a->first, a->second, 0);
+      b.why = fmt::format("{}: {} relates {} to {}", b.axiom, text, ev(a->first), ev(a->second));
+    } else {
+      for (EventId e = 0; e < n(); ++e)
+        if ((v.set[e / 64] >> (e % 64)) & 1U) {
+          b.why = fmt::format("{}: {} holds {}", b.axiom, text, ev(e));
+          return true;
+        }
+      return false;
+    }
+    for (const std::string& note : st.notes) b.why += "; " + note;
+    if (!st.edges.empty())
+      b.why += fmt::format(" ({} step{}, below)", st.edges.size(), st.edges.size() == 1 ? "" : "s");
+    b.edges = std::move(st.edges);
+    return true;
+  }
+
+  static void append(Step& into, Step s) {
+    for (ExecEdge& e : s.edges) into.edges.push_back(std::move(e));
+    for (std::string& x : s.notes)
+      if (std::find(into.notes.begin(), into.notes.end(), x) == into.notes.end())
+        into.notes.push_back(std::move(x));
+  }
+
+  static std::optional<std::pair<EventId, EventId>> first_pair(const BitRel& r, bool diagonal) {
+    for (EventId a = 0; a < r.size(); ++a)
+      for (EventId b = 0; b < r.size(); ++b)
+        if (r.has(a, b) && (!diagonal || a == b)) return std::pair{a, b};
+    return std::nullopt;
+  }
+
+  // A shortest cycle of r, as its edges.
+  std::vector<std::pair<EventId, EventId>> cycle(const BitRel& r) const {
+    std::vector<std::pair<EventId, EventId>> best;
+    for (EventId s = 0; s < n(); ++s) {
+      const std::vector<EventId> p = path(r, s, s);
+      if (!p.empty() && (best.empty() || p.size() - 1 < best.size())) {
+        best.clear();
+        for (std::size_t i = 0; i + 1 < p.size(); ++i) best.emplace_back(p[i], p[i + 1]);
+      }
+    }
+    return best;
+  }
+
+  // A shortest path of one or more r-steps from a to b (its events), or none.
+  static std::vector<EventId> path(const BitRel& r, EventId a, EventId b) {
+    const std::size_t n = r.size();
+    std::vector<std::optional<EventId>> via(n);
+    std::deque<EventId> q;
+    for (EventId v = 0; v < n; ++v)
+      if (r.has(a, v) && !via[v]) via[v] = a, q.push_back(v);
+    while (!q.empty() && !via[b]) {
+      const EventId u = q.front();
+      q.pop_front();
+      for (EventId v = 0; v < n; ++v)
+        if (r.has(u, v) && !via[v]) via[v] = u, q.push_back(v);
+    }
+    if (!via[b]) return {};
+    std::vector<EventId> p{b};
+    for (EventId v = *via[b]; p.size() <= n; v = *via[v]) {
+      p.insert(p.begin(), v);
+      if (v == a && p.size() > 1) break;
+    }
+    return p;
+  }
+
+  bool has(const cat::Expr& e, EventId u, EventId v) const { return ev_.eval(e).rel.has(u, v); }
+
+  // A step in a primitive, with words for the engine's own relations.
+  Step primitive_step(const std::string& name, EventId u, EventId v) const {
+    Step s{{ExecEdge{u, v, name}}, {}};
+    if (name == "rf")
+      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words_(v), ev(u)));
+    else if (name == "sf")
+      s.notes.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(u), ev(v)));
+    else if (name == "sync_barrier")
+      s.notes.push_back(fmt::format("{} arrives before {} passes", ev(u), ev(v)));
+    return s;
+  }
+
+  static bool symmetric(const BitRel& r) { return r == r.inverse(); }
+
+  // Why (u, v) is in e: the steps from u to v. `depth` 0: the check's own
+  // expression, where a let-bound name is always opened.
+  Step derive(const cat::Expr& e, EventId u, EventId v, int depth) {
+    using cat::Op;
+    if (depth > cat::kMaxNesting) return {};
+    switch (e.op) {
+      case Op::Ref: {
+        const cat::Slot& slot = m_.slots[e.slot];
+        if (slot.primitive) return primitive_step(slot.name, u, v);
+        const auto it = bound_.find(e.slot);
+        if (it == bound_.end()) return {{ExecEdge{u, v, slot.name}}, {}};
+        Step inner = derive(*it->second, u, v, depth + 1);
+        if (depth > 0 && u != v && slot.name == "sync")
+          inner.notes.insert(inner.notes.begin(),
+                             fmt::format("{} synchronizes with {}", ev(u), ev(v)));
+        // No path (fr = rf^-1 ; co): one step under its name, with its notes.
+        if (depth > 0 && has_inverse(*it->second, 0))
+          return {{ExecEdge{u, v, slot.name}}, inner.notes};
+        return inner;
+      }
+      case Op::Union: return derive(*e.args[has(*e.args[0], u, v) ? 0 : 1], u, v, depth + 1);
+      case Op::Inter: return intersection(e, u, v, depth);
+      case Op::Diff: {
+        Step s = derive(*e.args[0], u, v, depth + 1);
+        s.notes.push_back(
+            fmt::format("{} and {} are not in {}", ev(u), ev(v), cat::to_text(m_, *e.args[1])));
+        return s;
+      }
+      case Op::Seq: {
+        const BitRel a = ev_.eval(*e.args[0]).rel, b = ev_.eval(*e.args[1]).rel;
+        for (EventId w = 0; w < n(); ++w)
+          if (a.has(u, w) && b.has(w, v)) {
+            Step s = derive(*e.args[0], u, w, depth + 1);
+            append(s, derive(*e.args[1], w, v, depth + 1));
+            return s;
+          }
+        return {};
+      }
+      case Op::Plus:
+      case Op::Star:
+      case Op::Opt: {
+        if (u == v && e.op != Op::Plus) return {};
+        const BitRel r = ev_.eval(*e.args[0]).rel;
+        if (e.op == Op::Opt) return derive(*e.args[0], u, v, depth + 1);
+        const std::vector<EventId> p = path(r, u, v);
+        Step s;
+        for (std::size_t i = 0; i + 1 < p.size(); ++i)
+          append(s, derive(*e.args[0], p[i], p[i + 1], depth + 1));
+        return s;
+      }
+      case Op::Inverse: {
+        Step s = derive(*e.args[0], v, u, depth + 1);
+        return s;
+      }
+      case Op::IfVariant: {
+        const auto& vars = ev_variants();
+        const bool on = std::find(vars.begin(), vars.end(), e.variant) != vars.end();
+        return derive(*e.args[on ? 0 : 1], u, v, depth + 1);
+      }
+      default: return {};  // [S], S * T, ~r: membership, not a step
+    }
+  }
+
+  // (u, v) in r & s: derived in the operand that is not a symmetric
+  // relation (same location, morally strong: a property of the pair); the
+  // others are stated: a symmetric one as a note (ms in words), a primitive
+  // one as an edge of its own (rmw).
+  Step intersection(const cat::Expr& e, EventId u, EventId v, int depth) {
+    std::size_t main = 0;
+    for (std::size_t i = 0; i < e.args.size(); ++i)
+      if (!symmetric(ev_.eval(*e.args[i]).rel)) {
+        main = i;
+        if (e.args[i]->op != cat::Op::Ref) break;
+      }
+    Step s = derive(*e.args[main], u, v, depth + 1);
+    for (std::size_t i = 0; i < e.args.size(); ++i) {
+      if (i == main) continue;
+      const cat::Expr& a = *e.args[i];
+      const bool prim = a.op == cat::Op::Ref && m_.slots[a.slot].primitive;
+      const std::string name = prim ? m_.slots[a.slot].name : "";
+      if (name == "ms")  // (one note per pair, whichever way it was reached)
+        s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
+                                      ev(std::max(u, v)),
+                                      strength_words(sk_, std::min(u, v), std::max(u, v))));
+      else if (prim && !symmetric(ev_.eval(a).rel))
+        s.edges.push_back(ExecEdge{u, v, name});
+    }
+    return s;
+  }
+
+  // An inverse in e's own text (names it uses are judged when reached).
+  static bool has_inverse(const cat::Expr& e, int depth) {
+    if (depth > cat::kMaxNesting) return false;
+    if (e.op == cat::Op::Inverse) return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [&](const auto& a) { return has_inverse(*a, depth + 1); });
+  }
+
+  const std::vector<std::string>& ev_variants() const { return variants_; }
+
+  std::function<std::string(EventId)> value_words_;  // "x=1": the value a read returns
+  const Skeleton& sk_;
+  const cat::Model& m_;
+  std::vector<std::string> variants_;
+  cat::Evaluator ev_;
+  std::map<std::size_t, const cat::Expr*> bound_;
+};
+
+// Sync edges of an allowed witness, in words.
+std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
+  std::vector<std::string> out;
+  for (const ExecEdge& e : w.edges)
+    if (e.kind == "sync")
+      out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from),
+                                describe_event(sk, e.to), strength_words(sk, e.from, e.to)));
+  return out;
+}
+
+}  // namespace
+
+Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req) {
+  auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
+  Explanation out;
+  out.test = test.name;
+  out.file = test.file;
+  out.model = opts.model.value_or(model_for_target(test.target_sm));
+  out.model_file = opts.model_file;
+  out.expansion = ex;
+  const Target target = parse_target(test, *ex, req);
+  out.outcome = target.text;
+  out.target_sm = test.target_sm;
+  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
+  // The named axioms the options enable, in file order.
+  std::vector<std::string> all;
+  for (const cat::Stmt& st : model->stmts)
+    if (st.check && !st.check->flag && !st.check->name.empty() && opts.enables(st.check->name) &&
+        std::find(all.begin(), all.end(), st.check->name) == all.end())
+      all.push_back(st.check->name);
+  z3::context c;
+  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
+  struct Forbidden {
+    std::size_t skeleton;
+    std::vector<std::string> core;
+  };
+  std::vector<Forbidden> cores;
+  for (std::size_t i = 0; i < ex->skeletons.size(); ++i) {
+    const Skeleton& sk = ex->skeletons[i];
+    if (sk.cut) continue;
+    ++out.paths;
+    PathCheck p(c, sk, choice, test, target, opts.budget);
+    if (p.sat_with(all)) {
+      out.allowed = true;
+      out.witness = p.enc.witness(p.s.get_model(), i);
+      out.notes = sync_notes(sk, out.witness);
+      return out;
+    }
+    z3::expr_vector lits = p.enc.all_literals(false);
+    if (detail::is_sat(p.s, lits)) {
+      out.barrier_needed = true;
+      continue;
+    }
+    if (!p.sat_with({})) {
+      ++out.paths_without_values;
+      continue;
+    }
+    cores.push_back({i, minimize(p, all)});
+  }
+  for (const std::string& a : all)  // file order
+    for (const Forbidden& f : cores)
+      if (std::count(f.core.begin(), f.core.end(), a) &&
+          std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end())
+        out.axioms.push_back(a);
+  // For each axiom, the first path whose minimal core has it: the execution
+  // that gives the outcome once that axiom is dropped.
+  for (const std::string& a : out.axioms) {
+    const auto f = std::find_if(cores.begin(), cores.end(), [&](const Forbidden& x) {
+      return std::count(x.core.begin(), x.core.end(), a);
+    });
+    const Skeleton& sk = ex->skeletons[f->skeleton];
+    PathCheck p(c, sk, choice, test, target, opts.budget);
+    if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
+    const z3::model m = p.s.get_model();
+    Breach b = Breaker(sk, *model, choice, p.enc, m).breach(a);
+    b.execution = p.enc.witness(m, f->skeleton);
+    out.breaches.push_back(std::move(b));
+  }
+  return out;
+}
+
+namespace {
+
+std::string model_name(const Explanation& e) { return redscope::model_name(e.model, e.model_file); }
+
+std::string edge_text(const Skeleton& sk, const ExecEdge& e) {
+  return fmt::format("{} -{}-> {}", describe_event(sk, e.from), e.kind, describe_event(sk, e.to));
+}
+
+}  // namespace
+
+std::string render_text(const Explanation& e) {
+  std::string s = fmt::format("Explain {} ({}): {} is {}\n", e.test, model_name(e), e.outcome,
+                              e.allowed ? "Allowed" : "Forbidden");
+  if (e.allowed) {
+    s += "A witness execution:\n";
+    for (const std::string& r : e.witness.rf) s += "  rf " + r + "\n";
+    for (const std::string& r : e.witness.co) s += "  co " + r + "\n";
+    for (const std::string& n : e.notes) s += "  " + n + "\n";
+    return s;
+  }
+  if (e.axioms.empty()) {
+    s += fmt::format(
+        "No path of the test produces these values, whatever the axioms ({} of {} paths "
+        "checked){}.\n",
+        e.paths_without_values, e.paths,
+        e.barrier_needed ? "; some would only by hanging at a barrier" : "");
+    return s;
+  }
+  std::string names;
+  for (const std::string& a : e.axioms) names += (names.empty() ? "" : ", ") + a;
+  s += fmt::format(
+      "Forbidden by: {} (a minimal set: dropping any one of them on its path allows the outcome)\n",
+      names);
+  for (const Breach& b : e.breaches) {
+    s += "\n" + b.why + "\n";
+    const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
+    for (const ExecEdge& x : b.edges) s += "    " + edge_text(sk, x) + "\n";
+    s += fmt::format("  The execution that would give the outcome without {}:\n", b.axiom);
+    for (const std::string& r : b.execution.rf) s += "    rf " + r + "\n";
+    for (const std::string& r : b.execution.co) s += "    co " + r + "\n";
+  }
+  if (e.paths_without_values)
+    s += fmt::format("({} other paths cannot produce these values at all.)\n",
+                     e.paths_without_values);
+  return s;
+}
+
+namespace {
+
+Json edges_json(const Skeleton& sk, const std::vector<ExecEdge>& v) {
+  Json a = Json::array();
+  for (const ExecEdge& x : v)
+    a.push(Json::object()
+               .set("kind", x.kind)
+               .set("from", describe_event(sk, x.from))
+               .set("to", describe_event(sk, x.to)));
+  return a;
+}
+
+Json witness_json(const Witness& w) {
+  return Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co));
+}
+
+}  // namespace
+
+std::string render_json(const Explanation& e) {
+  // Field names as in run's JSON: target is the Target sm; outcome is what is explained.
+  Json o = Json::object();
+  o.set("test", e.test).set("file", e.file).set("model", model_name(e));
+  o.set("target", fmt::format("sm_{}", e.target_sm)).set("outcome", e.outcome);
+  o.set("verdict", e.allowed ? "allowed" : "forbidden");
+  if (e.allowed) {
+    o.set("witness", witness_json(e.witness)).set("synchronization", Json::strings(e.notes));
+    return o.dump(Json::Layout::Line) + "\n";
+  }
+  Json axioms = Json::array(), breaches = Json::array();
+  for (const std::string& a : e.axioms) axioms.push(a);
+  for (const Breach& b : e.breaches) {
+    const Skeleton& sk = e.expansion->skeletons[b.execution.skeleton];
+    breaches.push(Json::object()
+                      .set("axiom", b.axiom)
+                      .set("why", b.why)
+                      .set("edges", edges_json(sk, b.edges))
+                      .set("execution", witness_json(b.execution)));
+  }
+  o.set("axioms", std::move(axioms)).set("breaches", std::move(breaches));
+  o.set("paths", e.paths).set("paths_without_values", e.paths_without_values);
+  return o.dump(Json::Layout::Line) + "\n";
+}
+
+}  // namespace redscope

@@ -1,0 +1,795 @@
+// redscope command line: `redscope run [options] PATH...`
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/xval.hpp"
+#include "redscope/driver/html_report.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/frontend/dialect.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/model/cat.hpp"
+#include "redscope/report/dot.hpp"
+#include "redscope/report/merge.hpp"
+#include "redscope/report/report.hpp"
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+// Exit statuses (stable; also listed in --help and docs/cli.md).
+constexpr int kExitOk = 0;
+constexpr int kExitInputError = 1;  // some file could not be checked
+constexpr int kExitUsage = 2;       // bad command line
+constexpr int kExitMismatch = 3;    // --expect found a verdict that differs
+constexpr int kExitDefect = 4;  // xval: an outcome reached by the machine is forbidden by the model
+
+constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
+
+Usage:
+  redscope run [options] PATH...    check litmus tests; a PATH is a .litmus file
+                                    or a folder searched recursively for *.litmus
+  redscope atomicity [options] PATH...
+                                    for every location touched by two or more
+                                    RMWs: each pair of RMWs (and each RMW with
+                                    each plain store), whether they are mutually
+                                    in scope, and whether an allowed execution
+                                    loses an update, with a witness
+  redscope explain FILE (--outcome "P0:r0=1; x=2" | --condition) [options]
+                                    why the model forbids the outcome (the
+                                    axioms of a minimal unsat core, each with
+                                    the edges that break it, in words) or a
+                                    witness execution when it is allowed;
+                                    --condition explains the condition's
+                                    proposition; takes --format, --model,
+                                    --unroll and --dot
+  redscope report [options] PATH... --html DIR
+                                    a static HTML report: DIR/index.html with
+                                    a summary table (verdict, expected verdict
+                                    from an expected.csv beside the tests,
+                                    outcome count, agreement with the
+                                    operational machine, time) and a page per
+                                    test (source, outcomes, witness pictures,
+                                    explanation); --no-xval skips the machine,
+                                    --no-pictures the pictures
+  redscope xval [options] PATH...   run the Z3 engine and the operational
+                                    machine; classify each outcome as allowed
+                                    and reached, allowed but never reached, or
+                                    reached but forbidden (a defect: trace and
+                                    the forbidding axioms are printed)
+  redscope merge SHARD.json...      join the JSON of `run --shard i/n
+                                    --format json` runs into one run's JSON
+                                    (results ordered by file path); exit 1 if
+                                    a shard's test could not be checked
+  redscope models                   the models redscope ships, and which engines
+                                    read them as files
+  redscope --help | --version
+
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
+those and --observe-all; every command takes -q, -v, --timeout, --max-memory
+and --max-file-size):
+  --format text|json|jsonl
+                       output format: text (default, herd7-like), json (one
+                       array, streamed: each test's object is printed as it
+                       finishes, in input order), jsonl (one object per line,
+                       valid however early the run is cut); xval and
+                       atomicity print their JSON at the end
+  -j N, --jobs N       check N tests at once on N threads (default: hardware
+                       threads); output order does not depend on N
+  --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
+                       paths relative to the CSV's folder); prints one line per
+                       mismatch and a final "N passed, M failed"
+  --model M            memory model: ptx (PTX ISA memory consistency model,
+                       sm_70 and later), ptx-sm6x (the same axioms, but an
+                       RMW on .shared is not atomic against plain stores), or
+                       your own cat file, FILE.cat (a subset of herd's cat
+                       language over redscope's primitives; docs/model.md),
+                       read by the z3 and enum engines, explain, atomicity,
+                       xval and report. Default: models/ptx.cat, built in,
+                       with variant "sm6x" on for tests whose Target is sm_6x
+                       or earlier (also with your own file). `redscope models`
+                       lists the shipped ones.
+  --cat FILE           the same as --model FILE
+  --engine z3|enum|op  z3 (default): the model encoded in Z3; op: the
+                       operational machine (see xval); enum: the
+                       reference enumerator, which builds every candidate
+                       execution and checks it with bit-matrix relations (for
+                       cross-checking the Z3 engine; exponential, small tests)
+  --unroll N           times a backward jump may be taken on one path
+                       (default 2); longer paths are cut and reported
+  --observe-all        report every register and location, not only those in
+                       the condition and `locations`
+  --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --shard i/n          check only shard i of n (round-robin over the sorted
+                       files: every shard is deterministic; join the JSON
+                       outputs with `redscope merge`); run, xval, report
+  --dot DIR            write a Graphviz picture of each outcome's witness
+                       execution to DIR/FILE-K.dot (FILE: the litmus file's
+                       name without .litmus; K: the outcome's line in the
+                       States list), and DIR/FILE-K.svg when the `dot`
+                       program is installed; z3 engine only
+  -q, --quiet          no per-test blocks and no progress line: only
+                       diagnostics, mismatches and summaries
+  -v, --verbose        run: a line per test on stderr (engine, outcomes,
+                       skeletons, time)
+  --timeout SECONDS    per-test time budget (default 300; 0: none). A test
+                       past it is reported as an error of kind "timeout" and
+                       the run goes on
+  --max-memory MB      memory budget (default 8192; 0: none): when the
+                       process's resident memory passes it, the tests then
+                       running stop with an error of kind "memory" (per test
+                       exactly with -j 1)
+  --max-file-size MB   reject input files larger than MB mebibytes (default
+                       16); FIFOs, devices, byte-order marks, UTF-16 and binary
+                       files are rejected too
+Results stream: each test is printed as soon as it and every test before it
+have finished, so a cut run keeps what it printed. A path that does not exist
+or cannot be read is an error for that path; the others still run. A run that
+finds no .litmus file exits 1. While tests run and stderr is a terminal, a
+progress line there names the test being checked and its time.
+
+Exit status:
+  0  every test was checked (and, with --expect, every verdict matched)
+  1  some test or path could not be checked (its diagnostic is printed;
+     others still run), or there was nothing to check
+  2  bad command line
+  3  --expect (run) or an expected.csv beside the tests (report) found
+     mismatching verdicts, or no row of the --expect file named a file of
+     the run (the summary reads "N passed, M failed, K errors")
+  4  xval or report: the operational machine reached an outcome the model
+     forbids
+  (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
+)";
+
+struct Cli {
+  std::string format = "text";
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::optional<std::string> expect;
+  int unroll = 2;
+  bool observe_all = false;
+  std::optional<redscope::ModelKind> model;
+  redscope::EngineKind engine = redscope::EngineKind::Z3;
+  bool quiet = false, verbose = false;
+  std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
+  redscope::BudgetLimits limits{300, 8192};  // --timeout, --max-memory
+  std::size_t max_outcomes = 10000;
+  std::optional<std::string> outcome;   // explain --outcome
+  bool condition = false;               // explain --condition
+  std::optional<std::string> dot_dir;   // run/explain --dot
+  std::optional<std::string> html_dir;  // report --html
+  bool no_xval = false, no_pictures = false;
+  unsigned shard = 1, shards = 1;  // --shard i/n
+  std::optional<std::string> cat;  // --model FILE.cat (or --cat FILE): the user's model
+  std::shared_ptr<const redscope::cat::Model> user_model;  // that file, parsed once
+  std::vector<std::string> paths;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  fmt::print(stderr, "redscope: {}\nTry 'redscope --help'.\n", msg);
+  std::exit(kExitUsage);
+}
+
+// --model FILE.cat: parsed once, here, so that a bad model is one located
+// error (exit 2) before any test runs.
+void load_user_model(Cli& c, const std::string& path) {
+  try {
+    c.user_model = std::make_shared<const redscope::cat::Model>(redscope::cat::load_cat(path));
+    c.cat = path;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    std::exit(kExitUsage);
+  }
+}
+
+int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
+  int x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
+    usage_error(fmt::format("{} takes a whole number from {} to {}, not '{}'", opt, lo, hi, v));
+  return x;
+}
+
+Cli parse_run(int argc, char** argv) {
+  Cli c;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(fmt::format("{} needs a value", a));
+      return argv[++i];
+    };
+    if (a == "--format") {
+      c.format = value();
+      if (c.format != "text" && c.format != "json" && c.format != "jsonl")
+        usage_error(fmt::format("--format is text, json or jsonl, not '{}'", c.format));
+    } else if (a == "-j" || a == "--jobs") {
+      c.jobs = static_cast<unsigned>(parse_int(a, value(), 1, 256));
+    } else if (a.rfind("-j", 0) == 0 && a.size() > 2) {
+      c.jobs = static_cast<unsigned>(parse_int("-j", a.substr(2), 1, 256));
+    } else if (a == "--expect") {
+      c.expect = value();
+    } else if (a == "--model" || a == "--cat") {
+      const std::string m = value();
+      if (a == "--model" && m == "ptx")
+        c.model = redscope::ModelKind::Ptx;
+      else if (a == "--model" && m == "ptx-sm6x")
+        c.model = redscope::ModelKind::PtxSm6x;
+      else if (a == "--cat" || m.find('/') != std::string::npos ||
+               (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
+        load_user_model(c, m);
+      else
+        usage_error(fmt::format("unknown model '{}' (ptx, ptx-sm6x, or a cat file: FILE.cat)", m));
+    } else if (a == "--engine") {
+      const std::string e = value();
+      if (e == "z3")
+        c.engine = redscope::EngineKind::Z3;
+      else if (e == "enum")
+        c.engine = redscope::EngineKind::Enum;
+      else if (e == "op")
+        c.engine = redscope::EngineKind::Op;
+      else
+        usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
+    } else if (a == "--unroll") {
+      c.unroll = parse_int(a, value(), 0, 64);
+    } else if (a == "--observe-all") {
+      c.observe_all = true;
+    } else if (a == "--max-outcomes") {
+      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 1, 100000000));
+    } else if (a == "--outcome") {
+      c.outcome = value();
+    } else if (a == "--condition") {
+      c.condition = true;
+    } else if (a == "--shard") {
+      const std::string v = value();
+      const auto slash = v.find('/');
+      if (slash == std::string::npos)
+        usage_error(fmt::format("--shard takes i/n (e.g. 2/8), not '{}'", v));
+      c.shards = static_cast<unsigned>(parse_int("--shard n", v.substr(slash + 1), 1, 100000));
+      c.shard = static_cast<unsigned>(
+          parse_int("--shard i", v.substr(0, slash), 1, static_cast<int>(c.shards)));
+    } else if (a == "--html") {
+      c.html_dir = value();
+    } else if (a == "--no-xval") {
+      c.no_xval = true;
+    } else if (a == "--no-pictures") {
+      c.no_pictures = true;
+    } else if (a == "--dot") {
+      c.dot_dir = value();
+    } else if (a == "-q" || a == "--quiet") {
+      c.quiet = true;
+    } else if (a == "-v" || a == "--verbose") {
+      c.verbose = true;
+    } else if (a == "--timeout") {
+      c.limits.seconds = parse_int(a, value(), 0, 86400);
+    } else if (a == "--max-memory") {
+      c.limits.memory_mb = static_cast<std::size_t>(parse_int(a, value(), 0, 1 << 24));
+    } else if (a == "--max-file-size") {
+      c.max_file_bytes = static_cast<std::size_t>(parse_int(a, value(), 1, 4096)) << 20;
+    } else if (a == "-h" || a == "--help") {
+      fmt::print("{}", kUsage);
+      std::exit(kExitOk);
+    } else if (!a.empty() && a[0] == '-') {
+      usage_error(fmt::format("unknown option '{}'", a));
+    } else {
+      c.paths.push_back(a);
+    }
+  }
+  if (c.paths.empty()) usage_error("run needs at least one file or folder");
+  if (c.cat && c.engine == redscope::EngineKind::Op)
+    usage_error(
+        "--engine op is the hand-written operational machine and reads no model file; "
+        "use --engine z3 or enum with --model FILE.cat");
+  return c;
+}
+
+// The progress line: on stderr whenever stderr is a terminal (never in a
+// redirected log), redrawn four times a second once the run has taken a
+// second: tests done, errors, the oldest test still being checked and how
+// long it has run. Output goes through print(), which clears the line first.
+class Progress {
+ public:
+  Progress(std::size_t total, bool quiet)
+      : total_(total),
+        tty_(!quiet && isatty(2) != 0),
+        start_(Clock::now()) {
+    if (tty_) ticker_ = std::jthread([this](std::stop_token st) { tick(st); });
+  }
+  ~Progress() {
+    ticker_ = {};  // joins
+    std::lock_guard<std::mutex> lock(mu_);
+    clear();
+  }
+  void started(std::size_t i, std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_[i] = {std::move(name), Clock::now()};
+  }
+  void finished(std::size_t i, bool error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(i);
+    ++done_;
+    failed_ += error;
+  }
+  void print(std::FILE* out, std::string_view text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    clear();
+    fmt::print(out, "{}", text);
+    std::fflush(out);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+
+  void tick(std::stop_token st) {
+    redscope::every(st, std::chrono::milliseconds(250), [this] { draw(); });
+  }
+  void draw() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (since(start_) < 1.0) return;
+    std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
+    if (!running_.empty()) {
+      const auto& [name, t0] = running_.begin()->second;
+      line += fmt::format("  checking {} ({:.1f} s)", redscope::printable(name), since(t0));
+    }
+    fmt::print(stderr, "\r{:<{}}", line.substr(0, 100), std::max<std::size_t>(width_, line.size()));
+    width_ = std::min<std::size_t>(100, line.size());
+    shown_ = true;
+  }
+  void clear() {
+    if (shown_) fmt::print(stderr, "\r{:{}}\r", "", width_);
+    shown_ = false;
+  }
+
+  std::mutex mu_;
+  std::size_t total_, done_ = 0, failed_ = 0, width_ = 0;
+  bool tty_, shown_ = false;
+  Clock::time_point start_;
+  std::map<std::size_t, std::pair<std::string, Clock::time_point>> running_;
+  std::jthread ticker_;  // last: started once everything above exists
+};
+
+// The files named by the command line (with --shard i/n, only those of
+// shard i: round-robin over the sorted collection, so every shard's list is
+// deterministic). A path that is missing or unreadable is a problem for that
+// path alone, returned as an error result; the others still run.
+struct Inputs {
+  std::vector<std::string> files;
+  std::vector<redscope::TestResult> problems;
+};
+
+Inputs inputs_of(const Cli& c) {
+  Inputs in;
+  std::vector<redscope::Diagnostic> probs;
+  const std::vector<std::string> all = redscope::collect_litmus_files(c.paths, &probs);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
+  for (const redscope::Diagnostic& d : probs) {
+    redscope::TestResult r;
+    r.file = d.file;
+    r.test = std::filesystem::path(d.file).stem().string();
+    r.parsed = false;
+    r.error = d.render();
+    r.error_kind = "input";
+    in.problems.push_back(std::move(r));
+  }
+  return in;
+}
+
+// Prints each problem; false (after saying so) when there is nothing to check.
+bool report_inputs(const Cli& c, const Inputs& in) {
+  for (const redscope::TestResult& r : in.problems) fmt::print(stderr, "{}\n", *r.error);
+  if (!in.files.empty()) return true;
+  std::string paths;
+  for (const std::string& p : c.paths) paths += (paths.empty() ? "" : ", ") + p;
+  const std::string what = redscope::accepted_files();  // ".litmus" today
+  if (c.shards > 1)
+    fmt::print(stderr, "redscope: shard {}/{} of {} holds no {} file: nothing checked\n", c.shard,
+               c.shards, paths, what);
+  else
+    fmt::print(stderr, "redscope: no {} file found in {}: nothing checked\n", what, paths);
+  return false;
+}
+
+redscope::EngineOptions options_of(const Cli& c) {
+  redscope::EngineOptions opts;
+  opts.expand.unroll = c.unroll;
+  opts.observe_all = c.observe_all;
+  opts.model = c.model;
+  opts.max_outcomes = c.max_outcomes;
+  opts.engine = c.engine;
+  opts.max_file_bytes = c.max_file_bytes;
+  opts.limits = c.limits;
+  if (c.cat) {
+    opts.model_file = *c.cat;
+    opts.user_model = c.user_model;
+  }
+  return opts;
+}
+
+void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results);
+
+// One test's output as it finishes: its diagnostic on stderr, its block (text),
+// array element (json) or line (jsonl) on stdout; -v adds a timing line.
+class RunPrinter {
+ public:
+  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p) {}
+  void begin() {
+    if (c_.format == "json") p_.print(stdout, "[");
+  }
+  // `diagnosed`: the error is already on stderr (a path problem).
+  void result(const redscope::TestResult& r, bool diagnosed = false) {
+    if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
+    if (c_.verbose)
+      p_.print(stderr, fmt::format("checked {} with {}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
+                                   r.file, redscope::to_string(c_.engine), r.outcomes.size(),
+                                   r.skeletons, r.seconds));
+    if (c_.format == "json")
+      p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
+    else if (c_.format == "jsonl")
+      p_.print(stdout, redscope::render_json_line(r));
+    else if (!c_.quiet)
+      p_.print(stdout, redscope::render_text(r));
+  }
+  void end() {
+    if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n");
+  }
+
+ private:
+  const Cli& c_;
+  Progress& p_;
+  std::size_t n_ = 0;
+};
+
+// Workers split between tests and, with fewer tests than workers, within one
+// test (the op machine's search).
+std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
+  const unsigned across =
+      static_cast<unsigned>(std::min<std::size_t>(c.jobs, std::max<std::size_t>(1, tests)));
+  return {across, std::max(1u, c.jobs / across)};
+}
+
+// Checks every file with `check` on `jobs` threads, keeping the progress line
+// up to date, and hands each result to `emit` in input order (run_ordered).
+template <class R, class Check, class Emit>
+void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress& progress,
+                  Check check, Emit emit) {
+  redscope::run_ordered<R>(
+      files.size(), jobs,
+      [&](std::size_t i) {
+        progress.started(i, redscope::file_stem(files[i]));
+        R r = check(files[i]);
+        progress.finished(i, r.error.has_value());
+        return r;
+      },
+      [&](std::size_t, R&& r) { emit(std::move(r)); });
+}
+
+int run(const Cli& c) {
+  if (c.outcome || c.condition)
+    usage_error("--outcome and --condition belong to `redscope explain`");
+  std::vector<redscope::Expectation> expectations;
+  if (c.expect) {
+    try {
+      expectations = redscope::read_expectations(*c.expect);
+    } catch (const redscope::InputError& e) {
+      fmt::print(stderr, "{}\n", e.diagnostic().render());
+      return kExitUsage;
+    }
+  }
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
+  redscope::EngineOptions opts = options_of(c);
+  const auto [across, within] = split_jobs(c, in.files.size());
+  opts.workers = within;
+  std::vector<redscope::TestResult> results = in.problems;
+  {
+    Progress progress(in.files.size(), c.quiet);
+    RunPrinter out(c, progress);
+    out.begin();
+    for (const redscope::TestResult& r : in.problems) out.result(r, true);
+    stream_files<redscope::TestResult>(
+        in.files, across, progress,
+        [&](const std::string& f) { return redscope::check_file(f, opts); },
+        [&](redscope::TestResult&& r) {
+          out.result(r);
+          results.push_back(std::move(r));
+        });
+    out.end();
+  }
+  bool any_error = !in.problems.empty();
+  for (const auto& r : results) any_error = any_error || r.error.has_value();
+  if (c.dot_dir) {
+    try {
+      write_run_pictures(c, results);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "redscope: --dot: {}\n", e.what());
+      any_error = true;
+    }
+  }
+  if (c.expect) {
+    const auto rep = redscope::compare_expectations(expectations, results);
+    auto& out = c.format == "text" ? stdout : stderr;
+    for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
+    if (rep.not_run)
+      fmt::print(out, "{} expectation(s) name files that were not run\n", rep.not_run);
+    fmt::print(out, "{} passed, {} failed, {} errors\n", rep.passed, rep.failed, rep.errors);
+    if (rep.passed + rep.failed + rep.errors == 0) {
+      fmt::print(stderr, "redscope: no row of {} names a file of this run: nothing was compared\n",
+                 *c.expect);
+      return kExitMismatch;
+    }
+    if (rep.failed > 0) return kExitMismatch;
+  }
+  return any_error ? kExitInputError : kExitOk;
+}
+
+// Exit 4 when some outcome is reached by the machine but forbidden by the model.
+int run_xval(const Cli& c) {
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
+  redscope::EngineOptions opts = options_of(c);
+  const auto [across, within] = split_jobs(c, in.files.size());
+  opts.workers = within;
+  std::vector<redscope::XvalResult> results;
+  bool any_error = !in.problems.empty(), defect = false;
+  {
+    Progress progress(in.files.size(), c.quiet);
+    stream_files<redscope::XvalResult>(
+        in.files, across, progress,
+        [&](const std::string& f) { return redscope::xval_file(f, opts); },
+        [&](redscope::XvalResult&& r) {
+          if (r.error) {
+            any_error = true;
+            progress.print(stderr, *r.error + "\n");
+          }
+          const bool bad = r.count(redscope::XvalStatus::ReachedForbidden) > 0;
+          defect = defect || bad;
+          if (c.format == "text" && (!c.quiet || bad))
+            progress.print(stdout, redscope::render_xval_text(r));
+          results.push_back(std::move(r));
+        });
+  }
+  if (c.format != "text") {
+    fmt::print("{}", redscope::render_xval_json(results));
+    fmt::print(stderr, "{}", redscope::render_xval_summary(results));
+  } else {
+    fmt::print("{}", redscope::render_xval_summary(results));
+  }
+  if (defect) return kExitDefect;
+  return any_error ? kExitInputError : kExitOk;
+}
+
+// Writes one picture per outcome witness of each z3 result into c.dot_dir.
+void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
+  for (const redscope::TestResult& r : results) {
+    if (r.error || r.outcomes.empty() || c.engine != redscope::EngineKind::Z3) continue;
+    if (!r.expansion) continue;
+    const redscope::Expansion& ex = *r.expansion;
+    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
+      const redscope::Witness& w = r.outcomes[k].witness;
+      if (w.skeleton >= ex.skeletons.size()) continue;
+      std::string values;
+      for (std::size_t i = 0; i < r.observables.size(); ++i)
+        values +=
+            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
+      redscope::write_picture(
+          *c.dot_dir,
+          fmt::format("{}-{}", redscope::file_stem(std::filesystem::path(r.file).stem().string()),
+                      k + 1),
+          redscope::witness_dot(ex.skeletons[w.skeleton], w,
+                                fmt::format("{}: {}", r.test, values)));
+    }
+  }
+}
+
+int run_explain(const Cli& c) {
+  try {
+    const redscope::LitmusTest t = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
+    const redscope::Explanation e =
+        redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
+          return redscope::explain(t, o, redscope::ExplainRequest{c.outcome});
+        });
+    fmt::print("{}", c.format == "json" ? redscope::render_json(e) : redscope::render_text(e));
+    if (c.dot_dir) {
+      const std::string stem = redscope::file_stem(e.test);
+      if (e.allowed) {
+        redscope::write_picture(
+            *c.dot_dir, stem + "-witness",
+            redscope::witness_dot(e.expansion->skeletons[e.witness.skeleton], e.witness,
+                                  e.test + ": " + e.outcome + " (allowed)"));
+      }
+      for (const redscope::Breach& b : e.breaches)
+        redscope::write_picture(
+            *c.dot_dir, fmt::format("{}-{}", stem, redscope::file_stem(b.axiom)),
+            redscope::witness_dot(e.expansion->skeletons[b.execution.skeleton], b.execution,
+                                  fmt::format("{}: {} breaks {}", e.test, e.outcome, b.axiom),
+                                  b.edges));
+    }
+    return kExitOk;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  } catch (const redscope::BudgetExceeded& e) {
+    fmt::print(stderr, "{}: error: {}\n", c.paths[0], e.what());
+    return kExitInputError;
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "redscope: {}\n", e.what());
+    return kExitInputError;
+  }
+}
+
+// Exit status: 1 if a test could not be checked, 3 if a verdict differs from
+// an expected.csv beside the tests, 4 if the machine reached a forbidden outcome.
+int run_report(const Cli& c) {
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
+  const std::vector<std::string>* found = &in.files;
+  redscope::ReportOptions ro;
+  ro.dir = *c.html_dir;
+  ro.jobs = c.jobs;
+  ro.xval = !c.no_xval;
+  ro.pictures = !c.no_pictures;
+  redscope::ReportSummary s;
+  try {
+    Progress progress(found->size(), c.quiet);
+    s = redscope::write_html_report(
+        *found, options_of(c), ro,
+        [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
+        [&](std::size_t i, bool error) { progress.finished(i, error); });
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "redscope: report: {}\n", e.what());
+    return kExitInputError;
+  }
+  fmt::print(
+      "{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv, {} "
+      "reached-but-forbidden\n",
+      ro.dir, s.tests, s.errors, s.mismatches, s.defects);
+  if (s.defects) return kExitDefect;
+  if (s.mismatches) return kExitMismatch;
+  return s.errors || !in.problems.empty() ? kExitInputError : kExitOk;
+}
+
+int run_atomicity(const Cli& c) {
+  const Inputs in = inputs_of(c);
+  if (!report_inputs(c, in)) return kExitInputError;
+  const redscope::EngineOptions opts = options_of(c);
+  std::vector<redscope::AtomicityResult> results;
+  bool any_error = !in.problems.empty();
+  {
+    Progress progress(in.files.size(), c.quiet);
+    stream_files<redscope::AtomicityResult>(
+        in.files, c.jobs, progress,
+        [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
+        [&](redscope::AtomicityResult&& r) {
+          if (r.error) {
+            any_error = true;
+            progress.print(stderr, *r.error + "\n");
+          }
+          if (c.format == "text" && !c.quiet)
+            progress.print(stdout, redscope::render_atomicity_text(r));
+          results.push_back(std::move(r));
+        });
+  }
+  if (c.format != "text") fmt::print("{}", redscope::render_atomicity_json(results));
+  return any_error ? kExitInputError : kExitOk;
+}
+
+}  // namespace
+
+// `redscope merge A.json B.json ...`: one run's JSON from its shards.
+// `redscope models`: the shipped models (--model names), the file each is
+// written in and which engines read that file.
+int run_models() {
+  const std::string title = redscope::cat::builtin_ptx().title;
+  fmt::print("ptx       models/ptx.cat (built in): \"{}\"; sm_70 and later\n", title);
+  fmt::print(
+      "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
+      "          .shared is not atomic against plain stores\n"
+      "--model picks one (default: from each test's Target) or takes your own file,\n"
+      "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
+      "all evaluate the model file; the operational machine (--engine op, and xval's\n"
+      "other side) is hand-written and reads none (docs/model.md).\n");
+  return kExitOk;
+}
+
+int run_merge(int argc, char** argv) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      fmt::print("{}", kUsage);
+      return kExitOk;
+    }
+    if (!a.empty() && a[0] == '-' && a != "-")
+      usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
+    std::ifstream in(a);
+    if (!in) {
+      fmt::print(stderr, "{}: error: cannot open file\n", a);
+      return kExitInputError;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.emplace_back(a, ss.str());
+  }
+  if (texts.empty()) usage_error("merge needs the JSON files of the shards");
+  try {
+    const redscope::MergedRun m = redscope::merge_run_json(texts);
+    fmt::print("{}", m.json);
+    fmt::print(stderr, "merged {} tests from {} files; {} could not be checked\n", m.tests,
+               texts.size(), m.errors);
+    return m.errors ? kExitInputError : kExitOk;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "{}", kUsage);
+    return kExitUsage;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    fmt::print("{}", kUsage);
+    return kExitOk;
+  }
+  if (cmd == "--version") {
+    fmt::print("redscope {}\n", kVersion);
+    return kExitOk;
+  }
+  if (cmd == "run") return run(parse_run(argc, argv));
+  if (cmd == "xval") {
+    const Cli c = parse_run(argc, argv);
+    if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
+    return run_xval(c);
+  }
+  if (cmd == "merge") return run_merge(argc, argv);
+  if (cmd == "models") {
+    if (argc > 2) usage_error("models takes no arguments");
+    return run_models();
+  }
+  if (cmd == "report") {
+    const Cli c = parse_run(argc, argv);
+    if (!c.html_dir) usage_error("report needs --html DIR");
+    if (c.expect || c.outcome || c.condition || c.dot_dir)
+      usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
+    return run_report(c);
+  }
+  if (cmd == "explain") {
+    const Cli c = parse_run(argc, argv);
+    if (c.paths.size() != 1) usage_error("explain takes one litmus file");
+    if (c.outcome.has_value() == c.condition)
+      usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
+    if (c.expect || c.observe_all || c.engine != redscope::EngineKind::Z3)
+      usage_error(
+          "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
+    return run_explain(c);
+  }
+  if (cmd == "atomicity") {
+    const Cli c = parse_run(argc, argv);
+    if (c.expect || c.observe_all)
+      usage_error("atomicity takes --format, -j, --model and --unroll only");
+    return run_atomicity(c);
+  }
+  usage_error(fmt::format("unknown command '{}'", cmd));
+}

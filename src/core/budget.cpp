@@ -1,0 +1,79 @@
+#include "redscope/core/budget.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+namespace redscope {
+
+std::string_view to_string(BudgetKind k) { return k == BudgetKind::Timeout ? "timeout" : "memory"; }
+
+Budget::Budget(BudgetLimits limits) : limits_(limits) {
+  const auto span = std::chrono::duration<double>(limits.seconds > 0 ? limits.seconds : 1e9);
+  deadline_ = std::chrono::steady_clock::now() +
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(span);
+}
+
+void Budget::raise() const {
+  const auto k = static_cast<BudgetKind>(stopped_.load() < 0 ? 0 : stopped_.load());
+  if (k == BudgetKind::Memory)
+    throw BudgetExceeded(
+        k, fmt::format("memory: over the {} MiB budget (--max-memory)", limits_.memory_mb));
+  throw BudgetExceeded(k,
+                       fmt::format("timeout: over the {:g} s budget (--timeout)", limits_.seconds));
+}
+
+void Budget::check() const {
+  if (stopped_.load(std::memory_order_relaxed) >= 0) raise();
+  if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) raise();
+}
+
+void Budget::stop(BudgetKind k) {
+  int expected = -1;
+  stopped_.compare_exchange_strong(expected, static_cast<int>(k));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (z3::context* c : contexts_) c->interrupt();
+}
+
+bool Budget::poll() {
+  if (stopped_.load() >= 0) {
+    stop(static_cast<BudgetKind>(stopped_.load()));
+    return true;
+  }
+  if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) {
+    stop(BudgetKind::Timeout);
+    return true;
+  }
+  if (limits_.memory_mb > 0 && resident_mb() > limits_.memory_mb) {
+    stop(BudgetKind::Memory);
+    return true;
+  }
+  return false;
+}
+
+Budget::Z3Guard::Z3Guard(const Budget* b, z3::context& c) : b_(b), c_(&c) {
+  if (!b_) return;
+  std::lock_guard<std::mutex> lock(b_->mu_);
+  b_->contexts_.push_back(c_);
+  if (b_->stopped_.load() >= 0) c_->interrupt();
+}
+
+Budget::Z3Guard::~Z3Guard() {
+  if (!b_) return;
+  std::lock_guard<std::mutex> lock(b_->mu_);
+  b_->contexts_.erase(std::remove(b_->contexts_.begin(), b_->contexts_.end(), c_),
+                      b_->contexts_.end());
+}
+
+std::size_t resident_mb() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+}
+
+}  // namespace redscope

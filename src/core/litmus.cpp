@@ -1,0 +1,47 @@
+// The vocabulary of a parsed test (litmus.hpp) as text.
+#include "redscope/core/litmus.hpp"
+
+namespace redscope {
+
+std::string_view to_string(Quantifier q) {
+  switch (q) {
+    case Quantifier::Exists: return "exists";
+    case Quantifier::Forall: return "forall";
+    case Quantifier::NotExists: return "~exists";
+  }
+  return "?";
+}
+
+std::string_view to_string(RmwOp op) {
+  switch (op) {
+    case RmwOp::Add: return "add";
+    case RmwOp::Sub: return "sub";
+    case RmwOp::Mul: return "mul";
+    case RmwOp::Div: return "div";
+    case RmwOp::And: return "and";
+    case RmwOp::Or: return "or";
+    case RmwOp::Xor: return "xor";
+    case RmwOp::Inc: return "inc";
+    case RmwOp::Dec: return "dec";
+    case RmwOp::Min: return "min";
+    case RmwOp::Max: return "max";
+    case RmwOp::Exch: return "exch";
+    case RmwOp::Cas: return "cas";
+    case RmwOp::Mov: return "mov";
+  }
+  return "?";
+}
+
+std::string_view to_string(CmpOp c) {
+  switch (c) {
+    case CmpOp::Eq: return "==";
+    case CmpOp::Ne: return "!=";
+    case CmpOp::Lt: return "<";
+    case CmpOp::Le: return "<=";
+    case CmpOp::Gt: return ">";
+    case CmpOp::Ge: return ">=";
+  }
+  return "?";
+}
+
+}  // namespace redscope

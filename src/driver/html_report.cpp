@@ -1,0 +1,245 @@
+#include "redscope/driver/html_report.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "redscope/analysis/explain.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/report/dot.hpp"
+
+namespace redscope {
+
+namespace fs = std::filesystem;
+
+std::string html_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+namespace {
+
+constexpr const char* kStyle = R"(<style>
+body{font-family:Helvetica,Arial,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;font-size:14px}
+th{background:#f0f0f0}tr.mismatch td{background:#fde2e2}tr.error td{background:#fff3cd}
+.ok{color:#1a7f37;font-weight:bold}.bad{color:#c62828;font-weight:bold}.muted{color:#777}
+pre{white-space:pre-wrap;background:#f7f7f7;border:1px solid #ddd;padding:1em;overflow-x:auto}img{max-width:100%;border:1px solid #eee;margin:.5em 0}
+</style>
+)";
+
+// One test's results, computed on a worker.
+struct Entry {
+  std::string file, stem;
+  TestResult z3;
+  std::set<std::vector<std::uint64_t>> reached;  // by the operational machine
+  bool machine_ran = false;
+  std::string machine_error;
+  std::optional<bool> expected;
+  std::string explanation_html;
+  std::vector<std::string> pictures;  // per outcome (relative path) or ""
+};
+
+std::map<std::string, bool> expectations_near(const std::vector<std::string>& files) {
+  std::map<std::string, bool> out;
+  std::set<fs::path> seen;
+  for (const std::string& f : files) {
+    const fs::path csv = fs::path(f).parent_path() / "expected.csv";
+    if (!seen.insert(csv).second || !fs::exists(csv)) continue;
+    try {
+      for (const Expectation& e : read_expectations(csv.string())) out[e.resolved] = e.holds;
+    } catch (const InputError&) {}
+  }
+  return out;
+}
+
+std::string verdict(const TestResult& r) {
+  if (r.error) return "error";
+  return r.holds ? "Ok" : "No";
+}
+
+void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
+  e.z3 = check_file(e.file, opts);
+  if (e.z3.error || !e.z3.source || !e.z3.expansion) return;
+  const LitmusTest& t = *e.z3.source;
+  if (ro.xval) {
+    try {
+      EngineOptions o = opts;
+      o.engine = EngineKind::Op;
+      // The machine and the explanation get their own budgets (--timeout).
+      const TestResult m = with_budget(o, [&](const EngineOptions& b) { return run_op(t, b); });
+      for (const Outcome& x : m.outcomes) e.reached.insert(x.values);
+      e.machine_ran = true;
+    } catch (const std::exception& x) {
+      e.machine_error = x.what();
+    }
+  }
+  try {
+    const Explanation ex =
+        with_budget(opts, [&](const EngineOptions& b) { return explain(t, b, ExplainRequest{}); });
+    e.explanation_html = "<pre>" + html_escape(render_text(ex)) + "</pre>";
+    if (ro.pictures) {
+      const std::string dir = (fs::path(ro.dir) / "pictures").string();
+      for (const Breach& b : ex.breaches) {
+        const auto files =
+            write_picture(dir, fmt::format("{}-{}", e.stem, file_stem(b.axiom)),
+                          witness_dot(ex.expansion->skeletons[b.execution.skeleton], b.execution,
+                                      fmt::format("{} breaks {}", ex.outcome, b.axiom), b.edges));
+        e.explanation_html += fmt::format("<img alt=\"{}\" src=\"../pictures/{}\">", b.axiom,
+                                          fs::path(files.back()).filename().string());
+      }
+    }
+  } catch (const std::exception& x) {
+    e.explanation_html = "<p class=muted>no explanation: " + html_escape(x.what()) + "</p>";
+  }
+  if (!ro.pictures) return;
+  const Expansion& ex = *e.z3.expansion;
+  for (std::size_t k = 0; k < e.z3.outcomes.size(); ++k) {
+    const Witness& w = e.z3.outcomes[k].witness;
+    if (w.skeleton >= ex.skeletons.size()) {
+      e.pictures.push_back("");
+      continue;
+    }
+    const auto files = write_picture(
+        (fs::path(ro.dir) / "pictures").string(), fmt::format("{}-{}", e.stem, k + 1),
+        witness_dot(ex.skeletons[w.skeleton], w, fmt::format("{} outcome {}", e.z3.test, k + 1)));
+    e.pictures.push_back("../pictures/" + fs::path(files.back()).filename().string());
+  }
+}
+
+std::string machine_cell(const Entry& e) {
+  if (!e.machine_ran)
+    return e.machine_error.empty() ? "<span class=muted>-</span>"
+                                   : "<span class=muted>not run</span>";
+  std::size_t reached_allowed = 0, forbidden = 0;
+  std::set<std::vector<std::uint64_t>> allowed;
+  for (const Outcome& o : e.z3.outcomes) allowed.insert(o.values);
+  for (const auto& v : e.reached) (allowed.count(v) ? reached_allowed : forbidden) += 1;
+  if (forbidden) return fmt::format("<span class=bad>{} reached but forbidden</span>", forbidden);
+  return fmt::format("<span class=ok>agree</span> ({}/{} reached)", reached_allowed,
+                     allowed.size());
+}
+
+std::string test_page(const Entry& e) {
+  const TestResult& r = e.z3;
+  std::string h = fmt::format(
+      "<!doctype html><html><head><meta charset=utf-8><title>{0}</title>{1}</head><body>"
+      "<p><a href=\"../index.html\">&larr; all tests</a></p><h1>{0}</h1>",
+      html_escape(r.test), kStyle);
+  h += fmt::format(
+      "<p>File <code>{}</code>, model <b>{}</b>, condition <code>{}</code>: <b>{}</b> ({}).</p>",
+      html_escape(e.file), model_name(r.model, r.model_file), html_escape(r.condition_text),
+      r.holds ? "holds" : "does not hold", to_string(r.observation));
+  std::ifstream in(e.file);
+  std::stringstream src;
+  src << in.rdbuf();
+  h += "<h2>Source</h2><pre>" + html_escape(src.str()) +
+       "</pre><h2>Outcomes</h2><table id=outcomes><tr><th>#</th>";
+  for (const Observable& o : r.observables) h += "<th>" + html_escape(o.label) + "</th>";
+  h += "<th>condition</th><th>model</th><th>machine</th><th>witness</th></tr>";
+  for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
+    h += fmt::format("<tr><td>{}</td>", k + 1);
+    for (std::size_t i = 0; i < r.observables.size(); ++i)
+      h += "<td>" + html_escape(r.render_value(k, i)) + "</td>";
+    const bool reached = e.reached.count(r.outcomes[k].values) > 0;
+    h += fmt::format("<td>{}</td><td>allowed</td><td>{}</td><td>{}</td></tr>",
+                     r.outcomes[k].satisfies ? "satisfies" : "",
+                     !e.machine_ran ? "-"
+                     : reached      ? "reached"
+                                    : "<span class=muted>never reached</span>",
+                     k < e.pictures.size() && !e.pictures[k].empty()
+                         ? fmt::format("<a href=\"{}\">picture</a>", e.pictures[k])
+                         : "");
+  }
+  h += "</table><p class=muted>Every outcome the model allows is listed; any other combination of "
+       "values is forbidden.</p>";
+  h += "<h2>Why (the condition)</h2>" + e.explanation_html + "</body></html>\n";
+  return h;
+}
+
+std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
+  std::string h = fmt::format(
+      "<!doctype html><html><head><meta charset=utf-8><title>redscope report</title>{}</head><body>"
+      "<h1>redscope report</h1><p id=summary>{} tests, {} errors, {} verdicts differ from the "
+      "expected, "
+      "{} outcomes reached by the machine but forbidden.</p>",
+      kStyle, s.tests, s.errors, s.mismatches, s.defects);
+  h += "<table "
+       "id=tests><tr><th>test</th><th>model</th><th>verdict</th><th>expected</th><th>outcomes</"
+       "th><th>machine (xval)</th><th>time (s)</th></tr>";
+  for (const Entry& e : es) {
+    const TestResult& r = e.z3;
+    const bool mismatch = e.expected && !r.error && *e.expected != r.holds;
+    const std::string name = html_escape(r.test.empty() ? e.file : r.test);
+    h += fmt::format(
+        "<tr "
+        "class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
+        "td><td>{:.2f}</td></tr>",
+        r.error    ? "error"
+        : mismatch ? "mismatch"
+                   : "",
+        r.error ? name : fmt::format("<a href=\"tests/{}.html\">{}</a>", e.stem, name),
+        model_name(r.model, r.model_file), r.error ? "<span class=bad>error</span>" : verdict(r),
+        e.expected ? (*e.expected ? "Ok" : "No") : "<span class=muted>-</span>",
+        r.error ? "" : std::to_string(r.outcomes.size()),
+        r.error ? html_escape(*r.error) : machine_cell(e), r.seconds);
+  }
+  return h + "</table></body></html>\n";
+}
+
+}  // namespace
+
+ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts,
+                                const ReportOptions& ro,
+                                const std::function<void(std::size_t)>& started,
+                                const std::function<void(std::size_t, bool)>& finished) {
+  fs::create_directories(fs::path(ro.dir) / "tests");
+  const auto expected = expectations_near(files);
+  std::vector<Entry> es(files.size());
+  std::map<std::string, int> stems;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    es[i].file = files[i];
+    std::string stem = file_stem(fs::path(files[i]).stem().string());
+    if (stems[stem]++) stem += fmt::format("-{}", stems[stem]);  // same name in two folders
+    es[i].stem = stem;
+    auto it = expected.find(fs::weakly_canonical(files[i]).string());
+    if (it != expected.end()) es[i].expected = it->second;
+  }
+  parallel_for(files.size(), ro.jobs, [&](std::size_t i) {
+    if (started) started(i);
+    check_one(es[i], opts, ro);
+    if (finished) finished(i, es[i].z3.error.has_value());
+  });
+  ReportSummary s;
+  s.tests = es.size();
+  for (const Entry& e : es) {
+    s.errors += e.z3.error ? 1 : 0;
+    s.mismatches += e.expected && !e.z3.error && *e.expected != e.z3.holds;
+    for (const auto& v : e.reached)
+      if (std::none_of(e.z3.outcomes.begin(), e.z3.outcomes.end(),
+                       [&](const Outcome& o) { return o.values == v; }))
+        ++s.defects;
+    if (!e.z3.error) std::ofstream(fs::path(ro.dir) / "tests" / (e.stem + ".html")) << test_page(e);
+  }
+  std::ofstream out(fs::path(ro.dir) / "index.html");
+  if (!(out << index_page(es, s)))
+    throw std::runtime_error(fmt::format("cannot write {}/index.html", ro.dir));
+  return s;
+}
+
+}  // namespace redscope

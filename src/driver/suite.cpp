@@ -1,0 +1,183 @@
+#include "redscope/driver/suite.hpp"
+#include "redscope/core/failure.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include "redscope/frontend/dialect.hpp"
+#include "redscope/frontend/frontend.hpp"
+
+namespace fs = std::filesystem;
+
+namespace redscope {
+
+namespace {
+
+// The first kDialectHeadBytes bytes of a regular file, for Dialect::claims;
+// empty when it cannot be read (reading it later reports why).
+std::string file_head(const fs::path& p) {
+  std::string head(kDialectHeadBytes, '\0');
+  std::ifstream in(p, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+// Whether a registered dialect claims the folder entry `it`.
+bool claimed(const fs::directory_entry& it) {
+  std::error_code ec;
+  const std::string head = it.is_regular_file(ec) ? file_head(it.path()) : std::string();
+  return dialect_for(it.path(), head) != nullptr;
+}
+
+// Every file below `dir` that a registered dialect claims (today: *.litmus),
+// recursively; folders that cannot be read and claimed entries that are
+// dangling links become problems.
+void walk_folder(const fs::path& dir, std::vector<std::string>& found,
+                 std::vector<Diagnostic>& problems) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) {
+    problems.push_back(
+        Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
+    return;
+  }
+  std::vector<fs::path> subdirs;
+  for (fs::directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::path& p = it->path();
+    std::error_code e2;
+    if (it->is_directory(e2) && !it->is_symlink(e2)) {
+      subdirs.push_back(p);
+      continue;
+    }
+    if (!claimed(*it)) continue;
+    if (it->is_regular_file(e2))
+      found.push_back(p.string());
+    else if (it->is_symlink(e2) && !fs::exists(p, e2))
+      problems.push_back(Diagnostic{p.string(), {0, 0}, "dangling symbolic link"});
+    else
+      found.push_back(p.string());  // a FIFO or device a dialect claims: reading it reports why
+  }
+  if (ec)
+    problems.push_back(
+        Diagnostic{dir.string(), {0, 0}, fmt::format("cannot read folder: {}", ec.message())});
+  for (const fs::path& d : subdirs) walk_folder(d, found, problems);
+}
+
+}  // namespace
+
+std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
+                                              std::vector<Diagnostic>* problems) {
+  std::vector<std::string> out;
+  std::vector<Diagnostic> local;
+  std::vector<Diagnostic>& probs = problems ? *problems : local;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      walk_folder(p, found, probs);
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      out.push_back(p);
+    } else {
+      probs.push_back(Diagnostic{p, {0, 0}, "no such file or folder"});
+    }
+    if (!problems && !local.empty()) throw InputError(local.front());
+  }
+  return out;
+}
+
+TestResult check_file(const std::string& path, const EngineOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  TestResult r;
+  r.file = path;
+  r.test = fs::path(path).stem().string();
+  r.parsed = false;
+  std::optional<TestResult> done;
+  const auto failure = capture_failure(path, [&] {
+    const auto source =
+        std::make_shared<const LitmusTest>(parse_litmus_file(path, opts.max_file_bytes));
+    const LitmusTest& t = *source;
+    r.parsed = true;
+    r.test = t.name;
+    r.model = opts.model.value_or(model_for_target(t.target_sm));
+    r.target_sm = t.target_sm;
+    done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
+    done->source = source;
+  });
+  if (done) return std::move(*done);
+  r.error = failure->message;
+  r.error_kind = failure->kind;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
+                                  unsigned jobs) {
+  std::vector<TestResult> results(files.size());
+  parallel_for(files.size(), jobs, [&](std::size_t i) { results[i] = check_file(files[i], opts); });
+  return results;
+}
+
+std::vector<Expectation> read_expectations(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  if (!in) throw InputError(Diagnostic{csv_path, {0, 0}, "cannot open expectation file"});
+  const fs::path dir = fs::path(csv_path).parent_path();
+  std::vector<Expectation> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const auto comma = line.rfind(',');
+    const std::string v = comma == std::string::npos ? "" : line.substr(comma + 1);
+    if (comma == std::string::npos || (v != "0" && v != "1"))
+      throw InputError(Diagnostic{csv_path, {n, 1}, "expected 'path,1' or 'path,0'"});
+    Expectation e;
+    e.path = line.substr(0, comma);
+    e.resolved = fs::weakly_canonical(dir / e.path).string();
+    e.holds = v == "1";
+    e.line = n;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+ExpectReport compare_expectations(const std::vector<Expectation>& exp,
+                                  const std::vector<TestResult>& results) {
+  std::map<std::string, const TestResult*> by_path;
+  for (const TestResult& r : results) by_path[fs::weakly_canonical(r.file).string()] = &r;
+  ExpectReport rep;
+  for (const Expectation& e : exp) {
+    auto it = by_path.find(e.resolved);
+    if (it == by_path.end()) {
+      ++rep.not_run;
+      continue;
+    }
+    const TestResult& r = *it->second;
+    if (r.error) {
+      ++rep.errors;
+      rep.lines.push_back(fmt::format("ERROR {}: {}", e.path, *r.error));
+    } else if (r.holds != e.holds) {
+      ++rep.failed;
+      rep.lines.push_back(
+          fmt::format("MISMATCH {}: expected {} ({}), redscope says {} ({} {}, observation {})",
+                      e.path, e.holds ? 1 : 0, e.holds ? "holds" : "does not hold", r.holds ? 1 : 0,
+                      to_string(r.quantifier), r.condition_text, to_string(r.observation)));
+    } else {
+      ++rep.passed;
+    }
+  }
+  return rep;
+}
+
+}  // namespace redscope

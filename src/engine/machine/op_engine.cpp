@@ -1,0 +1,1108 @@
+// The operational executor (`--engine op`): an abstract GPU memory machine
+// that runs each thread's path event by event and explores every schedule
+// and every memory choice (state hashing prunes revisits). It evaluates no
+// axiom; its memory system is the scope tree of src/engine/machine/op_memory.hpp:
+//
+// - a write becomes a message placed anywhere after the writer's view in its
+//   cell's coherence order (a store buffer drains in any order relative to
+//   other threads' stores); a read takes any message not older than the
+//   reader's view (a stale copy at some level), and raises the view to it;
+// - an atom/red reads a message and places its write right after it, in one
+//   step; later writes may not land between the two if they meet the RMW in
+//   the scope tree (PTX §8.6 morally strong; on sm_6x a plain store to shared
+//   memory is exempt — the `red` seed). Two `.cta` RMWs of two CTAs do not
+//   meet, so one can slip between the other's read and write: a lost update;
+// - releases push the thread's view into the scope-tree nodes up to their
+//   scope, and those views travel with the messages the release covers;
+//   acquires pull the views stored at the nodes up to their own scope; so a
+//   release synchronizes with an acquire only where both reach a common node
+//   (PTX §8.8 release/acquire patterns; observation through RMW chains);
+// - fence.sc exchanges views with the nodes up to its scope (Fence-SC order
+//   is the order in which the machine runs them), barriers with a node per
+//   barrier name and CTA.
+//
+// - a vector or packed instruction performs each element (an RMW element's
+//   read and write together) as its own step, in any order and interleaved
+//   with other threads, each from the view the instruction began with (the
+//   elements are not po-ordered, so one element's release does not carry
+//   another's write);
+// - a thread may *promise* a later store that depends on no read (load
+//   buffering): the message is placed in memory at once, other threads may
+//   read it, and the store later performs it if it still could be placed
+//   there (see promise/fulfil);
+// - final values: the model's co need only contain the pairs its axioms
+//   require, so a final value is that of any write maximal in that partial
+//   order, not only the last of the machine's order (see finals).
+//
+// It still keeps one view (a newest message) per cell, so a thread that has
+// seen two unordered racing writes reads only the later; `redscope xval`
+// reports where it is stronger than the model.
+#include <chrono>
+#include <exception>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "engine/machine/op_memory.hpp"
+#include "redscope/core/parallel.hpp"
+#include "redscope/engine/engine.hpp"
+
+namespace redscope {
+namespace {
+
+using Values = std::vector<std::uint64_t>;
+using op::Memory;
+using op::Message;
+using op::MsgId;
+using op::NodeViews;
+using op::View;
+
+bool shared_space(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
+
+struct ThreadState {
+  EventId pc = 0;
+  bool arrived = false;             // at the barrier at pc, waiting to pass
+  View view;                        // per cell, the newest message seen or written
+  NodeViews by_fence;               // release fences so far: [F]; po; [strong W]
+  std::vector<NodeViews> by_write;  // per cell, release writes so far: [W∩REL]; po-loc; [strong W]
+  NodeViews seen;                   // views carried by observed messages (for an acquire fence)
+  std::vector<NodeViews> seen_at;   // the same per cell (for a later acquire read of the cell)
+  // A vector/packed instruction performs its elements one step each, in any
+  // order: `done` marks the units (a read, a write, or an RMW element's pair)
+  // of the instruction at pc already performed, `base` is the view the
+  // instruction began with (each element works from it: the events of one
+  // instruction are not po-ordered). Both empty between instructions.
+  std::uint64_t done = 0;
+  View base;
+  std::vector<MsgId> promised;  // own later writes already placed in memory, not yet performed
+};
+
+struct BarrierKey {
+  int gpu = 0, cta = 0;
+  std::int64_t id = 0;
+  bool named = false;
+  std::uint64_t logical = 0;
+  auto operator<=>(const BarrierKey&) const = default;
+};
+
+struct State {
+  std::vector<ThreadState> th;
+  Memory mem;
+  NodeViews sc;                                   // fence.sc storage per scope-tree node
+  std::vector<std::pair<BarrierKey, View>> bars;  // arrivals per barrier
+  Values vals;                                    // values returned by reads so far
+  // No-Thin-Air bookkeeping for promises (empty when nothing can be
+  // promised): per event, the promises (by candidate index) it depends on
+  // through rf ∪ dep; per candidate, what it depended on when performed.
+  std::vector<std::uint64_t> taint;
+  std::vector<std::uint64_t> ptaint;
+  std::uint64_t performed = 0;  // candidates promised and since performed
+
+  using Key = std::pair<std::uint64_t, std::uint64_t>;
+  Key key() const;
+};
+
+// 128 bits of two independent hashes of the state's flat encoding. A
+// collision could only hide a state (fewer outcomes reached), never add one.
+State::Key State::key() const {
+  std::vector<std::uint64_t> w;
+  for (const ThreadState& t : th) {
+    w.push_back(t.pc);
+    w.push_back(t.arrived);
+    w.push_back(t.done);
+    op::encode(t.base, w);
+    w.push_back(t.promised.size());
+    w.insert(w.end(), t.promised.begin(), t.promised.end());
+    op::encode(t.view, w);
+    op::encode(t.by_fence, w);
+    for (const auto& x : t.by_write) op::encode(x, w);
+    op::encode(t.seen, w);
+    for (const auto& x : t.seen_at) op::encode(x, w);
+  }
+  mem.encode(w);
+  op::encode(sc, w);
+  for (const auto& [k, v] : bars) {
+    w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta),
+                       static_cast<std::uint64_t>(k.id), k.named, k.logical});
+    op::encode(v, w);
+  }
+  w.insert(w.end(), vals.begin(), vals.end());
+  w.insert(w.end(), taint.begin(), taint.end());
+  w.insert(w.end(), ptaint.begin(), ptaint.end());
+  w.push_back(performed);
+  std::uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+  for (std::uint64_t x : w) {
+    a = (a ^ x) * 1099511628211ull;
+    b ^= x + 0x9e3779b97f4a7c15ull + (b << 6) + (b >> 2);
+    b *= 0xbf58476d1ce4e5b9ull;
+  }
+  return {a, b};
+}
+
+struct KeyHash {
+  std::size_t operator()(const State::Key& k) const { return k.first ^ (k.second * 31); }
+};
+
+struct Move {
+  State next;
+  std::string what;
+};
+
+// A state to explore and the trace that reached it.
+struct Item {
+  State state;
+  std::vector<std::string> trace;
+};
+
+struct Report {
+  bool completed = false;   // some run reached the end of every path
+  bool deadlocked = false;  // some run got stuck at a barrier
+  void add(const Report& o) {
+    completed |= o.completed;
+    deadlocked |= o.deadlocked;
+  }
+};
+
+class Machine {
+ public:
+  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+          const std::vector<Observable>& obs, const EngineOptions& opts)
+      : sk_(sk),
+        test_(test),
+        model_(model),
+        obs_(obs),
+        opts_(opts),
+        threads_(sk.thread_base.size()) {
+    for (std::size_t t = 0; t < threads_; ++t) {
+      begin_.push_back(sk.thread_base[t]);
+      end_.push_back(t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size());
+    }
+    for (const auto& [cell, init] : sk.init_write) cell_index_.emplace(cell, cell_index_.size());
+    summarise();
+    index_instructions();
+  }
+
+  State start() const {
+    State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0), {}, {}};
+    for (const auto& [cell, init] : sk_.init_write)
+      s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
+    for (std::size_t t = 0; t < threads_; ++t) {
+      ThreadState ts;
+      ts.pc = begin_[t];
+      ts.view = s.mem.initial_view();
+      ts.by_write.resize(cell_index_.size());
+      ts.seen_at.resize(cell_index_.size());
+      s.th.push_back(std::move(ts));
+    }
+    if (candidates_) {
+      s.taint.assign(sk_.size(), 0);
+      s.ptaint.assign(candidates_, 0);
+    }
+    return s;
+  }
+
+  // Every move of every thread from `s`.
+  // The moves to explore from `s`: those of one thread whose next step is
+  // independent of everything the other threads have left to do, when there
+  // is one (a persistent set; see `independent`), otherwise every thread's.
+  std::vector<std::pair<std::size_t, Move>> moves(const State& s) const {
+    std::vector<std::pair<std::size_t, Move>> out;
+    std::vector<std::vector<Move>> promises(threads_);
+    for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
+    for (std::size_t t = 0; t < threads_; ++t) {
+      if (!promises[t].empty() || !independent(s, t)) continue;
+      std::vector<Move> m;
+      step(s, t, m);
+      if (m.empty()) continue;
+      for (Move& x : m) out.emplace_back(t, std::move(x));
+      return out;
+    }
+    for (std::size_t t = 0; t < threads_; ++t) {
+      std::vector<Move> m;
+      step(s, t, m);
+      for (Move& x : m) out.emplace_back(t, std::move(x));
+      for (Move& x : promises[t]) out.emplace_back(t, std::move(x));
+    }
+    return out;
+  }
+
+  // Some thread has promised a write it can no longer perform (a dropped
+  // run, not a deadlock).
+  bool promises_open(const State& s) const {
+    for (const ThreadState& T : s.th)
+      if (!T.promised.empty()) return true;
+    return false;
+  }
+
+  bool finished(const State& s) const {
+    for (std::size_t t = 0; t < threads_; ++t)
+      if (s.th[t].pc != end_[t]) return false;
+    return true;
+  }
+
+  // The outcome of a finished state, or nullopt when its path's branch
+  // decisions do not hold, the path was cut, or the filter rejects it.
+  // The outcomes of a finished state: none when its path's branch
+  // decisions do not hold or the path was cut; otherwise one per choice of a
+  // final write for each observed location among its co-maximal writes
+  // (see finals), those the filter accepts.
+  std::vector<Values> outcomes(const State& s, Report& rep) const {
+    for (const ExprPtr& a : sk_.assumptions)
+      if (eval(a, s) == 0) return {};
+    rep.completed = true;
+    if (sk_.cut) return {};
+    std::vector<Values> out{Values{}};
+    for (const Observable& o : obs_) {
+      if (o.is_register) {
+        auto it = sk_.final_regs.find(o.reg);
+        const std::uint64_t v =
+            it == sk_.final_regs.end()
+                ? 0
+                : eval(make_resize(it->second, width_of(o.type), is_signed(o.type)), s);
+        for (Values& x : out) x.push_back(v);
+        continue;
+      }
+      std::vector<Values> next;
+      for (const Values& x : out)
+        for (std::uint64_t v : finals(s, cell_index_.at(o.loc))) {
+          next.push_back(x);
+          next.back().push_back(v);
+        }
+      out = std::move(next);
+    }
+    if (test_.filter)
+      out.erase(
+          std::remove_if(out.begin(), out.end(),
+                         [&](const Values& v) { return !eval_condition(*test_.filter, obs_, v); }),
+          out.end());
+    return out;
+  }
+
+  // Partial coherence. The machine's order of a cell is total, but the
+  // model's co only has to contain the pairs the axioms require: the initial
+  // write first, morally strong pairs (ordered as the machine ordered them),
+  // and writes causality-before a write (Coherence). Each write records its
+  // *floor*, the newest message of its cell its writer had seen when it
+  // wrote; everything causality-before it is at or before the floor (views
+  // hold every write causality-before an event), so "at or before the floor"
+  // over-approximates the causality pairs. The closure of these pairs is a
+  // co inside the machine's order, so every axiom that holds for the
+  // machine's order holds for it (they only forbid cycles through co and
+  // fr = rf⁻¹;co), and Coherence holds by construction. The final value of
+  // the cell can be that of any write maximal in it: one with no pair out.
+  std::vector<std::uint64_t> finals(const State& s, std::size_t c) const {
+    const auto& o = s.mem.order(c);
+    std::vector<char> has_out(o.size(), 0);
+    for (std::size_t j = 1; j < o.size(); ++j) {
+      has_out[0] = 1;
+      const MsgId f = s.mem.msg(o[j]).floor;
+      const std::size_t p = f == op::kNoMsg ? 0 : s.mem.position(c, f);
+      for (std::size_t i = 0; i <= p && i < j; ++i) has_out[i] = 1;
+      for (std::size_t i = 1; i < j; ++i)
+        if (!has_out[i] && ms(ev(o[i]), ev(o[j]))) has_out[i] = 1;
+    }
+    std::vector<std::uint64_t> vals;
+    for (std::size_t i = 0; i < o.size(); ++i)
+      if (!has_out[i]) vals.push_back(s.mem.msg(o[i]).value);
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    return vals;
+  }
+
+  const LitmusTest& test() const { return test_; }
+  std::size_t limit() const { return opts_.enum_limit; }
+  const Budget* budget() const { return opts_.budget; }
+
+ private:
+  const Event& ev(EventId e) const { return sk_.ev(e); }
+  const Placement& place(std::size_t t) const { return sk_.placement[t]; }
+  const Placement& place(const Event& e) const { return place(static_cast<std::size_t>(e.thread)); }
+  std::size_t cell(const Event& e) const { return cell_index_.at(e.loc); }
+  std::vector<op::Node> nodes(const Event& e) const { return op::nodes_up_to(place(e), e.scope); }
+  std::uint64_t eval(const ExprPtr& e, const State& s) const {
+    return evaluate(e, [&](ReadRef r) { return s.vals[sk_.vertex(r)]; });
+  }
+
+  // Morally strong (PTX §8.6): same thread, or both strong and each one's
+  // scope contains the other's thread. Initial writes are weak.
+  bool ms(const Event& a, const Event& b) const {
+    if (a.thread == b.thread && !a.is_init) return true;
+    if (!a.is_strong() || !b.is_strong()) return false;
+    return scope_includes(a.scope, place(a), place(b)) &&
+           scope_includes(b.scope, place(b), place(a));
+  }
+
+  // Would write `w` placed at order(c)[index] land between an RMW's source
+  // and its write while meeting that RMW? (No morally strong write between
+  // an RMW's read and write, PTX §8.9 Atomicity; sm_6x exempts plain stores
+  // against shared-memory RMWs.)
+  bool breaks_atomicity(const State& s, std::size_t c, std::size_t index, const Event& w) const {
+    const auto& o = s.mem.order(c);
+    for (std::size_t k = index; k < o.size(); ++k) {
+      const Message& m = s.mem.msg(o[k]);
+      if (m.rmw_source == op::kNoMsg || s.mem.position(c, m.rmw_source) >= index) continue;
+      const Event& rw = ev(o[k]);
+      if (!ms(w, rw) || !ms(w, ev(m.rmw_read))) continue;
+      if (!w.in_rmw && model_ == ModelKind::PtxSm6x && shared_space(rw.space)) continue;
+      return true;
+    }
+    return false;
+  }
+
+  // Reading message m: coherence (the view v), observation (ms ∩ rf) of the
+  // views the message carries, and an acquire read's pull. `v` is the
+  // thread's view, or for an element of a vector instruction the element's
+  // own copy of the view the instruction began with.
+  void read(State& n, std::size_t t, EventId e, MsgId m, View& v) const {
+    const Event& x = ev(e);
+    ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    n.vals[e] = n.mem.msg(m).value;
+    // Only observation (ms ∩ rf) raises the view and collects what the
+    // message carries; any other read takes a copy that orders nothing.
+    if (ms(ev(m), x)) {
+      v[c] = m;
+      if (x.is_strong()) {
+        n.mem.join(T.seen, n.mem.msg(m).released);
+        n.mem.join(T.seen_at[c], n.mem.msg(m).released);
+      }
+    }
+    // Reading another thread's promise (a write it has not performed yet)
+    // always raises the view to it, so that every event causally after this
+    // read knows the promise was read: its writer cannot perform it once
+    // that knowledge reaches it (Causality: rf ; cause irreflexive).
+    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[c])) v[c] = m;
+    if (candidates_) n.taint[e] = n.taint[m] | (unfulfilled(n, m) ? bit(m) : 0);
+    if (x.is_acquire()) n.mem.pull(v, T.seen_at[c], nodes(x));
+  }
+
+  // What a strong write e carries when thread t performs it with view v:
+  // release fences so far, release writes to its cell so far, and its own
+  // release (the view with e itself).
+  NodeViews carries(const State& n, std::size_t t, EventId e, const View& v) const {
+    const Event& x = ev(e);
+    const ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    NodeViews r;
+    if (!x.is_strong()) return r;
+    r = T.by_fence;
+    n.mem.join(r, T.by_write[c]);
+    if (x.is_release()) {
+      View with = v;
+      with[c] = e;
+      n.mem.push(r, nodes(x), with);
+    }
+    return r;
+  }
+
+  // Placing write e at order(c)[index]; `carried` is what an RMW's read
+  // observed (release sequences continue through RMWs).
+  void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg,
+             const NodeViews* carried, View& v) const {
+    const Event& x = ev(e);
+    ThreadState& T = n.th[t];
+    const std::size_t c = cell(x);
+    msg.value = eval(x.value, n);
+    if (x.is_strong()) {
+      msg.released = T.by_fence;
+      n.mem.join(msg.released, T.by_write[c]);
+      if (carried) n.mem.join(msg.released, *carried);
+    }
+    msg.floor = v[c];
+    if (candidates_) n.taint[e] = taint_of(n, e);
+    n.mem.insert(c, index, e, std::move(msg));
+    v[c] = e;
+    if (x.is_release()) {
+      n.mem.push(T.by_write[c], nodes(x), v);
+      n.mem.push(n.mem.released(e), nodes(x), v);
+    }
+  }
+
+  // The units of the instruction at thread t's pc not yet performed (a
+  // scalar instruction has one).
+  std::vector<EventId> pending(const State& s, std::size_t t) const {
+    const ThreadState& T = s.th[t];
+    std::vector<EventId> out;
+    for (EventId e : units_[T.pc])
+      if (!(T.done >> (e - T.pc) & 1)) out.push_back(e);
+    return out;
+  }
+
+  // The view a unit starts from: the thread's view, or for an element of a
+  // vector instruction the view the instruction began with.
+  const View& from_view(const State& s, std::size_t t) const {
+    const ThreadState& T = s.th[t];
+    return T.done ? T.base : T.view;
+  }
+  View& begin_unit(State& n, std::size_t t, View& local) const {
+    ThreadState& T = n.th[t];
+    if (!multi_[T.pc]) return T.view;
+    if (T.done == 0) T.base = T.view;
+    local = T.base;
+    return local;
+  }
+  void end_unit(State& n, std::size_t t, EventId e, const View& local) const {
+    ThreadState& T = n.th[t];
+    if (!multi_[T.pc]) {
+      T.pc = e + (ev(e).in_rmw ? 2 : 1);
+      return;
+    }
+    n.mem.join(T.view, local);
+    T.done |= std::uint64_t{1} << (e - T.pc);
+    if (T.done == all_units_[T.pc]) {
+      T.pc = instr_end_[T.pc];
+      T.done = 0;
+      T.base.clear();
+    }
+  }
+
+  void step(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const ThreadState& T = s.th[t];
+    if (T.pc == end_[t]) return;
+    const EventId e = T.pc;
+    const Event& x = ev(e);
+    if (!T.done && x.guard && eval(x.guard, s) == 0 &&
+        !(x.in_rmw && x.is_write())) {  // not executed
+      State n = s;
+      n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
+      out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
+      return;
+    }
+    if (x.is_memory()) {
+      for (EventId u : pending(s, t)) {
+        if (ev(u).is_read())
+          step_read(s, t, u, out);
+        else
+          step_write(s, t, u, out);
+      }
+      return;
+    }
+    State n = s;
+    if (x.is_fence()) {
+      fence(n, t, x);
+      ++n.th[t].pc;
+      out.push_back({std::move(n), x.text});
+    } else if (x.is_barrier()) {
+      step_barrier(s, t, out);
+    }
+  }
+
+  void fence(State& n, std::size_t t, const Event& x) const {
+    ThreadState& T = n.th[t];
+    const auto N = nodes(x);
+    if (x.is_acquire()) n.mem.pull(T.view, T.seen, N);
+    if (x.is_sc_fence()) {
+      n.mem.push(n.sc, N, T.view);
+      n.mem.pull(T.view, n.sc, N);
+    }
+    if (x.is_release()) n.mem.push(T.by_fence, N, T.view);
+  }
+
+  std::string from(const State& s, MsgId m) const {
+    const Event& w = ev(m);
+    return w.is_init ? "init"
+                     : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
+  }
+
+  // Is m a write its thread has promised and not yet performed?
+  bool unfulfilled(const State& s, MsgId m) const {
+    const Event& w = ev(m);
+    if (w.is_init) return false;
+    const auto& p = s.th[static_cast<std::size_t>(w.thread)].promised;
+    return std::find(p.begin(), p.end(), m) != p.end();
+  }
+
+  void step_read(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    const auto& o = s.mem.order(c);
+    const auto& mine = s.th[t].promised;
+    // An RMW whose write is promised reads the source it promised from.
+    const bool promised_rmw = x.in_rmw && std::find(mine.begin(), mine.end(), e + 1) != mine.end();
+    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]); i < o.size(); ++i) {
+      if (promised_rmw && o[i] != s.mem.msg(e + 1).rmw_source) continue;
+      // A thread never reads its own promise (that read would be po-before
+      // the write it reads).
+      if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end()) continue;
+      // A promised release write is not observed before it is performed: a
+      // release would synchronize the reader with events po-before it that
+      // its thread has not performed yet (they may read what the reader
+      // writes next: LB+RMW-b). Readers it is not morally strong with take it
+      // as any other unordered copy.
+      if (ev(o[i]).is_release() && ms(ev(o[i]), x) && unfulfilled(s, o[i])) continue;
+      State n = s;
+      View local;
+      View& v = begin_unit(n, t, local);
+      read(n, t, e, o[i], v);
+      std::string what =
+          fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
+      if (promised_rmw) {
+        const NodeViews carried =
+            x.is_strong() && ms(ev(o[i]), x) ? s.mem.msg(o[i]).released : NodeViews{};
+        if (!fulfil(n, t, e + 1, v, &carried)) continue;
+        what += fmt::format(", writes {}={} (performs its promise)", x.loc, n.mem.msg(e + 1).value);
+      } else if (x.in_rmw) {
+        const Event& w = ev(e + 1);
+        if (w.guard && eval(w.guard, n) == 0) {
+          end_unit(n, t, e, local);
+          out.push_back({std::move(n), what + ", compare fails"});
+          continue;
+        }
+        if (breaks_atomicity(s, c, i + 1, w)) continue;
+        const bool observed = x.is_strong() && ms(ev(o[i]), x);
+        const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
+        write(n, t, e + 1, i + 1, Message{0, {}, o[i], e}, &carried, v);
+        what += fmt::format(", writes {}={}", x.loc, n.mem.msg(e + 1).value);
+      }
+      end_unit(n, t, e, local);
+      out.push_back({std::move(n), std::move(what)});
+    }
+  }
+
+  void step_write(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    const auto& mine = s.th[t].promised;
+    if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil_store(s, t, e, out);
+    const std::size_t n_msgs = s.mem.order(c).size();
+    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]) + 1; i <= n_msgs; ++i) {
+      if (breaks_atomicity(s, c, i, x)) continue;
+      State n = s;
+      View local;
+      View& v = begin_unit(n, t, local);
+      write(n, t, e, i, Message{}, nullptr, v);
+      end_unit(n, t, e, local);
+      std::string what = fmt::format("{} writes {}={}", x.text, x.loc, n.mem.msg(e).value);
+      if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
+      out.push_back({std::move(n), std::move(what)});
+    }
+  }
+
+  // Promises (load buffering). A thread may place one of its later writes in
+  // memory before it gets there, so that other threads can read it:
+  // - a scalar store whose value reads nothing (it may be control-dependent
+  //   on reads: it is performed only if the thread gets there);
+  // - the write of a scalar atom/red that is not a release, whose value and
+  //   compare read only its own read: it is placed right after a chosen
+  //   source message, with the value the RMW computes from it, and its read
+  //   must take that source when the thread gets there.
+  // What the message carries is computed now; performing the promise checks
+  // that it could be placed there now and would carry the same (fulfil).
+  // No-Thin-Air is checked when a promise is performed: every event records
+  // the promises it depends on through rf ∪ dep (reading an unperformed
+  // promise adds it), and a promise whose write would depend on itself is
+  // dropped (LB+datas, LB+ctrls stay unreached). A promise is made only
+  // when another thread is about to access its cell (about_to_access), and a
+  // thread has at most kMaxPromises open.
+  static constexpr std::size_t kMaxPromises = 1;
+
+  std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
+  std::uint64_t taint_of(const State& n, EventId e) const {
+    std::uint64_t r = 0;
+    for (EventId d : deps_[e]) r |= n.taint[d];
+    return r;
+  }
+  // The promises a set of promises depends on, through those performed.
+  std::uint64_t closure(const State& s, std::uint64_t m) const {
+    for (std::uint64_t prev = ~m; prev != m;) {
+      prev = m;
+      for (std::size_t p = 0; p < candidates_; ++p)
+        if ((m >> p & 1) && (s.performed >> p & 1)) m |= s.ptaint[p];
+    }
+    return m;
+  }
+
+  void promise(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const ThreadState& T = s.th[t];
+    if (T.pc == end_[t] || T.promised.size() >= kMaxPromises) return;
+    for (EventId w : promisable_[t]) {
+      const Event& x = ev(w);
+      const EventId first = x.in_rmw ? w - 1 : w;
+      if (first <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
+        continue;
+      const std::size_t c = cell(x);
+      if (!about_to_access(s, t, c, x.in_rmw)) continue;
+      const auto& o = s.mem.order(c);
+      const std::size_t lo = s.mem.position(c, T.view[c]);
+      if (!x.in_rmw) {
+        // Only where the read that prompts it can take it (a position below
+        // every such reader's view would do as well when a later read prompts it).
+        for (std::size_t i = std::max(lo, reader_floor(s, t, c)) + 1; i <= o.size(); ++i) {
+          if (breaks_atomicity(s, c, i, x)) continue;
+          State n = s;
+          Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
+          n.mem.insert(c, i, w, std::move(msg));
+          add_promise(n, t, w);
+          std::string what =
+              fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+          if (i + 1 < n.mem.order(c).size())
+            what +=
+                fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
+          out.push_back({std::move(n), std::move(what)});
+        }
+        continue;
+      }
+      // An RMW: choose its source among the messages its read could take now
+      // (not a promise: the source must exist).
+      for (std::size_t i = lo; i < o.size(); ++i) {
+        const MsgId m = o[i];
+        if (unfulfilled(s, m) || breaks_atomicity(s, c, i + 1, x)) continue;
+        State n = s;
+        n.vals[w - 1] = s.mem.msg(m).value;
+        if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
+        const Event& r = ev(w - 1);
+        const bool observed = r.is_strong() && ms(ev(m), r);
+        Message msg{eval(x.value, n), carries(s, t, w, T.view), m, w - 1};
+        if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
+        n.vals[w - 1] = 0;
+        n.mem.insert(c, i + 1, w, std::move(msg));
+        add_promise(n, t, w);
+        std::string what =
+            fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc,
+                        s.mem.msg(m).value, from(s, m), x.loc, n.mem.msg(w).value);
+        out.push_back({std::move(n), std::move(what)});
+      }
+    }
+  }
+
+  // Promises are made lazily: only when another thread's next step reads the
+  // cell, or for an RMW's write also when it writes the cell (the promised
+  // write sits right after its source, and another write lands between them
+  // only if it comes after the promise; a store's promise can be placed
+  // before or after any write, whenever it is made). Promising
+  // earlier gains nothing: a promise that could be made earlier and still be
+  // performed can be made at any later time, with the same placements
+  // (views only grow, and performing it already requires what it carries to
+  // be unchanged).
+  bool about_to_access(const State& s, std::size_t t, std::size_t c, bool writes_too) const {
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      for (EventId e : pending(s, u))
+        if (cell(ev(e)) == c && (writes_too || ev(e).is_read())) return true;
+    }
+    return false;
+  }
+
+  // The lowest view position of cell c among the other threads about to read it.
+  std::size_t reader_floor(const State& s, std::size_t t, std::size_t c) const {
+    std::size_t lo = ~std::size_t{0};
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      for (EventId e : pending(s, u))
+        if (ev(e).is_read() && cell(ev(e)) == c)
+          lo = std::min(lo, s.mem.position(c, from_view(s, u)[c]));
+    }
+    return lo == ~std::size_t{0} ? 0 : lo;
+  }
+
+  void add_promise(State& n, std::size_t t, EventId w) const {
+    auto& p = n.th[t].promised;
+    p.insert(std::upper_bound(p.begin(), p.end(), w), w);
+  }
+
+  // Performing a promised write (the message is already in memory; an RMW's
+  // read has just taken its source into `v`). Allowed only if it could have
+  // been placed there now: the thread has seen nothing of its cell at or
+  // after it (Coherence, and Causality for readers whose reads reached this
+  // thread through any synchronization, which raised the view), it carries
+  // exactly what a write performed now would carry (no release since the
+  // promise added to it), its value and guard agree, and it does not depend
+  // on itself through rf ∪ dep (No-Thin-Air). Otherwise the run is dropped.
+  bool fulfil(State& n, std::size_t t, EventId e, View& v, const NodeViews* carried) const {
+    const Event& x = ev(e);
+    const std::size_t c = cell(x);
+    ThreadState& T = n.th[t];
+    const Message& msg = n.mem.msg(e);
+    if (n.mem.position(c, v[c]) >= n.mem.position(c, e)) return false;
+    if (x.guard && eval(x.guard, n) == 0) return false;
+    if (eval(x.value, n) != msg.value) return false;
+    NodeViews expect = carries(n, t, e, v);
+    if (carried) n.mem.join(expect, *carried);
+    if (!same_for_others(expect, msg.released, t)) return false;
+    const std::uint64_t dep = taint_of(n, e);
+    if (closure(n, dep) & bit(e)) return false;
+    n.taint[e] = dep;
+    n.ptaint[static_cast<std::size_t>(cand_[e])] = dep;
+    n.performed |= bit(e);
+    T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
+    n.mem.set_floor(e, v[c]);
+    v[c] = e;
+    if (x.is_release()) n.mem.push(T.by_write[c], nodes(x), v);
+    return true;
+  }
+
+  // Do two carried NodeViews agree at every node another thread could pull
+  // from? A node only thread t is placed under (its CTA node, say, when it
+  // is alone in its CTA) is pulled by t alone, and t already knows every
+  // view it pushed there (its own fence.cta after the promise, MICRO24-Fig4b).
+  bool same_for_others(const NodeViews& a, const NodeViews& b, std::size_t t) const {
+    auto at = [](const NodeViews& x, const op::Node& n) -> const View* {
+      for (const auto& [k, v] : x)
+        if (k == n) return &v;
+      return nullptr;
+    };
+    auto agree = [&](const NodeViews& x, const NodeViews& y) {
+      for (const auto& [n, v] : x) {
+        const View* w = at(y, n);
+        if (w && *w == v) continue;
+        if (!alone_under(n, t)) return false;
+      }
+      return true;
+    };
+    return agree(a, b) && agree(b, a);
+  }
+  bool alone_under(const op::Node& n, std::size_t t) const {
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t) continue;
+      const auto mine = op::nodes_up_to(place(u), Scope::Sys);
+      if (std::find(mine.begin(), mine.end(), n) != mine.end()) return false;
+    }
+    return true;
+  }
+
+  void fulfil_store(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+    const Event& x = ev(e);
+    State n = s;
+    if (!fulfil(n, t, e, n.th[t].view, nullptr)) return;
+    ++n.th[t].pc;
+    out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text,
+                                             x.loc, s.mem.msg(e).value)});
+  }
+
+  BarrierKey barrier_key(const State& s, const Event& b) const {
+    const Placement& p = place(b);
+    return BarrierKey{p.gpu, p.cta, b.barrier_id, b.barrier_logical != nullptr,
+                      b.barrier_logical ? eval(b.barrier_logical, s) : 0};
+  }
+
+  // Arrival pushes the thread's view to the barrier's node; passing pulls
+  // every arrival so far (sync_barrier: A arrived before B passed).
+  void step_barrier(const State& s, std::size_t t, std::vector<Move>& out) const {
+    const Event& b = ev(s.th[t].pc);
+    State n = s;
+    ThreadState& T = n.th[t];
+    const BarrierKey key = barrier_key(s, b);
+    auto slot =
+        std::find_if(n.bars.begin(), n.bars.end(), [&](const auto& kv) { return kv.first == key; });
+    if (b.barrier_arrive_only || !T.arrived) {
+      if (slot == n.bars.end())
+        n.bars.insert(
+            std::upper_bound(n.bars.begin(), n.bars.end(), key,
+                             [](const BarrierKey& k, const auto& kv) { return k < kv.first; }),
+            {key, T.view});
+      else
+        n.mem.join(slot->second, T.view);
+      if (b.barrier_arrive_only)
+        ++T.pc;
+      else
+        T.arrived = true;
+      out.push_back({std::move(n), fmt::format("{} arrives", b.text)});
+      return;
+    }
+    if (!may_pass(s, t)) return;
+    n.mem.join(T.view, slot->second);
+    T.arrived = false;
+    ++T.pc;
+    out.push_back({std::move(n), fmt::format("{} passes", b.text)});
+  }
+
+  // What a thread has left to do from event p on (p in [begin, end]).
+  struct Rest {
+    std::vector<char> reads, writes;  // per cell
+    bool sc_fence = false, barrier = false;
+  };
+
+  void summarise() {
+    for (std::size_t t = 0; t < threads_; ++t) {
+      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(cell_index_.size()),
+                                                        std::vector<char>(cell_index_.size())});
+      for (EventId e = end_[t]; e-- > begin_[t];) {
+        Rest& x = r[e - begin_[t]];
+        x = r[e - begin_[t] + 1];
+        const Event& v = ev(e);
+        if (v.is_read()) x.reads[cell(v)] = 1;
+        if (v.is_write()) x.writes[cell(v)] = 1;
+        x.sc_fence |= v.is_sc_fence();
+        x.barrier |= v.is_barrier();
+      }
+      rest_.push_back(std::move(r));
+    }
+  }
+  const Rest& rest(const State& s, std::size_t u) const { return rest_[u][s.th[u].pc - begin_[u]]; }
+
+  // Thread t's next step commutes with every step the other threads have
+  // left (so exploring t alone here loses no final state: the state space
+  // is acyclic, and this is the static persistent-set condition): a read
+  // conflicts only with writes of its cell, a write or RMW with any access
+  // of its cell, fence.sc with fence.sc (shared node storage); fence.acq_rel
+  // only touches its own thread's views. Barrier steps read other threads'
+  // progress and are never taken alone; while another thread has a barrier
+  // ahead, neither is a thread that has one itself.
+  // A vector instruction's pending elements are all enabled: each must
+  // commute. (Other threads' promises are writes they have left to do.)
+  bool independent(const State& s, std::size_t t) const {
+    if (s.th[t].pc == end_[t]) return false;
+    const Event& head = ev(s.th[t].pc);
+    if (head.is_barrier()) return false;
+    const Rest& mine = rest(s, t);
+    const std::vector<EventId> units =
+        head.is_memory() ? pending(s, t) : std::vector<EventId>{s.th[t].pc};
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t) continue;
+      const Rest& r = rest(s, u);
+      if (r.barrier && mine.barrier) return false;
+      if (head.is_sc_fence() && r.sc_fence) return false;
+      for (EventId e : units) {
+        const Event& x = ev(e);
+        if (!x.is_memory()) continue;
+        const std::size_t c = cell(x);
+        if (r.writes[c] || ((x.is_write() || x.in_rmw) && r.reads[c])) return false;
+      }
+    }
+    return true;
+  }
+
+  // Instructions: where each ends, its units (a read, a write, or an RMW
+  // element's read standing for its pair), and whether it has several.
+  void index_instructions() {
+    instr_end_.assign(sk_.size() + 1, 0);
+    units_.assign(sk_.size() + 1, {});
+    multi_.assign(sk_.size() + 1, 0);
+    all_units_.assign(sk_.size() + 1, 0);
+    promisable_.resize(threads_);
+    cand_.assign(sk_.size(), -1);
+    deps_.assign(sk_.size(), {});
+    for (EventId e = 0; e < sk_.size(); ++e)
+      for (auto [it, end] = boost::in_edges(e, sk_.graph); it != end; ++it) {
+        const EdgeKind k = sk_.graph[*it].kind;
+        if (k == EdgeKind::Data || k == EdgeKind::Ctrl || k == EdgeKind::Addr)
+          deps_[e].push_back(boost::source(*it, sk_.graph));
+      }
+    for (std::size_t t = 0; t < threads_; ++t) {
+      for (EventId g = begin_[t]; g < end_[t];) {
+        EventId h = g;
+        while (h < end_[t] && ev(h).instr == ev(g).instr) ++h;
+        if (h - g > 64)
+          throw InputError(
+              Diagnostic{test_.file, ev(g).src,
+                         "an instruction with more than 64 events: too large for --engine op"});
+        instr_end_[g] = h;
+        for (EventId e = g; e < h; ++e)
+          if (!(ev(e).in_rmw && ev(e).is_write())) {
+            units_[g].push_back(e);
+            all_units_[g] |= std::uint64_t{1} << (e - g);
+          }
+        multi_[g] = units_[g].size() > 1;
+        if (candidates_ < 64 && promisable(g, h)) {
+          const EventId w = h - 1;
+          promisable_[t].push_back(w);
+          cand_[w] = static_cast<int>(candidates_++);
+        }
+        g = h;
+      }
+    }
+  }
+
+  // The instruction [g, h) can be promised: see promise().
+  bool promisable(EventId g, EventId h) const {
+    const Event& x = ev(h - 1);
+    if (!x.is_write() || x.is_init || !x.value) return false;
+    if (h - g == 1) return !x.in_rmw && reads_of(x.value).empty();
+    if (h - g != 2 || !x.in_rmw || x.is_release() || ev(g).guard) return false;
+    auto own = [&](const ExprPtr& e) {
+      for (const ReadRef& r : reads_of(e))
+        if (sk_.vertex(r) != g) return false;
+      return true;
+    };
+    return own(x.value) && (!x.guard || own(x.guard));
+  }
+
+  bool same_barrier(const State& s, const Event& a, const Event& b) const {
+    if (!(place(a) == place(b)) || a.barrier_id != b.barrier_id) return false;
+    if (!a.barrier_logical || !b.barrier_logical) return !a.barrier_logical && !b.barrier_logical;
+    return eval(a.barrier_logical, s) == eval(b.barrier_logical, s);
+  }
+
+  bool known(const State& s, const ExprPtr& e, std::size_t u) const {
+    for (const ReadRef& r : reads_of(e))
+      if (sk_.vertex(r) >= s.th[u].pc) return false;
+    return true;
+  }
+
+  // A waiting barrier passes once its quorum (or every member) has arrived.
+  bool may_pass(const State& s, std::size_t t) const {
+    const Event& b = ev(s.th[t].pc);
+    std::size_t arrived = 0, members = 0;
+    for (std::size_t u = 0; u < threads_; ++u)
+      for (EventId x = begin_[u]; x < end_[u]; ++x) {
+        // A barrier whose name depends on reads its thread has not done yet
+        // may turn out to be a member: count it, not arrived (wait).
+        if (ev(x).is_barrier() && ev(x).barrier_logical && !known(s, ev(x).barrier_logical, u)) {
+          ++members;
+          continue;
+        }
+        if (!ev(x).is_barrier() || !same_barrier(s, ev(x), b)) continue;
+        ++members;
+        const EventId pc = s.th[u].pc;
+        arrived += pc > x || (pc == x && (s.th[u].arrived || ev(x).barrier_arrive_only));
+      }
+    return b.quorum ? arrived >= static_cast<std::size_t>(*b.quorum) : arrived == members;
+  }
+
+  const Skeleton& sk_;
+  const LitmusTest& test_;
+  ModelKind model_;
+  const std::vector<Observable>& obs_;
+  const EngineOptions& opts_;
+  std::size_t threads_;
+  std::vector<EventId> begin_, end_;
+  std::map<std::string, std::size_t> cell_index_;
+  std::vector<std::vector<Rest>> rest_;           // per thread, per position
+  std::vector<EventId> instr_end_;                // per instruction's first event
+  std::vector<std::vector<EventId>> units_;       // the same
+  std::vector<char> multi_;                       // the same
+  std::vector<std::uint64_t> all_units_;          // the same
+  std::vector<std::vector<EventId>> promisable_;  // per thread, the writes it may promise
+  std::vector<int> cand_;                         // per event: its index among those, or -1
+  std::size_t candidates_ = 0;
+  std::vector<std::vector<EventId>> deps_;  // per event: its data, ctrl and addr sources
+};
+
+// Depth-first search from one item, with its own visited set.
+class Explorer {
+ public:
+  Explorer(const Machine& m, std::map<Values, std::string>& found) : m_(m), found_(found) {}
+
+  Report run(const Item& item) {
+    trace_ = item.trace;
+    explore(item.state);
+    return report_;
+  }
+
+ private:
+  void explore(const State& s) {
+    if (!seen_.insert(s.key()).second) return;
+    if ((states_ & 255) == 0 && m_.budget()) m_.budget()->check();  // --timeout / --max-memory
+    if (++states_ > m_.limit())
+      throw InputError(Diagnostic{
+          m_.test().file, m_.test().condition_loc,
+          fmt::format("more than {} machine states in one skeleton: too large for --engine op",
+                      m_.limit())});
+    auto next = m_.moves(s);
+    for (auto& [t, mv] : next) {
+      trace_.push_back(fmt::format("P{} {}", t, mv.what));
+      explore(mv.next);
+      trace_.pop_back();
+    }
+    if (m_.finished(s)) return record(s);
+    if (next.empty() && !m_.promises_open(s)) report_.deadlocked = true;
+  }
+
+  void record(const State& s) {
+    for (Values& vals : m_.outcomes(s, report_)) {
+      if (found_.count(vals)) continue;
+      std::string trace;
+      for (const std::string& l : trace_) trace += l + "\n";
+      found_.emplace(std::move(vals), std::move(trace));
+    }
+  }
+
+  const Machine& m_;
+  std::map<Values, std::string>& found_;
+  std::unordered_set<State::Key, KeyHash> seen_;
+  std::vector<std::string> trace_;
+  std::size_t states_ = 0;
+  Report report_;
+};
+
+// Splits a skeleton's search: breadth-first from the start until there are
+// kSplit states (or none can move). The split does not depend on the number
+// of workers, so neither do the merged results.
+constexpr std::size_t kSplit = 16;
+
+std::vector<Item> frontier(const Machine& m) {
+  std::vector<Item> items{Item{m.start(), {}}};
+  for (int depth = 0; depth < 64 && items.size() < kSplit; ++depth) {
+    std::vector<Item> next;
+    std::unordered_set<State::Key, KeyHash> seen;
+    bool grew = false;
+    for (Item& it : items) {
+      auto mv = m.moves(it.state);
+      if (mv.empty() || m.finished(it.state)) {  // explored as it is
+        if (seen.insert(it.state.key()).second) next.push_back(std::move(it));
+        continue;
+      }
+      grew = true;
+      for (auto& [t, x] : mv) {
+        if (!seen.insert(x.next.key()).second) continue;
+        Item n{std::move(x.next), it.trace};
+        n.trace.push_back(fmt::format("P{} {}", t, x.what));
+        next.push_back(std::move(n));
+      }
+    }
+    items = std::move(next);
+    if (!grew) break;
+  }
+  return items;
+}
+
+}  // namespace
+
+TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
+                  std::map<std::vector<std::uint64_t>, std::string>* traces) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // The machine is written independently of the axioms: it has none to
+  // leave out, and answering as if it had would be a silent wrong answer.
+  if (!opts.disabled_axioms.empty())
+    throw InputError(Diagnostic{test.file,
+                                {0, 0},
+                                "the operational machine (--engine op) has no axioms to leave out; "
+                                "use the z3 or enum engine"});
+  const Expansion ex = expand(test, opts.expand);
+  TestResult r = start_result(test, opts, ex);
+  // Each skeleton's search is split into items (frontier); the items of all
+  // skeletons run on opts.workers threads and are merged in order, keeping
+  // the first trace of each outcome, so results are the same for every N.
+  std::vector<Machine> machines;
+  machines.reserve(ex.skeletons.size());
+  for (const Skeleton& sk : ex.skeletons)
+    machines.emplace_back(sk, test, r.model, r.observables, opts);
+  struct Work {
+    std::size_t skeleton;
+    Item item;
+  };
+  std::vector<Work> work;
+  for (std::size_t i = 0; i < machines.size(); ++i)
+    for (Item& it : frontier(machines[i])) work.push_back({i, std::move(it)});
+  std::vector<std::map<Values, std::string>> per(work.size());
+  std::vector<Report> reports(work.size());
+  std::vector<std::exception_ptr> errors(work.size());
+  parallel_for(work.size(), opts.workers, [&](std::size_t i) {
+    try {
+      reports[i] = Explorer(machines[work[i].skeleton], per[i]).run(work[i].item);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  std::vector<Report> by_skeleton(machines.size());
+  std::map<Values, std::string> found;
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    by_skeleton[work[i].skeleton].add(reports[i]);
+    found.insert(per[i].begin(), per[i].end());
+  }
+  for (std::size_t i = 0; i < machines.size(); ++i) {
+    const Skeleton& sk = ex.skeletons[i];
+    if (sk.cut && by_skeleton[i].completed) ++r.incomplete.bound_cut;
+    if (!sk.cut && by_skeleton[i].deadlocked && !by_skeleton[i].completed)
+      ++r.incomplete.barrier_deadlock;
+  }
+  std::map<Values, Witness> as_witness;
+  for (const auto& [vals, trace] : found) as_witness.emplace(vals, Witness{});
+  if (traces) *traces = std::move(found);
+  settle_result(r, test, std::move(as_witness));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace redscope

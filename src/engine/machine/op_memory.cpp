@@ -1,0 +1,95 @@
+#include "engine/machine/op_memory.hpp"
+
+#include <algorithm>
+
+namespace redscope::op {
+
+std::vector<Node> nodes_up_to(const Placement& p, Scope s) {
+  // Scope inclusion (src/core/types.cpp): .cta = same GPU and CTA, .cluster = same
+  // GPU and cluster, .gpu = same GPU, .sys = all. One node per level.
+  std::vector<Node> out{Node{Scope::Cta, p.gpu, p.cta}};
+  if (s >= Scope::Cluster) out.push_back(Node{Scope::Cluster, p.gpu, p.cluster});
+  if (s >= Scope::Gpu) out.push_back(Node{Scope::Gpu, p.gpu, 0});
+  if (s >= Scope::Sys) out.push_back(Node{Scope::Sys, 0, 0});
+  return out;
+}
+
+Memory::Memory(std::size_t cells, std::size_t events) : order_(cells), msgs_(events) {}
+
+void Memory::init(std::size_t cell, MsgId m, std::uint64_t value) {
+  order_[cell] = {m};
+  msgs_[m] = Message{value, {}, kNoMsg, kNoMsg};
+}
+
+void Memory::insert(std::size_t cell, std::size_t index, MsgId m, Message msg) {
+  auto& o = order_[cell];
+  o.insert(o.begin() + static_cast<std::ptrdiff_t>(index), m);
+  msgs_[m] = std::move(msg);
+}
+
+std::size_t Memory::position(std::size_t cell, MsgId m) const {
+  const auto& o = order_[cell];
+  return static_cast<std::size_t>(std::find(o.begin(), o.end(), m) - o.begin());
+}
+
+View Memory::initial_view() const {
+  View v(order_.size());
+  for (std::size_t c = 0; c < order_.size(); ++c) v[c] = order_[c].front();
+  return v;
+}
+
+void Memory::join(View& into, const View& from) const {
+  for (std::size_t c = 0; c < into.size(); ++c)
+    if (into[c] != from[c] && position(c, from[c]) > position(c, into[c])) into[c] = from[c];
+}
+
+void Memory::join(NodeViews& into, const NodeViews& from) const {
+  for (const auto& [node, view] : from) push(into, {node}, view);
+}
+
+void Memory::push(NodeViews& into, const std::vector<Node>& nodes, const View& v) const {
+  for (const Node& n : nodes) {
+    auto it = std::lower_bound(into.begin(), into.end(), n,
+                               [](const auto& e, const Node& k) { return e.first < k; });
+    if (it != into.end() && it->first == n)
+      join(it->second, v);
+    else
+      into.insert(it, {n, v});
+  }
+}
+
+void Memory::pull(View& into, const NodeViews& from, const std::vector<Node>& nodes) const {
+  for (const auto& [node, view] : from)
+    if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) join(into, view);
+}
+
+void encode(const View& v, std::vector<std::uint64_t>& out) {
+  out.push_back(v.size());
+  out.insert(out.end(), v.begin(), v.end());
+}
+
+void encode(const NodeViews& nv, std::vector<std::uint64_t>& out) {
+  out.push_back(nv.size());
+  for (const auto& [n, v] : nv) {
+    out.push_back(static_cast<std::uint64_t>(n.level));
+    out.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(n.gpu)));
+    out.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(n.group)));
+    encode(v, out);
+  }
+}
+
+void Memory::encode(std::vector<std::uint64_t>& out) const {
+  for (const auto& o : order_) {
+    out.push_back(o.size());
+    for (MsgId m : o) {
+      const Message& x = msgs_[m];
+      out.push_back(m);
+      out.push_back(x.value);
+      out.push_back(x.rmw_source);
+      out.push_back(x.floor);
+      op::encode(x.released, out);
+    }
+  }
+}
+
+}  // namespace redscope::op

@@ -1,0 +1,95 @@
+// The operational machine's memory system (src/engine/machine/op_engine.cpp), organised by
+// the scope tree.
+//
+// Every write becomes a *message* placed in its cell's coherence order. Which
+// messages a thread may still read is bounded by its *view* (per cell, the
+// newest message it has seen or written: its buffer's horizon). The scope tree
+// (CTA ⊂ cluster ⊂ GPU ⊂ system) has storage *nodes*; a scoped release pushes
+// the thread's view into the nodes of every level up to its scope, a scoped
+// acquire pulls from the nodes of every level up to its own scope. So a
+// release and an acquire meet exactly when both reach a common node, which is
+// when each one's scope contains the other's thread (PTX §8.6 "morally
+// strong"): `.cta` operations of two CTAs use different CTA nodes and never
+// meet, `.gpu` ones meet at their GPU. Views pushed by a release travel with
+// the messages the release covers (release patterns, PTX §8.8), and fence.sc
+// and barriers keep theirs in nodes of their own.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "redscope/core/types.hpp"
+
+namespace redscope::op {
+
+using MsgId = EventId;  // a message is named by the write event that produced it
+inline constexpr MsgId kNoMsg = ~MsgId{0};
+
+// A node of the scope tree: a CTA, a cluster, a GPU or the system.
+struct Node {
+  Scope level = Scope::Sys;
+  int gpu = 0;
+  int group = 0;  // the CTA id (level Cta) or the cluster id (level Cluster)
+  auto operator<=>(const Node&) const = default;
+};
+
+// The nodes that an operation of scope `s` by a thread placed at `p` reaches:
+// its CTA, then each enclosing level up to its `s` instance.
+std::vector<Node> nodes_up_to(const Placement& p, Scope s);
+
+// Per cell: the newest message known (coherence-order horizon).
+using View = std::vector<MsgId>;
+
+// Views held by scope-tree nodes, sorted by node.
+using NodeViews = std::vector<std::pair<Node, View>>;
+
+struct Message {
+  std::uint64_t value = 0;
+  NodeViews released;         // what releases covering this write pushed (travels with it)
+  MsgId rmw_source = kNoMsg;  // an RMW's write: the message its read read
+  EventId rmw_read = kNoMsg;  // and that read
+  MsgId floor = kNoMsg;  // the newest message of the cell its writer had seen (kNoMsg: init, or
+                         // promised and not yet performed)
+};
+
+class Memory {
+ public:
+  Memory(std::size_t cells, std::size_t events);
+
+  // The initial message of a cell (first in its coherence order).
+  void init(std::size_t cell, MsgId m, std::uint64_t value);
+  // Places message `m` so that it becomes order(cell)[index].
+  void insert(std::size_t cell, std::size_t index, MsgId m, Message msg);
+
+  const std::vector<MsgId>& order(std::size_t cell) const { return order_[cell]; }
+  const Message& msg(MsgId m) const { return msgs_[m]; }
+  NodeViews& released(MsgId m) { return msgs_[m].released; }
+  void set_floor(MsgId m, MsgId floor) { msgs_[m].floor = floor; }
+  std::size_t position(std::size_t cell, MsgId m) const;
+  std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
+  std::size_t cells() const { return order_.size(); }
+
+  // A view with every cell at its initial message.
+  View initial_view() const;
+  // Per cell, the later of the two messages in coherence order.
+  void join(View& into, const View& from) const;
+  void join(NodeViews& into, const NodeViews& from) const;
+  // Release: `v` joined into each of `nodes`. Acquire: the views of those of
+  // `nodes` present in `from` joined into `v`.
+  void push(NodeViews& into, const std::vector<Node>& nodes, const View& v) const;
+  void pull(View& into, const NodeViews& from, const std::vector<Node>& nodes) const;
+
+  // Flat encoding for state hashing.
+  void encode(std::vector<std::uint64_t>& out) const;
+
+ private:
+  std::vector<std::vector<MsgId>> order_;  // per cell, coherence order
+  std::vector<Message> msgs_;              // indexed by MsgId
+};
+
+void encode(const View& v, std::vector<std::uint64_t>& out);
+void encode(const NodeViews& nv, std::vector<std::uint64_t>& out);
+
+}  // namespace redscope::op

@@ -1,0 +1,233 @@
+// Result plumbing shared by every engine: the observables of a test, its
+// condition evaluated on concrete values, and a TestResult started and
+// settled from the outcomes an engine found. Engine-neutral: no solver here.
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/condition_plan.hpp"
+#include "redscope/engine/engine.hpp"
+#include "redscope/model/cat.hpp"
+
+namespace redscope {
+
+namespace {
+
+std::int64_t signed_view(std::uint64_t bits, DataType t) {
+  const unsigned w = width_of(t);
+  if (!is_signed(t) || w == 64) return static_cast<std::int64_t>(bits);
+  return static_cast<std::int64_t>(bits << (64 - w)) >> (64 - w);
+}
+
+}  // namespace
+
+std::string_view to_string(Observation o) {
+  switch (o) {
+    case Observation::Always: return "Always";
+    case Observation::Sometimes: return "Sometimes";
+    case Observation::Never: return "Never";
+  }
+  return "?";
+}
+
+std::string TestResult::render_value(std::size_t outcome, std::size_t obs) const {
+  return format_value(outcomes[outcome].values[obs], observables[obs].type);
+}
+
+std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex, bool observe_all) {
+  std::map<RegName, DataType> regs;
+  std::map<std::string, DataType> locs;
+  for (const Skeleton& s : ex.skeletons) {
+    for (const auto& [r, ty] : s.reg_types)
+      if (observe_all) regs.emplace(r, ty);
+    if (observe_all)
+      for (const auto& [x, ty] : s.loc_types) locs.emplace(x, ty);
+  }
+  auto reg_type = [&](const RegName& r) {
+    for (const Skeleton& s : ex.skeletons) {
+      auto it = s.reg_types.find(r);
+      if (it != s.reg_types.end()) return it->second;
+    }
+    return DataType::S32;
+  };
+  auto add_term = [&](const CondTerm& term) {
+    if (term.kind == CondTerm::Kind::Reg) {
+      RegName r{term.thread, term.name};
+      regs.emplace(r, reg_type(r));
+    }
+    if (term.kind == CondTerm::Kind::Loc)
+      locs.emplace(term.name, ex.skeletons.front().loc_types.at(term.name));
+  };
+  std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
+    if (e.kind == CondExpr::Kind::Cmp) {
+      add_term(e.lhs);
+      add_term(e.rhs);
+    }
+    for (const CondExpr& k : e.kids) walk(k);
+  };
+  walk(t.condition);
+  if (t.filter) walk(*t.filter);
+  for (const CondTerm& term : t.locations) add_term(term);
+  std::vector<Observable> out;
+  for (const auto& [r, ty] : regs)
+    out.push_back(Observable{fmt::format("P{}:{}", r.thread, r.name), true, r, "", ty});
+  for (const auto& [x, ty] : locs) out.push_back(Observable{x, false, {}, x, ty});
+  return out;
+}
+
+namespace {
+
+std::optional<std::size_t> find_observable(const CondTerm& t, const std::vector<Observable>& obs) {
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const bool match = t.kind == CondTerm::Kind::Reg
+                           ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
+                           : (!obs[i].is_register && obs[i].loc == t.name);
+    if (match) return i;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t convert(std::uint64_t v, DataType from, DataType to) {
+  const unsigned fw = width_of(from), tw = width_of(to);
+  if (fw < tw && is_signed(from))
+    v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - fw)) >> (64 - fw));
+  return mask_to(v, tw);
+}
+
+// Equality compares bits (so -0.0 and 0.0 differ, and NaN equals its own
+// pattern); ordering compares floats numerically and integers in their signedness.
+bool compare_values(CmpOp op, DataType t, std::uint64_t a, std::uint64_t b) {
+  if (op == CmpOp::Eq) return a == b;
+  if (op == CmpOp::Ne) return a != b;
+  if (auto f = float_format(t)) return float_compare(op, *f, a, b);
+  const unsigned w = width_of(t);
+  if (is_signed(t)) {
+    const auto x = static_cast<std::int64_t>(a << (64 - w)) >> (64 - w),
+               y = static_cast<std::int64_t>(b << (64 - w)) >> (64 - w);
+    return op == CmpOp::Lt ? x < y : op == CmpOp::Le ? x <= y : op == CmpOp::Gt ? x > y : x >= y;
+  }
+  return op == CmpOp::Lt ? a < b : op == CmpOp::Le ? a <= b : op == CmpOp::Gt ? a > b : a >= b;
+}
+
+}  // namespace
+
+// Constants take the type of the observable they are compared with (a
+// float literal against a float location, ...); two observables compare
+// at the left one's type.
+CmpPlan plan(const CondExpr& e, const std::vector<Observable>& obs) {
+  CmpPlan p;
+  const CondTerm* terms[2] = {&e.lhs, &e.rhs};
+  for (int i = 0; i < 2; ++i)
+    if (terms[i]->kind != CondTerm::Kind::Const) p.side[i] = find_observable(*terms[i], obs);
+  if (p.side[0])
+    p.type = obs[*p.side[0]].type;
+  else if (p.side[1])
+    p.type = obs[*p.side[1]].type;
+  for (int i = 0; i < 2; ++i) {
+    if (terms[i]->kind != CondTerm::Kind::Const) continue;
+    const auto b = literal_bits(terms[i]->value.text, p.type);
+    if (!b) {
+      p.ok = false;
+      p.bad = &terms[i]->value;
+      continue;
+    }
+    p.bits[i] = *b;
+  }
+  return p;
+}
+
+void check_condition_literals(const LitmusTest& t, const std::vector<Observable>& obs) {
+  std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
+    if (e.kind == CondExpr::Kind::Cmp) {
+      const CmpPlan p = plan(e, obs);
+      if (!p.ok)
+        throw InputError(
+            Diagnostic{t.file, p.bad->loc,
+                       fmt::format("'{}' is not a value of type .{}, the type it is compared at",
+                                   p.bad->text, to_string(p.type))});
+    }
+    for (const CondExpr& k : e.kids) walk(k);
+  };
+  walk(t.condition);
+  if (t.filter) walk(*t.filter);
+}
+
+bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
+                    const std::vector<std::uint64_t>& values) {
+  switch (c.kind) {
+    case CondExpr::Kind::True: return true;
+    case CondExpr::Kind::False: return false;
+    case CondExpr::Kind::And:  // n-ary: the parser keeps `a /\ b /\ c` flat
+      for (const CondExpr& k : c.kids)
+        if (!eval_condition(k, obs, values)) return false;
+      return true;
+    case CondExpr::Kind::Or:
+      for (const CondExpr& k : c.kids)
+        if (eval_condition(k, obs, values)) return true;
+      return false;
+    case CondExpr::Kind::Not: return !eval_condition(c.kids[0], obs, values);
+    case CondExpr::Kind::Cmp: break;
+  }
+  const CmpPlan p = plan(c, obs);
+  std::uint64_t v[2];
+  for (int i = 0; i < 2; ++i)
+    v[i] = p.side[i] ? convert(values[*p.side[i]], obs[*p.side[i]].type, p.type) : p.bits[i];
+  return compare_values(c.cmp, p.type, v[0], v[1]);
+}
+
+TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex) {
+  TestResult r;
+  r.test = test.name;
+  r.file = test.file;
+  r.model = opts.model.value_or(model_for_target(test.target_sm));
+  r.target_sm = test.target_sm;
+  r.quantifier = test.quantifier;
+  r.condition_text = test.condition_text;
+  r.skeletons = ex.skeletons.size();
+  r.expansion = std::make_shared<const Expansion>(ex);
+  r.model_file = opts.model_file;
+  r.observables = observables_of(test, ex, opts.observe_all);
+  check_condition_literals(test, r.observables);
+  return r;
+}
+
+void settle_result(TestResult& r, const LitmusTest& test,
+                   std::map<std::vector<std::uint64_t>, Witness> found) {
+  for (auto& [vals, w] : found)
+    r.outcomes.push_back(
+        Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
+  std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+      const auto x = signed_view(a.values[i], r.observables[i].type),
+                 y = signed_view(b.values[i], r.observables[i].type);
+      if (x != y) return x < y;
+    }
+    return false;
+  });
+  const auto sat = static_cast<std::size_t>(std::count_if(
+      r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+  const std::size_t unsat = r.outcomes.size() - sat;
+  r.observation = sat == 0     ? Observation::Never
+                  : unsat == 0 ? Observation::Always
+                               : Observation::Sometimes;
+  switch (test.quantifier) {
+    case Quantifier::Exists: r.holds = sat > 0; break;
+    case Quantifier::NotExists: r.holds = sat == 0; break;
+    case Quantifier::Forall: r.holds = unsat == 0; break;
+  }
+}
+
+std::string_view to_string(EngineKind e) {
+  return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op";
+}
+
+std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts) {
+  if (opts.user_model) return opts.user_model;
+  if (!opts.model_file.empty())
+    return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file));
+  return {std::shared_ptr<const cat::Model>(), &cat::builtin_ptx()};  // not owned: a static
+}
+
+}  // namespace redscope

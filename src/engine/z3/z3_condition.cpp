@@ -1,0 +1,55 @@
+#include "engine/z3/z3_condition.hpp"
+
+#include "engine/condition_plan.hpp"
+#include "engine/z3/z3_values.hpp"
+
+namespace redscope {
+
+// The condition `e` over the observables' Z3 terms, with the semantics of
+// eval_condition (declared in z3_condition.hpp).
+z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Observable>& obs,
+                         const std::vector<z3::expr>& terms) {
+  switch (e.kind) {
+    case CondExpr::Kind::True: return c.bool_val(true);
+    case CondExpr::Kind::False: return c.bool_val(false);
+    case CondExpr::Kind::And:
+    case CondExpr::Kind::Or: {  // n-ary
+      z3::expr_vector kids(c);
+      for (const CondExpr& k : e.kids) kids.push_back(condition_to_z3(c, k, obs, terms));
+      return e.kind == CondExpr::Kind::And ? z3::mk_and(kids) : z3::mk_or(kids);
+    }
+    case CondExpr::Kind::Not: return !condition_to_z3(c, e.kids[0], obs, terms);
+    case CondExpr::Kind::Cmp: break;
+  }
+  const CmpPlan p = plan(e, obs);
+  const unsigned w = width_of(p.type);
+  std::vector<z3::expr> v;
+  for (int i = 0; i < 2; ++i) {
+    if (!p.side[i]) {
+      v.push_back(c.bv_val(static_cast<std::uint64_t>(p.bits[i]), w));
+      continue;
+    }
+    z3::expr t = terms[*p.side[i]];
+    const DataType from = obs[*p.side[i]].type;
+    const unsigned fw = width_of(from);
+    if (fw > w)
+      t = t.extract(w - 1, 0);
+    else if (fw < w)
+      t = is_signed(from) ? z3::sext(t, w - fw) : z3::zext(t, w - fw);
+    v.push_back(t);
+  }
+  const z3::expr &a = v[0], &b = v[1];
+  if (e.cmp == CmpOp::Eq) return a == b;
+  if (e.cmp == CmpOp::Ne) return a != b;
+  if (auto f = float_format(p.type)) return z3_float_compare(e.cmp, *f, a, b);
+  const bool sgn = is_signed(p.type);
+  switch (e.cmp) {
+    case CmpOp::Lt: return sgn ? a < b : z3::ult(a, b);
+    case CmpOp::Le: return sgn ? a <= b : z3::ule(a, b);
+    case CmpOp::Gt: return sgn ? a > b : z3::ugt(a, b);
+    case CmpOp::Ge: return sgn ? a >= b : z3::uge(a, b);
+    default: return c.bool_val(true);
+  }
+}
+
+}  // namespace redscope

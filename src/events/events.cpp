@@ -1,0 +1,518 @@
+// Expansion of a LitmusTest into skeletons (see events.hpp).
+#include "redscope/events/events.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "events/memory_layout.hpp"
+
+namespace redscope {
+namespace {
+
+struct PathEvent {
+  Event ev;
+  std::vector<std::size_t> data;        // thread-local indices of reads it data-depends on
+  std::vector<std::size_t> ctrl;        // ... control-depends on
+  std::optional<std::size_t> rmw_read;  // for an RMW write: its read
+};
+
+struct ThreadPath {
+  std::vector<PathEvent> events;
+  std::vector<ExprPtr> conds;
+  std::map<std::string, ExprPtr> regs;
+  std::map<std::string, DataType> reg_types;
+  bool cut = false;
+};
+
+using detail::CellAccess;
+using detail::MemoryLayout;
+
+[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
+  throw InputError(Diagnostic{t.file, at, std::move(msg)});
+}
+
+class PathBuilder {
+ public:
+  PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o)
+      : t_(t),
+        mem_(m),
+        tid_(tid),
+        opts_(o) {}
+
+  std::vector<ThreadPath> run() {
+    State s;
+    for (const InitEntry& e : t_.init)
+      if (e.thread == tid_) s.pending[e.name] = e.values.at(0);
+    walk(std::move(s));
+    return std::move(out_);
+  }
+
+ private:
+  struct State {
+    ThreadPath path;
+    std::size_t pc = 0;
+    std::size_t instr = 0;                   // executed instructions so far
+    std::map<std::size_t, int> back_jumps;   // per jumping instruction
+    std::set<std::size_t> ctrl;              // reads that later events control-depend on
+    std::map<std::string, Literal> pending;  // initialised registers not yet read or written
+  };
+
+  const ThreadCode& code() const { return t_.threads[static_cast<std::size_t>(tid_)]; }
+
+  void finish(State&& s) {
+    if (out_.size() >= opts_.max_paths)
+      input_error(t_, code().loc,
+                  fmt::format("thread {} has more than {} paths at unroll bound {}; lower --unroll",
+                              code().name, opts_.max_paths, opts_.unroll));
+    // Registers only initialised end with their initial value (an integer, or
+    // an .f64 when the literal is a float).
+    const std::map<std::string, Literal> pending = std::move(s.pending);
+    s.pending.clear();
+    for (const auto& [r, lit] : pending) {
+      const auto as_int = literal_bits(lit.text, DataType::S64);
+      const DataType ty = as_int ? DataType::S32 : DataType::F64;
+      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc},
+              make_const(initial_bits(lit, ty), width_of(ty)), ty);
+    }
+    out_.push_back(std::move(s.path));
+  }
+
+  std::uint64_t initial_bits(const Literal& lit, DataType type) const {
+    if (type == DataType::S32 || type == DataType::U32 || type == DataType::B32)
+      if (auto wide = literal_bits(lit.text, DataType::S64))
+        return *wide;  // herd: wrap to the width
+    const auto bits = literal_bits(lit.text, type);
+    if (!bits)
+      input_error(
+          t_, lit.loc,
+          fmt::format("initial value '{}' is not a value of type .{}, the type it is read at",
+                      lit.text, to_string(type)));
+    return *bits;
+  }
+
+  // A register's value at `type`: an initial literal takes its bits at the
+  // type it is first read at; unset registers read 0, as in herd.
+  ExprPtr value(State& s, const Operand& o, DataType type) {
+    const unsigned w = width_of(type);
+    if (o.kind == Operand::Kind::Imm) return make_const(static_cast<std::uint64_t>(o.value), w);
+    if (auto p = s.pending.find(o.name); p != s.pending.end()) {
+      const Literal lit = p->second;
+      s.pending.erase(p);
+      set_reg(s, o, make_const(initial_bits(lit, type), w), type);
+    }
+    auto it = s.path.regs.find(o.name);
+    if (it == s.path.regs.end()) return make_const(0, w);
+    const DataType rt = s.path.reg_types.at(o.name);
+    return make_resize(it->second, w, is_signed(rt));
+  }
+
+  void set_reg(State& s, const Operand& dst, ExprPtr v, DataType type) {
+    // Every expression the path builds derives from register values, so
+    // bounding them bounds the recursion of every walker (expr.hpp).
+    if (v->depth > kMaxExprDepth)
+      input_error(t_, dst.loc,
+                  fmt::format("the value of {} is computed by a chain of more than {} dependent "
+                              "operations; redscope bounds expression depth",
+                              dst.name, kMaxExprDepth));
+    s.pending.erase(dst.name);
+    s.path.regs[dst.name] = std::move(v);
+    s.path.reg_types[dst.name] = type;
+  }
+
+  // Writes a register under the instruction's guard: unchanged when it does not execute.
+  void set_reg_guarded(State& s, const Operand& dst, ExprPtr v, DataType type,
+                       const ExprPtr& guard) {
+    if (guard) v = make_ite(guard, v, value(s, dst, type));
+    set_reg(s, dst, std::move(v), type);
+  }
+
+  // The predicate of `@p` / `@!p`, or null.
+  ExprPtr guard_of(State& s, const Instruction& in) {
+    if (!in.guard) return nullptr;
+    const ExprPtr p = value(s, *in.guard, DataType::Pred);
+    return in.guard_negated ? make_not(make_cmp(CmpOp::Ne, p, make_const(0, 1), false))
+                            : make_cmp(CmpOp::Ne, p, make_const(0, 1), false);
+  }
+
+  PathEvent base_event(const State& s, const Instruction& in, EventKind k, const ExprPtr& guard) {
+    PathEvent pe;
+    pe.ev.kind = k;
+    pe.ev.thread = tid_;
+    pe.ev.po_index = s.path.events.size();
+    pe.ev.instr = s.instr;
+    pe.ev.sem = in.sem;
+    pe.ev.scope = in.scope;
+    pe.ev.space = in.space;
+    pe.ev.type = in.type;
+    pe.ev.src = in.loc;
+    pe.ev.text = in.text;
+    pe.ev.guard = guard;
+    if (in.addr) pe.ev.loc = in.addr->name;
+    pe.ctrl.assign(s.ctrl.begin(), s.ctrl.end());
+    if (guard)
+      for (std::size_t d : local_reads(guard)) pe.ctrl.push_back(d);
+    return pe;
+  }
+
+  PathEvent cell_event(const State& s, const Instruction& in, EventKind k, const CellAccess& c,
+                       const ExprPtr& guard) {
+    PathEvent pe = base_event(s, in, k, guard);
+    pe.ev.loc = c.cell;
+    pe.ev.type = c.type;
+    pe.ev.element = c.element * 8 + c.lane;
+    if (in.space == Space::Generic) pe.ev.space = mem_.space_of(in.addr->name);
+    return pe;
+  }
+
+  std::size_t push(State& s, PathEvent pe) {
+    const std::size_t i = s.path.events.size();
+    pe.ev.po_index = i;
+    s.path.events.push_back(std::move(pe));
+    return i;
+  }
+
+  std::vector<std::size_t> local_reads(const ExprPtr& e) const {
+    std::vector<std::size_t> r;
+    for (const ReadRef& ref : reads_of(e)) r.push_back(ref.index);
+    return r;
+  }
+
+  // The read half carries the acquire part of .sem, the write half the
+  // release part (DESIGN §2; PTX §8.3 "RMW operations").
+  static Sem read_half(Sem s) {
+    return (s == Sem::Acquire || s == Sem::AcqRel) ? Sem::Acquire
+           : s == Sem::Weak                        ? Sem::Weak
+                                                   : Sem::Relaxed;
+  }
+  static Sem write_half(Sem s) {
+    return (s == Sem::Release || s == Sem::AcqRel) ? Sem::Release
+           : s == Sem::Weak                        ? Sem::Weak
+                                                   : Sem::Relaxed;
+  }
+
+  // The new value of one lane (seed "Semantics": *a = operation(*a, b)).
+  // .add.f32 on global memory flushes subnormals; on shared memory, and for
+  // f16/bf16 (.noftz) and f64, it keeps them.
+  ExprPtr rmw_result(RmwOp op, ExprPtr old, ExprPtr v, DataType lane, Space space) {
+    const bool sgn = is_signed(lane);
+    if (auto f = float_format(lane)) {
+      const bool ftz = lane == DataType::F32 && space == Space::Global;
+      if (op == RmwOp::Min) return make_float(ExprOp::FMin, *f, false, old, v);
+      if (op == RmwOp::Max) return make_float(ExprOp::FMax, *f, false, old, v);
+      if (op == RmwOp::Add) return make_float(ExprOp::FAdd, *f, ftz, old, v);
+      return v;  // exch / cas / mov move bits
+    }
+    switch (op) {
+      case RmwOp::Add: return make_binary(ExprOp::Add, old, v, sgn);
+      case RmwOp::Sub: return make_binary(ExprOp::Sub, old, v, sgn);
+      case RmwOp::Mul: return make_binary(ExprOp::Mul, old, v, sgn);
+      case RmwOp::Div: return make_binary(ExprOp::Div, old, v, sgn);
+      case RmwOp::And: return make_binary(ExprOp::And, old, v, sgn);
+      case RmwOp::Or: return make_binary(ExprOp::Or, old, v, sgn);
+      case RmwOp::Xor: return make_binary(ExprOp::Xor, old, v, sgn);
+      case RmwOp::Inc: return make_binary(ExprOp::Inc, old, v, false);
+      case RmwOp::Dec: return make_binary(ExprOp::Dec, old, v, false);
+      case RmwOp::Min: return make_binary(ExprOp::Min, old, v, sgn);
+      case RmwOp::Max: return make_binary(ExprOp::Max, old, v, sgn);
+      case RmwOp::Exch:
+      case RmwOp::Mov:
+      case RmwOp::Cas: return v;
+    }
+    return v;
+  }
+
+  // Joins per-cell values into one element value (lane 0 in the low bits).
+  static ExprPtr join(const std::vector<ExprPtr>& lanes) {
+    ExprPtr v = lanes.front();
+    for (std::size_t i = 1; i < lanes.size(); ++i) v = make_concat(lanes[i], v);
+    return v;
+  }
+
+  std::vector<Operand> destinations(const Instruction& in) const {
+    if (in.dst) return {*in.dst};
+    return in.dsts;
+  }
+
+  // ld: one read per cell; each destination gets its element.
+  void exec_load(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    std::vector<std::vector<ExprPtr>> elems(in.vec);
+    for (const CellAccess& c : mem_.cells(in)) {
+      PathEvent r = cell_event(s, in, EventKind::Read, c, guard);
+      const std::size_t ri = s.path.events.size();
+      r.ev.self = ReadRef{tid_, ri};
+      push(s, std::move(r));
+      elems[c.element].push_back(make_read(ReadRef{tid_, ri}, width_of(c.type)));
+    }
+    const std::vector<Operand> dst = destinations(in);
+    for (unsigned e = 0; e < in.vec; ++e)
+      set_reg_guarded(s, dst[e], join(elems[e]), in.type, guard);
+  }
+
+  // st: one write per cell of the stored elements.
+  void exec_store(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    for (const CellAccess& c : mem_.cells(in)) {
+      PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
+      wr.ev.value =
+          make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, width_of(c.type));
+      wr.data = local_reads(wr.ev.value);
+      push(s, std::move(wr));
+    }
+  }
+
+  // atom/red: per cell, a read and a write joined by rmw (seed: atomicity
+  // holds per scalar element only). A failed cas performs no write.
+  void exec_rmw(State& s, const Instruction& in) {
+    const ExprPtr guard = guard_of(s, in);
+    std::vector<std::vector<ExprPtr>> olds(in.vec);
+    for (const CellAccess& c : mem_.cells(in)) {
+      const unsigned w = width_of(c.type);
+      PathEvent r = cell_event(s, in, EventKind::Read, c, guard);
+      r.ev.in_rmw = true;
+      r.ev.sem = read_half(in.sem);
+      const std::size_t ri = s.path.events.size();
+      r.ev.self = ReadRef{tid_, ri};
+      push(s, std::move(r));
+      const ExprPtr old = make_read(ReadRef{tid_, ri}, w);
+      olds[c.element].push_back(old);
+      PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
+      wr.ev.in_rmw = true;
+      wr.ev.sem = write_half(in.sem);
+      ExprPtr operand = make_extract(value(s, in.srcs.at(c.element), in.type), c.bit_offset, w);
+      if (in.op == RmwOp::Cas) {
+        const ExprPtr ok = make_cmp(CmpOp::Eq, old, operand, false);
+        wr.ev.guard = guard ? make_ite(guard, ok, make_const(0, 1)) : ok;
+        operand = make_extract(value(s, in.srcs.at(1), in.type), c.bit_offset, w);
+      }
+      wr.ev.value = rmw_result(in.op, old, operand, c.type, wr.ev.space);
+      wr.data = local_reads(wr.ev.value);
+      wr.rmw_read = ri;
+      if (wr.ev.guard)
+        for (std::size_t d : local_reads(wr.ev.guard)) wr.ctrl.push_back(d);
+      push(s, std::move(wr));
+    }
+    const std::vector<Operand> dst = destinations(in);
+    for (unsigned e = 0; e < dst.size(); ++e)
+      set_reg_guarded(s, dst[e], join(olds[e]), in.type, guard);
+  }
+
+  void exec_local(State& s, const Instruction& in) {
+    ExprPtr a = value(s, in.srcs.at(0), in.type);
+    ExprPtr v = a;
+    if (in.op != RmwOp::Mov)
+      v = rmw_result(in.op, a, value(s, in.srcs.at(1), in.type), in.type, Space::Generic);
+    set_reg_guarded(s, *in.dst, v, in.type, guard_of(s, in));
+  }
+
+  // setp: integer comparisons in the type's signedness, float ones ordered.
+  void exec_setp(State& s, const Instruction& in) {
+    const ExprPtr a = value(s, in.srcs.at(0), in.type), b = value(s, in.srcs.at(1), in.type);
+    const auto f = float_format(in.type);
+    const ExprPtr c = f ? make_fcmp(in.cmp, *f, a, b) : make_cmp(in.cmp, a, b, is_signed(in.type));
+    set_reg_guarded(s, *in.dst, c, DataType::Pred, guard_of(s, in));
+  }
+
+  void exec_barrier(State& s, const Instruction& in) {
+    PathEvent b = base_event(s, in, EventKind::Barrier, nullptr);
+    b.ev.barrier_arrive_only = in.barrier.arrive_only;
+    b.ev.barrier_id = in.barrier.id.value;
+    if (in.barrier.logical_id) {
+      b.ev.barrier_logical = value(s, *in.barrier.logical_id, DataType::S32);
+      b.data = local_reads(b.ev.barrier_logical);
+    }
+    b.ev.quorum = in.barrier.quorum;
+    push(s, std::move(b));
+  }
+
+  // Executes straight-line code from s.pc, forking at data-dependent branches.
+  void walk(State s) {
+    const auto& instrs = code().code;
+    while (s.pc < instrs.size()) {
+      const Instruction& in = instrs[s.pc];
+      ++s.instr;
+      switch (in.kind) {
+        case InstrKind::Label: break;
+        case InstrKind::Load: exec_load(s, in); break;
+        case InstrKind::Store: exec_store(s, in); break;
+        case InstrKind::Atom:
+        case InstrKind::Red: exec_rmw(s, in); break;
+        case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
+        case InstrKind::Barrier: exec_barrier(s, in); break;
+        case InstrKind::Local: exec_local(s, in); break;
+        case InstrKind::Setp: exec_setp(s, in); break;
+        case InstrKind::Goto:
+        case InstrKind::Branch: {
+          const ExprPtr cond = in.kind == InstrKind::Goto
+                                   ? (in.guard ? guard_of(s, in) : make_const(1, 1))
+                                   : make_cmp(in.cmp, value(s, in.srcs.at(0), in.type),
+                                              value(s, in.srcs.at(1), in.type), is_signed(in.type));
+          const Step st = branch(s, in, cond);
+          if (st == Step::Ended) return;
+          if (st == Step::Jumped) continue;
+          break;
+        }
+      }
+      ++s.pc;
+    }
+    finish(std::move(s));
+  }
+
+  enum class Step { FallThrough, Jumped, Ended };
+
+  // A branch on `cond`: constant conditions jump or fall through; others
+  // fork, the taken copy walking on its own.
+  Step branch(State& s, const Instruction& in, const ExprPtr& cond) {
+    if (auto c = const_value(cond)) {
+      if (!*c) return Step::FallThrough;
+      return jump(s, in) ? Step::Jumped : Step::Ended;
+    }
+    for (std::size_t d : local_reads(cond)) s.ctrl.insert(d);
+    State taken = s;
+    taken.path.conds.push_back(cond);
+    if (jump(taken, in)) walk(std::move(taken));
+    s.path.conds.push_back(make_not(cond));
+    return Step::FallThrough;
+  }
+
+  // Moves pc to the label; false when the unroll bound cuts the path here.
+  bool jump(State& s, const Instruction& in) {
+    const std::size_t target = code().labels.at(in.label);
+    if (target <= s.pc && ++s.back_jumps[s.pc] > opts_.unroll) {
+      s.path.cut = true;
+      finish(std::move(s));
+      return false;
+    }
+    s.pc = target;
+    return true;
+  }
+
+  const LitmusTest& t_;
+  const MemoryLayout& mem_;
+  ThreadId tid_;
+  const ExpandOptions& opts_;
+  std::vector<ThreadPath> out_;
+};
+
+void add_edge(EventGraph& g, EventId a, EventId b, EdgeKind k) {
+  boost::add_edge(a, b, EdgeProps{k}, g);
+}
+
+// po within one thread: by instruction; inside one instruction only an RMW
+// element's read precedes its write (see po_closure).
+bool po_before(const Event& x, const Event& y) {
+  if (x.thread == kInitThread || x.thread != y.thread || x.po_index >= y.po_index) return false;
+  if (x.instr != y.instr) return true;
+  return x.element == y.element && x.in_rmw && y.in_rmw;
+}
+
+void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
+  // Immediate po: each event to the events of the next instruction (or its RMW write).
+  for (std::size_t i = 0; i < n; ++i) {
+    const Event& x = s.ev(base + i);
+    std::optional<std::size_t> next_instr;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Event& y = s.ev(base + j);
+      if (y.instr == x.instr) {
+        if (po_before(x, y)) add_edge(s.graph, base + i, base + j, EdgeKind::Po);
+        continue;
+      }
+      if (next_instr && y.instr != *next_instr) break;
+      next_instr = y.instr;
+      if (x.in_rmw && x.is_read()) continue;  // its write carries the po edge onwards
+      add_edge(s.graph, base + i, base + j, EdgeKind::Po);
+    }
+  }
+}
+
+Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
+               const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids) {
+  Skeleton s;
+  s.path_ids = ids;
+  for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
+  for (const auto& [x, l] : mem.locations())
+    for (std::size_t i = 0; i < l.count; ++i) {
+      Event e;
+      e.kind = EventKind::Write;
+      e.is_init = true;
+      e.loc = detail::cell_name(x, l, i);
+      e.type = l.cell;
+      e.space = l.space;
+      e.value = make_const(l.init[i], width_of(l.cell));
+      e.text = fmt::format("init {}", e.loc);
+      s.loc_types[e.loc] = l.cell;
+      s.loc_spaces[e.loc] = l.space;
+      s.init_write[e.loc] = boost::add_vertex(e, s.graph);
+    }
+  for (std::size_t ti = 0; ti < paths.size(); ++ti) {
+    const ThreadPath& p = *paths[ti];
+    const EventId base = boost::num_vertices(s.graph);
+    s.thread_base.push_back(base);
+    for (const PathEvent& pe : p.events) boost::add_vertex(pe.ev, s.graph);
+    add_po_edges(s, base, p.events.size());
+    for (std::size_t i = 0; i < p.events.size(); ++i) {
+      const PathEvent& pe = p.events[i];
+      if (pe.rmw_read) add_edge(s.graph, base + *pe.rmw_read, base + i, EdgeKind::Rmw);
+      for (std::size_t d : pe.data) add_edge(s.graph, base + d, base + i, EdgeKind::Data);
+      for (std::size_t d : pe.ctrl) add_edge(s.graph, base + d, base + i, EdgeKind::Ctrl);
+    }
+    s.assumptions.insert(s.assumptions.end(), p.conds.begin(), p.conds.end());
+    for (const auto& [r, v] : p.regs) {
+      s.final_regs[RegName{static_cast<ThreadId>(ti), r}] = v;
+      s.reg_types[RegName{static_cast<ThreadId>(ti), r}] = p.reg_types.at(r);
+    }
+    s.cut = s.cut || p.cut;
+  }
+  return s;
+}
+
+}  // namespace
+
+Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
+  const MemoryLayout mem(t);
+  std::vector<std::vector<ThreadPath>> per_thread;
+  std::size_t total = 1;
+  for (std::size_t i = 0; i < t.threads.size(); ++i) {
+    per_thread.push_back(PathBuilder(t, mem, static_cast<ThreadId>(i), opts).run());
+    total *= per_thread.back().size();
+    if (total > opts.max_paths)
+      input_error(t, t.threads[i].loc,
+                  fmt::format("more than {} path combinations at unroll bound {}; lower --unroll",
+                              opts.max_paths, opts.unroll));
+  }
+  Expansion out;
+  std::vector<std::size_t> idx(per_thread.size(), 0);
+  for (;;) {
+    std::vector<const ThreadPath*> paths;
+    for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
+    out.skeletons.push_back(build(t, mem, paths, idx));
+    std::size_t k = 0;
+    while (k < idx.size() && ++idx[k] == per_thread[k].size()) {
+      idx[k] = 0;
+      ++k;
+    }
+    if (k == idx.size()) break;
+  }
+  return out;
+}
+
+BoolMatrix po_closure(const Skeleton& s) {
+  const std::size_t n = s.size();
+  BoolMatrix m(n, std::vector<bool>(n, false));
+  for (EventId a = 0; a < n; ++a)
+    for (EventId b = 0; b < n; ++b) m[a][b] = po_before(s.ev(a), s.ev(b));
+  return m;
+}
+
+BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind) {
+  const std::size_t n = s.size();
+  BoolMatrix m(n, std::vector<bool>(n, false));
+  for (auto [it, end] = boost::edges(s.graph); it != end; ++it)
+    if (s.graph[*it].kind == kind)
+      m[boost::source(*it, s.graph)][boost::target(*it, s.graph)] = true;
+  return m;
+}
+
+}  // namespace redscope

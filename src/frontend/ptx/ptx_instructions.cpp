@@ -1,0 +1,910 @@
+// PTX instructions of a litmus test's instruction table: mnemonic,
+// qualifiers (checked against the syntax tables of the PTX ISA, §9.7, and
+// the target rules in ptx_rules.cpp) and operands.
+#include "frontend/ptx/ptx_instructions.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "frontend/ptx/ptx_rules.hpp"
+
+namespace redscope::detail {
+
+namespace {
+
+std::vector<std::string> split_dots(const std::string& s) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : s) {
+    if (c == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+// The qualifier classes an instruction may take, one bit each. Every
+// instruction lists exactly the classes of its PTX syntax (PTX §9.7.9.8 ld,
+// §9.7.9.9 st, §9.7.13.5 atom, §9.7.13.6 red, §9.7.13.4 fence, §9.7.7.1
+// setp); a qualifier of any other class is an error at that qualifier.
+enum class QualClass : std::uint16_t {
+  Sem = 1u << 0,    // .weak .relaxed .acquire .release .acq_rel .sc .volatile
+  Scope = 1u << 1,  // .cta .cluster .gpu .sys
+  Space = 1u << 2,  // .global .shared{::cta, ::cluster}
+  Type = 1u << 3,   // .u32 .f16x2 ...
+  Op = 1u << 4,     // .add .exch .cas ... (atom, red)
+  Noftz = 1u << 5,  // .noftz (atom/red .add on f16/bf16)
+  Hint = 1u << 6,   // .L2::cache_hint
+  Vec = 1u << 7,    // .v2 .v4 .v8
+  Cop = 1u << 8,    // cache operators .ca .cg .cs .lu .cv .wb .wt (ld, st)
+  Nc = 1u << 9,     // .nc (ld.global.nc)
+  Cmp = 1u << 10,   // .eq .lt .lo ... (setp)
+};
+
+// A set of qualifier classes.
+class QualClasses {
+ public:
+  constexpr QualClasses() = default;
+  constexpr QualClasses(QualClass c) : bits_(static_cast<std::uint16_t>(c)) {}  // NOLINT: implicit
+  constexpr QualClasses operator|(QualClasses o) const { return from(bits_ | o.bits_); }
+  constexpr bool has(QualClass c) const { return (bits_ & static_cast<std::uint16_t>(c)) != 0; }
+
+ private:
+  static constexpr QualClasses from(unsigned b) {
+    QualClasses s;
+    s.bits_ = static_cast<std::uint16_t>(b);
+    return s;
+  }
+  std::uint16_t bits_ = 0;
+};
+
+constexpr QualClasses operator|(QualClass a, QualClass b) { return QualClasses(a) | b; }
+
+namespace qc {
+using enum QualClass;
+// ld{.sem}{.scope}{.ss}{.cop}{.L2::cache_hint}{.vec}.type, plus ld.global.nc
+// (PTX §9.7.9.8, §9.7.9.9 for st, which has no .nc).
+constexpr QualClasses kLd = Sem | Scope | Space | Cop | Hint | Vec | Type | Nc;
+constexpr QualClasses kSt = Sem | Scope | Space | Cop | Hint | Vec | Type;
+// atom/red{.sem}{.scope}{.space}.op{.noftz}{.L2::cache_hint}{.vec}.type
+// (PTX §9.7.13.5, §9.7.13.6).
+constexpr QualClasses kRmw = Sem | Scope | Space | Op | Noftz | Hint | Vec | Type;
+constexpr QualClasses kFence = Sem | Scope;  // fence{.sc, .acq_rel}.scope (§9.7.13.4)
+constexpr QualClasses kSetp = Cmp | Type;    // setp.CmpOp.type (§9.7.7.1)
+constexpr QualClasses kTyped = Type;         // add/sub/mul/div/mov, Dat3M branches
+}  // namespace qc
+
+// Qualifier classes of `ld/st/atom/red/setp` (PTX §9.7.9, §9.7.13), each
+// with where it was written, for diagnostics.
+struct Qualifiers {
+  std::optional<Sem> sem;
+  bool is_volatile = false;
+  std::optional<Scope> scope;
+  std::optional<Space> space;
+  std::optional<DataType> type;
+  std::optional<RmwOp> op;
+  std::optional<CmpOp> cmp;
+  bool noftz = false;
+  bool cache_hint = false;
+  unsigned vec = 1;
+  bool shared_cta = false;  // `.shared::cta` written out (a target rule: sm_30)
+  std::string cop;          // cache operator (.ca .cg .cs .lu .cv .wb .wt): a hint
+  bool nc = false;          // ld.global.nc: the non-coherent read-only path, a hint too
+  SourceLoc cop_at, nc_at;
+  SourceLoc sem_at, scope_at, space_at, type_at, op_at, cmp_at, noftz_at, hint_at, vec_at;
+};
+
+// "a memory-order", "an operation", "a '.noftz'": the article for a class name.
+std::string with_article(std::string_view what) {
+  const bool vowel =
+      !what.empty() && std::string_view("aeiou").find(what[0]) != std::string_view::npos;
+  return fmt::format("{} {}", vowel ? "an" : "a", what);
+}
+
+std::optional<RmwOp> parse_rmw_op(std::string_view s) {
+  static constexpr std::pair<std::string_view, RmwOp> kOps[] = {
+      {"add", RmwOp::Add}, {"sub", RmwOp::Sub}, {"mul", RmwOp::Mul}, {"div", RmwOp::Div},
+      {"and", RmwOp::And}, {"or", RmwOp::Or},   {"xor", RmwOp::Xor}, {"inc", RmwOp::Inc},
+      {"dec", RmwOp::Dec}, {"min", RmwOp::Min}, {"max", RmwOp::Max}, {"exch", RmwOp::Exch},
+      {"cas", RmwOp::Cas}};
+  for (const auto& [n, op] : kOps)
+    if (n == s) return op;
+  return std::nullopt;
+}
+
+// setp comparisons; .lo/.ls/.hi/.hs are the unsigned spellings of lt/le/gt/ge.
+std::optional<CmpOp> parse_setp_cmp(std::string_view s) {
+  if (s == "eq") return CmpOp::Eq;
+  if (s == "ne") return CmpOp::Ne;
+  if (s == "lt" || s == "lo") return CmpOp::Lt;
+  if (s == "le" || s == "ls") return CmpOp::Le;
+  if (s == "gt" || s == "hi") return CmpOp::Gt;
+  if (s == "ge" || s == "hs") return CmpOp::Ge;
+  return std::nullopt;
+}
+
+std::optional<CmpOp> parse_branch(std::string_view s) {
+  if (s == "beq") return CmpOp::Eq;
+  if (s == "bne") return CmpOp::Ne;
+  if (s == "blt") return CmpOp::Lt;
+  if (s == "ble") return CmpOp::Le;
+  if (s == "bgt") return CmpOp::Gt;
+  if (s == "bge") return CmpOp::Ge;
+  return std::nullopt;
+}
+
+bool is_cache_operator(std::string_view p) {
+  return p == "ca" || p == "cg" || p == "cs" || p == "lu" || p == "cv" || p == "wb" || p == "wt";
+}
+
+// The class of qualifier `p`, or none when it is not one redscope reads.
+// Comparisons (.lt, .lo, ...) count only where one is taken (setp).
+std::optional<QualClass> qualifier_class(std::string_view p, bool cmp_taken) {
+  using enum QualClass;
+  if (p == "volatile" || parse_sem(p)) return Sem;
+  if (parse_scope(p)) return Scope;
+  if (p == "global" || p == "shared" || p == "shared::cta" || p == "shared::cluster") return Space;
+  if (parse_data_type(p)) return Type;
+  if (cmp_taken && parse_setp_cmp(p)) return Cmp;
+  if (parse_rmw_op(p)) return Op;
+  if (p == "noftz") return Noftz;
+  if (p == "L2::cache_hint") return Hint;
+  if (is_cache_operator(p)) return Cop;
+  if (p == "nc") return Nc;
+  if (p == "v2" || p == "v4" || p == "v8") return Vec;
+  return std::nullopt;
+}
+
+// A class's name in diagnostics.
+std::string_view class_name(QualClass c) {
+  switch (c) {
+    case QualClass::Sem: return "memory-order";
+    case QualClass::Scope: return "scope";
+    case QualClass::Space: return "state-space";
+    case QualClass::Type: return "type";
+    case QualClass::Op: return "operation";
+    case QualClass::Noftz: return "'.noftz'";
+    case QualClass::Hint: return "cache-hint";
+    case QualClass::Vec: return "vector";
+    case QualClass::Cop: return "cache-operator";
+    case QualClass::Nc: return "'.nc'";
+    case QualClass::Cmp: return "comparison";
+  }
+  return "?";
+}
+
+// Records qualifier `p` of class `c` written at `at`; false when `q` already
+// holds one of that class.
+bool record(Qualifiers& q, QualClass c, const std::string& p, SourceLoc at) {
+  auto set = [&](auto& slot, auto value, SourceLoc& slot_at) {
+    if (slot) return false;
+    slot = value;
+    slot_at = at;
+    return true;
+  };
+  switch (c) {
+    case QualClass::Sem:
+      q.is_volatile = !q.sem && p == "volatile";
+      return set(q.sem, p == "volatile" ? Sem::Relaxed : *parse_sem(p), q.sem_at);
+    case QualClass::Scope: return set(q.scope, *parse_scope(p), q.scope_at);
+    case QualClass::Space:
+      q.shared_cta = q.shared_cta || (!q.space && p == "shared::cta");
+      return set(q.space,
+                 p == "global"            ? Space::Global
+                 : p == "shared::cluster" ? Space::SharedCluster
+                                          : Space::SharedCta,
+                 q.space_at);
+    case QualClass::Type: return set(q.type, *parse_data_type(p), q.type_at);
+    case QualClass::Op: return set(q.op, *parse_rmw_op(p), q.op_at);
+    case QualClass::Cmp: return set(q.cmp, *parse_setp_cmp(p), q.cmp_at);
+    case QualClass::Noftz: return set(q.noftz, true, q.noftz_at);
+    case QualClass::Hint: return set(q.cache_hint, true, q.hint_at);
+    case QualClass::Nc: return set(q.nc, true, q.nc_at);
+    case QualClass::Vec:
+      if (q.vec > 1) return false;  // unsigned vec: 1 when none is written
+      q.vec = static_cast<unsigned>(p[1] - '0');
+      q.vec_at = at;
+      return true;
+    case QualClass::Cop:
+      if (!q.cop.empty()) return false;
+      q.cop = p;
+      q.cop_at = at;
+      return true;
+  }
+  return false;
+}
+
+// Parses the cells of one test; the test's file and target are fixed.
+class PtxCellParser {
+ public:
+  explicit PtxCellParser(const InstructionCell& cell)
+      : file_(cell.file),
+        target_sm_(cell.target_sm) {}
+
+  void parse(const std::vector<Token>& toks, ThreadCode& tc) { parse_instruction(tc, toks); }
+
+ private:
+  [[noreturn]] void fail(SourceLoc at, std::string msg) const {
+    throw InputError(Diagnostic{file_, at, std::move(msg)});
+  }
+
+  std::int64_t number_value(const Token& t, bool negative) const {
+    return integer_value(t, negative, file_);
+  }
+
+  // ---- one instruction -----------------------------------------------------
+  struct Cell {
+    const std::vector<Token>& toks;
+    std::size_t i = 0;
+    const Token& cur() const { return toks[i]; }
+    const Token& look(std::size_t k) const { return toks[std::min(i + k, toks.size() - 1)]; }
+    bool at(Tok k) const { return toks[i].kind == k; }
+    const Token& next() {
+      const Token& t = toks[i];
+      if (i + 1 < toks.size()) ++i;
+      return t;
+    }
+  };
+
+  std::string cell_text(const std::vector<Token>& toks) const {
+    std::string s;
+    for (const Token& t : toks) {
+      if (t.kind == Tok::End) break;
+      const bool glue = t.kind == Tok::Comma || t.kind == Tok::RBracket || t.kind == Tok::RBrace ||
+                        t.kind == Tok::Plus;
+      if (!s.empty() && !glue && s.back() != '[' && s.back() != '{' && s.back() != '@' &&
+          s.back() != '!' && s.back() != '+')
+        s += ' ';
+      s += t.text;
+    }
+    return s;
+  }
+
+  void parse_instruction(ThreadCode& tc, const std::vector<Token>& toks) {
+    Cell c{toks};
+    Instruction in;
+    in.loc = c.cur().loc;
+    in.text = cell_text(toks);
+    if (c.at(Tok::At)) parse_guard(in, c);
+    if (!c.at(Tok::Ident))
+      fail(c.cur().loc,
+           fmt::format("expected an instruction, found {}", detail::describe(c.cur())));
+    const Token& mn = c.next();
+    if (c.at(Tok::Colon) && mn.text.find('.') == std::string::npos) {  // label
+      if (in.guard) fail(in.guard->loc, "a label cannot be predicated");
+      c.next();
+      if (!c.at(Tok::End)) fail(c.cur().loc, "a label must stand alone in its cell");
+      if (tc.labels.count(mn.text))
+        fail(mn.loc, fmt::format("label '{}' defined twice in {}", mn.text, tc.name));
+      tc.labels[mn.text] = tc.code.size();
+      in.kind = InstrKind::Label;
+      in.label = mn.text;
+      tc.code.push_back(std::move(in));
+      return;
+    }
+    const std::vector<std::string> parts = split_dots(mn.text);
+    dispatch(in, mn, parts, c);
+    if (!c.at(Tok::End))
+      fail(c.cur().loc, fmt::format("unexpected {} after the operands of '{}'",
+                                    detail::describe(c.cur()), mn.text));
+    if (in.guard && in.kind == InstrKind::Barrier)
+      fail(in.guard->loc, "predicated barriers are not supported");
+    tc.code.push_back(std::move(in));
+  }
+
+  void dispatch(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
+    const std::string& base = parts[0];
+    if (base == "ld")
+      parse_ld(in, mn, parts, c);
+    else if (base == "st")
+      parse_st(in, mn, parts, c);
+    else if (base == "atom")
+      parse_atom(in, mn, parts, c);
+    else if (base == "red")
+      parse_red(in, mn, parts, c);
+    else if (base == "fence")
+      parse_fence(in, mn, parts);
+    else if (base == "membar")
+      parse_membar(in, mn, parts);
+    else if (base == "bar" || base == "barrier")
+      parse_barrier(in, mn, parts, c);
+    else if (base == "setp")
+      parse_setp(in, mn, parts, c);
+    else if (base == "createpolicy")
+      parse_createpolicy(in, mn, c);
+    else if (base == "add" || base == "sub" || base == "mul" || base == "div" || base == "mov")
+      parse_local(in, mn, parts, c);
+    else if (parse_branch(base))
+      parse_cond_branch(in, mn, parts, c);
+    else if (base == "goto" || base == "bra")
+      parse_goto(in, mn, parts, c);
+    else if (base == "cold" || base == "tld" || base == "suld" || base == "sust" ||
+             base == "suatom" || base == "sured")
+      fail(
+          mn.loc,
+          fmt::format("proxies not supported yet: '{}' accesses memory through a non-generic proxy",
+                      base));
+    else
+      fail(mn.loc, fmt::format("unknown instruction '{}'", mn.text));
+  }
+
+  // `@p` or `@!p` before an instruction (PTX §9.7.1 "Predicated execution").
+  void parse_guard(Instruction& in, Cell& c) {
+    c.next();
+    if (c.at(Tok::Bang)) {
+      c.next();
+      in.guard_negated = true;
+    }
+    const Token& p = c.cur();
+    if (p.kind != Tok::Ident)
+      fail(p.loc,
+           fmt::format("expected a predicate register after '@', found {}", detail::describe(p)));
+    c.next();
+    in.guard = Operand{Operand::Kind::Reg, p.text, 0, 0, p.loc};
+  }
+
+  SourceLoc qual_loc(const Token& mn, const std::vector<std::string>& parts, std::size_t k) const {
+    int col = mn.loc.col;
+    for (std::size_t j = 0; j < k; ++j) col += static_cast<int>(parts[j].size()) + 1;
+    return SourceLoc{mn.loc.line, col};
+  }
+
+  // Classifies qualifiers parts[1..]; `allowed` holds the classes this
+  // instruction takes: any other class is an error naming the qualifier.
+  Qualifiers qualifiers(const Token& mn, const std::vector<std::string>& parts,
+                        QualClasses allowed) {
+    Qualifiers q;
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+      const std::string& p = parts[k];
+      const SourceLoc at = qual_loc(mn, parts, k);
+      if (p.empty()) fail(at, fmt::format("empty qualifier in '{}'", mn.text));
+      const std::optional<QualClass> c = qualifier_class(p, allowed.has(QualClass::Cmp));
+      if (!c) unknown_qualifier(mn, p, at);
+      if (!allowed.has(*c))
+        fail(at, fmt::format("'{}' does not take {} qualifier ('.{}')", parts[0],
+                             with_article(class_name(*c)), p));
+      if (!record(q, *c, p, at))
+        fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, class_name(*c),
+                             p));
+    }
+    if (q.is_volatile && q.scope) fail(q.scope_at, "'.volatile' takes no scope");
+    return q;
+  }
+
+  // A qualifier of no class redscope reads: PTX ones it does not support, or
+  // unknown ones.
+  [[noreturn]] void unknown_qualifier(const Token& mn, const std::string& p, SourceLoc at) const {
+    if (p == "u8" || p == "s8" || p == "b8" || p == "b128" || p == "pred")
+      fail(at, fmt::format("type '.{}' is not supported", p));
+    if (p == "const" || p == "local" || p == "param")
+      fail(at,
+           fmt::format("state space '.{}' is not supported (global, shared and generic only)", p));
+    fail(at, fmt::format("unknown qualifier '.{}' in '{}'", p, mn.text));
+  }
+
+  // The target rules of the PTX ISA notes (table in ptx_rules.cpp), checked
+  // after the syntax tables, at the qualifier the broken rule is about.
+  void check_target(const Token& mn, const Qualifiers& q, detail::TargetInstr instr) {
+    detail::TargetUse u;
+    u.instr = instr;
+    u.sem_given = q.sem && !q.is_volatile && *q.sem != Sem::Weak;
+    u.scope = q.scope;
+    u.space = q.space;
+    u.shared_cta = q.shared_cta;
+    u.typed = q.type.has_value();
+    u.type = q.type.value_or(DataType::S32);
+    u.op = q.op.value_or(RmwOp::Add);
+    u.vec = q.vec;
+    u.cache_hint = q.cache_hint;
+    if (auto v = detail::target_violation(target_sm_, u))
+      fail(rule_site(mn, q, v->site), v->message);
+  }
+
+  // A strong ld/st needs a scope; weak ones take none (PTX §9.7.9.8, §9.7.9.9).
+  // `.volatile` is `.relaxed.sys` (PTX §8.3).
+  void memory_order(Instruction& in, const Token& mn, const Qualifiers& q) {
+    in.sem = q.sem.value_or(Sem::Weak);
+    if (q.is_volatile) {
+      in.scope = Scope::Sys;
+    } else if (in.sem == Sem::Weak) {
+      if (q.scope) fail(q.scope_at, fmt::format("'{}': a weak access takes no scope", mn.text));
+      in.scope = Scope::Sys;
+    } else {
+      if (!q.scope)
+        fail(mn.loc, fmt::format("'{}': .{} needs a scope (.cta, .cluster, .gpu or .sys)", mn.text,
+                                 to_string(in.sem)));
+      in.scope = *q.scope;
+    }
+    in.space = q.space.value_or(Space::Generic);
+    in.type = q.type.value_or(DataType::S32);
+    in.vec = q.vec;
+    in.cache_hint = q.cache_hint;
+    if (q.cache_hint && in.space != Space::Global && in.space != Space::Generic)
+      fail(
+          q.hint_at,
+          ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
+    check_target(mn, q,
+                 in.kind == InstrKind::Load ? detail::TargetInstr::Ld : detail::TargetInstr::St);
+  }
+
+  static bool is_reg_token(const Token& t) {
+    return t.kind == Tok::Ident && !is_literal_word(t.text);
+  }
+  static bool is_literal_word(std::string_view s) { return s == "inf" || s == "nan"; }
+
+  Operand reg_operand(Cell& c, std::string_view what) {
+    const Token& t = c.cur();
+    if (!is_reg_token(t))
+      fail(t.loc,
+           fmt::format("expected {} (a register such as r0), found {}", what, detail::describe(t)));
+    c.next();
+    return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc};
+  }
+
+  // A register or a literal of type `type` (its bits are stored in `value`).
+  Operand value_operand(Cell& c, std::string_view what, DataType type) {
+    const Token& t = c.cur();
+    if (is_reg_token(t)) {
+      c.next();
+      return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc};
+    }
+    std::string text;
+    if (c.at(Tok::Minus)) {
+      c.next();
+      text = "-";
+    }
+    if (!c.at(Tok::Number) && !(c.at(Tok::Ident) && is_literal_word(c.cur().text)))
+      fail(c.cur().loc, fmt::format("expected {} (a register or a literal), found {}", what,
+                                    detail::describe(c.cur())));
+    text += c.next().text;
+    const auto bits = literal_bits(text, type);
+    if (!bits) fail(t.loc, fmt::format("'{}' is not a value of type .{}", text, to_string(type)));
+    return Operand{Operand::Kind::Imm, text, static_cast<std::int64_t>(*bits), 0, t.loc};
+  }
+
+  // `{a, b, ...}` with exactly `n` elements, each parsed by `one`.
+  template <class F>
+  std::vector<Operand> brace_list(Cell& c, unsigned n, std::string_view what, F one) {
+    const SourceLoc start = c.cur().loc;
+    if (!c.at(Tok::LBrace))
+      fail(start, fmt::format("expected '{{' to open the {} of a .v{} instruction, found {}", what,
+                              n, detail::describe(c.cur())));
+    c.next();
+    std::vector<Operand> out;
+    for (;;) {
+      out.push_back(one(c));
+      if (c.at(Tok::Comma)) {
+        c.next();
+        continue;
+      }
+      if (!c.at(Tok::RBrace))
+        fail(c.cur().loc, fmt::format("expected ',' or '}}' in the {}, found {}", what,
+                                      detail::describe(c.cur())));
+      c.next();
+      break;
+    }
+    if (out.size() != n)
+      fail(start, fmt::format("the {} of a .v{} instruction has {} element(s), expected {}", what,
+                              n, out.size(), n));
+    return out;
+  }
+
+  // Value operands: one per vector element.
+  std::vector<Operand> values(Cell& c, unsigned vec, std::string_view what, DataType type) {
+    if (vec == 1) {
+      if (c.at(Tok::LBrace))
+        fail(c.cur().loc, fmt::format("a brace-enclosed vector needs a .v2/.v4/.v8 qualifier"));
+      return {value_operand(c, what, type)};
+    }
+    return brace_list(c, vec, what, [&](Cell& cc) { return value_operand(cc, what, type); });
+  }
+
+  // `x`, `[x]` or `[x+N]`; returns whether brackets were used.
+  Operand address_operand(Cell& c, bool* bracketed = nullptr) {
+    const SourceLoc start = c.cur().loc;
+    bool br = false;
+    if (c.at(Tok::LBracket)) {
+      c.next();
+      br = true;
+    }
+    const Token& t = c.cur();
+    if (t.kind != Tok::Ident)
+      fail(t.loc, fmt::format("expected a memory location, found {}", detail::describe(t)));
+    if (is_register_name(t.text))
+      fail(t.loc,
+           fmt::format("register-indirect addresses ('{}') are not supported; name the location",
+                       t.text));
+    c.next();
+    Operand a{Operand::Kind::Loc, t.text, 0, 0, start};
+    if (br) {
+      if (c.at(Tok::Plus)) {
+        c.next();
+        if (!c.at(Tok::Number))
+          fail(c.cur().loc, fmt::format("expected a byte offset after '+', found {}",
+                                        detail::describe(c.cur())));
+        const Token& off = c.next();
+        a.offset = number_value(off, false);
+        if (a.offset < 0 || a.offset > (1 << 20)) fail(off.loc, "address offset out of range");
+      }
+      if (!c.at(Tok::RBracket))
+        fail(c.cur().loc, fmt::format("expected ']', found {}", detail::describe(c.cur())));
+      c.next();
+    }
+    if (bracketed) *bracketed = br;
+    return a;
+  }
+
+  void comma(Cell& c, const Token& mn, std::string_view operands) {
+    if (c.at(Tok::End))
+      fail(c.cur().loc, fmt::format("'{}' takes operands {}: operand missing", mn.text, operands));
+    if (!c.at(Tok::Comma))
+      fail(c.cur().loc, fmt::format("expected ',' between operands of '{}', found {}", mn.text,
+                                    detail::describe(c.cur())));
+    c.next();
+  }
+
+  void no_operands_left(Cell& c, const Token& mn, std::string_view operands) {
+    if (!c.at(Tok::End))
+      fail(c.cur().loc, fmt::format("too many operands: '{}' takes {}", mn.text, operands));
+  }
+
+  // The optional trailing cache-policy operand of an .L2::cache_hint access.
+  void cache_policy(Instruction& in, Cell& c) {
+    if (!c.at(Tok::Comma)) return;
+    c.next();
+    in.cache_policy = reg_operand(c, "a cache-policy register");
+  }
+
+  // Cache operators are performance hints with no effect on outcomes. PTX
+  // writes them only in the weak forms (`ld{.weak}{.ss}{.cop}...`,
+  // `st{.weak}{.ss}{.cop}...`; §9.7.9.8, §9.7.9.9; ld.global.nc likewise).
+  void cache_operators(const Token& mn, const Qualifiers& q, std::string_view ins,
+                       std::initializer_list<std::string_view> ok) const {
+    if (!q.cop.empty() && std::find(ok.begin(), ok.end(), q.cop) == ok.end()) {
+      std::string list;
+      for (std::string_view o : ok) list += fmt::format("{}.{}", list.empty() ? "" : ", ", o);
+      fail(q.cop_at, fmt::format("{} takes the cache operators {}, not .{}", ins, list, q.cop));
+    }
+    const bool strong = q.is_volatile || (q.sem && *q.sem != Sem::Weak);
+    if (strong && (!q.cop.empty() || q.nc))
+      fail(q.cop.empty() ? q.nc_at : q.cop_at,
+           fmt::format("'{}': cache operators and .nc go with weak {}s only (PTX {} syntax)",
+                       mn.text, ins, ins));
+  }
+
+  void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
+    // Dat3M's `ld r0, 1` / `ld r0, r1` is a register move, not a load.
+    const bool bare = parts.size() == 1;
+    Qualifiers q = qualifiers(mn, parts, qc::kLd);
+    if (bare && is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma) {
+      const Token& src = c.look(2);
+      if (src.kind == Tok::Number || src.kind == Tok::Minus ||
+          (src.kind == Tok::Ident && is_register_name(src.text))) {
+        in.kind = InstrKind::Local;
+        in.op = RmwOp::Mov;
+        in.dst = reg_operand(c, "a destination register");
+        comma(c, mn, "'dst, value'");
+        in.srcs.push_back(value_operand(c, "a value", in.type));
+        no_operands_left(c, mn, "'dst, value'");
+        return;
+      }
+    }
+    in.kind = InstrKind::Load;
+    memory_order(in, mn, q);
+    if (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
+      fail(q.sem_at,
+           fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)",
+                       to_string(in.sem)));
+    cache_operators(mn, q, "ld", {"ca", "cg", "cs", "lu", "cv"});
+    if (q.nc && in.space != Space::Global)
+      fail(q.nc_at,
+           "'.nc' loads go through the global read-only path: write ld.global.nc (PTX §9.7.9.8)");
+    if (in.vec > 1)
+      in.dsts = brace_list(c, in.vec, "destination",
+                           [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
+    else
+      in.dst = reg_operand(c, "a destination register");
+    comma(c, mn, "'dst, [a]'");
+    in.addr = address_operand(c);
+    if (q.cache_hint) cache_policy(in, c);
+    no_operands_left(c, mn, "'dst, [a]'");
+  }
+
+  void parse_st(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
+    Qualifiers q = qualifiers(mn, parts, qc::kSt);
+    in.kind = InstrKind::Store;
+    memory_order(in, mn, q);
+    cache_operators(mn, q, "st", {"wb", "cg", "cs", "wt"});
+    if (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
+      fail(q.sem_at,
+           fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)",
+                       to_string(in.sem)));
+    in.addr = address_operand(c);
+    comma(c, mn, "'[a], value'");
+    in.srcs = values(c, in.vec, "stored value", in.type);
+    if (q.cache_hint) cache_policy(in, c);
+    no_operands_left(c, mn, "'[a], value'");
+  }
+
+  // atom/red: .sem defaults to .relaxed, .scope to .gpu, .shared to ::cta
+  // (seed "Description"); the tables are checked in ptx_rules.cpp.
+  void rmw_form(Instruction& in, const Token& mn, const Qualifiers& q, bool is_red,
+                bool bracketed) {
+    if (!q.op)
+      fail(mn.loc,
+           fmt::format("'{}' needs an operation (.add, .and, .or, .xor, .inc, .dec, .min, .max{})",
+                       mn.text, is_red ? "" : ", .exch, .cas"));
+    in.op = *q.op;
+    in.sem = q.sem.value_or(Sem::Relaxed);
+    if (q.is_volatile)
+      fail(q.sem_at, fmt::format("{} does not take .volatile", is_red ? "red" : "atom"));
+    in.scope = q.scope.value_or(Scope::Gpu);
+    in.space = q.space.value_or(Space::Generic);
+    in.type = q.type.value_or(DataType::S32);
+    in.vec = q.vec;
+    in.noftz = q.noftz;
+    in.cache_hint = q.cache_hint;
+    detail::RmwForm f;
+    f.is_red = is_red;
+    f.typed = q.type.has_value();
+    f.dat3m_form = !q.type && !bracketed;
+    f.sem = in.sem;
+    f.sem_given = q.sem.has_value();
+    f.space = in.space;
+    f.scope = in.scope;
+    f.scope_given = q.scope.has_value();
+    f.op = in.op;
+    f.type = in.type;
+    f.noftz = in.noftz;
+    f.vec = in.vec;
+    f.cache_hint = q.cache_hint;
+    f.has_policy = in.cache_policy.has_value();
+    if (auto v = detail::check_rmw_form(f)) fail(rule_site(mn, q, v->site), v->message);
+    check_target(mn, q, is_red ? detail::TargetInstr::Red : detail::TargetInstr::Atom);
+  }
+
+  SourceLoc rule_site(const Token& mn, const Qualifiers& q, detail::RuleSite s) const {
+    using detail::RuleSite;
+    switch (s) {
+      case RuleSite::Sem: return q.sem ? q.sem_at : mn.loc;
+      case RuleSite::Scope: return q.scope ? q.scope_at : mn.loc;
+      case RuleSite::Space: return q.space ? q.space_at : mn.loc;
+      case RuleSite::Op: return q.op ? q.op_at : mn.loc;
+      case RuleSite::Type: return q.type ? q.type_at : mn.loc;
+      case RuleSite::Noftz: return q.noftz ? q.noftz_at : mn.loc;
+      case RuleSite::Vec: return q.vec > 1 ? q.vec_at : mn.loc;
+      case RuleSite::Hint: return q.cache_hint ? q.hint_at : mn.loc;
+      case RuleSite::Mnemonic: break;
+    }
+    return mn.loc;
+  }
+
+  void parse_atom(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                  Cell& c) {
+    Qualifiers q = qualifiers(mn, parts, qc::kRmw);
+    in.kind = InstrKind::Atom;
+    const DataType ty = q.type.value_or(DataType::S32);
+    const bool cas = q.op == RmwOp::Cas;
+    const std::string_view ops = cas ? "'dst, [a], compare, new'" : "'dst, [a], value'";
+    if (q.vec > 1)
+      in.dsts = brace_list(c, q.vec, "destination",
+                           [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
+    else
+      in.dst = reg_operand(c, "a destination register");
+    comma(c, mn, ops);
+    bool bracketed = false;
+    in.addr = address_operand(c, &bracketed);
+    comma(c, mn, ops);
+    in.srcs = values(c, q.vec, cas ? "compare value" : "operand value", ty);
+    if (cas) {
+      comma(c, mn, ops);
+      in.srcs.push_back(value_operand(c, "the new value", ty));
+    }
+    if (q.cache_hint) cache_policy(in, c);
+    no_operands_left(c, mn, ops);
+    rmw_form(in, mn, q, false, bracketed);
+  }
+
+  void parse_red(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
+    Qualifiers q = qualifiers(mn, parts, qc::kRmw);
+    in.kind = InstrKind::Red;
+    const DataType ty = q.type.value_or(DataType::S32);
+    if (c.at(Tok::LBrace) || (c.at(Tok::Ident) && is_register_name(c.cur().text)) ||
+        (is_reg_token(c.cur()) && c.look(1).kind == Tok::Comma && c.look(2).kind == Tok::LBracket))
+      fail(c.cur().loc,
+           "red has no destination operand (it returns nothing); use atom to read the old value "
+           "(the seed's examples 'red... {%bd0, %bd1}, [g], ...' contradict its syntax table)");
+    bool bracketed = false;
+    in.addr = address_operand(c, &bracketed);
+    comma(c, mn, "'[a], value'");
+    in.srcs = values(c, q.vec, "operand value", ty);
+    if (q.cache_hint) cache_policy(in, c);
+    no_operands_left(c, mn, "'[a], value'");
+    rmw_form(in, mn, q, true, bracketed);
+  }
+
+  // fence{.sem}.scope with .sem ∈ {.sc, .acq_rel}, default .acq_rel (PTX §9.7.13.4).
+  void parse_fence(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
+    in.kind = InstrKind::Fence;
+    if (parts.size() > 1 && parts[1] == "proxy")
+      fail(mn.loc, fmt::format("proxies not supported yet: '{}' is a proxy fence", mn.text));
+    Qualifiers q = qualifiers(mn, parts, qc::kFence);
+    in.sem = q.sem.value_or(Sem::AcqRel);
+    if (in.sem != Sem::Sc && in.sem != Sem::AcqRel)
+      fail(q.sem_at,
+           fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
+    if (!q.scope)
+      fail(mn.loc, fmt::format("'{}' needs a scope (.cta, .cluster, .gpu or .sys)", mn.text));
+    in.scope = *q.scope;
+    check_target(mn, q, detail::TargetInstr::Fence);
+  }
+
+  // membar.{cta,gl,sys} is fence.sc.{cta,gpu,sys} (PTX §9.7.13.4).
+  void parse_membar(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
+    in.kind = InstrKind::Fence;
+    in.sem = Sem::Sc;
+    if (parts.size() != 2)
+      fail(mn.loc, "membar takes exactly one level: membar.cta, membar.gl or membar.sys");
+    const std::string& l = parts[1];
+    if (l == "cta")
+      in.scope = Scope::Cta;
+    else if (l == "gl")
+      in.scope = Scope::Gpu;
+    else if (l == "sys")
+      in.scope = Scope::Sys;
+    else if (l == "proxy")
+      fail(mn.loc, "proxies not supported yet: membar.proxy is a proxy fence");
+    else
+      fail(qual_loc(mn, parts, 1), fmt::format("unknown membar level '.{}' (cta, gl or sys)", l));
+    Qualifiers q;  // the level, for the target rules (membar.sys)
+    q.scope = in.scope;
+    q.scope_at = qual_loc(mn, parts, 1);
+    check_target(mn, q, detail::TargetInstr::Membar);
+  }
+
+  // setp.cmp.type p, a, b (PTX §9.7.7.1; .lo/.ls/.hi/.hs are the unsigned names).
+  void parse_setp(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                  Cell& c) {
+    Qualifiers q = qualifiers(mn, parts, qc::kSetp);
+    in.kind = InstrKind::Setp;
+    if (!q.cmp)
+      fail(mn.loc,
+           fmt::format("'{}' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs)",
+                       mn.text));
+    if (!q.type)
+      fail(mn.loc, fmt::format("'{}' needs a type (.s32, .u32, .b32, .f32, ...)", mn.text));
+    if (is_packed(*q.type)) fail(q.type_at, "setp does not compare packed .f16x2/.bf16x2 values");
+    if (is_bits(*q.type) && *q.cmp != CmpOp::Eq && *q.cmp != CmpOp::Ne)
+      fail(q.cmp_at,
+           fmt::format("setp.{} compares .b types only with .eq and .ne", to_string(*q.type)));
+    in.cmp = *q.cmp;
+    in.type = *q.type;
+    in.dst = reg_operand(c, "a predicate register");
+    comma(c, mn, "'p, a, b'");
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    comma(c, mn, "'p, a, b'");
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    no_operands_left(c, mn, "'p, a, b'");
+  }
+
+  // createpolicy.* dst, ...: a cache policy is a hint only (seed: it "does not
+  // change the memory consistency behavior"), so the register gets 0.
+  void parse_createpolicy(Instruction& in, const Token& mn, Cell& c) {
+    in.kind = InstrKind::Local;
+    in.op = RmwOp::Mov;
+    in.type = DataType::B64;
+    in.dst = reg_operand(c, "a destination register");
+    if (!c.at(Tok::Comma))
+      fail(c.cur().loc, fmt::format("'{}' takes a destination and its policy operands", mn.text));
+    while (!c.at(Tok::End)) c.next();
+    in.srcs.push_back(Operand{Operand::Kind::Imm, "0", 0, 0, mn.loc});
+  }
+
+  void parse_barrier(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                     Cell& c) {
+    in.kind = InstrKind::Barrier;
+    const bool dat3m = parts.size() == 3 && parts[0] == "bar" && parts[1] == "cta" &&
+                       (parts[2] == "sync" || parts[2] == "arrive");
+    if (!dat3m)
+      fail(mn.loc, fmt::format("'{}': only Dat3M's bar.cta.sync / bar.cta.arrive are supported; "
+                               "PTX's bar.sync a{{, b}} (b = thread count) is not supported yet",
+                               mn.text));
+    in.barrier.arrive_only = parts[2] == "arrive";
+    in.scope = Scope::Cta;
+    in.barrier.id = value_operand(c, "a barrier id", DataType::S32);
+    if (in.barrier.id.kind != Operand::Kind::Imm)
+      fail(in.barrier.id.loc, "the first barrier operand must be a constant");
+    if (c.at(Tok::Comma)) {
+      c.next();
+      in.barrier.logical_id = value_operand(c, "a logical barrier id", DataType::S32);
+      if (c.at(Tok::Comma)) {
+        c.next();
+        const Operand q = value_operand(c, "a quorum", DataType::S32);
+        if (q.kind != Operand::Kind::Imm || q.value < 1 || q.value > 4096)
+          fail(q.loc, "the quorum must be a constant between 1 and 4096");
+        in.barrier.quorum = q.value;
+      }
+    }
+    no_operands_left(c, mn, "'id{, logical-id{, quorum}}'");
+  }
+
+  void parse_local(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                   Cell& c) {
+    in.kind = InstrKind::Local;
+    const std::string& base = parts[0];
+    in.op = base == "add"   ? RmwOp::Add
+            : base == "sub" ? RmwOp::Sub
+            : base == "mul" ? RmwOp::Mul
+            : base == "div" ? RmwOp::Div
+                            : RmwOp::Mov;
+    Qualifiers q = qualifiers(mn, parts, qc::kTyped);
+    in.type = q.type.value_or(DataType::S32);
+    if (is_float(in.type) && in.op != RmwOp::Mov)
+      fail(q.type_at,
+           fmt::format(
+               "local float arithmetic ('{}') is not supported; use mov to set float registers",
+               mn.text));
+    in.dst = reg_operand(c, "a destination register");
+    const bool mov = in.op == RmwOp::Mov;
+    const std::string_view ops = mov ? "'dst, value'" : "'dst, a, b'";
+    comma(c, mn, ops);
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    if (!mov) {
+      comma(c, mn, ops);
+      in.srcs.push_back(value_operand(c, "a value", in.type));
+    }
+    no_operands_left(c, mn, ops);
+  }
+
+  std::string label_operand(Cell& c) {
+    const Token& t = c.cur();
+    if (t.kind != Tok::Ident)
+      fail(t.loc, fmt::format("expected a label, found {}", detail::describe(t)));
+    c.next();
+    return t.text;
+  }
+
+  void parse_cond_branch(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                         Cell& c) {
+    in.kind = InstrKind::Branch;
+    in.cmp = *parse_branch(parts[0]);
+    Qualifiers q = qualifiers(mn, parts, qc::kTyped);
+    in.type = q.type.value_or(DataType::S32);
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    comma(c, mn, "'a, b, LABEL'");
+    in.srcs.push_back(value_operand(c, "a value", in.type));
+    comma(c, mn, "'a, b, LABEL'");
+    in.label = label_operand(c);
+    no_operands_left(c, mn, "'a, b, LABEL'");
+  }
+
+  void parse_goto(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                  Cell& c) {
+    in.kind = InstrKind::Goto;
+    if (parts.size() > 2 || (parts.size() == 2 && (parts[0] != "bra" || parts[1] != "uni")))
+      fail(mn.loc, fmt::format("unknown qualifier in '{}'", mn.text));
+    in.label = label_operand(c);
+    no_operands_left(c, mn, "'LABEL'");
+  }
+
+  const std::string& file_;
+  int target_sm_;
+};
+
+}  // namespace
+
+void parse_ptx_instruction(const InstructionCell& cell, ThreadCode& thread) {
+  PtxCellParser(cell).parse(cell.toks, thread);
+}
+
+}  // namespace redscope::detail

@@ -1,0 +1,118 @@
+#include "redscope/report/report.hpp"
+#include "redscope/core/failure.hpp"
+#include "redscope/core/json.hpp"
+
+#include <fmt/format.h>
+
+namespace redscope {
+
+namespace {
+
+std::string_view kind_word(Quantifier q) {
+  switch (q) {
+    case Quantifier::Exists: return "Allowed";
+    case Quantifier::NotExists: return "Forbidden";
+    case Quantifier::Forall: return "Required";
+  }
+  return "?";
+}
+
+std::string state_line(const TestResult& r, std::size_t i) {
+  std::string s;
+  for (std::size_t k = 0; k < r.observables.size(); ++k)
+    s += fmt::format("{}={}; ", r.observables[k].label, r.render_value(i, k));
+  if (!s.empty()) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string render_text(const TestResult& r) {
+  if (r.error) {
+    return render_failure_text(r.file, *r.error, r.error_kind);
+  }
+  std::string out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
+  out += fmt::format("States {}\n", r.outcomes.size());
+  for (std::size_t i = 0; i < r.outcomes.size(); ++i)
+    out += fmt::format("{}{}\n", r.outcomes[i].satisfies ? "*> " : "   ", state_line(r, i));
+  out += r.holds ? "Ok\n" : "No\n";
+  const auto sat = static_cast<std::size_t>(std::count_if(
+      r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+  out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
+  out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
+                     r.outcomes.size() - sat);
+  if (r.incomplete.total() > 0)
+    out += fmt::format(
+        "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
+        r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
+  out += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
+  return out;
+}
+
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+                    std::optional<int> target_sm) {
+  Json o = Json::object();
+  o.set("test", parsed || !test.empty() ? Json(test) : Json()).set("file", file);
+  o.set("model", parsed ? Json(to_string(model)) : Json());
+  if (target_sm) o.set("target", parsed ? Json(fmt::format("sm_{}", *target_sm)) : Json());
+  return o;
+}
+
+Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind) {
+  if (!error) return o.set("error", Json()).set("error_kind", Json());
+  return o.set("error", *error).set("error_kind", kind.empty() ? "input" : kind);
+}
+
+namespace {
+
+Json one_json(const TestResult& r) {
+  Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
+  if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
+  if (r.error) {
+    o.set("condition", Json()).set("observation", Json());
+    o.set("outcomes", Json::array()).set("witnesses", Json::array());
+    o.set("incomplete_paths", 0);
+    o.set("seconds", Json::number(r.seconds, 4));
+    return set_json_error(o, r.error, r.error_kind);
+  }
+  o.set("condition", Json::object()
+                         .set("quantifier", to_string(r.quantifier))
+                         .set("text", r.condition_text)
+                         .set("holds", r.holds));
+  o.set("observation", to_string(r.observation));
+  Json outcomes = Json::array(), witnesses = Json::array();
+  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
+    Json values = Json::object();
+    for (std::size_t k = 0; k < r.observables.size(); ++k)
+      values.set(r.observables[k].label, r.render_value(i, k));
+    outcomes.push(std::move(values));
+    const Witness& w = r.outcomes[i].witness;
+    witnesses.push(Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co)));
+  }
+  o.set("outcomes", std::move(outcomes)).set("witnesses", std::move(witnesses));
+  o.set("incomplete_paths", r.incomplete.total());
+  o.set("incomplete", Json::object()
+                          .set("unroll_bound", r.incomplete.bound_cut)
+                          .set("barrier_deadlock", r.incomplete.barrier_deadlock));
+  o.set("seconds", Json::number(r.seconds, 4));
+  return set_json_error(o, r.error, r.error_kind);
+}
+
+}  // namespace
+
+std::string render_json_item(const TestResult& r) {
+  return "  " + one_json(r).dump(Json::Layout::Nested, 1);
+}
+
+std::string render_json_line(const TestResult& r) {
+  return one_json(r).dump(Json::Layout::Line) + "\n";
+}
+
+std::string render_json(const std::vector<TestResult>& results) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    o += (i ? ",\n" : "\n") + render_json_item(results[i]);
+  return o + (results.empty() ? "]\n" : "\n]\n");
+}
+
+}  // namespace redscope
