@@ -53,7 +53,7 @@ python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/o
 
 # Nothing to check is a failure, not a silent success.
 "$bin" run "$dir/empty" >/dev/null 2>"$dir/err"; [ $? -eq 1 ] || fail "an empty folder must exit 1"
-grep -q "no .litmus file found" "$dir/err" || fail "empty folder: no message"
+grep -q "no .litmus or .test file found" "$dir/err" || fail "empty folder: no message"
 "$bin" xval "$dir/empty" >/dev/null 2>&1; [ $? -eq 1 ] || fail "xval of an empty folder must exit 1"
 "$bin" atomicity "$dir/empty" >/dev/null 2>&1; [ $? -eq 1 ] || fail "atomicity of an empty folder must exit 1"
 printf 'elsewhere.litmus,1\n' > "$dir/none.csv"

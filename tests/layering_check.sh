@@ -13,8 +13,9 @@ cd "$root"
 # engine folder's own headers, not its sub-engines.
 declare -A allowed=(
   [core]="core"
-  [frontend]="core frontend frontend/ptx"
+  [frontend]="core frontend frontend/ptx frontend/nvtest"
   [frontend/ptx]="core frontend frontend/ptx"
+  [frontend/nvtest]="core frontend frontend/nvtest"
   [events]="core frontend events"
   [model]="core frontend events model"
   [engine]="core frontend events model engine"

@@ -1,5 +1,6 @@
-// What the cross-engine tests share: every suite file (litmus/ and the Dat3M
-// conformance folder, when ../shared is there) and an outcome set rendered
+// What the cross-engine tests share: every suite test (litmus/, the Dat3M
+// conformance folder and NVIDIA's .test files, one address per template
+// row, when ../shared is there) and an outcome set rendered
 // for comparison.
 #pragma once
 
@@ -15,7 +16,8 @@ namespace redscope::testing {
 inline std::vector<std::string> suite_files() {
   std::vector<std::string> paths;
   for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
-                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx"})
+                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx",
+                                 std::string(REDSCOPE_SHARED_DIR) + "/conformance/nvlitmus"})
     if (std::filesystem::is_directory(dir))
       for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
   return paths;

@@ -123,8 +123,11 @@ TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
              Catch::Contains("red has no destination operand"));
   CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"),
              Catch::Contains("needs a scope"));
-  CHECK_THAT(error_of(head + " fence.proxy.alias ;\nexists (x == 0)"),
-             Catch::Contains("proxies not supported yet"));
+  CHECK(error_of(head + " fence.proxy.async ;\nexists (x == 0)") ==
+        "t.litmus:4:14: error: proxy fence kind '.async' is not supported (alias, surface, "
+        "texture, constant)");
+  CHECK_THAT(error_of(head + " tld.relaxed.gpu r0, x ;\nexists (x == 0)"),
+             Catch::Contains("read-only texture path: weak loads only"));
   CHECK_THAT(error_of(head + " goto LC09 ;\nexists (x == 0)"),
              Catch::Contains("label 'LC09' is not defined"));
   CHECK_THAT(error_of(head + " ld.weak r0, x | ld.weak r1, x ;\nexists (x == 0)"),
@@ -240,10 +243,13 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
 }
 
 // File discovery asks the dialect registry which files are tests.
-TEST_CASE("dialect registry: the PTX litmus dialect claims *.litmus", "[frontend]") {
-  REQUIRE(dialects().size() == 1);
+TEST_CASE("dialect registry: *.litmus is PTX litmus, *.test is NVIDIA's format", "[frontend]") {
+  REQUIRE(dialects().size() == 2);
   CHECK(dialects()[0].name == "ptx-litmus");
-  CHECK(accepted_files() == ".litmus");
+  CHECK(dialects()[1].name == "nvidia-test");
+  CHECK(accepted_files() == ".litmus or .test");
+  REQUIRE(dialect_for("dir/MP.test", "") != nullptr);
+  CHECK(dialect_for("dir/MP.test", "")->name == "nvidia-test");
   const Dialect* d = dialect_for("dir/MP.litmus", "PTX MP\n");
   REQUIRE(d != nullptr);
   CHECK(d->name == "ptx-litmus");
@@ -253,4 +259,88 @@ TEST_CASE("dialect registry: the PTX litmus dialect claims *.litmus", "[frontend
   const std::vector<LitmusTest> tests = d->parse(text, "t.litmus");
   REQUIRE(tests.size() == 1);
   CHECK(tests[0].name == "t");
+}
+
+namespace {
+// The error a .test text gives, rendered, or "" when it parses.
+std::string nv_error(const std::string& text) {
+  try {
+    (void)dialects()[1].parse(text, "t.test");
+  } catch (const InputError& e) {
+    return e.diagnostic().render();
+  }
+  return "";
+}
+
+const std::string kNvTemplate = R"(.global x;
+.surfref s virtually aliases x;
+d0.b0.t0 {
+  $0, 1;
+  $1
+  ld r0, [$2];
+}
+$3(r0 == 1) as r0;
+$$
+st [x]   |                      | x | permit
+sust [s] | fence.proxy.surface; | x | assert
+)";
+}  // namespace
+
+// NVIDIA's .test format (docs/litmus-format.md "NVIDIA .test files").
+TEST_CASE(".test templates: one test per row, holes filled from the row's columns", "[frontend]") {
+  const std::vector<LitmusTest> ts = dialects()[1].parse(kNvTemplate, "dir/t.test");
+  REQUIRE(ts.size() == 2);
+  CHECK(ts[0].name == "t#1");
+  CHECK(ts[1].name == "t#2");
+  CHECK(ts[0].quantifier == Quantifier::Permit);
+  CHECK(ts[1].quantifier == Quantifier::Assert);
+  CHECK(ts[1].threads[0].code.size() == 3);
+  CHECK(ts[1].threads[0].code[0].proxy == Proxy::Surface);
+  CHECK(ts[1].threads[0].code[1].kind == InstrKind::ProxyFence);
+  CHECK(ts[1].threads[0].name == "d0.b0.t0");
+  REQUIRE(ts[1].aliases.size() == 1);
+  CHECK(ts[1].aliases[0].proxy == Proxy::Surface);
+  CHECK(ts[0].condition_text == "r0 == 1");
+}
+
+TEST_CASE(".test bad input is a located error", "[frontend]") {
+  // A row with the wrong number of columns: at the row.
+  CHECK(nv_error(kNvTemplate + "st [x] | | x\n") ==
+        "t.test:12:1: error: this row has 3 columns, the first row 4: every row fills the same "
+        "holes");
+  // A hole with no column: at the hole.
+  std::string t = kNvTemplate;
+  t.replace(t.find("$2"), 2, "$7");
+  CHECK(nv_error(t) ==
+        "t.test:6:11: error: hole $7 has no column: the table's rows have 4 (holes $0 to $3)");
+  // An error inside a filled hole points at the row's cell.
+  std::string bad = kNvTemplate;
+  bad.replace(bad.find("sust [s]"), 8, "sust [q]");
+  CHECK(nv_error(bad) == "t.test:11:7: error: 'q' is not declared (.global q;)");
+  // An alias of an undeclared address, a claim on an unknown register.
+  CHECK(nv_error(".global x;\n.texref t virtually aliases y;\nd0.b0.t0 { ld r0, [x]; }\n"
+                 "permit(r0 == 0) as a;\n") ==
+        "t.test:2:29: error: 't' aliases 'y', which is not declared before it");
+  CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\npermit(r9 == 0) as a;\n") ==
+        "t.test:3:8: error: the claim names register r9, which no thread writes");
+  CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\nd0.b1.t0 { ld r0, [x]; }\n"
+                 "permit(r0 == 0) as a;\n") ==
+        "t.test:3:15: error: register r0 is already written by d0.b0.t0: registers name one "
+        "thread's values");
+  CHECK(nv_error(".global x;\nd0.b0.t0 { tld.relaxed.gpu r0, [x]; }\npermit(r0 == 0) as a;\n") ==
+        "t.test:2:16: error: 'tld' reads through the read-only texture path: weak loads only");
+  CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\n") ==
+        "t.test:3:1: error: a .test file makes at least one claim: permit(...), assert(...) or "
+        "check(...)");
+  CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\npermit(r0 == 0) as a;\n$$\n") ==
+        "t.test:4:1: error: the '$$' table has no row");
+}
+
+TEST_CASE("Dat3M alias declarations: located errors", "[frontend]") {
+  CHECK(error_of("PTX t\n{ x=0; y @ generic aliases z; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, y ;\n"
+                 "exists (P0:r0 == 0)") ==
+        "t.litmus:2:28: error: 'y' aliases 'z', which is not declared before it");
+  CHECK_THAT(error_of("PTX t\n{ x=0; y @ cache aliases x; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, y ;\n"
+                      "exists (P0:r0 == 0)"),
+             Catch::Contains("unknown proxy 'cache'"));
 }

@@ -523,8 +523,10 @@ int run(const Cli& c) {
       any_error = true;
     }
   }
-  if (c.expect) {
-    const auto rep = redscope::compare_expectations(expectations, results);
+  redscope::ExpectReport rep;
+  if (c.expect) rep = redscope::compare_expectations(expectations, results);
+  const bool claims = redscope::add_claims(rep, expectations, results);
+  if (c.expect || claims) {
     auto& out = c.format == "text" ? stdout : stderr;
     for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
     if (rep.not_run)
@@ -591,8 +593,7 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
             fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
       redscope::write_picture(
           *c.dot_dir,
-          fmt::format("{}-{}", redscope::file_stem(std::filesystem::path(r.file).stem().string()),
-                      k + 1),
+          fmt::format("{}-{}", redscope::file_stem(redscope::address_stem(r.file)), k + 1),
           redscope::witness_dot(ex.skeletons[w.skeleton], w,
                                 fmt::format("{}: {}", r.test, values)));
     }

@@ -8,6 +8,9 @@ std::string_view to_string(Quantifier q) {
     case Quantifier::Exists: return "exists";
     case Quantifier::Forall: return "forall";
     case Quantifier::NotExists: return "~exists";
+    case Quantifier::Permit: return "permit";
+    case Quantifier::Assert: return "assert";
+    case Quantifier::Check: return "check";
   }
   return "?";
 }
@@ -42,6 +45,14 @@ std::string_view to_string(CmpOp c) {
     case CmpOp::Ge: return ">=";
   }
   return "?";
+}
+
+std::optional<SourceLoc> first_proxy_use(const LitmusTest& t) {
+  if (!t.aliases.empty()) return t.aliases.front().loc;
+  for (const ThreadCode& tc : t.threads)
+    for (const Instruction& in : tc.code)
+      if (in.kind == InstrKind::ProxyFence || in.proxy != Proxy::Generic) return in.loc;
+  return std::nullopt;
 }
 
 }  // namespace redscope

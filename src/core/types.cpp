@@ -93,6 +93,26 @@ std::string_view to_string(Space s) {
   return "?";
 }
 
+std::string_view to_string(Proxy p) {
+  switch (p) {
+    case Proxy::Generic: return "generic";
+    case Proxy::Surface: return "surface";
+    case Proxy::Texture: return "texture";
+    case Proxy::Constant: return "constant";
+  }
+  return "?";
+}
+
+std::string_view to_string(ProxyFence f) {
+  switch (f) {
+    case ProxyFence::Alias: return "alias";
+    case ProxyFence::Surface: return "surface";
+    case ProxyFence::Texture: return "texture";
+    case ProxyFence::Constant: return "constant";
+  }
+  return "?";
+}
+
 namespace {
 struct TypeName {
   DataType type;

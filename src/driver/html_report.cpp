@@ -145,7 +145,7 @@ std::string test_page(const Entry& e) {
       "<p>File <code>{}</code>, model <b>{}</b>, condition <code>{}</code>: <b>{}</b> ({}).</p>",
       html_escape(e.file), model_name(r.model, r.model_file), html_escape(r.condition_text),
       r.holds ? "holds" : "does not hold", to_string(r.observation));
-  std::ifstream in(e.file);
+  std::ifstream in(address_file(e.file));
   std::stringstream src;
   src << in.rdbuf();
   h += "<h2>Source</h2><pre>" + html_escape(src.str()) +
@@ -214,7 +214,7 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
   std::map<std::string, int> stems;
   for (std::size_t i = 0; i < files.size(); ++i) {
     es[i].file = files[i];
-    std::string stem = file_stem(fs::path(files[i]).stem().string());
+    std::string stem = file_stem(address_stem(files[i]));
     if (stems[stem]++) stem += fmt::format("-{}", stems[stem]);  // same name in two folders
     es[i].stem = stem;
     auto it = expected.find(fs::weakly_canonical(files[i]).string());

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -86,9 +87,13 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
       std::vector<std::string> found;
       walk_folder(p, found, probs);
       std::sort(found.begin(), found.end());
-      out.insert(out.end(), found.begin(), found.end());
+      for (const std::string& f : found)
+        for (std::string& a : test_addresses(f)) out.push_back(std::move(a));
     } else if (fs::exists(p, ec)) {
-      out.push_back(p);
+      for (std::string& a : test_addresses(p)) out.push_back(std::move(a));
+    } else if (const std::size_t h = p.rfind('#');
+               h != std::string::npos && fs::is_regular_file(p.substr(0, h), ec)) {
+      out.push_back(p);  // FILE#N: one test of a file holding several
     } else {
       probs.push_back(Diagnostic{p, {0, 0}, "no such file or folder"});
     }
@@ -114,6 +119,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
     r.target_sm = t.target_sm;
     done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
     done->source = source;
+    done->file = path;  // FILE#N for one test of a file holding several
   });
   if (done) return std::move(*done);
   r.error = failure->message;
@@ -178,6 +184,39 @@ ExpectReport compare_expectations(const std::vector<Expectation>& exp,
     }
   }
   return rep;
+}
+
+bool add_claims(ExpectReport& rep, const std::vector<Expectation>& exp,
+                const std::vector<TestResult>& results) {
+  std::set<std::string> named;
+  for (const Expectation& e : exp) named.insert(e.resolved);
+  bool any = false;
+  for (const TestResult& r : results) {
+    if (r.error || !is_claim(r.quantifier)) continue;
+    if (named.count(fs::weakly_canonical(r.file).string())) continue;
+    any = true;
+    if (r.holds) {
+      ++rep.passed;
+      continue;
+    }
+    ++rep.failed;
+    const std::string claim = r.source && r.source->metadata.count("claim")
+                                  ? r.source->metadata.at("claim")
+                                  : std::string(to_string(r.quantifier));
+    rep.lines.push_back(fmt::format("CLAIM NOT MET {}: {} ({}) as {}: {}", r.file,
+                                    to_string(r.quantifier), r.condition_text, claim,
+                                    r.quantifier == Quantifier::Assert
+                                        ? "some allowed execution does not satisfy the condition"
+                                        : "no allowed execution satisfies the condition"));
+  }
+  if (!any) return false;
+  if (exp.empty())
+    for (const TestResult& r : results)
+      if (r.error) {
+        ++rep.errors;
+        rep.lines.push_back(fmt::format("ERROR {}: {}", r.file, *r.error));
+      }
+  return true;
 }
 
 }  // namespace redscope

@@ -72,7 +72,8 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
   for (const CondTerm& term : t.locations) add_term(term);
   std::vector<Observable> out;
   for (const auto& [r, ty] : regs)
-    out.push_back(Observable{fmt::format("P{}:{}", r.thread, r.name), true, r, "", ty});
+    out.push_back(
+        Observable{fmt::format("{}:{}", t.threads.at(r.thread).name, r.name), true, r, "", ty});
   for (const auto& [x, ty] : locs) out.push_back(Observable{x, false, {}, x, ty});
   return out;
 }
@@ -213,9 +214,12 @@ void settle_result(TestResult& r, const LitmusTest& test,
                   : unsat == 0 ? Observation::Always
                                : Observation::Sometimes;
   switch (test.quantifier) {
-    case Quantifier::Exists: r.holds = sat > 0; break;
+    case Quantifier::Exists:
+    case Quantifier::Permit:
+    case Quantifier::Check: r.holds = sat > 0; break;
     case Quantifier::NotExists: r.holds = sat == 0; break;
-    case Quantifier::Forall: r.holds = unsat == 0; break;
+    case Quantifier::Forall:
+    case Quantifier::Assert: r.holds = unsat == 0; break;
   }
 }
 

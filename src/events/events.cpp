@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "events/aliases.hpp"
 #include "events/memory_layout.hpp"
 
 namespace redscope {
@@ -73,7 +74,7 @@ class PathBuilder {
     for (const auto& [r, lit] : pending) {
       const auto as_int = literal_bits(lit.text, DataType::S64);
       const DataType ty = as_int ? DataType::S32 : DataType::F64;
-      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc},
+      set_reg(s, Operand{Operand::Kind::Reg, r, 0, 0, lit.loc, {}},
               make_const(initial_bits(lit, ty), width_of(ty)), ty);
     }
     out_.push_back(std::move(s.path));
@@ -145,6 +146,7 @@ class PathBuilder {
     pe.ev.sem = in.sem;
     pe.ev.scope = in.scope;
     pe.ev.space = in.space;
+    pe.ev.proxy = in.proxy;
     pe.ev.type = in.type;
     pe.ev.src = in.loc;
     pe.ev.text = in.text;
@@ -160,6 +162,10 @@ class PathBuilder {
                        const ExprPtr& guard) {
     PathEvent pe = base_event(s, in, k, guard);
     pe.ev.loc = c.cell;
+    // An alias reaches the same cell by another virtual address: the cell's
+    // name with the alias's base ("y[1]" for v[1] through y).
+    pe.ev.vloc =
+        in.addr->vname.empty() ? c.cell : in.addr->vname + c.cell.substr(in.addr->name.size());
     pe.ev.type = c.type;
     pe.ev.element = c.element * 8 + c.lane;
     if (in.space == Space::Generic) pe.ev.space = mem_.space_of(in.addr->name);
@@ -340,6 +346,12 @@ class PathBuilder {
         case InstrKind::Atom:
         case InstrKind::Red: exec_rmw(s, in); break;
         case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
+        case InstrKind::ProxyFence: {
+          PathEvent pe = base_event(s, in, EventKind::Fence, guard_of(s, in));
+          pe.ev.proxy_fence = in.fenced;
+          push(s, std::move(pe));
+          break;
+        }
         case InstrKind::Barrier: exec_barrier(s, in); break;
         case InstrKind::Local: exec_local(s, in); break;
         case InstrKind::Setp: exec_setp(s, in); break;
@@ -438,6 +450,7 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
       e.kind = EventKind::Write;
       e.is_init = true;
       e.loc = detail::cell_name(x, l, i);
+      e.vloc = e.loc;
       e.type = l.cell;
       e.space = l.space;
       e.value = make_const(l.init[i], width_of(l.cell));
@@ -470,7 +483,8 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
 
 }  // namespace
 
-Expansion expand(const LitmusTest& t, const ExpandOptions& opts) {
+Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
+  const LitmusTest t = detail::resolve_aliases(test);
   const MemoryLayout mem(t);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;

@@ -1,8 +1,9 @@
-// The dialect registry. Only the PTX litmus dialect registers today.
+// The dialect registry: herd/Dat3M PTX litmus files and NVIDIA's .test files.
 #include "redscope/frontend/dialect.hpp"
 
 #include <array>
 
+#include "frontend/nvtest/nv_test.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 namespace redscope {
@@ -20,8 +21,14 @@ std::vector<LitmusTest> ptx_parse(std::string_view text, const std::string& file
   return out;
 }
 
+// NVIDIA's mixed-proxy tests (docs/litmus-format.md "NVIDIA .test files").
+bool nv_claims(const std::filesystem::path& path, std::string_view /*head*/) {
+  return path.extension() == ".test";
+}
+
 constexpr std::array kDialects{
     Dialect{"ptx-litmus", ".litmus", ptx_claims, ptx_parse},
+    Dialect{"nvidia-test", ".test", nv_claims, detail::parse_nv_test},
 };
 
 }  // namespace

@@ -267,9 +267,11 @@ class Parser {
     if (at(Tok::At) && look(1).kind == Tok::Ident &&
         (look(1).text == "cta" || look(1).text == "gpu" || look(1).text == "cluster"))
       fail(name.loc, "unterminated init block: expected '}' before the thread row");
-    if (at(Tok::At))
-      fail(cur().loc,
-           "proxies not supported yet: alias declarations ('@ ... aliases') need the proxy model");
+    if (at(Tok::At)) {
+      if (e.thread || e.type || e.space)
+        fail(cur().loc, "an alias declaration is `name @ PROXY aliases location;`, nothing more");
+      return parse_alias(name);
+    }
     if (!e.thread && is_register_name(name.text))
       fail(name.loc,
            fmt::format("register '{}' needs a thread prefix, as in P0:{}", name.text, name.text));
@@ -288,6 +290,52 @@ class Parser {
       if (o.thread == e.thread && o.name == e.name)
         fail(e.loc, fmt::format("'{}' is initialised twice", e.name));
     t_.init.push_back(std::move(e));
+  }
+
+  // Dat3M's `y @ generic aliases x;` (another virtual address of x's memory)
+  // and `s @ surface|texture|constant aliases x;` (x's address, reached
+  // through that proxy); resolved at expansion (events/aliases.hpp).
+  void parse_alias(const Token& name) {
+    next();  // @
+    AliasDecl a;
+    a.name = name.text;
+    a.loc = name.loc;
+    if (!at(Tok::Ident))
+      fail_here(
+          fmt::format("expected a proxy (generic, surface, texture or constant) after '@', "
+                      "found {}",
+                      detail::describe(cur())));
+    const Token& proxy = next();
+    static constexpr std::pair<std::string_view, Proxy> kinds[] = {{"generic", Proxy::Generic},
+                                                                   {"surface", Proxy::Surface},
+                                                                   {"texture", Proxy::Texture},
+                                                                   {"constant", Proxy::Constant}};
+    bool known = false;
+    for (const auto& [n, p] : kinds)
+      if (proxy.text == n) {
+        a.proxy = p;
+        known = true;
+      }
+    if (!known)
+      fail(proxy.loc,
+           fmt::format("unknown proxy '{}' (generic, surface, texture or constant)", proxy.text));
+    if (!at(Tok::Ident) || cur().text != "aliases")
+      fail_here(fmt::format("expected 'aliases' after '@ {}', found {}", proxy.text,
+                            detail::describe(cur())));
+    next();
+    if (!at(Tok::Ident))
+      fail_here(fmt::format("expected the aliased location, found {}", detail::describe(cur())));
+    const Token& target = next();
+    a.target = target.text;
+    const bool declared =
+        std::any_of(t_.init.begin(), t_.init.end(),
+                    [&](const InitEntry& e) { return !e.thread && e.name == a.target; }) ||
+        std::any_of(t_.aliases.begin(), t_.aliases.end(),
+                    [&](const AliasDecl& d) { return d.name == a.target; });
+    if (!declared)
+      fail(target.loc,
+           fmt::format("'{}' aliases '{}', which is not declared before it", a.name, a.target));
+    t_.aliases.push_back(std::move(a));
   }
 
   void parse_declaration_prefix(InitEntry& e) {

@@ -12,7 +12,12 @@ bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
   const Event& x = sk.ev(a);
   const Event& y = sk.ev(b);
   if (a == b || x.is_init || y.is_init) return false;
-  if (x.is_memory() && y.is_memory() && x.loc != y.loc) return false;
+  // A proxy fence is no strong operation; both operations go through one
+  // proxy (fences and barriers are generic); memory operations overlap
+  // completely: one virtual address (§8.6: aliases behave as different
+  // proxies).
+  if (x.proxy_fence || y.proxy_fence || x.proxy != y.proxy) return false;
+  if (x.is_memory() && y.is_memory() && x.vloc != y.vloc) return false;
   if (x.thread == y.thread) return true;
   if (!x.is_strong() || !y.is_strong()) return false;
   const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
@@ -33,6 +38,28 @@ Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p
   for (EventId e = 0; e < sk.size(); ++e)
     if (p(sk.ev(e))) b[e / 64] |= 1ULL << (e % 64);
   return b;
+}
+
+// Proxies (PTX ISA §8.6): GEN, SUR, TEX, CON hold the memory operations
+// through each proxy, and a fence.proxy.K joins K's set (so same-proxy pairs
+// a proxy fence with the accesses it orders); fences and barriers are
+// generic. PF is every proxy fence, ALIAS the fence.proxy.alias ones.
+void add_proxy_sets(StaticPrimitives& p, const Skeleton& sk) {
+  auto through = [](Proxy k, ProxyFence f) {
+    return [k, f](const Event& e) {
+      if (e.proxy_fence) return *e.proxy_fence == f;
+      return e.is_memory() ? e.proxy == k : k == Proxy::Generic;
+    };
+  };
+  const std::pair<std::string_view, std::function<bool(const Event&)>> defs[] = {
+      {"GEN", [](const Event& e) { return !e.proxy_fence && e.proxy == Proxy::Generic; }},
+      {"SUR", through(Proxy::Surface, ProxyFence::Surface)},
+      {"TEX", through(Proxy::Texture, ProxyFence::Texture)},
+      {"CON", through(Proxy::Constant, ProxyFence::Constant)},
+      {"PF", [](const Event& e) { return e.proxy_fence.has_value(); }},
+      {"ALIAS", [](const Event& e) { return e.proxy_fence == ProxyFence::Alias; }},
+  };
+  for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
 }
 
 // Sem and scope sets hold strong events only: a weak access has neither
@@ -71,6 +98,7 @@ void add_sets(StaticPrimitives& p, const Skeleton& sk) {
       {"GENERIC", space({Space::Generic})},
   };
   for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
+  add_proxy_sets(p, sk);
 }
 
 BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p) {
@@ -87,7 +115,7 @@ BitRel po_loc(const Skeleton& sk, const BitRel& po) {
     for (EventId b = 0; b < sk.size(); ++b) {
       const Event& x = sk.ev(a);
       const Event& y = sk.ev(b);
-      r.set(a, b, po.has(a, b) && x.is_memory() && y.is_memory() && x.loc == y.loc);
+      r.set(a, b, po.has(a, b) && x.is_memory() && y.is_memory() && x.vloc == y.vloc);
     }
   return r;
 }
@@ -111,6 +139,17 @@ StaticPrimitives static_primitives(const Skeleton& sk) {
                                 [](const Event& x, const Event& y) {
                                   return x.is_memory() && y.is_memory() && x.loc == y.loc;
                                 })},
+            {"vloc", pairs_where(sk,
+                                 [](const Event& x, const Event& y) {
+                                   return x.is_memory() && y.is_memory() && x.vloc == y.vloc;
+                                 })},
+            {"scta", pairs_where(sk,
+                                 [&sk](const Event& x, const Event& y) {
+                                   if (x.is_init || y.is_init) return false;
+                                   const Placement& px = sk.placement[x.thread];
+                                   const Placement& py = sk.placement[y.thread];
+                                   return scope_includes(Scope::Cta, px, py);
+                                 })},
             {"int", pairs_where(sk, same_thread)},
             {"ext", pairs_where(sk,
                                 [](const Event& x, const Event& y) {

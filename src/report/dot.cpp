@@ -65,8 +65,15 @@ std::vector<ExecEdge> covering(const std::vector<ExecEdge>& all, const std::stri
 std::string node_label(const Skeleton& sk, const Witness& w, EventId e) {
   const Event& x = sk.ev(e);
   std::string value;
+  // An access through an alias or a non-generic proxy names the path too:
+  // "reads x=1 (as y, surface)".
+  std::string via;
+  if (x.is_memory() && !x.is_init && (x.vloc != x.loc || x.proxy != Proxy::Generic))
+    via = fmt::format(" (as {}{}{})", x.vloc, x.proxy != Proxy::Generic ? ", " : "",
+                      x.proxy != Proxy::Generic ? to_string(x.proxy) : "");
   for (const auto& [id, v] : w.values)
-    if (id == e) value = fmt::format("\n{} {}={}", x.is_read() ? "reads" : "writes", x.loc, v);
+    if (id == e)
+      value = fmt::format("\n{} {}={}{}", x.is_read() ? "reads" : "writes", x.loc, v, via);
   if (x.is_init) return fmt::format("init {}{}", x.loc, value);
   std::string half = x.in_rmw ? (x.is_read() ? " (R)" : " (W)") : "";
   return fmt::format("{}{}{}", x.text, half, value);

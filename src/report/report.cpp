@@ -10,9 +10,12 @@ namespace {
 
 std::string_view kind_word(Quantifier q) {
   switch (q) {
-    case Quantifier::Exists: return "Allowed";
+    case Quantifier::Exists:
+    case Quantifier::Permit:
+    case Quantifier::Check: return "Allowed";
     case Quantifier::NotExists: return "Forbidden";
-    case Quantifier::Forall: return "Required";
+    case Quantifier::Forall:
+    case Quantifier::Assert: return "Required";
   }
   return "?";
 }

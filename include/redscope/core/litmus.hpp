@@ -27,20 +27,34 @@ struct Operand {
   std::int64_t value = 0;   // Imm: the bits at the instruction's type
   std::int64_t offset = 0;  // Loc: byte offset, as in [x+4]
   SourceLoc loc;
+  std::string vname;  // Loc, after alias resolution: the virtual address written,
+                      // when `name` is its memory's (events/aliases.hpp)
+};
+
+// `y @ generic aliases x;` (Dat3M) or `.global y physically aliases x;`
+// (NVIDIA): y is another virtual address of x's memory. `s @ surface aliases
+// x;` or `.surfref s virtually aliases x;`: s names x's own address, for
+// accesses through the surface (texture, constant) proxy.
+struct AliasDecl {
+  std::string name;
+  std::string target;
+  Proxy proxy = Proxy::Generic;  // Generic: a new virtual address
+  SourceLoc loc;
 };
 
 enum class InstrKind : std::uint8_t {
-  Load,     // ld   dst, [a]
-  Store,    // st   [a], v
-  Atom,     // atom dst, [a], v{, v2}
-  Red,      // red  [a], v
-  Fence,    // fence.sem.scope / membar
-  Setp,     // setp.cmp.type p, a, b
-  Barrier,  // bar.cta.sync / bar.cta.arrive
-  Local,    // register-only arithmetic: ld r, v (move), add/sub/mul/div, createpolicy
-  Branch,   // beq/bne/blt/bgt/ble/bge a, b, LABEL
-  Goto,     // goto LABEL
-  Label,    // LABEL:
+  Load,        // ld   dst, [a]
+  Store,       // st   [a], v
+  Atom,        // atom dst, [a], v{, v2}
+  Red,         // red  [a], v
+  Fence,       // fence.sem.scope / membar
+  ProxyFence,  // fence.proxy.{alias,surface,texture,constant}
+  Setp,        // setp.cmp.type p, a, b
+  Barrier,     // bar.cta.sync / bar.cta.arrive
+  Local,       // register-only arithmetic: ld r, v (move), add/sub/mul/div, createpolicy
+  Branch,      // beq/bne/blt/bgt/ble/bge a, b, LABEL
+  Goto,        // goto LABEL
+  Label,       // LABEL:
 };
 
 // Read-modify-write and local arithmetic operators.
@@ -82,6 +96,8 @@ struct Instruction {
   Sem sem = Sem::Weak;
   Scope scope = Scope::Sys;
   Space space = Space::Generic;
+  Proxy proxy = Proxy::Generic;           // memory accesses: the path they take
+  ProxyFence fenced = ProxyFence::Alias;  // ProxyFence: what it orders
   DataType type = DataType::S32;
   RmwOp op = RmwOp::Mov;
   CmpOp cmp = CmpOp::Eq;
@@ -137,7 +153,14 @@ struct CondExpr {
   CondTerm lhs, rhs;
 };
 
-enum class Quantifier : std::uint8_t { Exists, Forall, NotExists };
+// exists / forall / ~exists are herd's; permit, assert and check are the
+// claims of NVIDIA's .test files: permit and check hold when some allowed
+// execution satisfies the condition, assert when every one does. A test with
+// a claim carries its own expectation: the claim must hold (is_claim).
+enum class Quantifier : std::uint8_t { Exists, Forall, NotExists, Permit, Assert, Check };
+inline bool is_claim(Quantifier q) {
+  return q == Quantifier::Permit || q == Quantifier::Assert || q == Quantifier::Check;
+}
 
 struct LitmusTest {
   std::string file;
@@ -146,6 +169,7 @@ struct LitmusTest {
   std::map<std::string, std::string> metadata;  // key=value header lines
   int target_sm = 90;                           // Target=sm_NN
   std::vector<InitEntry> init;
+  std::vector<AliasDecl> aliases;
   std::vector<ThreadCode> threads;
   std::vector<CondTerm> locations;  // `locations [...]`
   std::optional<CondExpr> filter;
@@ -154,6 +178,10 @@ struct LitmusTest {
   std::string condition_text;
   SourceLoc condition_loc;
 };
+
+// Where `t` first uses proxies (an alias declaration, a non-generic access
+// or a proxy fence), if it does: for engines that do not model them.
+std::optional<SourceLoc> first_proxy_use(const LitmusTest& t);
 
 std::string_view to_string(Quantifier q);
 std::string_view to_string(CmpOp c);

@@ -19,6 +19,15 @@ enum class Sem : std::uint8_t { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 // State space (.space). `.shared` alone means `.shared::cta`.
 enum class Space : std::uint8_t { Generic, Global, SharedCta, SharedCluster };
 
+// The path a memory operation takes to memory (PTX ISA §8.6 "Proxies"): ld,
+// st, atom and red use the generic proxy; surface (suld, sust, sured, suatom),
+// texture (tld) and constant (ld.const, Dat3M's cold) accesses use their own.
+enum class Proxy : std::uint8_t { Generic, Surface, Texture, Constant };
+
+// What a `fence.proxy.K` orders: accesses through proxy K against generic
+// ones (Surface, Texture, Constant), or virtual aliases (Alias).
+enum class ProxyFence : std::uint8_t { Alias, Surface, Texture, Constant };
+
 // Data types of ld/st/atom/red/setp (PTX §5.2). Untyped Dat3M instructions
 // are S32. F16x2/BF16x2 are packed: two 16-bit lanes in one 32-bit value.
 // Pred is the 1-bit type of predicate registers written by setp.
@@ -75,6 +84,8 @@ std::optional<FloatFormat> float_format(DataType t);
 std::string_view to_string(Scope s);
 std::string_view to_string(Sem s);
 std::string_view to_string(Space s);
+std::string_view to_string(Proxy p);
+std::string_view to_string(ProxyFence f);
 std::string_view to_string(DataType t);
 
 std::optional<Scope> parse_scope(std::string_view s);

@@ -68,4 +68,11 @@ struct ExpectReport {
 ExpectReport compare_expectations(const std::vector<Expectation>& exp,
                                   const std::vector<TestResult>& results);
 
+// Adds the tests that carry their own claim (a .test file's permit, assert or
+// check) and that no row of `exp` names: a claim that does not hold fails,
+// with a line saying why. With claims, every error of the run counts too.
+// False when there was no claim.
+bool add_claims(ExpectReport& rep, const std::vector<Expectation>& exp,
+                const std::vector<TestResult>& results);
+
 }  // namespace redscope

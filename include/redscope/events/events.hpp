@@ -21,12 +21,16 @@ enum class EventKind : std::uint8_t { Read, Write, Fence, Barrier };
 
 struct Event {
   EventKind kind = EventKind::Read;
-  ThreadId thread = kInitThread;  // kInitThread for initial writes
-  std::size_t po_index = 0;       // position in the thread's path
-  std::size_t instr = 0;          // which executed instruction of the path produced it
-  unsigned element = 0;           // vector element and lane within the instruction
-  std::string loc;                // memory events: the memory cell ("x", "v[1]")
-  Sem sem = Sem::Weak;            // for RMW halves: the half's own semantics
+  ThreadId thread = kInitThread;          // kInitThread for initial writes
+  std::size_t po_index = 0;               // position in the thread's path
+  std::size_t instr = 0;                  // which executed instruction of the path produced it
+  unsigned element = 0;                   // vector element and lane within the instruction
+  std::string loc;                        // memory events: the memory cell ("x", "v[1]")
+  std::string vloc;                       // ... and the virtual address it was reached by
+                                          // ("y" for an alias y of x; loc when none)
+  Proxy proxy = Proxy::Generic;           // memory events: the proxy of the access
+  std::optional<ProxyFence> proxy_fence;  // fence.proxy.K (kind Fence, never strong)
+  Sem sem = Sem::Weak;                    // for RMW halves: the half's own semantics
   Scope scope = Scope::Sys;
   Space space = Space::Generic;
   DataType type = DataType::S32;
@@ -50,7 +54,9 @@ struct Event {
   bool is_barrier() const { return kind == EventKind::Barrier; }
   // PTX §8.3: strong = memory op with .relaxed/.acquire/.release/.acq_rel/.sc
   // (or .volatile), or a fence.
-  bool is_strong() const { return is_fence() || (is_memory() && !is_init && sem != Sem::Weak); }
+  bool is_strong() const {
+    return (is_fence() && !proxy_fence) || (is_memory() && !is_init && sem != Sem::Weak);
+  }
   bool is_release() const { return sem == Sem::Release || sem == Sem::AcqRel || sem == Sem::Sc; }
   bool is_acquire() const { return sem == Sem::Acquire || sem == Sem::AcqRel || sem == Sem::Sc; }
   bool is_sc_fence() const { return is_fence() && sem == Sem::Sc; }

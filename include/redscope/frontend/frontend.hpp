@@ -22,7 +22,24 @@ constexpr std::size_t kDefaultMaxFileBytes = std::size_t{16} << 20;
 std::string read_litmus_source(const std::string& path,
                                std::size_t max_bytes = kDefaultMaxFileBytes);
 
-// Reads (read_litmus_source) and parses a file.
+// Every test of a file (a .test template holds one per table row).
+std::vector<LitmusTest> parse_litmus_tests(const std::string& path,
+                                           std::size_t max_bytes = kDefaultMaxFileBytes);
+
+// One test: `path` is a file holding one test, or FILE#N for the N-th test
+// (from 1) of a file holding several. A file holding several, named without
+// #N, is an input error that lists the addresses to use.
 LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes = kDefaultMaxFileBytes);
+
+// The addresses of a file's tests: the file itself when it holds one test (or
+// cannot be parsed: the error is reported when it is checked), else FILE#1,
+// FILE#2, ... Only files of dialects that may hold several tests are parsed.
+std::vector<std::string> test_addresses(const std::string& file,
+                                        std::size_t max_bytes = kDefaultMaxFileBytes);
+
+// The file of a test address (FILE#N -> FILE), and its short name for
+// pictures and pages: the file's stem, with #N when there is one.
+std::string address_file(const std::string& address);
+std::string address_stem(const std::string& address);
 
 }  // namespace redscope

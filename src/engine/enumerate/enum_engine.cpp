@@ -189,7 +189,7 @@ class SkeletonEnumerator {
     for (std::size_t i = 0; i < ws.size(); ++i)
       for (std::size_t j = i + 1; j < ws.size(); ++j) {
         const EventId a = ws[i], b = ws[j];
-        if (pin_po_loc_ && (st_.poloc.has(a, b) || st_.poloc.has(b, a))) {
+        if (pin_po_loc_ && st_.ms.has(a, b) && (st_.poloc.has(a, b) || st_.poloc.has(b, a))) {
           co_.set(st_.poloc.has(a, b) ? a : b, st_.poloc.has(a, b) ? b : a);  // fixed for good
           continue;
         }

@@ -1058,6 +1058,13 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                                 {0, 0},
                                 "the operational machine (--engine op) has no axioms to leave out; "
                                 "use the z3 or enum engine"});
+  // Nor does it model proxies (per-proxy caches, aliases): it says so per
+  // test rather than answer with the generic machine.
+  if (const std::optional<SourceLoc> at = first_proxy_use(test))
+    throw InputError(Diagnostic{test.file, *at,
+                                "the operational machine (--engine op) does not model proxies "
+                                "(aliases, surface/texture/constant accesses, fence.proxy): "
+                                "check this test with the z3 or enum engine"});
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   // Each skeleton's search is split into items (frontier); the items of all

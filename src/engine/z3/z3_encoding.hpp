@@ -527,10 +527,14 @@ class Encoding {
     if (budget_) budget_->check();
   }
 
-  // co(a, b) is fixed by program order (pin_po_loc_co); such a pair also
+  // co(a, b) is fixed by program order (pin_po_loc_co) for morally strong
+  // pairs (one proxy and one virtual address: aliases may be seen out of
+  // program order, docs/model.md "Proxies"); such a pair also
   // satisfies transitivity on its own, since co(a, m) and co(m, b) imply that
   // a and b executed.
-  bool pinned(EventId a, EventId b) const { return pin_po_loc_ && poloc_.has(a, b); }
+  bool pinned(EventId a, EventId b) const {
+    return pin_po_loc_ && poloc_.has(a, b) && ms_.has(a, b);
+  }
   // exec(a) ∧ exec(b), the constant true when both are unconditional (which
   // acyclic() recognises).
   z3::expr both_executed(EventId a, EventId b) const {

@@ -80,8 +80,11 @@ constexpr QualClasses kSt = Sem | Scope | Space | Cop | Hint | Vec | Type;
 // (PTX §9.7.13.5, §9.7.13.6).
 constexpr QualClasses kRmw = Sem | Scope | Space | Op | Noftz | Hint | Vec | Type;
 constexpr QualClasses kFence = Sem | Scope;  // fence{.sc, .acq_rel}.scope (§9.7.13.4)
-constexpr QualClasses kSetp = Cmp | Type;    // setp.CmpOp.type (§9.7.7.1)
-constexpr QualClasses kTyped = Type;         // add/sub/mul/div/mov, Dat3M branches
+// Dat3M's proxy accesses (suld, sust, tld, cold; and ld.const): a memory
+// order and a type, no state space, cache operator or vector.
+constexpr QualClasses kProxyAccess = Sem | Scope | Type;
+constexpr QualClasses kSetp = Cmp | Type;  // setp.CmpOp.type (§9.7.7.1)
+constexpr QualClasses kTyped = Type;       // add/sub/mul/div/mov, Dat3M branches
 }  // namespace qc
 
 // Qualifier classes of `ld/st/atom/red/setp` (PTX §9.7.9, §9.7.13), each
@@ -304,7 +307,9 @@ class PtxCellParser {
 
   void dispatch(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     const std::string& base = parts[0];
-    if (base == "ld")
+    if (base == "ld" && std::find(parts.begin(), parts.end(), "const") != parts.end())
+      parse_proxy_access(in, mn, parts, c, Proxy::Constant);
+    else if (base == "ld")
       parse_ld(in, mn, parts, c);
     else if (base == "st")
       parse_st(in, mn, parts, c);
@@ -328,12 +333,15 @@ class PtxCellParser {
       parse_cond_branch(in, mn, parts, c);
     else if (base == "goto" || base == "bra")
       parse_goto(in, mn, parts, c);
-    else if (base == "cold" || base == "tld" || base == "suld" || base == "sust" ||
-             base == "suatom" || base == "sured")
-      fail(
-          mn.loc,
-          fmt::format("proxies not supported yet: '{}' accesses memory through a non-generic proxy",
-                      base));
+    else if (base == "suld" || base == "tld" || base == "cold")
+      parse_proxy_access(in, mn, parts, c,
+                         base == "suld"  ? Proxy::Surface
+                         : base == "tld" ? Proxy::Texture
+                                         : Proxy::Constant);
+    else if (base == "sust")
+      parse_proxy_access(in, mn, parts, c, Proxy::Surface);
+    else if (base == "suatom" || base == "sured")
+      fail(mn.loc, fmt::format("'{}' (a surface read-modify-write) is not supported yet", base));
     else
       fail(mn.loc, fmt::format("unknown instruction '{}'", mn.text));
   }
@@ -350,7 +358,7 @@ class PtxCellParser {
       fail(p.loc,
            fmt::format("expected a predicate register after '@', found {}", detail::describe(p)));
     c.next();
-    in.guard = Operand{Operand::Kind::Reg, p.text, 0, 0, p.loc};
+    in.guard = Operand{Operand::Kind::Reg, p.text, 0, 0, p.loc, {}};
   }
 
   SourceLoc qual_loc(const Token& mn, const std::vector<std::string>& parts, std::size_t k) const {
@@ -448,7 +456,7 @@ class PtxCellParser {
       fail(t.loc,
            fmt::format("expected {} (a register such as r0), found {}", what, detail::describe(t)));
     c.next();
-    return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc};
+    return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc, {}};
   }
 
   // A register or a literal of type `type` (its bits are stored in `value`).
@@ -456,7 +464,7 @@ class PtxCellParser {
     const Token& t = c.cur();
     if (is_reg_token(t)) {
       c.next();
-      return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc};
+      return Operand{Operand::Kind::Reg, t.text, 0, 0, t.loc, {}};
     }
     std::string text;
     if (c.at(Tok::Minus)) {
@@ -469,7 +477,7 @@ class PtxCellParser {
     text += c.next().text;
     const auto bits = literal_bits(text, type);
     if (!bits) fail(t.loc, fmt::format("'{}' is not a value of type .{}", text, to_string(type)));
-    return Operand{Operand::Kind::Imm, text, static_cast<std::int64_t>(*bits), 0, t.loc};
+    return Operand{Operand::Kind::Imm, text, static_cast<std::int64_t>(*bits), 0, t.loc, {}};
   }
 
   // `{a, b, ...}` with exactly `n` elements, each parsed by `one`.
@@ -525,7 +533,7 @@ class PtxCellParser {
            fmt::format("register-indirect addresses ('{}') are not supported; name the location",
                        t.text));
     c.next();
-    Operand a{Operand::Kind::Loc, t.text, 0, 0, start};
+    Operand a{Operand::Kind::Loc, t.text, 0, 0, start, {}};
     if (br) {
       if (c.at(Tok::Plus)) {
         c.next();
@@ -733,11 +741,70 @@ class PtxCellParser {
     rmw_form(in, mn, q, true, bracketed);
   }
 
+  // Accesses through a non-generic proxy (PTX ISA §8.6 "Proxies"), in
+  // Dat3M's litmus syntax: suld/sust through the surface proxy, tld through
+  // the texture proxy, cold (and ld.const) through the constant proxy, with
+  // ld/st's memory orders. Texture and constant reads go through read-only
+  // caches that no strong operation reaches: weak only, as in NVIDIA's
+  // mixed-proxy grammar (`tld weak none`, `ldc weak none`).
+  void parse_proxy_access(Instruction& in, const Token& mn, std::vector<std::string> parts, Cell& c,
+                          Proxy proxy) {
+    const bool store = parts[0] == "sust";
+    if (parts[0] == "ld") parts.erase(std::find(parts.begin(), parts.end(), "const"));
+    Qualifiers q = qualifiers(mn, parts, qc::kProxyAccess);
+    in.kind = store ? InstrKind::Store : InstrKind::Load;
+    memory_order(in, mn, q);
+    in.proxy = proxy;
+    if (proxy != Proxy::Surface && in.sem != Sem::Weak)
+      fail(q.sem_at, fmt::format("'{}' reads through the read-only {} path: weak loads only",
+                                 mn.text, to_string(proxy)));
+    if (store && (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc))
+      fail(q.sem_at, fmt::format("sust does not take .{} (as st: .weak, .relaxed, .release)",
+                                 to_string(in.sem)));
+    if (!store && (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc))
+      fail(q.sem_at, fmt::format("'{}' does not take .{} (as ld: .weak, .relaxed, .acquire)",
+                                 mn.text, to_string(in.sem)));
+    if (store) {
+      in.addr = address_operand(c);
+      comma(c, mn, "'[a], value'");
+      in.srcs = values(c, 1, "stored value", in.type);
+      no_operands_left(c, mn, "'[a], value'");
+      return;
+    }
+    in.dst = reg_operand(c, "a destination register");
+    comma(c, mn, "'dst, [a]'");
+    in.addr = address_operand(c);
+    no_operands_left(c, mn, "'dst, [a]'");
+  }
+
+  // fence.proxy.{alias,surface,texture,constant} (PTX §9.7.13.4): orders
+  // accesses through virtual aliases, or through the named proxy against
+  // generic ones (docs/model.md "Proxies").
+  void parse_proxy_fence(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
+    in.kind = InstrKind::ProxyFence;
+    static constexpr std::pair<std::string_view, ProxyFence> kinds[] = {
+        {"alias", ProxyFence::Alias},
+        {"surface", ProxyFence::Surface},
+        {"texture", ProxyFence::Texture},
+        {"constant", ProxyFence::Constant}};
+    if (parts.size() < 3)
+      fail(mn.loc, "fence.proxy needs a proxy kind: .alias, .surface, .texture or .constant");
+    for (const auto& [name, kind] : kinds)
+      if (parts[2] == name) in.fenced = kind;
+    if (parts[2] != to_string(in.fenced))
+      fail(qual_loc(mn, parts, 2),
+           fmt::format("proxy fence kind '.{}' is not supported (alias, surface, texture, "
+                       "constant)",
+                       parts[2]));
+    if (parts.size() > 3)
+      fail(qual_loc(mn, parts, 3),
+           fmt::format("fence.proxy.{} takes no further qualifier", parts[2]));
+  }
+
   // fence{.sem}.scope with .sem ∈ {.sc, .acq_rel}, default .acq_rel (PTX §9.7.13.4).
   void parse_fence(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
     in.kind = InstrKind::Fence;
-    if (parts.size() > 1 && parts[1] == "proxy")
-      fail(mn.loc, fmt::format("proxies not supported yet: '{}' is a proxy fence", mn.text));
+    if (parts.size() > 1 && parts[1] == "proxy") return parse_proxy_fence(in, mn, parts);
     Qualifiers q = qualifiers(mn, parts, qc::kFence);
     in.sem = q.sem.value_or(Sem::AcqRel);
     if (in.sem != Sem::Sc && in.sem != Sem::AcqRel)
@@ -807,7 +874,7 @@ class PtxCellParser {
     if (!c.at(Tok::Comma))
       fail(c.cur().loc, fmt::format("'{}' takes a destination and its policy operands", mn.text));
     while (!c.at(Tok::End)) c.next();
-    in.srcs.push_back(Operand{Operand::Kind::Imm, "0", 0, 0, mn.loc});
+    in.srcs.push_back(Operand{Operand::Kind::Imm, "0", 0, 0, mn.loc, {}});
   }
 
   void parse_barrier(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
