@@ -43,8 +43,10 @@ constexpr int kExitDefect = 4;  // xval: an outcome reached by the machine is fo
 constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
 
 Usage:
-  redscope run [options] PATH...    check litmus tests; a PATH is a .litmus file
-                                    or a folder searched recursively for *.litmus
+  redscope run [options] PATH...    check litmus tests; a PATH is a .litmus or
+                                    .test file (FILE.test#ROW: one row of a
+                                    template), or a folder searched recursively
+                                    for *.litmus and *.test
   redscope atomicity [options] PATH...
                                     for every location touched by two or more
                                     RMWs: each pair of RMWs (and each RMW with
@@ -141,7 +143,9 @@ and --max-file-size):
 Results stream: each test is printed as soon as it and every test before it
 have finished, so a cut run keeps what it printed. A path that does not exist
 or cannot be read is an error for that path; the others still run. A run that
-finds no .litmus file exits 1. While tests run and stderr is a terminal, a
+finds no test file exits 1. A .test file's own claims (permit, assert,
+check) are counted in "N passed, M failed" without --expect. While tests
+run and stderr is a terminal, a
 progress line there names the test being checked and its time.
 
 Exit status:
@@ -151,7 +155,8 @@ Exit status:
   2  bad command line
   3  --expect (run) or an expected.csv beside the tests (report) found
      mismatching verdicts, or no row of the --expect file named a file of
-     the run (the summary reads "N passed, M failed, K errors")
+     the run, or a .test claim is not met (the summary reads "N passed,
+     M failed, K errors")
   4  xval or report: the operational machine reached an outcome the model
      forbids
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
@@ -398,7 +403,7 @@ bool report_inputs(const Cli& c, const Inputs& in) {
   if (!in.files.empty()) return true;
   std::string paths;
   for (const std::string& p : c.paths) paths += (paths.empty() ? "" : ", ") + p;
-  const std::string what = redscope::accepted_files();  // ".litmus" today
+  const std::string what = redscope::accepted_files();  // ".litmus or .test"
   if (c.shards > 1)
     fmt::print(stderr, "redscope: shard {}/{} of {} holds no {} file: nothing checked\n", c.shard,
                c.shards, paths, what);
@@ -661,7 +666,8 @@ int run_report(const Cli& c) {
     return kExitInputError;
   }
   fmt::print(
-      "{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv, {} "
+      "{}/index.html: {} tests, {} errors, {} verdicts differ from expected.csv or a .test claim, "
+      "{} "
       "reached-but-forbidden\n",
       ro.dir, s.tests, s.errors, s.mismatches, s.defects);
   if (s.defects) return kExitDefect;

@@ -223,6 +223,8 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
   parallel_for(files.size(), ro.jobs, [&](std::size_t i) {
     if (started) started(i);
     check_one(es[i], opts, ro);
+    // A .test claim is its own expectation: it must hold.
+    if (!es[i].expected && !es[i].z3.error && is_claim(es[i].z3.quantifier)) es[i].expected = true;
     if (finished) finished(i, es[i].z3.error.has_value());
   });
   ReportSummary s;
