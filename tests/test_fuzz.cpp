@@ -11,6 +11,7 @@
 
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
@@ -53,7 +54,7 @@ std::string check(const std::string& text) {
 }
 
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::string alphabet = ";|,{}[]()\n0123456789.:=~/\\ -@rPxLCabz\"";
+  static const std::string alphabet = ";|,{}[]()\n0123456789.:=~/\\ -@rPxLCabz\"$";
   if (s.empty()) return s;
   auto pos = [&] { return std::uniform_int_distribution<std::size_t>(0, s.size() - 1)(rng); };
   switch (rng() % 5) {
@@ -184,4 +185,43 @@ TEST_CASE("shared subterms are walked once: add r0, r0, r0 doubles the unfolded 
   const TestResult r = run_engine(t, o);
   REQUIRE(r.outcomes.size() == 1);
   CHECK(r.outcomes[0].values == std::vector<std::uint64_t>{0});
+}
+
+// NVIDIA's .test files through their own dialect: truncated and mutated
+// (holes, bars and the `$$` line included), every one parses to tests that
+// run, or gives a located diagnostic; never a crash or another exception.
+TEST_CASE("mutated .test files give a diagnostic or a result", "[fuzz]") {
+  const std::string dir = std::string(REDSCOPE_SHARED_DIR) + "/conformance/nvlitmus";
+  if (!fs::is_directory(dir)) return;
+  std::mt19937 rng(20261124);
+  std::size_t diagnostics = 0, results = 0;
+  auto check_nv = [&](const std::string& text) -> std::string {
+    try {
+      const std::vector<LitmusTest> ts = dialects()[1].parse(text, "mutant.test");
+      EngineOptions o;
+      o.expand.unroll = 1;
+      for (std::size_t i = 0; i < ts.size() && i < 2; ++i) (void)run_z3(ts[i], o);
+      return "ok";
+    } catch (const InputError& e) {
+      const std::string d = e.diagnostic().render();
+      return d.rfind("mutant.test:", 0) == 0 ? "diagnostic" : "unlocated: " + d;
+    } catch (const std::exception& e) {
+      return std::string("unexpected exception: ") + e.what();
+    }
+  };
+  for (const std::string& f : collect_litmus_files({dir})) {
+    const std::string text = slurp(f.substr(0, f.rfind('#')));
+    for (int k = 0; k < 6; ++k) {
+      std::string m = text;
+      if (k == 0) m = text.substr(0, text.size() / 2);
+      if (k == 1) m += "\n|$9|\n";
+      for (int e = 0; k > 1 && e < 1 + static_cast<int>(rng() % 3); ++e) m = mutate(m, rng);
+      const std::string r = check_nv(m);
+      INFO(f << " mutant " << k << ":\n" << m);
+      REQUIRE((r == "ok" || r == "diagnostic"));
+      (r == "ok" ? results : diagnostics)++;
+    }
+  }
+  CHECK(diagnostics > 0);
+  CHECK(results > 0);
 }
