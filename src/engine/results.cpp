@@ -36,6 +36,27 @@ std::string TestResult::render_value(std::size_t outcome, std::size_t obs) const
   return format_value(outcomes[outcome].values[obs], observables[obs].type);
 }
 
+namespace {
+bool is_status(const Observable& o) {
+  return o.is_register && o.reg.thread == kStatusThread && o.reg.name == kStatusRegister;
+}
+std::optional<std::size_t> status_index(const std::vector<Observable>& obs) {
+  for (std::size_t i = 0; i < obs.size(); ++i)
+    if (is_status(obs[i])) return i;
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::string> TestResult::status_text(std::size_t outcome) const {
+  const auto k = status_index(observables);
+  if (!k) return std::nullopt;
+  const std::uint64_t v = outcomes[outcome].values[*k];
+  if (v == 0) return std::nullopt;
+  if (v == kStatusTrap) return std::string("trap");
+  const std::size_t i = v - kStatusUndefined;
+  return "undefined: " + (i < undefined_reasons.size() ? undefined_reasons[i] : std::string("?"));
+}
+
 std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex, bool observe_all) {
   std::map<RegName, DataType> regs;
   std::map<std::string, DataType> locs;
@@ -72,9 +93,17 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
   for (const CondTerm& term : t.locations) add_term(term);
   std::vector<Observable> out;
   for (const auto& [r, ty] : regs)
-    out.push_back(
-        Observable{fmt::format("{}:{}", t.threads.at(r.thread).name, r.name), true, r, "", ty});
+    if (r.thread != kStatusThread)
+      out.push_back(
+          Observable{fmt::format("{}:{}", t.threads.at(r.thread).name, r.name), true, r, "", ty});
   for (const auto& [x, ty] : locs) out.push_back(Observable{x, false, {}, x, ty});
+  // An execution that may end early (kStatusRegister) is always observed.
+  const RegName status{kStatusThread, kStatusRegister};
+  for (const Skeleton& s : ex.skeletons)
+    if (s.final_regs.count(status)) {
+      out.push_back(Observable{"status", true, status, "", DataType::U32});
+      break;
+    }
   return out;
 }
 
@@ -190,15 +219,32 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   r.expansion = std::make_shared<const Expansion>(ex);
   r.model_file = opts.model_file;
   r.observables = observables_of(test, ex, opts.observe_all);
+  r.undefined_reasons = ex.undefined_reasons;
   check_condition_literals(test, r.observables);
   return r;
 }
 
 void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found) {
+  // An execution that ended early has no final values: one outcome per
+  // status, which satisfies no condition.
+  if (const auto k = status_index(r.observables)) {
+    std::map<std::vector<std::uint64_t>, Witness> merged;
+    for (auto& [vals, w] : found) {
+      std::vector<std::uint64_t> v = vals;
+      if (v[*k] != 0)
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (i != *k) v[i] = 0;
+      merged.emplace(std::move(v), std::move(w));
+    }
+    found = std::move(merged);
+  }
+  const auto status = status_index(r.observables);
   for (auto& [vals, w] : found)
-    r.outcomes.push_back(
-        Outcome{vals, eval_condition(test.condition, r.observables, vals), std::move(w)});
+    r.outcomes.push_back(Outcome{
+        vals,
+        (!status || vals[*status] == 0) && eval_condition(test.condition, r.observables, vals),
+        std::move(w)});
   std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {
     for (std::size_t i = 0; i < a.values.size(); ++i) {
       const auto x = signed_view(a.values[i], r.observables[i].type),

@@ -8,6 +8,7 @@
 
 #include "events/aliases.hpp"
 #include "events/memory_layout.hpp"
+#include "events/surfaces.hpp"
 
 namespace redscope {
 namespace {
@@ -333,6 +334,25 @@ class PathBuilder {
     push(s, std::move(b));
   }
 
+  // A sured that reaches no sample: .zero drops it; .trap out of bounds and
+  // a misaligned address end the execution, recorded in the thread's
+  // status register (kStatusRegister: kStatusTrap, or kStatusUndefined + k
+  // for the test's k-th reason). True when it ends the execution for sure.
+  bool exec_sured_outside(State& s, const Instruction& in) {
+    const SuredSpec& sp = *in.sured;
+    if (sp.effect == SuredEffect::Drop) return false;
+    std::uint64_t code = kStatusTrap;
+    if (sp.effect == SuredEffect::Undefined) {
+      const std::vector<std::string> reasons = undefined_reasons(t_);
+      const auto it = std::find(reasons.begin(), reasons.end(), sp.reason);
+      code = kStatusUndefined + static_cast<std::uint64_t>(it - reasons.begin());
+    }
+    const ExprPtr guard = guard_of(s, in);
+    const Operand status{Operand::Kind::Reg, kStatusRegister, 0, 0, in.loc, {}};
+    set_reg_guarded(s, status, make_const(code, 32), DataType::U32, guard);
+    return guard == nullptr;
+  }
+
   // Executes straight-line code from s.pc, forking at data-dependent branches.
   void walk(State s) {
     const auto& instrs = code().code;
@@ -344,7 +364,13 @@ class PathBuilder {
         case InstrKind::Load: exec_load(s, in); break;
         case InstrKind::Store: exec_store(s, in); break;
         case InstrKind::Atom:
-        case InstrKind::Red: exec_rmw(s, in); break;
+        case InstrKind::Red:
+          if (in.sured && in.sured->effect != SuredEffect::Access) {
+            if (exec_sured_outside(s, in)) s.pc = instrs.size() - 1;  // the execution ends
+            break;
+          }
+          exec_rmw(s, in);
+          break;
         case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
         case InstrKind::ProxyFence: {
           PathEvent pe = base_event(s, in, EventKind::Fence, guard_of(s, in));
@@ -439,6 +465,21 @@ void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
   }
 }
 
+// The threads' status registers as one: the first thread's non-zero status.
+void fold_status(Skeleton& s) {
+  ExprPtr folded;
+  for (auto it = s.final_regs.rbegin(); it != s.final_regs.rend(); ++it) {
+    if (it->first.name != kStatusRegister) continue;
+    const ExprPtr& v = it->second;
+    folded = folded ? make_ite(make_cmp(CmpOp::Ne, v, make_const(0, 32), false), v, folded) : v;
+  }
+  if (!folded) return;
+  std::erase_if(s.final_regs, [](const auto& kv) { return kv.first.name == kStatusRegister; });
+  std::erase_if(s.reg_types, [](const auto& kv) { return kv.first.name == kStatusRegister; });
+  s.final_regs[RegName{kStatusThread, kStatusRegister}] = folded;
+  s.reg_types[RegName{kStatusThread, kStatusRegister}] = DataType::U32;
+}
+
 Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
                const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids) {
   Skeleton s;
@@ -478,13 +519,25 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
     }
     s.cut = s.cut || p.cut;
   }
+  fold_status(s);
   return s;
 }
 
 }  // namespace
 
+std::vector<std::string> undefined_reasons(const LitmusTest& t) {
+  std::vector<std::string> out;
+  for (const ThreadCode& tc : t.threads)
+    for (const Instruction& in : tc.code)
+      if (in.sured && in.sured->effect == SuredEffect::Undefined &&
+          std::find(out.begin(), out.end(), in.sured->reason) == out.end())
+        out.push_back(in.sured->reason);
+  return out;
+}
+
 Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
-  const LitmusTest t = detail::resolve_aliases(test);
+  LitmusTest t = detail::resolve_aliases(test);
+  detail::resolve_surfaces(t);
   const MemoryLayout mem(t);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;
@@ -502,6 +555,7 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
     std::vector<const ThreadPath*> paths;
     for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
     out.skeletons.push_back(build(t, mem, paths, idx));
+    out.undefined_reasons = undefined_reasons(t);
     std::size_t k = 0;
     while (k < idx.size() && ++idx[k] == per_thread[k].size()) {
       idx[k] = 0;

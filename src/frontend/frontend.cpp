@@ -278,7 +278,10 @@ class Parser {
     if (name.text.find('.') != std::string::npos)
       fail(name.loc, fmt::format("'{}' is not a valid name", name.text));
     e.name = name.text;
-    if (at(Tok::LBracket)) parse_array_size(e);
+    if (e.surface)
+      parse_surface_dims(e, name);
+    else if (at(Tok::LBracket))
+      parse_array_size(e);
     const bool declared = e.type || e.space || e.count;
     if (at(Tok::Assign) || at(Tok::EqEq)) {
       next();
@@ -339,6 +342,21 @@ class Parser {
   }
 
   void parse_declaration_prefix(InitEntry& e) {
+    if (at(Tok::Ident) && cur().text == "surface" && look(1).kind == Tok::Ident) {
+      // surface FORMAT name[W][H][D]: samples in global memory.
+      e.surface = true;
+      e.space = Space::Global;
+      next();
+      const Token& f = cur();
+      e.type = parse_data_type(f.text);
+      if (!e.type || (*e.type != DataType::U32 && *e.type != DataType::S32 &&
+                      *e.type != DataType::U64 && *e.type != DataType::S64))
+        fail(f.loc, fmt::format("surface sample format '{}': u32 or u64 (UINT data), s32 or s64 "
+                                "(SINT data)",
+                                f.text));
+      next();
+      return;
+    }
     if (at(Tok::Ident) && look(1).kind == Tok::Ident) {
       const std::string& w = cur().text;
       if (w == "global")
@@ -360,6 +378,26 @@ class Parser {
     }
   }
 
+  // s[W], s[W][H] or s[W][H][D]: at most 64 samples in all.
+  void parse_surface_dims(InitEntry& e, const Token& name) {
+    if (!at(Tok::LBracket))
+      fail_here(fmt::format("a surface has a size: {}[W], {}[W][H] or {}[W][H][D]", name.text,
+                            name.text, name.text));
+    std::size_t total = 1;
+    while (at(Tok::LBracket)) {
+      if (e.dims.size() == 3) fail_here("a surface has at most three dimensions");
+      next();
+      const Token& n = expect(Tok::Number, "a surface dimension");
+      const std::int64_t v = number_value(n, false);
+      if (v < 1 || v > 64) fail(n.loc, "a surface dimension is between 1 and 64");
+      e.dims.push_back(static_cast<std::size_t>(v));
+      total *= static_cast<std::size_t>(v);
+      if (total > 64) fail(n.loc, "a surface holds at most 64 samples");
+      expect(Tok::RBracket, "']'");
+    }
+    e.count = total;
+  }
+
   void parse_array_size(InitEntry& e) {
     next();
     const Token& n = expect(Tok::Number, "an array length");
@@ -370,9 +408,18 @@ class Parser {
   }
 
   void parse_init_values(InitEntry& e) {
+    // A register may hold a surface (indirect sured): `P0:rs = sA;`.
+    if (e.thread && at(Tok::Ident) &&
+        std::any_of(t_.init.begin(), t_.init.end(),
+                    [&](const InitEntry& o) { return o.surface && o.name == cur().text; })) {
+      const Token& n = next();
+      e.values.push_back(Literal{n.text, n.loc});
+      return;
+    }
     if (at(Tok::Amp) || (at(Tok::Ident) && cur().text != "inf" && cur().text != "nan"))
       fail_here(
-          "address values are not supported: initialise locations and registers with numbers");
+          "address values are not supported: initialise locations and registers with numbers "
+          "(a register may hold a surface declared before it)");
     if (!at(Tok::LBrace)) {
       if (e.count) fail_here(fmt::format("initialise the array '{}' with {{v0, v1, ...}}", e.name));
       e.values.push_back(literal("an initial value"));

@@ -20,10 +20,15 @@ std::string_view kind_word(Quantifier q) {
   return "?";
 }
 
+// The status of executions that may end early is shown only when they do.
+bool is_status(const Observable& o) { return o.is_register && o.reg.thread == kStatusThread; }
+
 std::string state_line(const TestResult& r, std::size_t i) {
+  if (auto st = r.status_text(i)) return *st;
   std::string s;
   for (std::size_t k = 0; k < r.observables.size(); ++k)
-    s += fmt::format("{}={}; ", r.observables[k].label, r.render_value(i, k));
+    if (!is_status(r.observables[k]))
+      s += fmt::format("{}={}; ", r.observables[k].label, r.render_value(i, k));
   if (!s.empty()) s.pop_back();
   return s;
 }
@@ -86,8 +91,14 @@ Json one_json(const TestResult& r) {
   Json outcomes = Json::array(), witnesses = Json::array();
   for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
     Json values = Json::object();
-    for (std::size_t k = 0; k < r.observables.size(); ++k)
-      values.set(r.observables[k].label, r.render_value(i, k));
+    if (auto st = r.status_text(i)) {
+      const bool trap = *st == "trap";
+      values.set("status", trap ? "trap" : "undefined");
+      if (!trap) values.set("reason", st->substr(std::string("undefined: ").size()));
+    } else {
+      for (std::size_t k = 0; k < r.observables.size(); ++k)
+        if (!is_status(r.observables[k])) values.set(r.observables[k].label, r.render_value(i, k));
+    }
     outcomes.push(std::move(values));
     const Witness& w = r.outcomes[i].witness;
     witnesses.push(Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co)));

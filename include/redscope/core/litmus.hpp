@@ -89,6 +89,22 @@ struct BarrierSpec {
   std::optional<std::int64_t> quorum;
 };
 
+// sured.{b,p}.op.geom.ctype.clamp [a, {x, y, z, w}], c (seed ptx-sured.txt).
+enum class SurfaceClamp : std::uint8_t { Trap, Clamp, Zero };
+// What a sured does once its address is resolved (events/surfaces.hpp).
+enum class SuredEffect : std::uint8_t { Access, Drop, Trap, Undefined };
+struct SuredSpec {
+  bool byte_addressing = true;  // .b: x is a byte offset; .p: a sample index
+  unsigned geom = 1;            // .1d .2d .3d
+  SurfaceClamp clamp = SurfaceClamp::Trap;
+  std::string surface;                       // the surface, or "" when named by `handle`
+  std::optional<Operand> handle;             // indirect: a .u64 register holding a surface
+  std::vector<Operand> coords;               // x{, y{, z, w}} (w is ignored)
+  DataType ctype = DataType::U32;            // as written (.b32/.b64 read per the format)
+  SuredEffect effect = SuredEffect::Access;  // set at expansion
+  std::string reason;                        // Undefined: why
+};
+
 struct Instruction {
   InstrKind kind = InstrKind::Local;
   SourceLoc loc;
@@ -113,6 +129,7 @@ struct Instruction {
   bool guard_negated = false;
   std::string label;  // Branch/Goto target, or Label name
   BarrierSpec barrier;
+  std::optional<SuredSpec> sured;  // Red through the surface proxy
 };
 
 struct ThreadCode {
@@ -133,6 +150,12 @@ struct InitEntry {
   std::optional<std::size_t> count;  // array length for `name[N]`
   std::vector<Literal> values;       // one per element (one for scalars)
   SourceLoc loc;
+  // `surface u32 s[W][H][D] = {...};`: a surface (seed ptx-sured.txt) of
+  // width W, height H, depth D samples (dims holds the ones written: 1d, 2d
+  // or 3d), each sample a cell s[x + W*(y + H*z)]; `type` is the sample
+  // format: u32/u64 (UINT data) or s32/s64 (SINT data).
+  bool surface = false;
+  std::vector<std::size_t> dims;
 };
 
 // A term of the final condition.

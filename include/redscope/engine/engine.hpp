@@ -95,6 +95,11 @@ struct TestResult {
   std::string model_file;
 
   std::string render_value(std::size_t outcome, std::size_t obs) const;
+  // "trap" or "undefined: REASON" for an execution that ended early (a sured
+  // out of bounds with .trap, or misaligned), else nothing: its values are
+  // then meaningless and reports print this instead.
+  std::optional<std::string> status_text(std::size_t outcome) const;
+  std::vector<std::string> undefined_reasons;  // from the expansion
 };
 
 // z3: the PTX model encoded in Z3 (the default). enum: the reference

@@ -98,19 +98,36 @@ struct Skeleton {
   }
 };
 
+// An execution that ends early (a sured out of bounds with .trap, or at a
+// misaligned address) says so in a status register of its thread, which the
+// skeleton folds into one (RegName{kStatusThread, kStatusRegister}): 0 for a
+// normal end, kStatusTrap, or kStatusUndefined + k for the k-th of
+// undefined_reasons(test). Results report such an outcome as `trap` or
+// `undefined` instead of its values.
+inline constexpr const char* kStatusRegister = "#status";
+inline constexpr ThreadId kStatusThread = kInitThread;
+inline constexpr std::uint64_t kStatusTrap = 1;
+inline constexpr std::uint64_t kStatusUndefined = 2;
+
 struct ExpandOptions {
   int unroll = 2;                 // times a backward jump may be taken per path
   std::size_t max_paths = 20000;  // per thread and in total; beyond: InputError
 };
 
 struct Expansion {
-  std::vector<Skeleton> skeletons;  // complete paths and cut ones (Skeleton::cut)
+  std::vector<Skeleton> skeletons;             // complete paths and cut ones (Skeleton::cut)
+  std::vector<std::string> undefined_reasons;  // see kStatusUndefined
 };
 
 // Unrolls loops to `unroll`, splits every branch on its condition, and builds
 // one skeleton per combination of per-thread paths. Throws InputError for
 // programs the model cannot express (e.g. mixed-size accesses).
 Expansion expand(const LitmusTest& test, const ExpandOptions& opts);
+
+// Why executions of `test` may be undefined (misaligned sured addresses), in
+// the order their status codes number them. Empty before expansion has
+// resolved the test's surfaces; the Expansion keeps its own copy.
+std::vector<std::string> undefined_reasons(const LitmusTest& test);
 
 // Static relation helpers on a skeleton (vertex-indexed boolean matrices,
 // BoolMatrix in core/bitrel.hpp).

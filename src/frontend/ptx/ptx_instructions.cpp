@@ -340,8 +340,10 @@ class PtxCellParser {
                                          : Proxy::Constant);
     else if (base == "sust")
       parse_proxy_access(in, mn, parts, c, Proxy::Surface);
-    else if (base == "suatom" || base == "sured")
-      fail(mn.loc, fmt::format("'{}' (a surface read-modify-write) is not supported yet", base));
+    else if (base == "sured")
+      parse_sured(in, mn, parts, c);
+    else if (base == "suatom")
+      fail(mn.loc, "'suatom' (a surface atomic with a result) is not supported yet");
     else
       fail(mn.loc, fmt::format("unknown instruction '{}'", mn.text));
   }
@@ -775,6 +777,129 @@ class PtxCellParser {
     comma(c, mn, "'dst, [a]'");
     in.addr = address_operand(c);
     no_operands_left(c, mn, "'dst, [a]'");
+  }
+
+  // sured.{b,p}.op.geom.ctype.clamp [a, b], c (seed ptx-sured.txt), the
+  // qualifiers in the syntax's order. The ctype table is checked here, and
+  // the target rules: sm_20, 64-bit min/max sm_50.
+  void parse_sured(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                   Cell& c) {
+    static constexpr std::string_view kForm = "sured.{b,p}.op.geom.ctype.clamp";
+    if (parts.size() != 6)
+      fail(mn.loc, fmt::format("'{}': sured takes exactly {} ({} qualifiers, {} given)", mn.text,
+                               kForm, 5, parts.size() - 1));
+    SuredSpec sp;
+    if (parts[1] != "b" && parts[1] != "p")
+      fail(qual_loc(mn, parts, 1),
+           fmt::format("sured's first qualifier is .b (byte addressing) or .p (sample "
+                       "addressing), not .{}",
+                       parts[1]));
+    sp.byte_addressing = parts[1] == "b";
+    const std::optional<RmwOp> op = parse_rmw_op(parts[2]);
+    if (!op || (*op != RmwOp::Add && *op != RmwOp::Min && *op != RmwOp::Max && *op != RmwOp::And &&
+                *op != RmwOp::Or))
+      fail(qual_loc(mn, parts, 2),
+           fmt::format("sured's operation is .add, .min, .max, .and or .or, not .{}", parts[2]));
+    if (parts[3] != "1d" && parts[3] != "2d" && parts[3] != "3d")
+      fail(qual_loc(mn, parts, 3),
+           fmt::format("sured's geometry is .1d, .2d or .3d, not .{}", parts[3]));
+    sp.geom = static_cast<unsigned>(parts[3][0] - '0');
+    const std::optional<DataType> ty = parse_data_type(parts[4]);
+    if (!ty) fail(qual_loc(mn, parts, 4), fmt::format("unknown sured type '.{}'", parts[4]));
+    sp.ctype = *ty;
+    sured_type_rules(mn, parts, sp, *op);
+    if (parts[5] == "trap")
+      sp.clamp = SurfaceClamp::Trap;
+    else if (parts[5] == "clamp")
+      sp.clamp = SurfaceClamp::Clamp;
+    else if (parts[5] == "zero")
+      sp.clamp = SurfaceClamp::Zero;
+    else
+      fail(qual_loc(mn, parts, 5),
+           fmt::format("sured's out-of-bounds mode is .trap, .clamp or .zero, not .{}", parts[5]));
+    if (target_sm_ < 20)
+      fail(mn.loc, fmt::format("sured requires sm_20 or higher (seed: Target ISA notes); this "
+                               "test targets sm_{}",
+                               target_sm_));
+    const bool wide =
+        sp.ctype == DataType::U64 || sp.ctype == DataType::S64 || sp.ctype == DataType::B64;
+    if (wide && target_sm_ < 50)
+      fail(qual_loc(mn, parts, 4),
+           fmt::format("sured with .{} (64-bit min/max) requires sm_50 or higher; this test "
+                       "targets sm_{}",
+                       parts[4], target_sm_));
+    // [a, b]: a surface (or a .u64 register holding one), then the coordinates.
+    if (!c.at(Tok::LBracket))
+      fail(c.cur().loc, fmt::format("expected '[' before sured's surface operand, found {}",
+                                    detail::describe(c.cur())));
+    c.next();
+    if (!c.at(Tok::Ident))
+      fail(c.cur().loc, fmt::format("expected a surface (or a .u64 register holding one), "
+                                    "found {}",
+                                    detail::describe(c.cur())));
+    const Token& a = c.next();
+    sp.surface = a.text;
+    in.addr = Operand{Operand::Kind::Loc, a.text, 0, 0, a.loc, {}};
+    comma(c, mn, "'[a, b], c'");
+    const unsigned n = sp.geom == 3 ? 4 : sp.geom;
+    if (c.at(Tok::LBrace)) {
+      sp.coords = brace_list(c, n, "coordinates", [&](Cell& cc) {
+        return value_operand(cc, "a coordinate", DataType::S32);
+      });
+    } else if (sp.geom == 1) {
+      sp.coords.push_back(value_operand(c, "a coordinate", DataType::S32));
+    } else {
+      fail(c.cur().loc, fmt::format("a .{} sured takes {} coordinates {{...}}", parts[3], n));
+    }
+    if (!c.at(Tok::RBracket))
+      fail(c.cur().loc, fmt::format("expected ']' after sured's coordinates, found {}",
+                                    detail::describe(c.cur())));
+    c.next();
+    comma(c, mn, "'[a, b], c'");
+    in.kind = InstrKind::Red;
+    in.proxy = Proxy::Surface;
+    in.op = *op;
+    in.type = sp.ctype;
+    in.space = Space::Global;
+    // No .sem or .scope in sured's syntax: a reduction, with red's defaults
+    // (.relaxed.gpu; docs/model.md "Surfaces").
+    in.sem = Sem::Relaxed;
+    in.scope = Scope::Gpu;
+    in.srcs.push_back(value_operand(c, "the value to reduce with", sp.ctype));
+    no_operands_left(c, mn, "'[a, b], c'");
+    in.sured = std::move(sp);
+  }
+
+  // The ctype table of the seed: .b takes u32/u64/s32 for add, u32/s32/u64/
+  // s64 for min and max, b32 for and/or; .p takes b32 and b64, b64 with min
+  // and max only.
+  void sured_type_rules(const Token& mn, const std::vector<std::string>& parts, const SuredSpec& sp,
+                        RmwOp op) const {
+    const DataType t = sp.ctype;
+    const SourceLoc at = qual_loc(mn, parts, 4);
+    if (!sp.byte_addressing) {
+      if (t != DataType::B32 && t != DataType::B64)
+        fail(at, fmt::format("sured.p takes .b32 or .b64 (the syntax table: sample-addressed data "
+                             "is read as the surface's format says), not .{}{}",
+                             parts[4],
+                             parts[4] == "u32" ? "; the seed's example `sured.p.min.1d.u32.trap` "
+                                                 "contradicts its own table"
+                                               : ""));
+      if (t == DataType::B64 && op != RmwOp::Min && op != RmwOp::Max)
+        fail(at, fmt::format("sured.p.{}.b64: .b64 is restricted to .min and .max", parts[2]));
+      return;
+    }
+    auto one_of = [&](std::initializer_list<DataType> ok) {
+      return std::find(ok.begin(), ok.end(), t) != ok.end();
+    };
+    const bool fits = op == RmwOp::Add ? one_of({DataType::U32, DataType::U64, DataType::S32})
+                      : (op == RmwOp::Min || op == RmwOp::Max)
+                          ? one_of({DataType::U32, DataType::S32, DataType::U64, DataType::S64})
+                          : one_of({DataType::B32});
+    if (!fits)
+      fail(at, fmt::format("sured.b.{} does not take .{} (the seed: add on .u32/.u64/.s32, "
+                           "min/max on .u32/.s32/.u64/.s64, and/or on .b32)",
+                           parts[2], parts[4]));
   }
 
   // fence.proxy.{alias,surface,texture,constant} (PTX §9.7.13.4): orders
