@@ -123,9 +123,9 @@ TEST_CASE("diagnostics carry file:line:col and name the rule", "[frontend]") {
              Catch::Contains("red has no destination operand"));
   CHECK_THAT(error_of(head + " ld.relaxed r0, x ;\nexists (x == 0)"),
              Catch::Contains("needs a scope"));
-  CHECK(error_of(head + " fence.proxy.async ;\nexists (x == 0)") ==
-        "t.litmus:4:14: error: proxy fence kind '.async' is not supported (alias, surface, "
-        "texture, constant)");
+  CHECK(error_of(head + " fence.proxy.tensormap ;\nexists (x == 0)") ==
+        "t.litmus:4:14: error: proxy fence kind '.tensormap' is not supported (alias, surface, "
+        "texture, constant, async)");
   CHECK_THAT(error_of(head + " tld.relaxed.gpu r0, x ;\nexists (x == 0)"),
              Catch::Contains("read-only texture path: weak loads only"));
   CHECK_THAT(error_of(head + " goto LC09 ;\nexists (x == 0)"),

@@ -55,4 +55,8 @@ std::optional<SourceLoc> first_proxy_use(const LitmusTest& t) {
   return std::nullopt;
 }
 
+std::string replica_name(const std::string& range, int gpu) {
+  return range + "_gpu" + std::to_string(gpu);
+}
+
 }  // namespace redscope

@@ -99,6 +99,7 @@ std::string_view to_string(Proxy p) {
     case Proxy::Surface: return "surface";
     case Proxy::Texture: return "texture";
     case Proxy::Constant: return "constant";
+    case Proxy::Async: return "async";
   }
   return "?";
 }
@@ -109,6 +110,7 @@ std::string_view to_string(ProxyFence f) {
     case ProxyFence::Surface: return "surface";
     case ProxyFence::Texture: return "texture";
     case ProxyFence::Constant: return "constant";
+    case ProxyFence::Async: return "async";
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 
 #include "events/aliases.hpp"
 #include "events/memory_layout.hpp"
+#include "events/multimem.hpp"
 #include "events/surfaces.hpp"
 
 namespace redscope {
@@ -59,6 +60,10 @@ class PathBuilder {
     std::map<std::size_t, int> back_jumps;   // per jumping instruction
     std::set<std::size_t> ctrl;              // reads that later events control-depend on
     std::map<std::string, Literal> pending;  // initialised registers not yet read or written
+    // Bulk async-groups: events of bulk reductions not yet committed, and the
+    // committed groups not yet waited for (oldest first).
+    std::vector<std::size_t> uncommitted;
+    std::vector<std::vector<std::size_t>> groups;
   };
 
   const ThreadCode& code() const { return t_.threads[static_cast<std::size_t>(tid_)]; }
@@ -165,11 +170,12 @@ class PathBuilder {
     pe.ev.loc = c.cell;
     // An alias reaches the same cell by another virtual address: the cell's
     // name with the alias's base ("y[1]" for v[1] through y).
-    pe.ev.vloc =
-        in.addr->vname.empty() ? c.cell : in.addr->vname + c.cell.substr(in.addr->name.size());
+    pe.ev.vloc = !in.addr || in.addr->vname.empty()
+                     ? c.cell
+                     : in.addr->vname + c.cell.substr(in.addr->name.size());
     pe.ev.type = c.type;
     pe.ev.element = c.element * 8 + c.lane;
-    if (in.space == Space::Generic) pe.ev.space = mem_.space_of(in.addr->name);
+    if (in.space == Space::Generic && in.addr) pe.ev.space = mem_.space_of(in.addr->name);
     return pe;
   }
 
@@ -334,6 +340,92 @@ class PathBuilder {
     push(s, std::move(b));
   }
 
+  // multimem.cp.reduce.async.bulk: per element one weak load of the source
+  // in the async proxy and, per replica, one .relaxed.sys reduction of the
+  // replica's element with the loaded value (the seed). All in one
+  // instruction, so elements and replicas are unordered with each other;
+  // asynchronous, so later instructions follow them only after a wait
+  // (exec_wait, po_before).
+  void exec_bulk(State& s, const Instruction& in) {
+    const BulkSpec& b = *in.bulk;
+    const ExprPtr guard = guard_of(s, in);
+    const unsigned w = width_of(in.type);
+    const auto n = static_cast<std::size_t>(b.size) / (w / 8);
+    auto access = [&](const std::string& name, std::int64_t offset, Space space) {
+      Instruction one;
+      one.kind = InstrKind::Load;
+      one.type = in.type;
+      one.space = space;
+      one.addr = Operand{Operand::Kind::Loc, name, 0, offset, b.src.loc, {}};
+      return mem_.cells(one).front();
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto off = static_cast<std::int64_t>(i * (w / 8));
+      PathEvent r = cell_event(s, in, EventKind::Read,
+                               access(b.src.name, b.src.offset + off, Space::SharedCta), guard);
+      r.ev.sem = Sem::Weak;
+      r.ev.scope = Scope::Sys;
+      r.ev.proxy = Proxy::Async;
+      r.ev.space = Space::SharedCta;
+      r.ev.element = static_cast<unsigned>(i * (b.replicas.size() + 1));
+      r.ev.async_until = SIZE_MAX;
+      const std::size_t ri = s.path.events.size();
+      r.ev.self = ReadRef{tid_, ri};
+      push(s, std::move(r));
+      s.uncommitted.push_back(ri);
+      const ExprPtr src = make_read(ReadRef{tid_, ri}, w);
+      for (std::size_t g = 0; g < b.replicas.size(); ++g) {
+        const CellAccess c = access(b.replicas[g], b.dst.offset + off, Space::Global);
+        const auto element = static_cast<unsigned>(i * (b.replicas.size() + 1) + g + 1);
+        PathEvent rd = cell_event(s, in, EventKind::Read, c, guard);
+        rd.ev.in_rmw = true;
+        rd.ev.proxy = Proxy::Generic;
+        rd.ev.space = Space::Global;
+        rd.ev.element = element;
+        rd.ev.async_until = SIZE_MAX;
+        const std::size_t oi = s.path.events.size();
+        rd.ev.self = ReadRef{tid_, oi};
+        push(s, std::move(rd));
+        PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
+        wr.ev.in_rmw = true;
+        wr.ev.proxy = Proxy::Generic;
+        wr.ev.space = Space::Global;
+        wr.ev.element = element;
+        wr.ev.async_until = SIZE_MAX;
+        wr.ev.value =
+            rmw_result(in.op, make_read(ReadRef{tid_, oi}, w), src, in.type, Space::Global);
+        wr.data = local_reads(wr.ev.value);
+        wr.rmw_read = oi;
+        const std::size_t wi = s.path.events.size();
+        push(s, std::move(wr));
+        s.uncommitted.push_back(oi);
+        s.uncommitted.push_back(wi);
+      }
+    }
+  }
+
+  // cp.async.bulk.wait_group{.read} N: every committed group but the N most
+  // recent is complete (.read: its source reads only); the thread's later
+  // instructions follow what completed.
+  void exec_wait(State& s, const Instruction& in) {
+    const auto keep = static_cast<std::size_t>(in.bulk->wait);
+    if (s.groups.size() <= keep) return;
+    const std::size_t done = s.groups.size() - keep;
+    for (std::size_t g = 0; g < done; ++g)
+      for (std::size_t e : s.groups[g]) {
+        Event& ev = s.path.events[e].ev;
+        if (in.bulk->read_only && ev.in_rmw) continue;
+        if (ev.async_until == SIZE_MAX) ev.async_until = s.instr;
+      }
+    if (!in.bulk->read_only) s.groups.erase(s.groups.begin(), s.groups.begin() + done);
+    // Completion crosses the proxy boundary: what the thread does next sees
+    // the completed async operations as generic ones (docs/model.md
+    // "Bulk reductions"), as after a fence.proxy.async.
+    PathEvent f = base_event(s, in, EventKind::Fence, guard_of(s, in));
+    f.ev.proxy_fence = ProxyFence::Async;
+    push(s, std::move(f));
+  }
+
   // A sured that reaches no sample: .zero drops it; .trap out of bounds and
   // a misaligned address end the execution, recorded in the thread's
   // status register (kStatusRegister: kStatusTrap, or kStatusUndefined + k
@@ -372,6 +464,12 @@ class PathBuilder {
           exec_rmw(s, in);
           break;
         case InstrKind::Fence: push(s, base_event(s, in, EventKind::Fence, guard_of(s, in))); break;
+        case InstrKind::BulkReduce: exec_bulk(s, in); break;
+        case InstrKind::BulkCommit:
+          s.groups.push_back(std::move(s.uncommitted));
+          s.uncommitted.clear();
+          break;
+        case InstrKind::BulkWait: exec_wait(s, in); break;
         case InstrKind::ProxyFence: {
           PathEvent pe = base_event(s, in, EventKind::Fence, guard_of(s, in));
           pe.ev.proxy_fence = in.fenced;
@@ -442,6 +540,7 @@ void add_edge(EventGraph& g, EventId a, EventId b, EdgeKind k) {
 // element's read precedes its write (see po_closure).
 bool po_before(const Event& x, const Event& y) {
   if (x.thread == kInitThread || x.thread != y.thread || x.po_index >= y.po_index) return false;
+  if (x.async_until && x.instr != y.instr) return y.instr >= *x.async_until;
   if (x.instr != y.instr) return true;
   return x.element == y.element && x.in_rmw && y.in_rmw;
 }
@@ -538,6 +637,7 @@ std::vector<std::string> undefined_reasons(const LitmusTest& t) {
 Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   LitmusTest t = detail::resolve_aliases(test);
   detail::resolve_surfaces(t);
+  detail::resolve_multimem(t);
   const MemoryLayout mem(t);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;

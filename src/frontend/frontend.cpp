@@ -342,6 +342,31 @@ class Parser {
   }
 
   void parse_declaration_prefix(InitEntry& e) {
+    if (at(Tok::Ident) && cur().text == "multimem" && look(1).kind == Tok::LParen) {
+      // multimem(G0, G1, ...) TYPE name[N]: a replica on each GPU listed.
+      next();
+      next();
+      for (;;) {
+        const Token& g = expect(Tok::Number, "a GPU number");
+        const std::int64_t v = number_value(g, false);
+        if (v < 0 || v > 63) fail(g.loc, "a GPU number is between 0 and 63");
+        if (std::find(e.replicas.begin(), e.replicas.end(), v) != e.replicas.end())
+          fail(g.loc, fmt::format("GPU {} is listed twice", v));
+        e.replicas.push_back(static_cast<int>(v));
+        if (at(Tok::Comma)) {
+          next();
+          continue;
+        }
+        expect(Tok::RParen, "',' or ')' after the GPUs of a multimem range");
+        break;
+      }
+      e.space = Space::Global;
+      if (!at(Tok::Ident) || !parse_data_type(cur().text))
+        fail_here(fmt::format("expected the element type of the multimem range, found {}",
+                              detail::describe(cur())));
+      e.type = parse_data_type(next().text);
+      return;
+    }
     if (at(Tok::Ident) && cur().text == "surface" && look(1).kind == Tok::Ident) {
       // surface FORMAT name[W][H][D]: samples in global memory.
       e.surface = true;
@@ -829,6 +854,8 @@ void check_references(const LitmusTest& t) {
       regs[*e.thread].insert(e.name);
     } else {
       locs.insert(e.name);
+      for (int g : e.replicas) locs.insert(replica_name(e.name, g));
+      for (const AliasDecl& a : t.aliases) locs.insert(a.name);
     }
   }
   for (std::size_t i = 0; i < t.threads.size(); ++i)

@@ -56,6 +56,7 @@ void add_proxy_sets(StaticPrimitives& p, const Skeleton& sk) {
       {"SUR", through(Proxy::Surface, ProxyFence::Surface)},
       {"TEX", through(Proxy::Texture, ProxyFence::Texture)},
       {"CON", through(Proxy::Constant, ProxyFence::Constant)},
+      {"ASY", through(Proxy::Async, ProxyFence::Async)},
       {"PF", [](const Event& e) { return e.proxy_fence.has_value(); }},
       {"ALIAS", [](const Event& e) { return e.proxy_fence == ProxyFence::Alias; }},
   };

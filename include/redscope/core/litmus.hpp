@@ -48,7 +48,10 @@ enum class InstrKind : std::uint8_t {
   Atom,        // atom dst, [a], v{, v2}
   Red,         // red  [a], v
   Fence,       // fence.sem.scope / membar
-  ProxyFence,  // fence.proxy.{alias,surface,texture,constant}
+  ProxyFence,  // fence.proxy.{alias,surface,texture,constant,async}
+  BulkReduce,  // multimem.cp.reduce.async.bulk
+  BulkCommit,  // cp.async.bulk.commit_group
+  BulkWait,    // cp.async.bulk.wait_group{.read} N
   Setp,        // setp.cmp.type p, a, b
   Barrier,     // bar.cta.sync / bar.cta.arrive
   Local,       // register-only arithmetic: ld r, v (move), add/sub/mul/div, createpolicy
@@ -105,6 +108,17 @@ struct SuredSpec {
   std::string reason;                        // Undefined: why
 };
 
+// multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.op{.noftz}.type
+// [dst], [src], size (seed ptx-multimem-cp-reduce-async-bulk.txt), and the
+// bulk async-group instructions.
+struct BulkSpec {
+  Operand dst, src;                   // Loc operands: a multimem range, a .shared::cta buffer
+  std::int64_t size = 0;              // bytes
+  std::int64_t wait = 0;              // BulkWait: N
+  bool read_only = false;             // BulkWait: .read
+  std::vector<std::string> replicas;  // BulkReduce, at expansion: each GPU's copy of dst
+};
+
 struct Instruction {
   InstrKind kind = InstrKind::Local;
   SourceLoc loc;
@@ -130,6 +144,7 @@ struct Instruction {
   std::string label;  // Branch/Goto target, or Label name
   BarrierSpec barrier;
   std::optional<SuredSpec> sured;  // Red through the surface proxy
+  std::optional<BulkSpec> bulk;    // BulkReduce, BulkCommit, BulkWait
 };
 
 struct ThreadCode {
@@ -156,6 +171,10 @@ struct InitEntry {
   // format: u32/u64 (UINT data) or s32/s64 (SINT data).
   bool surface = false;
   std::vector<std::size_t> dims;
+  // `multimem(0, 1) u32 m[4]`: a multimem range with a replica on each listed
+  // GPU (the cells m_gpu0[i], m_gpu1[i]); a thread's own accesses to m reach
+  // its GPU's replica.
+  std::vector<int> replicas;
 };
 
 // A term of the final condition.
@@ -201,6 +220,10 @@ struct LitmusTest {
   std::string condition_text;
   SourceLoc condition_loc;
 };
+
+// The location holding GPU g's replica of multimem range `range` ("m_gpu1"):
+// the name conditions use for it.
+std::string replica_name(const std::string& range, int gpu);
 
 // Where `t` first uses proxies (an alias declaration, a non-generic access
 // or a proxy fence), if it does: for engines that do not model them.

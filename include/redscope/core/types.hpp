@@ -22,11 +22,12 @@ enum class Space : std::uint8_t { Generic, Global, SharedCta, SharedCluster };
 // The path a memory operation takes to memory (PTX ISA §8.6 "Proxies"): ld,
 // st, atom and red use the generic proxy; surface (suld, sust, sured, suatom),
 // texture (tld) and constant (ld.const, Dat3M's cold) accesses use their own.
-enum class Proxy : std::uint8_t { Generic, Surface, Texture, Constant };
+// The async proxy: the source loads of multimem.cp.reduce.async.bulk.
+enum class Proxy : std::uint8_t { Generic, Surface, Texture, Constant, Async };
 
 // What a `fence.proxy.K` orders: accesses through proxy K against generic
 // ones (Surface, Texture, Constant), or virtual aliases (Alias).
-enum class ProxyFence : std::uint8_t { Alias, Surface, Texture, Constant };
+enum class ProxyFence : std::uint8_t { Alias, Surface, Texture, Constant, Async };
 
 // Data types of ld/st/atom/red/setp (PTX §5.2). Untyped Dat3M instructions
 // are S32. F16x2/BF16x2 are packed: two 16-bit lanes in one 32-bit value.

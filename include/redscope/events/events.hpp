@@ -30,7 +30,12 @@ struct Event {
                                           // ("y" for an alias y of x; loc when none)
   Proxy proxy = Proxy::Generic;           // memory events: the proxy of the access
   std::optional<ProxyFence> proxy_fence;  // fence.proxy.K (kind Fence, never strong)
-  Sem sem = Sem::Weak;                    // for RMW halves: the half's own semantics
+  // Events of an asynchronous bulk operation are in program order after the
+  // thread's earlier events, but before a later one only once a
+  // cp.async.bulk.wait_group has waited for them: before the wait (numbered
+  // async_until, as `instr`) and what follows it, or nothing (SIZE_MAX).
+  std::optional<std::size_t> async_until;
+  Sem sem = Sem::Weak;  // for RMW halves: the half's own semantics
   Scope scope = Scope::Sys;
   Space space = Space::Generic;
   DataType type = DataType::S32;

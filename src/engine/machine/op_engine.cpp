@@ -1063,7 +1063,8 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
   if (const std::optional<SourceLoc> at = first_proxy_use(test))
     throw InputError(Diagnostic{test.file, *at,
                                 "the operational machine (--engine op) does not model proxies "
-                                "(aliases, surface/texture/constant accesses, fence.proxy): "
+                                "(aliases, surface/texture/constant accesses, async bulk "
+                                "reductions, fence.proxy): "
                                 "check this test with the z3 or enum engine"});
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);

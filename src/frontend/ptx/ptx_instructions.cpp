@@ -342,6 +342,10 @@ class PtxCellParser {
       parse_proxy_access(in, mn, parts, c, Proxy::Surface);
     else if (base == "sured")
       parse_sured(in, mn, parts, c);
+    else if (base == "multimem")
+      parse_multimem(in, mn, parts, c);
+    else if (base == "cp" && parts.size() >= 4 && parts[1] == "async" && parts[2] == "bulk")
+      parse_bulk_group(in, mn, parts, c);
     else if (base == "suatom")
       fail(mn.loc, "'suatom' (a surface atomic with a result) is not supported yet");
     else
@@ -870,6 +874,116 @@ class PtxCellParser {
     in.sured = std::move(sp);
   }
 
+  // multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.op{.noftz}.type
+  // [dst], [src], size, as the seed's syntax and op/type table say; sm_90.
+  void parse_multimem(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                      Cell& c) {
+    static const std::vector<std::string> kHead = {
+        "multimem", "cp", "reduce", "async", "bulk", "global", "shared::cta", "bulk_group"};
+    for (std::size_t k = 1; k < kHead.size(); ++k)
+      if (parts.size() <= k || parts[k] != kHead[k])
+        fail(parts.size() <= k ? mn.loc : qual_loc(mn, parts, k),
+             fmt::format("expected multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group"
+                         ".op.type (the seed's syntax): .{} here",
+                         kHead[k]));
+    std::size_t k = kHead.size();
+    const std::optional<RmwOp> op = k < parts.size() ? parse_rmw_op(parts[k]) : std::nullopt;
+    if (!op || *op == RmwOp::Sub || *op == RmwOp::Mul || *op == RmwOp::Div || *op == RmwOp::Exch ||
+        *op == RmwOp::Cas || *op == RmwOp::Mov)
+      fail(k < parts.size() ? qual_loc(mn, parts, k) : mn.loc,
+           "the reduction is .and, .or, .xor, .add, .inc, .dec, .min or .max");
+    ++k;
+    bool noftz = false;
+    if (k < parts.size() && parts[k] == "noftz") {
+      noftz = true;
+      ++k;
+    }
+    const std::optional<DataType> ty = k < parts.size() ? parse_data_type(parts[k]) : std::nullopt;
+    if (!ty || k + 1 != parts.size())
+      fail(k < parts.size() ? qual_loc(mn, parts, k) : mn.loc,
+           "expected the element type last (.f16 .bf16 .b32 .u32 .s32 .b64 .u64 .s64 .f32 .f64)");
+    multimem_table(mn, parts, k, *op, *ty, noftz);
+    if (target_sm_ < 90)
+      fail(mn.loc, fmt::format("multimem.cp.reduce.async.bulk requires sm_90 or higher; this test "
+                               "targets sm_{}",
+                               target_sm_));
+    BulkSpec b;
+    b.dst = address_operand(c);
+    comma(c, mn, "'[dstMem], [srcMem], size'");
+    b.src = address_operand(c);
+    comma(c, mn, "'[dstMem], [srcMem], size'");
+    const Token& n = c.cur();
+    if (n.kind != Tok::Number) fail(n.loc, "size is a constant number of bytes (a multiple of 16)");
+    b.size = value_operand(c, "the size", DataType::U32).value;
+    if (b.size <= 0 || b.size % 16 != 0)
+      fail(n.loc, fmt::format("size {} is not a positive multiple of 16 (the seed: size must be a "
+                              "multiple of 16)",
+                              b.size));
+    no_operands_left(c, mn, "'[dstMem], [srcMem], size'");
+    in.kind = InstrKind::BulkReduce;
+    in.space = Space::SharedCta;  // of the source (the replicas are .global)
+    in.op = *op;
+    in.type = *ty;
+    in.noftz = noftz;
+    in.proxy = Proxy::Async;
+    // Each reduction is .relaxed.sys; the source loads are weak (the seed).
+    in.sem = Sem::Relaxed;
+    in.scope = Scope::Sys;
+    in.bulk = std::move(b);
+  }
+
+  // The seed's table: .add on .u32 .s32 .u64 .f32 .f64 .f16 .bf16; .min and
+  // .max on .u32 .s32 .u64 .s64 .f16 .bf16; .inc and .dec on .u32; .and .or
+  // .xor on .b32 .b64. .add on .f16/.bf16 requires .noftz, which nothing
+  // else takes.
+  void multimem_table(const Token& mn, const std::vector<std::string>& parts, std::size_t k,
+                      RmwOp op, DataType t, bool noftz) const {
+    auto in = [&](std::initializer_list<DataType> ok) {
+      return std::find(ok.begin(), ok.end(), t) != ok.end();
+    };
+    using D = DataType;
+    const bool fits = op == RmwOp::Add
+                          ? in({D::U32, D::S32, D::U64, D::F32, D::F64, D::F16, D::BF16})
+                      : op == RmwOp::Min || op == RmwOp::Max
+                          ? in({D::U32, D::S32, D::U64, D::S64, D::F16, D::BF16})
+                      : op == RmwOp::Inc || op == RmwOp::Dec ? in({D::U32})
+                                                             : in({D::B32, D::B64});
+    if (!fits)
+      fail(qual_loc(mn, parts, k),
+           fmt::format("multimem.cp.reduce.async.bulk.{} does not take .{} (the seed's table)",
+                       to_string(op), parts[k]));
+    const bool half = t == D::F16 || t == D::BF16;
+    if (op == RmwOp::Add && half && !noftz)
+      fail(qual_loc(mn, parts, k), fmt::format(".add on .{} requires .noftz (the seed)", parts[k]));
+    if (noftz && !(op == RmwOp::Add && half))
+      fail(qual_loc(mn, parts, k - 1), ".noftz goes with .add on .f16 or .bf16 only");
+  }
+
+  // cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N.
+  void parse_bulk_group(Instruction& in, const Token& mn, const std::vector<std::string>& parts,
+                        Cell& c) {
+    BulkSpec b;
+    if (parts.size() == 4 && parts[3] == "commit_group") {
+      in.kind = InstrKind::BulkCommit;
+    } else if (parts[3] == "wait_group" &&
+               (parts.size() == 4 || (parts.size() == 5 && parts[4] == "read"))) {
+      in.kind = InstrKind::BulkWait;
+      b.read_only = parts.size() == 5;
+      const Token& n = c.cur();
+      if (n.kind != Tok::Number)
+        fail(n.loc,
+             "cp.async.bulk.wait_group takes N, the number of groups that may stay "
+             "pending (a constant)");
+      b.wait = value_operand(c, "N", DataType::U32).value;
+    } else {
+      fail(mn.loc, fmt::format("unknown instruction '{}' (cp.async.bulk.commit_group, "
+                               "cp.async.bulk.wait_group{{.read}} N)",
+                               mn.text));
+    }
+    no_operands_left(c, mn, "");
+    in.bulk = std::move(b);
+  }
+
   // The ctype table of the seed: .b takes u32/u64/s32 for add, u32/s32/u64/
   // s64 for min and max, b32 for and/or; .p takes b32 and b64, b64 with min
   // and max only.
@@ -904,23 +1018,28 @@ class PtxCellParser {
 
   // fence.proxy.{alias,surface,texture,constant} (PTX §9.7.13.4): orders
   // accesses through virtual aliases, or through the named proxy against
-  // generic ones (docs/model.md "Proxies").
+  // generic ones (docs/model.md "Proxies"); fence.proxy.async{.shared::cta}
+  // orders generic accesses with the async proxy (the source reads of bulk
+  // reductions).
   void parse_proxy_fence(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
     in.kind = InstrKind::ProxyFence;
     static constexpr std::pair<std::string_view, ProxyFence> kinds[] = {
         {"alias", ProxyFence::Alias},
         {"surface", ProxyFence::Surface},
         {"texture", ProxyFence::Texture},
-        {"constant", ProxyFence::Constant}};
+        {"constant", ProxyFence::Constant},
+        {"async", ProxyFence::Async}};
     if (parts.size() < 3)
-      fail(mn.loc, "fence.proxy needs a proxy kind: .alias, .surface, .texture or .constant");
+      fail(mn.loc,
+           "fence.proxy needs a proxy kind: .alias, .surface, .texture, .constant or .async");
     for (const auto& [name, kind] : kinds)
       if (parts[2] == name) in.fenced = kind;
     if (parts[2] != to_string(in.fenced))
       fail(qual_loc(mn, parts, 2),
            fmt::format("proxy fence kind '.{}' is not supported (alias, surface, texture, "
-                       "constant)",
+                       "constant, async)",
                        parts[2]));
+    if (in.fenced == ProxyFence::Async && parts.size() == 4 && parts[3] == "shared::cta") return;
     if (parts.size() > 3)
       fail(qual_loc(mn, parts, 3),
            fmt::format("fence.proxy.{} takes no further qualifier", parts[2]));
