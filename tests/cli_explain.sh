@@ -36,4 +36,8 @@ grep -q '"axioms": \["Causality"\]' <<<"$out" || fail "JSON axioms: $out"
 "$bin" run "$litmus/classic/MP.litmus" --dot "$dir/run" >/dev/null || fail "run --dot exit status"
 [ -s "$dir/run/MP-1.dot" ] || fail "run --dot wrote no picture"
 grep -q 'cluster_P0' "$dir/run/MP-1.dot" || fail "threads are not grouped"
+# An execution that traps has no values: a condition on values is explained
+# as unreachable, never with the trapping execution as its witness.
+out=$("$bin" explain "$litmus/sured/trap-past-the-end.litmus" --condition 2>&1)
+grep -q 'is Forbidden' <<<"$out" || fail "a trapping execution must not witness a value condition: $out"
 echo "explain: all checks passed"

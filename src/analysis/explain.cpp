@@ -133,6 +133,12 @@ struct PathCheck {
               c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
     }
     if (test.filter) s.add(condition_to_z3(c, *test.filter, t.obs, terms));
+    // Values are an outcome of an execution that ends normally, not of one
+    // that trapped or went undefined (events.hpp, kStatusRegister).
+    const RegName status{kStatusThread, kStatusRegister};
+    if (sk.final_regs.count(status))
+      s.add(enc.observable(Observable{"status", true, status, "", DataType::U32}) ==
+            c.bv_val(0, 32));
   }
   // Satisfiable with the named axioms (and every unnamed check) assumed.
   bool sat_with(const std::vector<std::string>& axioms) {
