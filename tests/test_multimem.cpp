@@ -137,6 +137,12 @@ TEST_CASE("multimem: operands are checked, statically", "[multimem]") {
              Catch::Contains("declared .shared::cta buffer"));
   CHECK_THAT(error_of(add + "[dstMem], [srcMem], 16", "u64"), Catch::Contains("mixed-size"));
   CHECK_THAT(error_of("cp.async.bulk.wait_group.read r0", "u32"), Catch::Contains("a constant"));
+  // No range declared at all: the same error, not a crash (found by redscope_fuzz).
+  const LitmusTest none = parse_litmus("PTX t\n{\nshared u32 s[4];\n}\n P0@cta 0,gpu 0 ;\n " + add +
+                                           "[m], [s], 16 ;\n"
+                                           "exists (0 == 0)\n",
+                                       "t.litmus");
+  CHECK_THROWS_WITH(expand(none, ExpandOptions{}), Catch::Contains("'m' is not a multimem range"));
   const LitmusTest far = parse_litmus(
       "PTX t\n{\nmultimem(0, 1) u32 m[4];\n}\n P0@cta 0,gpu 2 ;\n st.weak [m], 1 ;\n"
       "exists (m_gpu0[0] == 0)\n",

@@ -66,7 +66,12 @@ void resolve_multimem(LitmusTest& t) {
   std::map<std::string, InitEntry> ranges;
   for (const InitEntry& e : t.init)
     if (!e.thread && !e.replicas.empty()) ranges[e.name] = e;
-  if (ranges.empty()) return;
+  if (ranges.empty()) {  // a bulk reduction still needs a range: say so
+    for (ThreadCode& tc : t.threads)
+      for (Instruction& in : tc.code)
+        if (in.kind == InstrKind::BulkReduce) resolve_bulk(t, ranges, in);
+    return;
+  }
   std::vector<InitEntry> init;
   for (const InitEntry& e : t.init) {
     if (e.thread || e.replicas.empty()) {
