@@ -1,5 +1,6 @@
 // Alias resolution (see aliases.hpp).
 #include "events/aliases.hpp"
+#include "events/input_error.hpp"
 
 #include <map>
 #include <set>
@@ -8,10 +9,6 @@
 
 namespace redscope::detail {
 namespace {
-
-[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
-  throw InputError(Diagnostic{t.file, at, std::move(msg)});
-}
 
 class Aliases {
  public:

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "events/aliases.hpp"
+#include "events/input_error.hpp"
 #include "events/memory_layout.hpp"
 #include "events/multimem.hpp"
 #include "events/surfaces.hpp"
@@ -32,9 +33,7 @@ struct ThreadPath {
 using detail::CellAccess;
 using detail::MemoryLayout;
 
-[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
-  throw InputError(Diagnostic{t.file, at, std::move(msg)});
-}
+using detail::input_error;
 
 class PathBuilder {
  public:

@@ -2,6 +2,7 @@
 // access checks of the PTX memory model (see memory_layout.hpp): one cell size
 // per location, alignment, state spaces, and who may reach shared memory.
 #include "events/memory_layout.hpp"
+#include "events/input_error.hpp"
 
 #include <functional>
 
@@ -9,10 +10,6 @@
 
 namespace redscope::detail {
 namespace {
-
-[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
-  throw InputError(Diagnostic{t.file, at, std::move(msg)});
-}
 
 bool is_shared(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
 

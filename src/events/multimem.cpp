@@ -1,5 +1,6 @@
 // Multimem ranges (see multimem.hpp).
 #include "events/multimem.hpp"
+#include "events/input_error.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +9,6 @@
 
 namespace redscope::detail {
 namespace {
-
-[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
-  throw InputError(Diagnostic{t.file, at, std::move(msg)});
-}
 
 const InitEntry* declared(const LitmusTest& t, const std::string& name) {
   for (const InitEntry& e : t.init)

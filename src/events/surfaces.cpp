@@ -1,5 +1,6 @@
 // Surfaces and sured (see surfaces.hpp).
 #include "events/surfaces.hpp"
+#include "events/input_error.hpp"
 
 #include <algorithm>
 
@@ -7,10 +8,6 @@
 
 namespace redscope::detail {
 namespace {
-
-[[noreturn]] void input_error(const LitmusTest& t, SourceLoc at, std::string msg) {
-  throw InputError(Diagnostic{t.file, at, std::move(msg)});
-}
 
 const InitEntry* find_surface(const LitmusTest& t, const std::string& name) {
   for (const InitEntry& e : t.init)
