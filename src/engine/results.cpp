@@ -228,18 +228,18 @@ void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found) {
   // An execution that ended early has no final values: one outcome per
   // status, which satisfies no condition.
-  if (const auto k = status_index(r.observables)) {
+  const auto status = status_index(r.observables);
+  if (status) {
     std::map<std::vector<std::uint64_t>, Witness> merged;
     for (auto& [vals, w] : found) {
       std::vector<std::uint64_t> v = vals;
-      if (v[*k] != 0)
+      if (v[*status] != 0)
         for (std::size_t i = 0; i < v.size(); ++i)
-          if (i != *k) v[i] = 0;
+          if (i != *status) v[i] = 0;
       merged.emplace(std::move(v), std::move(w));
     }
     found = std::move(merged);
   }
-  const auto status = status_index(r.observables);
   for (auto& [vals, w] : found)
     r.outcomes.push_back(Outcome{
         vals,

@@ -37,11 +37,13 @@ using detail::input_error;
 
 class PathBuilder {
  public:
-  PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o)
+  PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o,
+              const std::vector<std::string>& undefined_reasons)
       : t_(t),
         mem_(m),
         tid_(tid),
-        opts_(o) {}
+        opts_(o),
+        undefined_reasons_(undefined_reasons) {}
 
   std::vector<ThreadPath> run() {
     State s;
@@ -376,21 +378,21 @@ class PathBuilder {
       for (std::size_t g = 0; g < b.replicas.size(); ++g) {
         const CellAccess c = access(b.replicas[g], b.dst.offset + off, Space::Global);
         const auto element = static_cast<unsigned>(i * (b.replicas.size() + 1) + g + 1);
-        PathEvent rd = cell_event(s, in, EventKind::Read, c, guard);
-        rd.ev.in_rmw = true;
-        rd.ev.proxy = Proxy::Generic;
-        rd.ev.space = Space::Global;
-        rd.ev.element = element;
-        rd.ev.async_until = SIZE_MAX;
+        // Both halves: a generic .global RMW element, not yet waited for.
+        auto half = [&](EventKind k) {
+          PathEvent h = cell_event(s, in, k, c, guard);
+          h.ev.in_rmw = true;
+          h.ev.proxy = Proxy::Generic;
+          h.ev.space = Space::Global;
+          h.ev.element = element;
+          h.ev.async_until = SIZE_MAX;
+          return h;
+        };
+        PathEvent rd = half(EventKind::Read);
         const std::size_t oi = s.path.events.size();
         rd.ev.self = ReadRef{tid_, oi};
         push(s, std::move(rd));
-        PathEvent wr = cell_event(s, in, EventKind::Write, c, guard);
-        wr.ev.in_rmw = true;
-        wr.ev.proxy = Proxy::Generic;
-        wr.ev.space = Space::Global;
-        wr.ev.element = element;
-        wr.ev.async_until = SIZE_MAX;
+        PathEvent wr = half(EventKind::Write);
         wr.ev.value =
             rmw_result(in.op, make_read(ReadRef{tid_, oi}, w), src, in.type, Space::Global);
         wr.data = local_reads(wr.ev.value);
@@ -434,7 +436,7 @@ class PathBuilder {
     if (sp.effect == SuredEffect::Drop) return false;
     std::uint64_t code = kStatusTrap;
     if (sp.effect == SuredEffect::Undefined) {
-      const std::vector<std::string> reasons = undefined_reasons(t_);
+      const auto& reasons = undefined_reasons_;
       const auto it = std::find(reasons.begin(), reasons.end(), sp.reason);
       code = kStatusUndefined + static_cast<std::uint64_t>(it - reasons.begin());
     }
@@ -528,6 +530,7 @@ class PathBuilder {
   const MemoryLayout& mem_;
   ThreadId tid_;
   const ExpandOptions& opts_;
+  const std::vector<std::string>& undefined_reasons_;  // numbering the status codes
   std::vector<ThreadPath> out_;
 };
 
@@ -638,23 +641,24 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   detail::resolve_surfaces(t);
   detail::resolve_multimem(t);
   const MemoryLayout mem(t);
+  Expansion out;
+  out.undefined_reasons = undefined_reasons(t);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;
   for (std::size_t i = 0; i < t.threads.size(); ++i) {
-    per_thread.push_back(PathBuilder(t, mem, static_cast<ThreadId>(i), opts).run());
+    per_thread.push_back(
+        PathBuilder(t, mem, static_cast<ThreadId>(i), opts, out.undefined_reasons).run());
     total *= per_thread.back().size();
     if (total > opts.max_paths)
       input_error(t, t.threads[i].loc,
                   fmt::format("more than {} path combinations at unroll bound {}; lower --unroll",
                               opts.max_paths, opts.unroll));
   }
-  Expansion out;
   std::vector<std::size_t> idx(per_thread.size(), 0);
   for (;;) {
     std::vector<const ThreadPath*> paths;
     for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
     out.skeletons.push_back(build(t, mem, paths, idx));
-    out.undefined_reasons = undefined_reasons(t);
     std::size_t k = 0;
     while (k < idx.size() && ++idx[k] == per_thread[k].size()) {
       idx[k] = 0;
