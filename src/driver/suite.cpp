@@ -91,8 +91,7 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
         for (std::string& a : test_addresses(f)) out.push_back(std::move(a));
     } else if (fs::exists(p, ec)) {
       for (std::string& a : test_addresses(p)) out.push_back(std::move(a));
-    } else if (const std::size_t h = p.rfind('#');
-               h != std::string::npos && fs::is_regular_file(p.substr(0, h), ec)) {
+    } else if (address_file(p) != p && fs::is_regular_file(address_file(p), ec)) {
       out.push_back(p);  // FILE#N: one test of a file holding several
     } else {
       probs.push_back(Diagnostic{p, {0, 0}, "no such file or folder"});

@@ -381,11 +381,11 @@ class Parser {
     if (m == "fence") {
       fence(in, mn);
     } else if (m == "ld" || m == "tld" || m == "suld" || m == "ldc") {
-      load(in, mn, tc, tid);
+      load(in, mn, tid);
     } else if (m == "st" || m == "sust") {
-      store(in, mn, tc, tid);
+      store(in, mn, tid);
     } else if (m == "atom" || m == "red") {
-      rmw(in, mn, tc, tid);
+      rmw(in, mn, tid);
     } else if (m == "suatom" || m == "sured") {
       fail(file_, mn.loc,
            fmt::format("'{}' (a surface read-modify-write) is not supported yet", m));
@@ -448,7 +448,7 @@ class Parser {
 
   // A destination register: NVIDIA's registers are global names, so each
   // belongs to the one thread that writes it.
-  Operand dst_register(const ThreadCode& tc, ThreadId tid) {
+  Operand dst_register(ThreadId tid) {
     if (!is_reg(cur())) fail_here(fmt::format("expected a register rN, found {}", what()));
     const Tok& r = next();
     auto [it, fresh] = owner_.emplace(r.text, tid);
@@ -457,7 +457,6 @@ class Parser {
            fmt::format("register {} is already written by {}: registers name one thread's "
                        "values",
                        r.text, t_.threads[it->second].name));
-    (void)tc;
     return Operand{Operand::Kind::Reg, r.text, 0, 0, r.loc, {}};
   }
 
@@ -497,7 +496,7 @@ class Parser {
     }
   }
 
-  void load(Instruction& in, const Tok& mn, const ThreadCode& tc, ThreadId tid) {
+  void load(Instruction& in, const Tok& mn, ThreadId tid) {
     in.kind = InstrKind::Load;
     in.proxy = mn.text == "ld"     ? Proxy::Generic
                : mn.text == "tld"  ? Proxy::Texture
@@ -512,14 +511,14 @@ class Parser {
                        to_string(in.proxy)));
     if (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
       fail(file_, q.sem_at, fmt::format("'{}' does not take .{}", mn.text, to_string(in.sem)));
-    in.dst = dst_register(tc, tid);
+    in.dst = dst_register(tid);
     expect(T::Comma, "',' after the destination");
     in.addr = address_operand();
     in.text += fmt::format(" {}, [{}]", in.dst->name, in.addr->name);
     return_value(*in.dst, tid);
   }
 
-  void store(Instruction& in, const Tok& mn, const ThreadCode& /*tc*/, ThreadId tid) {
+  void store(Instruction& in, const Tok& mn, ThreadId tid) {
     in.kind = InstrKind::Store;
     in.proxy = mn.text == "st" ? Proxy::Generic : Proxy::Surface;
     const Quals q = qualifiers(in.text);
@@ -535,7 +534,7 @@ class Parser {
 
   // atom.add{.sem}{.scope} r, [a], v and red.add{.sem}{.scope} [a], v: PTX's
   // defaults, .relaxed and .gpu.
-  void rmw(Instruction& in, const Tok& mn, const ThreadCode& tc, ThreadId tid) {
+  void rmw(Instruction& in, const Tok& mn, ThreadId tid) {
     const bool red = mn.text == "red";
     in.kind = red ? InstrKind::Red : InstrKind::Atom;
     Quals q = qualifiers(in.text);
@@ -552,7 +551,7 @@ class Parser {
         (red && in.sem == Sem::AcqRel))
       fail(file_, q.sem_at, fmt::format("'{}' does not take .{}", mn.text, to_string(in.sem)));
     if (!red) {
-      in.dst = dst_register(tc, tid);
+      in.dst = dst_register(tid);
       expect(T::Comma, "',' after the destination");
     }
     in.addr = address_operand();
