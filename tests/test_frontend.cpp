@@ -301,6 +301,14 @@ TEST_CASE(".test templates: one test per row, holes filled from the row's column
   REQUIRE(ts[1].aliases.size() == 1);
   CHECK(ts[1].aliases[0].proxy == Proxy::Surface);
   CHECK(ts[0].condition_text == "r0 == 1");
+  // One row alone, as FILE.test#N is checked: the same test, the others unparsed.
+  REQUIRE(dialects()[1].parse_nth != nullptr);
+  const std::optional<LitmusTest> second = dialects()[1].parse_nth(kNvTemplate, "dir/t.test", 2);
+  REQUIRE(second);
+  CHECK(second->name == "t#2");
+  CHECK(second->quantifier == Quantifier::Assert);
+  CHECK_FALSE(dialects()[1].parse_nth(kNvTemplate, "dir/t.test", 3));
+  CHECK_FALSE(dialects()[1].parse_nth(kNvTemplate, "dir/t.test", 0));
 }
 
 TEST_CASE(".test bad input is a located error", "[frontend]") {
@@ -332,6 +340,13 @@ TEST_CASE(".test bad input is a located error", "[frontend]") {
   CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\n") ==
         "t.test:3:1: error: a .test file makes at least one claim: permit(...), assert(...) or "
         "check(...)");
+  // Nesting is bounded as in litmus conditions; long chains are one node.
+  CHECK_THAT(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\npermit(" + std::string(300, '(') +
+                      "r0 == 0" + std::string(300, ')') + ") as a;\n"),
+             Catch::Contains("nested deeper than 256 levels"));
+  std::string chain = "r0 == 0";
+  for (int i = 0; i < 5000; ++i) chain += " && r0 == 0";
+  CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\npermit(" + chain + ") as a;\n").empty());
   CHECK(nv_error(".global x;\nd0.b0.t0 { ld r0, [x]; }\npermit(r0 == 0) as a;\n$$\n") ==
         "t.test:4:1: error: the '$$' table has no row");
 }

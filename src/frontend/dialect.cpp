@@ -28,7 +28,7 @@ bool nv_claims(const std::filesystem::path& path, std::string_view /*head*/) {
 
 constexpr std::array kDialects{
     Dialect{"ptx-litmus", ".litmus", ptx_claims, ptx_parse},
-    Dialect{"nvidia-test", ".test", nv_claims, detail::parse_nv_test},
+    Dialect{"nvidia-test", ".test", nv_claims, detail::parse_nv_test, detail::parse_nv_test_nth},
 };
 
 }  // namespace

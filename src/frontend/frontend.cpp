@@ -710,9 +710,7 @@ class Parser {
   }
 
   // `a /\ b /\ c` is one n-ary node, so long conjunctions add no depth; `~`
-  // and parentheses do, up to kMaxConditionDepth (every walk over a
-  // condition recurses, so the input must not choose the depth).
-  static constexpr int kMaxConditionDepth = 256;
+  // and parentheses do, up to kMaxConditionDepth (litmus.hpp).
 
   CondExpr parse_or() { return parse_chain(Tok::Or, CondExpr::Kind::Or); }
 

@@ -47,11 +47,19 @@ std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
 
 // The dialect that claims the file reads it; a file named explicitly that no
 // dialect claims is read by the first one (PTX litmus), whatever its name.
+namespace {
+
+// The dialect that reads a file's text (the first one when none claims it).
+const Dialect& reader_of(const std::string& path, std::string_view text) {
+  const Dialect* d = dialect_for(path, text.substr(0, kDialectHeadBytes));
+  return d ? *d : dialects().front();
+}
+
+}  // namespace
+
 std::vector<LitmusTest> parse_litmus_tests(const std::string& path, std::size_t max_bytes) {
   const std::string text = read_litmus_source(path, max_bytes);
-  const Dialect* d = dialect_for(path, std::string_view(text).substr(0, kDialectHeadBytes));
-  if (!d) d = &dialects().front();
-  return d->parse(text, path);
+  return reader_of(path, text).parse(text, path);
 }
 
 namespace {
@@ -73,6 +81,12 @@ std::optional<std::pair<std::string, std::size_t>> split_address(const std::stri
 LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
   const auto addr = split_address(path);
   const std::string file = addr ? addr->first : path;
+  if (addr) {
+    const std::string text = read_litmus_source(file, max_bytes);
+    const Dialect& d = reader_of(file, text);
+    if (d.parse_nth)
+      if (std::optional<LitmusTest> t = d.parse_nth(text, file, addr->second)) return std::move(*t);
+  }
   std::vector<LitmusTest> tests = parse_litmus_tests(file, max_bytes);
   if (addr) {
     if (addr->second == 0 || addr->second > tests.size())

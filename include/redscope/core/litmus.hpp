@@ -187,6 +187,11 @@ struct CondTerm {
   SourceLoc loc;
 };
 
+// How deep `~`/`not` and parentheses may nest in a condition: every walk
+// over a condition recurses, so the input must not choose the depth. Chains
+// of /\ and \/ (&& and ||) are one n-ary node each and add no depth.
+inline constexpr int kMaxConditionDepth = 256;
+
 struct CondExpr {
   enum class Kind : std::uint8_t { True, False, And, Or, Not, Cmp };
   Kind kind = Kind::True;

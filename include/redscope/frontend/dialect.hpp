@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ struct Dialect {
   // The tests in a file's text (a template file may yield many); throws
   // InputError at the offending position.
   std::vector<LitmusTest> (*parse)(std::string_view text, const std::string& file);
+  // Test n (from 1) alone, without building the others (a template's row),
+  // or none when there are fewer; null when `parse` is as cheap.
+  std::optional<LitmusTest> (*parse_nth)(std::string_view text, const std::string& file,
+                                         std::size_t n) = nullptr;
 };
 
 inline constexpr std::size_t kDialectHeadBytes = 256;

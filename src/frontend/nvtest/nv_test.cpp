@@ -486,13 +486,16 @@ class Parser {
     c.cmp = CmpOp::Eq;
     c.lhs = CondTerm{CondTerm::Kind::Reg, tid, dst.name, {}, dst.loc};
     c.rhs = CondTerm{CondTerm::Kind::Const, 0, "", Literal{n.text, n.loc}, n.loc};
+    // All return values together: one n-ary conjunction (no depth).
     if (!t_.filter) {
       t_.filter = c;
+    } else if (t_.filter->kind == CondExpr::Kind::And) {
+      t_.filter->kids.push_back(std::move(c));
     } else {
       CondExpr both;
       both.kind = CondExpr::Kind::And;
-      both.kids = {*t_.filter, c};
-      t_.filter = both;
+      both.kids = {std::move(*t_.filter), std::move(c)};
+      t_.filter = std::move(both);
     }
   }
 
@@ -585,40 +588,47 @@ class Parser {
     return t;
   }
 
-  CondExpr disjunction() {
-    CondExpr e = conjunction();
-    while (at(T::OrOr)) {
+  // As the litmus dialect's conditions: a chain of && or || is one n-ary
+  // node, `not` and parentheses nest at most kMaxConditionDepth levels.
+  CondExpr disjunction() { return chain(T::OrOr, CondExpr::Kind::Or); }
+  CondExpr conjunction() { return chain(T::AndAnd, CondExpr::Kind::And); }
+
+  CondExpr chain(T op, CondExpr::Kind kind) {
+    CondExpr first = op == T::OrOr ? conjunction() : comparison();
+    if (!at(op)) return first;
+    CondExpr e;
+    e.kind = kind;
+    e.kids.push_back(std::move(first));
+    while (at(op)) {
       next();
-      CondExpr o;
-      o.kind = CondExpr::Kind::Or;
-      o.kids = {std::move(e), conjunction()};
-      e = std::move(o);
+      e.kids.push_back(op == T::OrOr ? conjunction() : comparison());
     }
     return e;
   }
-  CondExpr conjunction() {
-    CondExpr e = comparison();
-    while (at(T::AndAnd)) {
-      next();
-      CondExpr a;
-      a.kind = CondExpr::Kind::And;
-      a.kids = {std::move(e), comparison()};
-      e = std::move(a);
-    }
-    return e;
+
+  // Enters one level of `not` or parentheses.
+  void deeper() {
+    if (++depth_ > kMaxConditionDepth)
+      fail_here(fmt::format("condition nested deeper than {} levels of 'not' and parentheses",
+                            kMaxConditionDepth));
   }
+
   CondExpr comparison() {
     if (at_word("not")) {
+      deeper();
       next();
       CondExpr n;
       n.kind = CondExpr::Kind::Not;
       n.kids = {comparison()};
+      --depth_;
       return n;
     }
     if (at(T::LParen)) {
+      deeper();
       next();
       CondExpr e = disjunction();
       expect(T::RParen, "')'");
+      --depth_;
       return e;
     }
     CondExpr c;
@@ -653,6 +663,7 @@ class Parser {
   LitmusTest t_;
   std::set<std::string> declared_;
   std::map<std::string, ThreadId> owner_;  // register -> the thread writing it
+  int depth_ = 0;                          // `not` and parentheses entered
 };
 
 // The template's tokens with every hole filled from `row`.
@@ -672,40 +683,83 @@ std::vector<Tok> fill(const std::vector<Tok>& tmpl, const Row& row, const std::s
 
 }  // namespace
 
-std::vector<LitmusTest> parse_nv_test(std::string_view text, const std::string& file) {
-  const std::string stem = std::filesystem::path(file).stem().string();
-  const Split s = split_template(text);
-  const std::vector<Tok> tmpl = lex(s.body, SourceLoc{1, 1}, file);
+namespace {
+
+// A file's template, checked: holes against columns, every row's columns.
+struct Template {
+  Split split;
+  std::vector<Tok> body;
+  std::string stem;
+};
+
+Template load(std::string_view text, const std::string& file) {
+  Template t{split_template(text), {}, std::filesystem::path(file).stem().string()};
+  const Split& s = t.split;
+  t.body = lex(s.body, SourceLoc{1, 1}, file);
   const auto first_hole =
-      std::find_if(tmpl.begin(), tmpl.end(), [](const Tok& t) { return t.kind == T::Hole; });
+      std::find_if(t.body.begin(), t.body.end(), [](const Tok& k) { return k.kind == T::Hole; });
   if (!s.table_line) {
-    if (first_hole != tmpl.end())
+    if (first_hole != t.body.end())
       fail(file, first_hole->loc,
            fmt::format("hole {} outside a template: a template ends with a '$$' line and its "
                        "table",
                        first_hole->text));
-    return Parser(tmpl, file, stem).parse();
+    return t;
   }
   if (s.rows.empty()) fail(file, SourceLoc{*s.table_line, 1}, "the '$$' table has no row");
   const std::size_t columns = s.rows.front().cells.size();
-  for (const Tok& t : tmpl)
-    if (t.kind == T::Hole && t.hole >= columns)
-      fail(file, t.loc,
-           fmt::format("hole {} has no column: the table's rows have {} (holes $0 to ${})", t.text,
+  for (const Tok& k : t.body)
+    if (k.kind == T::Hole && k.hole >= columns)
+      fail(file, k.loc,
+           fmt::format("hole {} has no column: the table's rows have {} (holes $0 to ${})", k.text,
                        columns, columns - 1));
-  std::vector<LitmusTest> out;
-  for (std::size_t i = 0; i < s.rows.size(); ++i) {
-    const Row& r = s.rows[i];
+  for (const Row& r : s.rows)
     if (r.cells.size() != columns)
       fail(file, SourceLoc{r.line, 1},
            fmt::format("this row has {} columns, the first row {}: every row fills the same "
                        "holes",
                        r.cells.size(), columns));
-    for (LitmusTest& t :
-         Parser(fill(tmpl, r, file), file, fmt::format("{}#{}", stem, i + 1)).parse())
-      out.push_back(std::move(t));
-  }
+  return t;
+}
+
+// The tests of row i (from 0), or of the whole file when it is no template.
+std::vector<LitmusTest> row_tests(const Template& t, std::size_t i, const std::string& file) {
+  if (!t.split.table_line) return Parser(t.body, file, t.stem).parse();
+  return Parser(fill(t.body, t.split.rows[i], file), file, fmt::format("{}#{}", t.stem, i + 1))
+      .parse();
+}
+
+}  // namespace
+
+std::vector<LitmusTest> parse_nv_test(std::string_view text, const std::string& file) {
+  const Template t = load(text, file);
+  const std::size_t rows = t.split.table_line ? t.split.rows.size() : 1;
+  std::vector<LitmusTest> out;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (LitmusTest& x : row_tests(t, i, file)) out.push_back(std::move(x));
   return out;
+}
+
+std::optional<LitmusTest> parse_nv_test_nth(std::string_view text, const std::string& file,
+                                            std::size_t n) {
+  const Template t = load(text, file);
+  std::vector<LitmusTest> first = row_tests(t, 0, file);
+  if (n == 0) return std::nullopt;
+  // Every row makes the same claims unless a hole holds one: the row holding
+  // test n follows from the first row's count; when that row disagrees, the
+  // whole table decides.
+  const std::size_t per_row = first.size(), row = (n - 1) / per_row;
+  if (!t.split.table_line || row == 0) {
+    if (n > per_row) return std::nullopt;
+    return std::move(first[n - 1]);
+  }
+  if (row < t.split.rows.size()) {
+    std::vector<LitmusTest> tests = row_tests(t, row, file);
+    if (tests.size() == per_row) return std::move(tests[(n - 1) % per_row]);
+  }
+  std::vector<LitmusTest> all = parse_nv_test(text, file);
+  if (n > all.size()) return std::nullopt;
+  return std::move(all[n - 1]);
 }
 
 }  // namespace redscope::detail

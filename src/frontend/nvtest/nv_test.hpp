@@ -3,6 +3,7 @@
 // LitmusTests (docs/litmus-format.md, "NVIDIA .test files").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,5 +19,11 @@ namespace redscope::detail {
 // Throws a located InputError; an error inside a filled hole points at the
 // row's cell.
 std::vector<LitmusTest> parse_nv_test(std::string_view text, const std::string& file);
+
+// Test n (from 1) of the file, parsing only the template row that holds it
+// (checking a FILE.test#N parses one row, not the whole table again); none
+// when the file holds fewer tests.
+std::optional<LitmusTest> parse_nv_test_nth(std::string_view text, const std::string& file,
+                                            std::size_t n);
 
 }  // namespace redscope::detail
