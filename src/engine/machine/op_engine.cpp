@@ -343,7 +343,7 @@ class Machine {
       if (m.rmw_source == op::kNoMsg || s.mem.position(c, m.rmw_source) >= index) continue;
       const Event& rw = ev(o[k]);
       if (!ms(w, rw) || !ms(w, ev(m.rmw_read))) continue;
-      if (!w.in_rmw && model_ == ModelKind::PtxSm6x && shared_space(rw.space)) continue;
+      if (!w.in_rmw && has_sm6x_rule(model_) && shared_space(rw.space)) continue;
       return true;
     }
     return false;
@@ -943,8 +943,11 @@ class Machine {
         }
         if (!ev(x).is_barrier() || !same_barrier(s, ev(x), b)) continue;
         ++members;
+        // An arrival counts once made: an arrive-only barrier at the thread's
+        // pc has not yet pushed the thread's view (counting it early let a
+        // waiter pass before the writes the arrival releases).
         const EventId pc = s.th[u].pc;
-        arrived += pc > x || (pc == x && (s.th[u].arrived || ev(x).barrier_arrive_only));
+        arrived += pc > x || (pc == x && s.th[u].arrived);
       }
     return b.quorum ? arrived >= static_cast<std::size_t>(*b.quorum) : arrived == members;
   }
