@@ -6,6 +6,7 @@
 // each cell to the dialect's instruction parser.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,15 +23,28 @@ struct InstructionCell {
   const std::vector<Token>& toks;
   const std::string& file;  // for diagnostics
   int target_sm;            // the test's Target=sm_NN
+  const LitmusTest& test;   // the test so far: header, init block, thread row
 };
 
 // A dialect's instruction parser: appends the cell's instruction (or label)
-// to `thread`, or throws InputError at the offending token.
-using InstructionParser = void (*)(const InstructionCell& cell, ThreadCode& thread);
+// to `thread`, or throws InputError at the offending token. It may keep
+// state across the cells of one test (the SASS dialect's branch targets).
+using InstructionParser = std::function<void(const InstructionCell& cell, ThreadCode& thread)>;
+
+// What differs between the dialects that share the container.
+struct ContainerOptions {
+  std::string_view arch = "PTX";   // the first word of the file
+  bool address_registers = false;  // init may give a register a location's address: P0:R2 = x;
+};
 
 // Parses the container, handing every cell to `instructions` in row order,
 // thread by thread within a row. Checks labels once all rows are read.
 LitmusTest parse_container(std::string_view text, const std::string& file,
-                           InstructionParser instructions);
+                           const InstructionParser& instructions,
+                           const ContainerOptions& options = {});
+
+// Checks that the condition, filter and `locations` name only registers and
+// locations the test has; throws InputError at the first that it does not.
+void check_references(const LitmusTest& t);
 
 }  // namespace redscope::detail

@@ -32,10 +32,12 @@ using detail::is_register_name;
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file, InstructionParser instructions)
+  Parser(std::string_view text, const std::string& file, const InstructionParser& instructions,
+         const detail::ContainerOptions& options)
       : file_(file),
         text_(text),
-        instructions_(instructions) {
+        instructions_(instructions),
+        options_(options) {
     const std::string body = split_header();
     toks_ = detail::tokenize(body, file);
   }
@@ -117,7 +119,8 @@ class Parser {
       ++line;
     }
     if (t_.arch.empty())
-      throw InputError(Diagnostic{file_, {1, 1}, "empty file: expected 'PTX <name>'"});
+      throw InputError(Diagnostic{
+          file_, {1, 1}, fmt::format("empty file: expected '{} <name>'", options_.arch)});
     const std::size_t brace = first_brace_outside_quotes(body, i);
     const std::size_t stop = brace == std::string::npos ? body.size() : brace;
     // Metadata lines between the name line and the brace.
@@ -154,19 +157,23 @@ class Parser {
     if (b == std::string_view::npos) b = l.size();
     const std::string arch(l.substr(a, b - a));
     const SourceLoc at{line, static_cast<int>(a) + 1};
-    if (arch != "PTX" && arch != "ptx")
-      throw InputError(Diagnostic{file_, at,
-                                  fmt::format("unsupported architecture '{}': redscope reads PTX "
-                                              "litmus tests (first line 'PTX <name>')",
-                                              arch)});
-    t_.arch = "PTX";
+    std::string upper = arch;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper != options_.arch)
+      throw InputError(Diagnostic{
+          file_, at,
+          fmt::format("unsupported architecture '{}': this dialect reads {} litmus tests (first "
+                      "line '{} <name>')",
+                      printable(arch), options_.arch, options_.arch)});
+    t_.arch = std::string(options_.arch);
     std::string name(l.substr(b));
     name.erase(0, name.find_first_not_of(" \t"));
     while (!name.empty() && (name.back() == ' ' || name.back() == '\t' || name.back() == '\r'))
       name.pop_back();
     if (name.empty())
-      throw InputError(
-          Diagnostic{file_, {line, static_cast<int>(b) + 1}, "expected a test name after 'PTX'"});
+      throw InputError(Diagnostic{file_,
+                                  {line, static_cast<int>(b) + 1},
+                                  fmt::format("expected a test name after '{}'", options_.arch)});
     t_.name = name;
   }
 
@@ -441,6 +448,13 @@ class Parser {
       e.values.push_back(Literal{n.text, n.loc});
       return;
     }
+    // SASS: a register may hold a location's address (`P0:R2 = x;`).
+    if (options_.address_registers && e.thread && at(Tok::Ident) && cur().text != "inf" &&
+        cur().text != "nan") {
+      const Token& n = next();
+      e.values.push_back(Literal{n.text, n.loc});
+      return;
+    }
     if (at(Tok::Amp) || (at(Tok::Ident) && cur().text != "inf" && cur().text != "nan"))
       fail_here(
           "address values are not supported: initialise locations and registers with numbers "
@@ -631,7 +645,7 @@ class Parser {
     }
     if (cell.empty()) return;
     cell.push_back(Token{Tok::End, "end of instruction", end});
-    instructions_(InstructionCell{cell, file_, t_.target_sm}, t_.threads[col]);
+    instructions_(InstructionCell{cell, file_, t_.target_sm, t_}, t_.threads[col]);
   }
 
   void check_labels(const ThreadCode& tc) const {
@@ -830,7 +844,8 @@ class Parser {
 
   const std::string& file_;
   std::string_view text_;
-  InstructionParser instructions_;
+  const InstructionParser& instructions_;
+  detail::ContainerOptions options_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
   int cond_depth_ = 0;  // levels of `~` and parentheses being parsed
@@ -839,7 +854,7 @@ class Parser {
 
 // Semantic checks that need the whole test: thread references in the init
 // block and the condition, and registers read before any definition.
-void check_references(const LitmusTest& t) {
+void check_references_impl(const LitmusTest& t) {
   auto fail = [&](SourceLoc at, std::string msg) {
     throw InputError(Diagnostic{t.file, at, std::move(msg)});
   };
@@ -907,15 +922,17 @@ void check_references(const LitmusTest& t) {
 namespace detail {
 
 LitmusTest parse_container(std::string_view text, const std::string& file,
-                           InstructionParser instructions) {
-  return Parser(text, file, instructions).parse();
+                           const InstructionParser& instructions, const ContainerOptions& options) {
+  return Parser(text, file, instructions, options).parse();
 }
+
+void check_references(const LitmusTest& t) { check_references_impl(t); }
 
 }  // namespace detail
 
 LitmusTest parse_litmus(std::string_view text, const std::string& file) {
   LitmusTest t = detail::parse_container(text, file, detail::parse_ptx_instruction);
-  check_references(t);
+  detail::check_references(t);
   return t;
 }
 
