@@ -13,9 +13,10 @@ cd "$root"
 # engine folder's own headers, not its sub-engines.
 declare -A allowed=(
   [core]="core"
-  [frontend]="core frontend frontend/ptx frontend/nvtest"
+  [frontend]="core frontend frontend/ptx frontend/nvtest frontend/sass"
   [frontend/ptx]="core frontend frontend/ptx"
   [frontend/nvtest]="core frontend frontend/nvtest"
+  [frontend/sass]="core frontend frontend/sass"
   [events]="core frontend events"
   [model]="core frontend events model"
   [engine]="core frontend events model engine"
@@ -49,7 +50,7 @@ while IFS= read -r file; do
   while IFS=: read -r line target; do
     target=${target#redscope/}
     case $target in
-      ptx_cat_text.hpp) continue ;; # generated into the build tree for model/
+      ptx_cat_text.hpp | sass_cat_text.hpp) continue ;; # generated into the build tree for model/
     esac
     used=$(dirname "$target")
     ok=0

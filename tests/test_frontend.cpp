@@ -243,11 +243,16 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
 }
 
 // File discovery asks the dialect registry which files are tests.
-TEST_CASE("dialect registry: *.litmus is PTX litmus, *.test is NVIDIA's format", "[frontend]") {
-  REQUIRE(dialects().size() == 2);
+TEST_CASE("dialect registry: *.litmus is PTX or SASS litmus, *.test is NVIDIA's format",
+          "[frontend]") {
+  REQUIRE(dialects().size() == 3);
   CHECK(dialects()[0].name == "ptx-litmus");
   CHECK(dialects()[1].name == "nvidia-test");
+  CHECK(dialects()[2].name == "sass-litmus");
   CHECK(accepted_files() == ".litmus or .test");
+  REQUIRE(dialect_for("dir/MP.litmus", "SASS MP\n") != nullptr);
+  CHECK(dialect_for("dir/MP.litmus", "SASS MP\n")->name == "sass-litmus");
+  CHECK(dialect_for("dir/MP.litmus", "")->name == "ptx-litmus");
   REQUIRE(dialect_for("dir/MP.test", "") != nullptr);
   CHECK(dialect_for("dir/MP.test", "")->name == "nvidia-test");
   const Dialect* d = dialect_for("dir/MP.litmus", "PTX MP\n");

@@ -69,7 +69,7 @@ std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, cons
                         const AtomicityPair& p) {
   const Space sp = sk.ev(a.write).space;
   const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
-  if (model == ModelKind::PtxSm6x && shared && !b.is_rmw && p.mutually_in_scope)
+  if (has_sm6x_rule(model) && shared && !b.is_rmw && p.mutually_in_scope)
     return std::string(kSm6xRule);
   if (!p.mutually_in_scope) return "not mutually in scope: " + p.scope_reason;
   return "";
@@ -198,14 +198,14 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   AtomicityResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_target(test.target_sm));
+  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
-  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();

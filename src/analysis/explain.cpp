@@ -186,8 +186,7 @@ class Breaker {
         }),
         sk_(sk),
         m_(model),
-        variants_(choice.kind == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
-                                                    : std::vector<std::string>{}),
+        variants_(model_variants(choice.kind)),
         ev_(model, sk.size(), variants_, [](std::string_view) { return true; }) {
     const Encoding::Chosen c = enc.chosen(m);
     cat::load_candidate(ev_, enc.static_prims(),
@@ -443,13 +442,13 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   Explanation out;
   out.test = test.name;
   out.file = test.file;
-  out.model = opts.model.value_or(model_for_target(test.target_sm));
+  out.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
   out.model_file = opts.model_file;
   out.expansion = ex;
   const Target target = parse_target(test, *ex, req);
   out.outcome = target.text;
   out.target_sm = test.target_sm;
-  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
   // The named axioms the options enable, in file order.
   std::vector<std::string> all;

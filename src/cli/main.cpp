@@ -17,7 +17,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/driver/html_report.hpp"
@@ -79,6 +81,20 @@ Usage:
                                     --format json` runs into one run's JSON
                                     (results ordered by file path); exit 1 if
                                     a shard's test could not be checked
+  redscope compile-check PTX.litmus SASS.litmus [options]
+                                    run a PTX test and its SASS translation
+                                    (threads paired by position, registers by
+                                    order of appearance in the conditions,
+                                    locations by name) and report every SASS
+                                    outcome the PTX model forbids, with the
+                                    SASS execution and the PTX axioms it
+                                    breaks; exit 1 if there is one; takes
+                                    --format text|json, --engine z3|enum,
+                                    --unroll
+  redscope sass encode|decode [FILE]
+                                    Kepler sm_30 SASS: instruction text to
+                                    64-bit words and back, one per line
+                                    (redscope sass --help; docs/sass.md)
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version
@@ -99,7 +115,9 @@ and --max-file-size):
                        mismatch and a final "N passed, M failed"
   --model M            memory model: ptx (PTX ISA memory consistency model,
                        sm_70 and later), ptx-sm6x (the same axioms, but an
-                       RMW on .shared is not atomic against plain stores), or
+                       RMW on .shared is not atomic against plain stores),
+                       sass-sm30 (models/sass-sm30.cat, the default of SASS
+                       litmus tests), or
                        your own cat file, FILE.cat (a subset of herd's cat
                        language over redscope's primitives; docs/model.md),
                        read by the z3 and enum engines, explain, atomicity,
@@ -234,11 +252,14 @@ Cli parse_run(int argc, char** argv) {
         c.model = redscope::ModelKind::Ptx;
       else if (a == "--model" && m == "ptx-sm6x")
         c.model = redscope::ModelKind::PtxSm6x;
+      else if (a == "--model" && m == "sass-sm30")
+        c.model = redscope::ModelKind::SassSm30;
       else if (a == "--cat" || m.find('/') != std::string::npos ||
                (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
         load_user_model(c, m);
       else
-        usage_error(fmt::format("unknown model '{}' (ptx, ptx-sm6x, or a cat file: FILE.cat)", m));
+        usage_error(fmt::format(
+            "unknown model '{}' (ptx, ptx-sm6x, sass-sm30, or a cat file: FILE.cat)", m));
     } else if (a == "--engine") {
       const std::string e = value();
       if (e == "z3")
@@ -643,6 +664,35 @@ int run_explain(const Cli& c) {
   }
 }
 
+// `redscope compile-check PTX.litmus SASS.litmus`: exit 1 when the SASS
+// reaches an outcome the PTX model forbids, or a test cannot be checked.
+int run_compile_check(const Cli& c) {
+  try {
+    const redscope::LitmusTest ptx = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
+    const redscope::LitmusTest sass = redscope::parse_litmus_file(c.paths[1], c.max_file_bytes);
+    if (ptx.arch != "PTX")
+      usage_error(fmt::format("compile-check: {} is not a PTX test (first the PTX, then the SASS)",
+                              c.paths[0]));
+    if (sass.arch != "SASS")
+      usage_error(fmt::format("compile-check: {} is not a SASS test (first the PTX, then the SASS)",
+                              c.paths[1]));
+    const redscope::CompileCheck r = redscope::with_budget(
+        options_of(c),
+        [&](const redscope::EngineOptions& o) { return redscope::compile_check(ptx, sass, o); });
+    fmt::print("{}", c.format == "json" ? redscope::render_json(r) : redscope::render_text(r));
+    return r.miscompilations.empty() ? kExitOk : kExitInputError;
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitInputError;
+  } catch (const redscope::BudgetExceeded& e) {
+    fmt::print(stderr, "{}: error: {}\n", c.paths[1], e.what());
+    return kExitInputError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "redscope: {}\n", e.what());
+    return kExitInputError;
+  }
+}
+
 // Exit status: 1 if a test could not be checked, 3 if a verdict differs from
 // an expected.csv beside the tests, 4 if the machine reached a forbidden outcome.
 int run_report(const Cli& c) {
@@ -711,6 +761,8 @@ int run_models() {
   fmt::print(
       "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
       "          .shared is not atomic against plain stores\n"
+      "sass-sm30 models/sass-sm30.cat (built in, includes ptx.cat, variant \"sm6x\"): SASS\n"
+      "          litmus tests (Kepler sm_30)\n"
       "--model picks one (default: from each test's Target) or takes your own file,\n"
       "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
       "all evaluate the model file; the operational machine (--engine op, and xval's\n"
@@ -771,6 +823,7 @@ int main(int argc, char** argv) {
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);
+  if (cmd == "sass") return redscope::cli::run_sass(argc, argv);
   if (cmd == "models") {
     if (argc > 2) usage_error("models takes no arguments");
     return run_models();
@@ -791,6 +844,17 @@ int main(int argc, char** argv) {
       usage_error(
           "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
     return run_explain(c);
+  }
+  if (cmd == "compile-check") {
+    const Cli c = parse_run(argc, argv);
+    if (c.paths.size() != 2)
+      usage_error("compile-check takes two litmus files: the PTX test, then its SASS");
+    if (c.expect || c.outcome || c.condition || c.dot_dir || c.html_dir || c.observe_all ||
+        c.engine == redscope::EngineKind::Op || c.cat)
+      usage_error(
+          "compile-check takes --format, --engine z3|enum, --unroll and the budget "
+          "options only");
+    return run_compile_check(c);
   }
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);

@@ -114,7 +114,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
     const LitmusTest& t = *source;
     r.parsed = true;
     r.test = t.name;
-    r.model = opts.model.value_or(model_for_target(t.target_sm));
+    r.model = opts.model.value_or(model_for_test(t.arch, t.target_sm));
     r.target_sm = t.target_sm;
     done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
     done->source = source;

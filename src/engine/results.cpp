@@ -211,7 +211,7 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   TestResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_target(test.target_sm));
+  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
   r.target_sm = test.target_sm;
   r.quantifier = test.quantifier;
   r.condition_text = test.condition_text;
@@ -273,11 +273,12 @@ std::string_view to_string(EngineKind e) {
   return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op";
 }
 
-std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts) {
+std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const LitmusTest& test) {
   if (opts.user_model) return opts.user_model;
   if (!opts.model_file.empty())
     return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file));
-  return {std::shared_ptr<const cat::Model>(), &cat::builtin_ptx()};  // not owned: a static
+  const ModelKind kind = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  return {std::shared_ptr<const cat::Model>(), &cat::builtin_model(kind)};  // not owned: a static
 }
 
 }  // namespace redscope

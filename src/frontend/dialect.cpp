@@ -1,18 +1,47 @@
-// The dialect registry: herd/Dat3M PTX litmus files and NVIDIA's .test files.
+// The dialect registry: herd/Dat3M PTX litmus files, SASS litmus files and
+// NVIDIA's .test files.
 #include "redscope/frontend/dialect.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "frontend/nvtest/nv_test.hpp"
+#include "frontend/sass/sass_litmus.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 namespace redscope {
 
 namespace {
 
-// herd/Dat3M PTX litmus tests: files named *.litmus (docs/litmus-format.md).
-bool ptx_claims(const std::filesystem::path& path, std::string_view /*head*/) {
-  return path.extension() == ".litmus";
+// SASS litmus tests: *.litmus files whose first word is SASS (comment lines
+// `//` and `(* *)` before it are skipped).
+bool sass_head(std::string_view head) {
+  std::size_t i = 0;
+  for (;;) {
+    i = head.find_first_not_of(" \t\r\n", i);
+    if (i == std::string_view::npos) return false;
+    if (head.substr(i, 2) == "//") {
+      i = head.find('\n', i);
+    } else if (head.substr(i, 2) == "(*") {
+      i = head.find("*)", i);
+      if (i != std::string_view::npos) i += 2;
+    } else {
+      break;
+    }
+    if (i == std::string_view::npos) return false;
+  }
+  const std::string_view w = head.substr(i, 5);
+  return w == "SASS " || w == "SASS\t" || w == "sass " || w == "sass\t";
+}
+
+bool sass_claims(const std::filesystem::path& path, std::string_view head) {
+  return path.extension() == ".litmus" && sass_head(head);
+}
+
+// herd/Dat3M PTX litmus tests: files named *.litmus (docs/litmus-format.md),
+// unless their first word is SASS.
+bool ptx_claims(const std::filesystem::path& path, std::string_view head) {
+  return path.extension() == ".litmus" && !sass_head(head);
 }
 
 std::vector<LitmusTest> ptx_parse(std::string_view text, const std::string& file) {
@@ -29,6 +58,7 @@ bool nv_claims(const std::filesystem::path& path, std::string_view /*head*/) {
 constexpr std::array kDialects{
     Dialect{"ptx-litmus", ".litmus", ptx_claims, ptx_parse},
     Dialect{"nvidia-test", ".test", nv_claims, detail::parse_nv_test, detail::parse_nv_test_nth},
+    Dialect{"sass-litmus", ".litmus", sass_claims, detail::parse_sass_litmus},
 };
 
 }  // namespace
@@ -42,11 +72,13 @@ const Dialect* dialect_for(const std::filesystem::path& path, std::string_view h
 }
 
 std::string accepted_files() {
+  std::vector<std::string_view> kinds;
+  for (const Dialect& d : dialects())
+    if (std::find(kinds.begin(), kinds.end(), d.accepts) == kinds.end()) kinds.push_back(d.accepts);
   std::string s;
-  const std::span<const Dialect> all = dialects();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (i > 0) s += i + 1 == all.size() ? " or " : ", ";
-    s += all[i].accepts;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) s += i + 1 == kinds.size() ? " or " : ", ";
+    s += kinds[i];
   }
   return s;
 }

@@ -5,17 +5,30 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace redscope {
 
 // Ptx: the PTX memory consistency model (PTX ISA §8, which covers sm_70 and
 // later). PtxSm6x: the same axioms with the sm_6x rule of the red/atom seed:
 // an RMW on .shared memory is not atomic with respect to plain stores.
-enum class ModelKind : std::uint8_t { Ptx, PtxSm6x };
+// SassSm30: models/sass-sm30.cat, the legacy model of Kepler SASS tests
+// (the PTX axioms over the events SASS instructions lower to, with the
+// sm_6x rule; docs/model.md "SASS (sm_30)").
+enum class ModelKind : std::uint8_t { Ptx, PtxSm6x, SassSm30 };
 
 // The model a test's target selects: sm_6x and earlier get PtxSm6x.
 constexpr ModelKind model_for_target(int sm) {
   return sm < 70 ? ModelKind::PtxSm6x : ModelKind::Ptx;
+}
+// The model a test selects: SASS tests get SassSm30, PTX ones their target's.
+constexpr ModelKind model_for_test(std::string_view arch, int sm) {
+  return arch == "SASS" ? ModelKind::SassSm30 : model_for_target(sm);
+}
+// Whether the model has the sm_6x rule (the model file's variant "sm6x").
+constexpr bool has_sm6x_rule(ModelKind m) { return m != ModelKind::Ptx; }
+inline std::vector<std::string> model_variants(ModelKind m) {
+  return has_sm6x_rule(m) ? std::vector<std::string>{"sm6x"} : std::vector<std::string>{};
 }
 
 // The six axioms of the PTX memory consistency model (PTX ISA §8.9 "Axioms").
@@ -45,7 +58,12 @@ constexpr std::string_view to_string(Axiom a) {
 }
 
 constexpr std::string_view to_string(ModelKind m) {
-  return m == ModelKind::Ptx ? "ptx" : "ptx-sm6x";
+  switch (m) {
+    case ModelKind::Ptx: return "ptx";
+    case ModelKind::PtxSm6x: return "ptx-sm6x";
+    case ModelKind::SassSm30: return "sass-sm30";
+  }
+  return "?";
 }
 
 // What a result names as its model: the user's model file (--model

@@ -116,7 +116,7 @@ struct EngineOptions {
   EngineKind engine = EngineKind::Z3;
   ExpandOptions expand;
   bool observe_all = false;
-  std::optional<ModelKind> model;  // default: chosen from the test's target (model_for_target)
+  std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
   // Axioms left out of the check (for experiments and for the unit tests
   // that show each axiom forbidding something on its own).
   std::vector<Axiom> disabled_axioms;
@@ -156,8 +156,8 @@ struct EngineOptions {
   std::shared_ptr<const cat::Model> user_model;
 };
 
-// The cat model `opts` selects (see EngineOptions::model_file).
-std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts);
+// The cat model `opts` selects for `test` (see EngineOptions::model_file).
+std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const LitmusTest& test);
 
 // The engine `opts.engine` names.
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/core/model.hpp"
 
 namespace redscope::cat {
 
@@ -132,6 +133,11 @@ std::string to_text(const Model& m, const Expr& e);
 std::string_view builtin_ptx_model();
 // The built-in model, parsed once (immutable, safe to share between threads).
 const Model& builtin_ptx();
+// models/sass-sm30.cat as built into the binary (it includes ptx.cat).
+std::string_view builtin_sass_model();
+// The built-in model of `kind`: models/ptx.cat for Ptx and PtxSm6x (the
+// variant is the engine's), models/sass-sm30.cat for SassSm30.
+const Model& builtin_model(ModelKind kind);
 // A model file read from `path` (includes resolved next to it).
 Model load_cat(const std::string& path);
 

@@ -53,9 +53,7 @@ class SkeletonEnumerator {
         n_(sk.size()),
         candidates_(&candidates),
         check_(check),
-        eval_(cat_model, sk.size(),
-              model == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
-                                          : std::vector<std::string>{},
+        eval_(cat_model, sk.size(), model_variants(model),
               [&opts](std::string_view name) { return opts.enables(name); }),
         cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })) {
     for (EventId e = 0; e < n_; ++e) {
@@ -505,7 +503,7 @@ TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const ca
 
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
-  return enumerate(test, opts, *model_of(opts), nullptr);
+  return enumerate(test, opts, *model_of(opts, test), nullptr);
 }
 
 TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,

@@ -97,10 +97,10 @@ struct ModelChoice {
   std::function<bool(std::string_view)> enabled = [](std::string_view) { return true; };
 };
 
-// The model a test is checked against under `opts` (`m`: model_of(opts)).
+// The model a test is checked against under `opts` (`m`: model_of(opts, test)).
 inline ModelChoice choice_for(const LitmusTest& test, const EngineOptions& opts,
                               const cat::Model& m) {
-  return ModelChoice{m, opts.model.value_or(model_for_target(test.target_sm)),
+  return ModelChoice{m, opts.model.value_or(model_for_test(test.arch, test.target_sm)),
                      [&opts](std::string_view a) { return opts.enables(a); }};
 }
 
@@ -118,10 +118,8 @@ class Encoding {
         prims_(cat::static_primitives(sk)),
         cuts_(cat::shortcuts(model.model, model.enabled)),
         model_(
-            c, s, model.model, n_,
-            model.kind == ModelKind::PtxSm6x ? std::vector<std::string>{"sm6x"}
-                                             : std::vector<std::string>{},
-            model.enabled, [this](const std::string& name) { return rank_const(name); }, budget),
+            c, s, model.model, n_, model_variants(model.kind), model.enabled,
+            [this](const std::string& name) { return rank_const(name); }, budget),
         rf_(c, n_, budget),
         co_(c, n_, budget),
         sf_(c, n_, budget),

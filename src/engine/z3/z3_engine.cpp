@@ -200,7 +200,7 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<std::vector<std::uint64_t>, Witness> found;
-  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const ModelChoice choice = choice_for(test, opts, *model);
   for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
     enumerate(c, ex.skeletons[i], i, test, r.observables, opts, choice, found, r.incomplete);
@@ -214,7 +214,7 @@ std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineO
                                            const std::vector<std::uint64_t>& values) {
   const Expansion ex = expand(test, opts.expand);
   std::vector<std::string> out;
-  const std::shared_ptr<const cat::Model> model = model_of(opts);
+  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const ModelChoice choice = choice_for(test, opts, *model);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);
