@@ -102,6 +102,7 @@ TEST_CASE("hardware words nouveau emits and envytools decodes", "[sass]") {
   CHECK(enc("LONGJMP") == 0x8800000000001de7ULL);
   // emitNOP: 0x40000000_000001e4 with the PT guard.
   CHECK(enc("NOP") == 0x4000000000001de4ULL);
+  CHECK(enc("SYNC") == enc("NOP.S"));  // cuobjdump's name for NOP.S
   // emitBAR (bar.sync 0): RZ dst, immediate barrier (bit 47), PT p and c.
   CHECK(enc("BAR.RED.POPC RZ, 0x0") == 0x50ee8000fc0fdc04ULL);
   CHECK(enc("BAR.ARV 0x1, 0x40") == 0x50eec001001fdc84ULL);

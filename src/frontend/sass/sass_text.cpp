@@ -75,6 +75,8 @@ class TextParser {
     if (!at(Tok::Ident)) fail(cur(), "expected a SASS instruction, found " + describe(cur()));
     const Token& mn = next();
     std::vector<std::string> parts = split_dots(mn.text);
+    // SYNC is cuobjdump's name for NOP.S (reconverge at the SSY point).
+    if (parts.size() == 1 && parts[0] == "SYNC") parts = {"NOP", "S"};
     const auto op = opcode_named(parts[0]);
     if (!op)
       fail(mn, fmt::format("unknown opcode '{}': redscope encodes the seed's instructions ({}) "
