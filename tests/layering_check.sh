@@ -13,10 +13,11 @@ cd "$root"
 # engine folder's own headers, not its sub-engines.
 declare -A allowed=(
   [core]="core"
-  [frontend]="core frontend frontend/ptx frontend/nvtest frontend/sass"
+  [frontend]="core frontend frontend/ptx frontend/nvtest frontend/sass frontend/pto"
   [frontend/ptx]="core frontend frontend/ptx"
   [frontend/nvtest]="core frontend frontend/nvtest"
   [frontend/sass]="core frontend frontend/sass"
+  [frontend/pto]="core frontend frontend/pto"
   [events]="core frontend events"
   [model]="core frontend events model"
   [engine]="core frontend events model engine"

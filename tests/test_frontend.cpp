@@ -243,12 +243,14 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
 }
 
 // File discovery asks the dialect registry which files are tests.
-TEST_CASE("dialect registry: *.litmus is PTX or SASS litmus, *.test is NVIDIA's format",
+TEST_CASE("dialect registry: *.litmus is PTX, SASS or PTO litmus, *.test is NVIDIA's format",
           "[frontend]") {
-  REQUIRE(dialects().size() == 3);
+  REQUIRE(dialects().size() == 4);
   CHECK(dialects()[0].name == "ptx-litmus");
   CHECK(dialects()[1].name == "nvidia-test");
   CHECK(dialects()[2].name == "sass-litmus");
+  CHECK(dialects()[3].name == "pto-litmus");
+  CHECK(dialect_for("dir/sum.litmus", "// c\nPTO sum\n")->name == "pto-litmus");
   CHECK(accepted_files() == ".litmus or .test");
   REQUIRE(dialect_for("dir/MP.litmus", "SASS MP\n") != nullptr);
   CHECK(dialect_for("dir/MP.litmus", "SASS MP\n")->name == "sass-litmus");

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/pto_command.hpp"
 #include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
@@ -42,7 +43,9 @@ constexpr int kExitUsage = 2;       // bad command line
 constexpr int kExitMismatch = 3;    // --expect found a verdict that differs
 constexpr int kExitDefect = 4;  // xval: an outcome reached by the machine is forbidden by the model
 
-constexpr const char* kUsage = R"(redscope - memory-model checker for PTX reductions and atomics
+constexpr const char* kUsage =
+    R"(redscope - memory-model checker for GPU reductions and atomics (PTX, Kepler
+SASS) and checker of Ascend PTO vector reductions
 
 Usage:
   redscope run [options] PATH...    check litmus tests; a PATH is a .litmus or
@@ -95,6 +98,10 @@ Usage:
                                     Kepler sm_30 SASS: instruction text to
                                     64-bit words and back, one per line
                                     (redscope sass --help; docs/sass.md)
+  redscope pto cycles FILE [--arch a2a3|a5] [--format text|json]
+                                    the seed's cycle model for each reduction
+                                    of a PTO program and the total, formula
+                                    shown (redscope pto --help)
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version
@@ -133,6 +140,10 @@ and --max-file-size):
                        cross-checking the Z3 engine; exponential, small tests)
   --unroll N           times a backward jump may be taken on one path
                        (default 2); longer paths are cut and reported
+  --pto-order tree|sequential|both
+                       PTO vector programs: the order float vcadd/vcgadd
+                       sum in (default both: a condition that depends on the
+                       order is reported as such; docs/model.md)
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
   --max-outcomes N     stop with an error beyond N outcomes (default 10000)
@@ -187,6 +198,7 @@ struct Cli {
   int unroll = 2;
   bool observe_all = false;
   std::optional<redscope::ModelKind> model;
+  std::optional<redscope::pto::Order> pto_order;  // --pto-order; nullopt: both
   redscope::EngineKind engine = redscope::EngineKind::Z3;
   bool quiet = false, verbose = false;
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
@@ -272,6 +284,14 @@ Cli parse_run(int argc, char** argv) {
         usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
+    } else if (a == "--pto-order") {
+      const std::string o = value();
+      if (o == "tree")
+        c.pto_order = redscope::pto::Order::Tree;
+      else if (o == "sequential")
+        c.pto_order = redscope::pto::Order::Sequential;
+      else if (o != "both")
+        usage_error(fmt::format("unknown --pto-order '{}' (tree, sequential or both)", o));
     } else if (a == "--observe-all") {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
@@ -437,6 +457,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   redscope::EngineOptions opts;
   opts.expand.unroll = c.unroll;
   opts.observe_all = c.observe_all;
+  opts.pto_order = c.pto_order;
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
@@ -763,6 +784,8 @@ int run_models() {
       "          .shared is not atomic against plain stores\n"
       "sass-sm30 models/sass-sm30.cat (built in, includes ptx.cat, variant \"sm6x\"): SASS\n"
       "          litmus tests (Kepler sm_30)\n"
+      "pto       PTO vector programs: their operations' semantics (docs/model.md), not a\n"
+      "          cat file; chosen by the file's first word PTO\n"
       "--model picks one (default: from each test's Target) or takes your own file,\n"
       "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
       "all evaluate the model file; the operational machine (--engine op, and xval's\n"
@@ -824,6 +847,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "merge") return run_merge(argc, argv);
   if (cmd == "sass") return redscope::cli::run_sass(argc, argv);
+  if (cmd == "pto") return redscope::cli::run_pto(argc, argv);
   if (cmd == "models") {
     if (argc > 2) usage_error("models takes no arguments");
     return run_models();

@@ -33,8 +33,10 @@ using InstructionParser = std::function<void(const InstructionCell& cell, Thread
 
 // What differs between the dialects that share the container.
 struct ContainerOptions {
-  std::string_view arch = "PTX";   // the first word of the file
-  bool address_registers = false;  // init may give a register a location's address: P0:R2 = x;
+  std::string_view arch = "PTX";        // the first word of the file
+  bool address_registers = false;       // init may give a register a location's address: P0:R2 = x;
+  bool register_lanes = false;          // the condition may name a register's lane: P0:%v[3]
+  std::int64_t max_element_index = 64;  // largest array index a condition may name
 };
 
 // Parses the container, handing every cell to `instructions` in row order,
@@ -46,5 +48,12 @@ LitmusTest parse_container(std::string_view text, const std::string& file,
 // Checks that the condition, filter and `locations` name only registers and
 // locations the test has; throws InputError at the first that it does not.
 void check_references(const LitmusTest& t);
+
+// `[locations] [filter] quantifier condition` alone, into `t`: for dialects
+// whose program is not the container's table. `tail` is the whole file with
+// everything before the condition part blanked (newlines kept), so that
+// errors carry true line:col.
+LitmusTest parse_condition_tail(std::string_view tail, const std::string& file, LitmusTest t,
+                                const ContainerOptions& options);
 
 }  // namespace redscope::detail

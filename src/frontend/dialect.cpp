@@ -1,11 +1,12 @@
-// The dialect registry: herd/Dat3M PTX litmus files, SASS litmus files and
-// NVIDIA's .test files.
+// The dialect registry: herd/Dat3M PTX litmus files, SASS litmus files,
+// NVIDIA's .test files and PTO vector programs.
 #include "redscope/frontend/dialect.hpp"
 
 #include <algorithm>
 #include <array>
 
 #include "frontend/nvtest/nv_test.hpp"
+#include "frontend/pto/pto_dialect.hpp"
 #include "frontend/sass/sass_litmus.hpp"
 #include "redscope/frontend/frontend.hpp"
 
@@ -38,10 +39,15 @@ bool sass_claims(const std::filesystem::path& path, std::string_view head) {
   return path.extension() == ".litmus" && sass_head(head);
 }
 
+// PTO vector programs: *.litmus files whose first word is PTO.
+bool pto_claims(const std::filesystem::path& path, std::string_view head) {
+  return path.extension() == ".litmus" && detail::pto_head(head);
+}
+
 // herd/Dat3M PTX litmus tests: files named *.litmus (docs/litmus-format.md),
-// unless their first word is SASS.
+// unless their first word is SASS or PTO.
 bool ptx_claims(const std::filesystem::path& path, std::string_view head) {
-  return path.extension() == ".litmus" && !sass_head(head);
+  return path.extension() == ".litmus" && !sass_head(head) && !detail::pto_head(head);
 }
 
 std::vector<LitmusTest> ptx_parse(std::string_view text, const std::string& file) {
@@ -59,6 +65,7 @@ constexpr std::array kDialects{
     Dialect{"ptx-litmus", ".litmus", ptx_claims, ptx_parse},
     Dialect{"nvidia-test", ".test", nv_claims, detail::parse_nv_test, detail::parse_nv_test_nth},
     Dialect{"sass-litmus", ".litmus", sass_claims, detail::parse_sass_litmus},
+    Dialect{"pto-litmus", ".litmus", pto_claims, detail::parse_pto_litmus},
 };
 
 }  // namespace

@@ -42,6 +42,26 @@ class Parser {
     toks_ = detail::tokenize(body, file);
   }
 
+  // The final part alone (`locations`, `filter`, the condition), for
+  // dialects with their own program syntax: `tail` is the whole file with
+  // everything before that part blanked out, so locations stay true.
+  struct TailOnly {};
+  Parser(TailOnly, std::string_view tail, const std::string& file,
+         const InstructionParser& instructions, LitmusTest& t)
+      : file_(file),
+        text_(tail),
+        instructions_(instructions),
+        t_(std::move(t)) {
+    toks_ = detail::tokenize(tail, file);
+  }
+
+  void set_options(const detail::ContainerOptions& o) { options_ = o; }
+
+  LitmusTest parse_tail_only() {
+    parse_tail();
+    return std::move(t_);
+  }
+
   LitmusTest parse() {
     t_.file = file_;
     parse_init();
@@ -691,8 +711,9 @@ class Parser {
     std::string text;
     for (std::size_t k = start; k < pos_; ++k) {
       if (toks_[k].kind == Tok::Newline) continue;
-      if (!text.empty() && toks_[k].kind != Tok::RParen && toks_[k].kind != Tok::Colon &&
-          text.back() != '(' && text.back() != ':')
+      const Tok kind = toks_[k].kind;
+      if (!text.empty() && kind != Tok::RParen && kind != Tok::Colon && kind != Tok::LBracket &&
+          kind != Tok::RBracket && text.back() != '(' && text.back() != ':' && text.back() != '[')
         text += ' ';
       text += toks_[k].text;
     }
@@ -811,6 +832,11 @@ class Parser {
       t.kind = CondTerm::Kind::Reg;
       t.thread = *th;
       t.name = next().text;
+      if (options_.register_lanes && at(Tok::LBracket) && look(1).kind == Tok::Number) {
+        next();  // a lane of a vector register: P0:%v[3]
+        t.name += fmt::format("[{}]", number_value(next(), false));
+        expect(Tok::RBracket, "']'");
+      }
       return t;
     }
     if (at(Tok::Number) || at(Tok::Minus) || at_ident("inf") || at_ident("nan")) {
@@ -834,7 +860,8 @@ class Parser {
     if (at(Tok::LBracket) && look(1).kind == Tok::Number) {  // array element v[1]
       next();
       const std::int64_t i = number_value(next(), false);
-      if (i > 64) fail(t.loc, fmt::format("element index {} out of range", i));
+      if (i > options_.max_element_index)
+        fail(t.loc, fmt::format("element index {} out of range", i));
       t.name += fmt::format("[{}]", i);
       expect(Tok::RBracket, "']'");
     }
@@ -927,6 +954,14 @@ LitmusTest parse_container(std::string_view text, const std::string& file,
 }
 
 void check_references(const LitmusTest& t) { check_references_impl(t); }
+
+LitmusTest parse_condition_tail(std::string_view tail, const std::string& file, LitmusTest t,
+                                const ContainerOptions& options) {
+  const InstructionParser none = [](const InstructionCell&, ThreadCode&) {};
+  Parser p(Parser::TailOnly{}, tail, file, none, t);
+  p.set_options(options);
+  return p.parse_tail_only();
+}
 
 }  // namespace detail
 

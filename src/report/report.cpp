@@ -53,6 +53,7 @@ std::string render_text(const TestResult& r) {
     out += fmt::format(
         "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
         r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
+  for (const std::string& n : r.notes) out += fmt::format("Note {}\n", n);
   out += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
   return out;
 }
@@ -101,13 +102,16 @@ Json one_json(const TestResult& r) {
     }
     outcomes.push(std::move(values));
     const Witness& w = r.outcomes[i].witness;
-    witnesses.push(Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co)));
+    Json wj = Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co));
+    if (!w.choices.empty()) wj.set("choices", Json::strings(w.choices));
+    witnesses.push(std::move(wj));
   }
   o.set("outcomes", std::move(outcomes)).set("witnesses", std::move(witnesses));
   o.set("incomplete_paths", r.incomplete.total());
   o.set("incomplete", Json::object()
                           .set("unroll_bound", r.incomplete.bound_cut)
                           .set("barrier_deadlock", r.incomplete.barrier_deadlock));
+  if (!r.notes.empty()) o.set("notes", Json::strings(r.notes));
   o.set("seconds", Json::number(r.seconds, 4));
   return set_json_error(o, r.error, r.error_kind);
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "redscope/core/types.hpp"
 
 namespace redscope {
+
+namespace pto {
+struct Program;  // core/pto.hpp
+}
 
 // A literal as written ("1", "-0.0", "0x3c00"); its bits depend on the type
 // it is read at (see literal_bits).
@@ -224,6 +229,9 @@ struct LitmusTest {
   CondExpr condition;
   std::string condition_text;
   SourceLoc condition_loc;
+  // A PTO vector program (arch "PTO", core/pto.hpp): the engines run it
+  // instead of `threads`, which then only name its cores.
+  std::shared_ptr<const pto::Program> pto_program;
 };
 
 // The location holding GPU g's replica of multimem range `range` ("m_gpu1"):

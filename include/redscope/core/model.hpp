@@ -14,8 +14,10 @@ namespace redscope {
 // an RMW on .shared memory is not atomic with respect to plain stores.
 // SassSm30: models/sass-sm30.cat, the legacy model of Kepler SASS tests
 // (the PTX axioms over the events SASS instructions lower to, with the
-// sm_6x rule; docs/model.md "SASS (sm_30)").
-enum class ModelKind : std::uint8_t { Ptx, PtxSm6x, SassSm30 };
+// sm_6x rule; docs/model.md "SASS (sm_30)"). Pto: the semantics of PTO vector
+// programs (core/pto.hpp; docs/model.md "PTO vector reductions"), which no
+// cat model describes: the engines run the program's operations.
+enum class ModelKind : std::uint8_t { Ptx, PtxSm6x, SassSm30, Pto };
 
 // The model a test's target selects: sm_6x and earlier get PtxSm6x.
 constexpr ModelKind model_for_target(int sm) {
@@ -23,10 +25,14 @@ constexpr ModelKind model_for_target(int sm) {
 }
 // The model a test selects: SASS tests get SassSm30, PTX ones their target's.
 constexpr ModelKind model_for_test(std::string_view arch, int sm) {
-  return arch == "SASS" ? ModelKind::SassSm30 : model_for_target(sm);
+  return arch == "SASS"  ? ModelKind::SassSm30
+         : arch == "PTO" ? ModelKind::Pto
+                         : model_for_target(sm);
 }
 // Whether the model has the sm_6x rule (the model file's variant "sm6x").
-constexpr bool has_sm6x_rule(ModelKind m) { return m != ModelKind::Ptx; }
+constexpr bool has_sm6x_rule(ModelKind m) {
+  return m == ModelKind::PtxSm6x || m == ModelKind::SassSm30;
+}
 inline std::vector<std::string> model_variants(ModelKind m) {
   return has_sm6x_rule(m) ? std::vector<std::string>{"sm6x"} : std::vector<std::string>{};
 }
@@ -62,6 +68,7 @@ constexpr std::string_view to_string(ModelKind m) {
     case ModelKind::Ptx: return "ptx";
     case ModelKind::PtxSm6x: return "ptx-sm6x";
     case ModelKind::SassSm30: return "sass-sm30";
+    case ModelKind::Pto: return "pto";
   }
   return "?";
 }

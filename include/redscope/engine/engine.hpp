@@ -14,6 +14,7 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
+#include "redscope/core/pto.hpp"
 #include "redscope/events/events.hpp"
 
 namespace redscope {
@@ -43,6 +44,10 @@ struct ExecEdge {
 struct Witness {
   std::vector<std::string> rf;  // "init x -> P1#0 ld.weak r0, x"
   std::vector<std::string> co;
+  // PTO programs: the choices that lead to the outcome (a float sum's
+  // order, a consumer that saw a register before its reduction completed,
+  // the cores' interleaving), one line each.
+  std::vector<std::string> choices;
   // The same execution, structured (z3 engine only): which skeleton of the
   // test's expansion, its executed events, rf/co/fr/sync edges, and the
   // value each executed memory event reads or writes.
@@ -100,6 +105,10 @@ struct TestResult {
   // then meaningless and reports print this instead.
   std::optional<std::string> status_text(std::size_t outcome) const;
   std::vector<std::string> undefined_reasons;  // from the expansion
+  // What a reader should know beyond the outcomes (PTO: orders that change
+  // a float result, pipeline hazards, reads of memory nothing wrote, races,
+  // and where a choice the seed leaves open decided a value).
+  std::vector<std::string> notes;
 };
 
 // z3: the PTX model encoded in Z3 (the default). enum: the reference
@@ -154,6 +163,9 @@ struct EngineOptions {
   // operational machine is hand-written and ignores it (it is the cross-check).
   std::string model_file;
   std::shared_ptr<const cat::Model> user_model;
+  // PTO float sums (--pto-order): one order, or both (nullopt), so that a
+  // condition that depends on the order is reported as such.
+  std::optional<pto::Order> pto_order;
 };
 
 // The cat model `opts` selects for `test` (see EngineOptions::model_file).

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/pto_exec.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/model/cat_eval.hpp"
@@ -503,6 +504,7 @@ TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const ca
 
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
+  if (test.pto_program) return pto_exec::run_explorer(test, opts);  // a PTO vector program
   return enumerate(test, opts, *model_of(opts, test), nullptr);
 }
 

@@ -1,0 +1,211 @@
+// PTO vector reductions (seed ../shared/seeds/pto-vector-reductions.txt):
+// the concrete rules against their Z3 twin, hand-computed results, the
+// cycle tables, and the dialect's errors. litmus/pto holds the programs
+// (expected.csv), which test_engines.cpp also runs on both engines.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "engine/z3/pto_z3_values.hpp"
+#include "frontend/pto/pto_dialect.hpp"
+#include "redscope/analysis/pto_cycles.hpp"
+#include "redscope/core/pto.hpp"
+#include "redscope/engine/engine.hpp"
+
+using namespace redscope;
+namespace p = redscope::pto;
+
+namespace {
+
+p::Mask all() { return p::Mask().set(); }
+
+LitmusTest parse_litmus(const std::string& text, const std::string& file) {
+  return redscope::detail::parse_pto_litmus(text, file).front();
+}
+
+p::Lanes values(p::Elem e, std::mt19937_64& rng) {
+  // Few distinct values, so ties, signed zeros, NaN and infinities meet.
+  static const std::uint64_t f32[] = {0x0,        0x80000000, 0x3f800000, 0xbf800000, 0x4b800000,
+                                      0x7f800000, 0xff800000, 0x7fc00000, 0x00000001, 0x3eaaaaab};
+  static const std::uint64_t f16[] = {0x0,    0x8000, 0x3c00, 0xbc00, 0x6800,
+                                      0x7c00, 0xfc00, 0x7e00, 0x0001, 0x3555};
+  p::Lanes v(p::lanes_of(e));
+  for (auto& x : v) {
+    const std::size_t k = rng() % 10;
+    if (e == p::Elem::F32)
+      x = f32[k];
+    else if (e == p::Elem::F16)
+      x = f16[k];
+    else
+      x = (rng() % 7) - 3 + (k == 0 ? (1ull << (p::bits_of(e) - 1)) : 0);
+    if (p::bits_of(e) < 64) x &= (1ull << p::bits_of(e)) - 1;
+  }
+  return v;
+}
+
+p::Mask random_mask(p::Elem e, std::mt19937_64& rng) {
+  std::vector<bool> lanes(p::lanes_of(e));
+  const unsigned density = rng() % 4;  // none, sparse, half, all
+  for (std::size_t i = 0; i < lanes.size(); ++i)
+    lanes[i] = density == 3 || (density > 0 && rng() % (4 - density) == 0);
+  return p::mask_of(lanes, p::bits_of(e) / 8);
+}
+
+p::Lanes concrete(const ZLanes& z) {
+  p::Lanes out;
+  for (const z3::expr& e : z) {
+    const z3::expr s = e.simplify();
+    REQUIRE(s.is_numeral());
+    out.push_back(s.get_numeral_uint64());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pto: reduce and its Z3 twin agree on every op, type, mask and order", "[pto]") {
+  std::mt19937_64 rng(17);
+  z3::context c;
+  const p::Reduce ops[] = {p::Reduce::Add,      p::Reduce::Max,      p::Reduce::Min,
+                           p::Reduce::GroupAdd, p::Reduce::GroupMax, p::Reduce::GroupMin,
+                           p::Reduce::PrefixAdd};
+  const p::Elem elems[] = {p::Elem::I16, p::Elem::I32, p::Elem::I64, p::Elem::F16, p::Elem::F32};
+  std::size_t checked = 0;
+  for (p::Reduce r : ops)
+    for (p::Elem e : elems) {
+      if (!p::takes(r, e)) continue;
+      for (int round = 0; round < 12; ++round) {
+        const p::Lanes in = values(e, rng);
+        const p::Mask m = random_mask(e, rng);
+        for (p::Order o : {p::Order::Tree, p::Order::Sequential}) {
+          INFO(p::op_name(r) << " " << p::to_string(e) << " round " << round);
+          CHECK(p::reduce(r, e, in, m, o) ==
+                concrete(z3_reduce(c, r, e, z3_lanes(c, e, in), m, o)));
+          ++checked;
+        }
+      }
+    }
+  CHECK(checked > 500);
+}
+
+TEST_CASE("pto: hand-computed reductions", "[pto]") {
+  // vcadd f32 over 1..64: 2080 in lane 0, the rest zero.
+  p::Lanes v(64);
+  for (std::size_t i = 0; i < 64; ++i) v[i] = *literal_bits(std::to_string(i + 1), DataType::F32);
+  const p::Lanes s = p::reduce(p::Reduce::Add, p::Elem::F32, v, all(), p::Order::Sequential);
+  CHECK(s[0] == *literal_bits("2080", DataType::F32));
+  CHECK(std::all_of(s.begin() + 1, s.end(), [](std::uint64_t x) { return x == 0; }));
+  // vcgadd f32: VLane g sums 8g+1 .. 8g+8 = 64g + 36, at lane 8g.
+  const p::Lanes g = p::reduce(p::Reduce::GroupAdd, p::Elem::F32, v, all(), p::Order::Tree);
+  for (unsigned k = 0; k < 8; ++k)
+    CHECK(g[8 * k] == *literal_bits(std::to_string(64 * k + 36), DataType::F32));
+  // vcmax: value in lane 0, index in lane 1; first index wins.
+  p::Lanes t(64, 0);
+  t[3] = t[9] = *literal_bits("7", DataType::F32);
+  const p::Lanes mx = p::reduce(p::Reduce::Max, p::Elem::F32, t, all(), p::Order::Tree);
+  CHECK(mx[0] == *literal_bits("7", DataType::F32));
+  CHECK(mx[1] == 3);
+  // f16 2048 + 1 + 1 + 1: sequential 2048 (ties to even), tree 2050.
+  p::Lanes h(128, 0);
+  h[0] = 0x6800;  // 2048
+  h[1] = h[2] = h[3] = 0x3c00;
+  CHECK(p::reduce(p::Reduce::Add, p::Elem::F16, h, all(), p::Order::Sequential)[0] == 0x6800);
+  CHECK(p::reduce(p::Reduce::Add, p::Elem::F16, h, all(), p::Order::Tree)[0] == 0x6801);
+  CHECK(p::ulp_distance(FloatFormat::F16, 0x6800, 0x6801) == 1u);
+  CHECK(p::ulp_distance(FloatFormat::F32, 0x0, 0x80000000) == 1u);
+  CHECK(!p::ulp_distance(FloatFormat::F32, 0x7fc00000, 0x0));
+  // No active lane: zero (vcadd, vcmax), an empty VLane 0 (vcgmax).
+  CHECK(p::reduce(p::Reduce::Max, p::Elem::F32, t, p::Mask(), p::Order::Tree) == p::Lanes(64, 0));
+}
+
+TEST_CASE("pto cycles: the seed's A2/A3 formula and A5 table", "[pto][cycles]") {
+  const LitmusTest t = parse_litmus(R"(PTO cycles
+{
+  P0:%f : !pto.vreg<64xf32> = splat(1.0);
+  P0:%h : !pto.vreg<128xf16> = splat(1.0);
+  P0:%s : !pto.vreg<128xi16> = splat(1);
+  P0:%n : index = 3;
+}
+pto.vecscope {
+  %a32 = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+  %a16 = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+  %x = pto.vcadd %f, %a32 : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+  %y = pto.vcgadd %h, %a16 : !pto.vreg<128xf16>, !pto.mask<b16> -> !pto.vreg<128xf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %z = pto.vcgmax %s, %a16 : !pto.vreg<128xi16>, !pto.mask<b16> -> !pto.vreg<128xi16>
+  }
+}
+exists (P0:%x[0] == 64.0)
+)",
+                                    "cycles.litmus");
+  REQUIRE(t.pto_program);
+  const PtoCycles a = pto_cycles(*t.pto_program, PtoArch::A2A3);
+  REQUIRE(a.rows.size() == 3);
+  // vcadd f32, one repeat: 13 + 19 + 1×2 + 0×18 = 34.
+  CHECK(a.rows[0].cycles == 34u);
+  // vcgadd f16, one repeat: 13 + 21 + 1×2 + 0×18 = 36.
+  CHECK(a.rows[1].cycles == 36u);
+  // vcgmax i16 three times: 13 + 17 + 3×1 + 2×18 = 69.
+  CHECK(a.rows[2].repeats == 3);
+  CHECK(a.rows[2].cycles == 69u);
+  CHECK(a.total == 34u + 36u + 69u);
+  const PtoCycles b = pto_cycles(*t.pto_program, PtoArch::A5);
+  CHECK(b.rows[0].cycles == 19u);      // vcadd f32
+  CHECK(b.rows[1].cycles == 21u);      // vcgadd f16
+  CHECK(b.rows[2].cycles == 3u * 17);  // vcgmax i16, three times
+}
+
+TEST_CASE("pto dialect: malformed programs are located errors", "[pto][frontend]") {
+  auto error_of = [](const std::string& body) {
+    const std::string text =
+        "PTO e\n{\n  P0:%v : !pto.vreg<64xf32> = splat(1.0);\n}\n"
+        "pto.vecscope {\n" +
+        body + "\n}\nexists (P0:%v[0] == 1.0)\n";
+    try {
+      parse_litmus(text, "e.litmus");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("  %m = pto.pset_b32 \"PAT_ALL\" : !pto.mask<b32>\n"
+                      "  %s = pto.vcadd %v, %m : !pto.vreg<16xf32>, !pto.mask<b32> -> "
+                      "!pto.vreg<16xf32>"),
+             Catch::Contains("e.litmus:7:") && Catch::Contains("256 bytes"));
+  CHECK_THAT(error_of("  %m = pto.pset_b8 \"PAT_ALL\" : !pto.mask<b8>\n"
+                      "  %s = pto.vcmax %v, %m : !pto.vreg<64xf32>, !pto.mask<b8> -> "
+                      "!pto.vreg<64xf32>"),
+             Catch::Contains("takes a b32 mask"));
+  CHECK_THAT(error_of("  %m = pto.pset_b32 \"PAT_VL9\" : !pto.mask<b32>"),
+             Catch::Contains("e.litmus:6:21") && Catch::Contains("PAT_VLn"));
+  CHECK_THAT(error_of("  %s = pto.vcadd %w, %v : !pto.vreg<64xf32>"),
+             Catch::Contains("%w is not a vector register"));
+  CHECK_THAT(error_of("  scf.for %i = 0 to 4 step 0 {\n  }"), Catch::Contains("not positive"));
+}
+
+TEST_CASE("pto: --pto-order selects the outcomes", "[pto][engines]") {
+  const LitmusTest t = parse_litmus(R"(PTO order
+{
+  P0:%v : !pto.vreg<128xf16> = {2048.0, 1.0, 1.0, 1.0, ...};
+}
+pto.vecscope {
+  %all = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+  %s = pto.vcadd %v, %all : !pto.vreg<128xf16>, !pto.mask<b16> -> !pto.vreg<128xf16>
+}
+exists (P0:%s[0] == 2050.0)
+)",
+                                    "order.litmus");
+  for (EngineKind k : {EngineKind::Z3, EngineKind::Enum}) {
+    EngineOptions o;
+    o.engine = k;
+    CHECK(run_engine(t, o).outcomes.size() == 2);  // both orders
+    o.pto_order = p::Order::Sequential;
+    const TestResult seq = run_engine(t, o);
+    REQUIRE(seq.outcomes.size() == 1);
+    CHECK(!seq.holds);
+    o.pto_order = p::Order::Tree;
+    CHECK(run_engine(t, o).holds);
+  }
+}
