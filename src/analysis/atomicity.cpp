@@ -295,8 +295,8 @@ Json pair_json(const AtomicityPair& p) {
   o.set("how", p.how);
   o.set("lost_update_reason", p.lost_update_reason.empty() ? Json() : Json(p.lost_update_reason));
   return o.set("witness", Json::object()
-                              .set("rf", Json::strings(p.witness.rf))
-                              .set("co", Json::strings(p.witness.co))
+                              .set("rf", Json::strings(p.witness.rf.texts()))
+                              .set("co", Json::strings(p.witness.co.texts()))
                               .set("final", std::move(fin)));
 }
 

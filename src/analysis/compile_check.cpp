@@ -211,8 +211,8 @@ std::string render_json(const CompileCheck& c) {
                  .set("sass_outcome", m.sass_outcome)
                  .set("ptx_outcome", m.ptx_outcome)
                  .set("sass_execution", Json::object()
-                                            .set("rf", Json::strings(m.sass_execution.rf))
-                                            .set("co", Json::strings(m.sass_execution.co)))
+                                            .set("rf", Json::strings(m.sass_execution.rf.texts()))
+                                            .set("co", Json::strings(m.sass_execution.co.texts())))
                  .set("ptx_axioms", Json::strings(m.ptx.axioms)));
   o.set("miscompilations", std::move(bad));
   o.set("verdict", c.miscompilations.empty() ? "ok" : "miscompiled");

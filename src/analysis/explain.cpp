@@ -567,7 +567,9 @@ Json edges_json(const Skeleton& sk, const std::vector<ExecEdge>& v) {
 }
 
 Json witness_json(const Witness& w) {
-  return Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co));
+  return Json::object()
+      .set("rf", Json::strings(w.rf.texts()))
+      .set("co", Json::strings(w.co.texts()));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "redscope/core/bitrel.hpp"
 
+#include <algorithm>
+
 namespace redscope {
 
 BitRel BitRel::from(const BoolMatrix& m) {
@@ -10,16 +12,31 @@ BitRel BitRel::from(const BoolMatrix& m) {
   return r;
 }
 
+BitRel& BitRel::operator|=(const BitRel& o) {
+  for (std::size_t k = 0; k < bits_.size(); ++k) bits_[k] |= o.bits_[k];
+  return *this;
+}
+
+BitRel& BitRel::operator&=(const BitRel& o) {
+  for (std::size_t k = 0; k < bits_.size(); ++k) bits_[k] &= o.bits_[k];
+  return *this;
+}
+
+BitRel& BitRel::operator-=(const BitRel& o) {
+  for (std::size_t k = 0; k < bits_.size(); ++k) bits_[k] &= ~o.bits_[k];
+  return *this;
+}
+
+void BitRel::clear() { std::fill(bits_.begin(), bits_.end(), 0); }
+
 BitRel BitRel::operator|(const BitRel& o) const {
   BitRel r = *this;
-  for (std::size_t k = 0; k < bits_.size(); ++k) r.bits_[k] |= o.bits_[k];
-  return r;
+  return r |= o;
 }
 
 BitRel BitRel::operator-(const BitRel& o) const {
   BitRel r = *this;
-  for (std::size_t k = 0; k < bits_.size(); ++k) r.bits_[k] &= ~o.bits_[k];
-  return r;
+  return r -= o;
 }
 
 bool BitRel::empty() const {
@@ -30,27 +47,54 @@ bool BitRel::empty() const {
 
 BitRel BitRel::operator&(const BitRel& o) const {
   BitRel r = *this;
-  for (std::size_t k = 0; k < bits_.size(); ++k) r.bits_[k] &= o.bits_[k];
-  return r;
+  return r &= o;
 }
 
-// Row i of (this ; o) is the union of o's rows j for every j related to i.
+// Row i of (this ; o) is the union of o's rows j for every j related to i
+// (the set bits of row i, found a word at a time). One word per row (up to
+// 64 events, every litmus test) is the common case and has its own loop.
+void BitRel::compose_into(const BitRel& o, BitRel& out) const {
+  out.n_ = n_;
+  out.w_ = w_;
+  out.bits_.assign(bits_.size(), 0);
+  if (w_ == 1) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      std::uint64_t acc = 0;
+      for (std::uint64_t w = bits_[i]; w != 0; w &= w - 1)
+        acc |= o.bits_[static_cast<std::size_t>(__builtin_ctzll(w))];
+      out.bits_[i] = acc;
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < n_; ++i)
+    for_each(i, [&](std::size_t j) {
+      for (std::size_t k = 0; k < w_; ++k) out.bits_[i * w_ + k] |= o.bits_[j * w_ + k];
+    });
+}
+
 BitRel BitRel::compose(const BitRel& o) const {
   BitRel r(n_);
-  for (std::size_t i = 0; i < n_; ++i)
-    for (std::size_t j = 0; j < n_; ++j)
-      if (has(i, j))
-        for (std::size_t k = 0; k < w_; ++k) r.bits_[i * w_ + k] |= o.bits_[j * w_ + k];
+  compose_into(o, r);
   return r;
 }
 
 // Warshall: for each k, rows that reach k gain k's row.
+void BitRel::close() {
+  for (std::size_t k = 0; k < n_; ++k) {
+    const std::size_t kw = k / 64;
+    const std::uint64_t km = 1ULL << (k % 64);
+    const std::uint64_t* rk = bits_.data() + k * w_;
+    for (std::size_t i = 0; i < n_; ++i) {
+      std::uint64_t* ri = bits_.data() + i * w_;
+      if (ri[kw] & km)
+        for (std::size_t x = 0; x < w_; ++x) ri[x] |= rk[x];
+    }
+  }
+}
+
 BitRel BitRel::plus() const {
   BitRel r = *this;
-  for (std::size_t k = 0; k < n_; ++k)
-    for (std::size_t i = 0; i < n_; ++i)
-      if (r.has(i, k))
-        for (std::size_t x = 0; x < w_; ++x) r.bits_[i * w_ + x] |= r.bits_[k * w_ + x];
+  r.close();
   return r;
 }
 
@@ -62,11 +106,16 @@ BitRel BitRel::reflexive() const {
 
 BitRel BitRel::star() const { return plus().reflexive(); }
 
+void BitRel::inverse_into(BitRel& out) const {
+  out.n_ = n_;
+  out.w_ = w_;
+  out.bits_.assign(bits_.size(), 0);
+  for (std::size_t i = 0; i < n_; ++i) for_each(i, [&](std::size_t j) { out.set(j, i); });
+}
+
 BitRel BitRel::inverse() const {
   BitRel r(n_);
-  for (std::size_t i = 0; i < n_; ++i)
-    for (std::size_t j = 0; j < n_; ++j)
-      if (has(i, j)) r.set(j, i);
+  inverse_into(r);
   return r;
 }
 

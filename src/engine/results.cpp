@@ -13,16 +13,6 @@
 
 namespace redscope {
 
-namespace {
-
-std::int64_t signed_view(std::uint64_t bits, DataType t) {
-  const unsigned w = width_of(t);
-  if (!is_signed(t) || w == 64) return static_cast<std::int64_t>(bits);
-  return static_cast<std::int64_t>(bits << (64 - w)) >> (64 - w);
-}
-
-}  // namespace
-
 std::string_view to_string(Observation o) {
   switch (o) {
     case Observation::Always: return "Always";
@@ -245,10 +235,17 @@ void settle_result(TestResult& r, const LitmusTest& test,
         vals,
         (!status || vals[*status] == 0) && eval_condition(test.condition, r.observables, vals),
         std::move(w)});
+  // Sorted by the values as their types read them (a signed type's values
+  // sign-extended from its width), each observable's shift worked out once.
+  std::vector<unsigned> shift;
+  for (const Observable& o : r.observables) {
+    const unsigned w = width_of(o.type);
+    shift.push_back(is_signed(o.type) && w < 64 ? 64 - w : 0);
+  }
   std::sort(r.outcomes.begin(), r.outcomes.end(), [&](const Outcome& a, const Outcome& b) {
     for (std::size_t i = 0; i < a.values.size(); ++i) {
-      const auto x = signed_view(a.values[i], r.observables[i].type),
-                 y = signed_view(b.values[i], r.observables[i].type);
+      const auto x = static_cast<std::int64_t>(a.values[i] << shift[i]) >> shift[i],
+                 y = static_cast<std::int64_t>(b.values[i] << shift[i]) >> shift[i];
       if (x != y) return x < y;
     }
     return false;
@@ -267,6 +264,13 @@ void settle_result(TestResult& r, const LitmusTest& test,
     case Quantifier::Forall:
     case Quantifier::Assert: r.holds = unsat == 0; break;
   }
+}
+
+std::vector<std::string> EdgeTexts::texts() const {
+  std::vector<std::string> v;
+  v.reserve(items_.size());
+  for (const Item& i : items_) v.push_back(*i);
+  return v;
 }
 
 std::string_view to_string(EngineKind e) {

@@ -19,26 +19,6 @@ Bits all_events(std::size_t n) {
 
 bool bit(const Bits& s, std::size_t i) { return (s[i / 64] >> (i % 64)) & 1U; }
 
-Bits set_op(Op op, const Bits& a, const Bits& b) {
-  Bits r = a;
-  for (std::size_t k = 0; k < r.size(); ++k) {
-    if (op == Op::Union)
-      r[k] |= b[k];
-    else if (op == Op::Inter)
-      r[k] &= b[k];
-    else
-      r[k] &= ~b[k];
-  }
-  return r;
-}
-
-BitRel identity(const Bits& s, std::size_t n) {
-  BitRel r(n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (bit(s, i)) r.set(i, i);
-  return r;
-}
-
 Bits domain(const BitRel& r) {
   Bits s(words(r.size()), 0);
   for (std::size_t i = 0; i < r.size(); ++i) {
@@ -56,22 +36,6 @@ Bits range(const BitRel& r) {
   return s;
 }
 
-BitRel cartesian(const Bits& a, const Bits& b, std::size_t n) {
-  BitRel r(n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (bit(a, i)) std::copy(b.begin(), b.end(), r.row(i));
-  return r;
-}
-
-BitRel complement(const BitRel& r) {
-  const std::size_t n = r.size();
-  BitRel c(n);
-  const Bits all = all_events(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < r.words(); ++k) c.row(i)[k] = ~r.row(i)[k] & all[k];
-  return c;
-}
-
 }  // namespace
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
@@ -80,6 +44,9 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       n_(n),
       variants_(std::move(variants)),
       values_(m.slots.size()),
+      upper_(m.slots.size()),
+      is_upper_(m.slots.size(), 0),
+      upper_fresh_(m.slots.size(), 0),
       result_(m.stmts.size(), 1),
       forbids_(m.stmts.size(), 0) {
   for (std::size_t i = 0; i < m.slots.size(); ++i) {
@@ -116,39 +83,75 @@ Bits& Evaluator::set(std::string_view primitive) {
   return values_[i].set;
 }
 
+BitRel& Evaluator::upper(std::string_view primitive) {
+  const std::size_t i = slot_of(primitive);
+  if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
+  is_upper_[i] = 1;
+  if (upper_[i].rel.size() != n_) upper_[i].rel = BitRel(n_);
+  return upper_[i].rel;
+}
+
+void Evaluator::exact(std::string_view primitive) {
+  const std::size_t i = slot_of(primitive);
+  if (i < m_.slots.size()) is_upper_[i] = 0;
+}
+
+bool Evaluator::partial() const {
+  return std::any_of(is_upper_.begin(), is_upper_.end(), [](char c) { return c != 0; });
+}
+
+const Value& Evaluator::ref(std::size_t slot, Bound b) const {
+  if (b == Bound::Lo) return values_[slot];
+  if (m_.slots[slot].primitive) return is_upper_[slot] ? upper_[slot] : values_[slot];
+  // A binding last computed without an interval (a level below the update's)
+  // reads no interval primitive: its bounds are equal.
+  return upper_fresh_[slot] ? upper_[slot] : values_[slot];
+}
+
 void Evaluator::update(int from) {
+  interval_ = partial();
+  const bool interval = interval_;
   for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
     const Stmt& s = m_.stmts[i];
     if (s.level < from) continue;
-    if (s.let)
+    if (s.let) {
       run_let(*s.let);
-    else
+      if (interval) run_let_at(*s.let, Bound::Hi);
+    } else {
       result_[i] = holds(*s.check);
+    }
   }
 }
 
+void Evaluator::run_let(const Let& l) { run_let_at(l, Bound::Lo); }
+
 // A recursive group starts empty and is re-evaluated until nothing changes
 // (the operators are monotone, so this is the least fixed point).
-void Evaluator::run_let(const Let& l) {
+void Evaluator::run_let_at(const Let& l, Bound b) {
+  std::vector<Value>& out = b == Bound::Lo ? values_ : upper_;
+  for (std::size_t slot : l.slots) upper_fresh_[slot] = b == Bound::Hi;
   if (!l.rec) {
-    values_[l.slots[0]] = eval(*l.exprs[0]);
+    out[l.slots[0]] = ev(*l.exprs[0], 0, b);
     return;
   }
-  for (std::size_t slot : l.slots) values_[slot].rel = BitRel(n_);
+  for (std::size_t slot : l.slots) out[slot].rel = BitRel(n_);
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t k = 0; k < l.slots.size(); ++k) {
-      BitRel next = eval(*l.exprs[k]).rel;
-      if (!(next == values_[l.slots[k]].rel)) {
-        values_[l.slots[k]].rel = std::move(next);
+      const BitRel& next = ev(*l.exprs[k], 0, b).rel;
+      if (!(next == out[l.slots[k]].rel)) {
+        out[l.slots[k]].rel = next;
         changed = true;
       }
     }
   }
 }
 
+// In interval mode a check is evaluated at the bound where it is easiest to
+// satisfy: `empty`, `acyclic`, `irreflexive` at the smallest value of its
+// relation, a negated check (`~empty`) at the largest.
 bool Evaluator::holds(const Check& c) const {
-  const Value v = eval(*c.expr);
+  const Value& v = ev(*c.expr, 0, c.negated && interval_ ? Bound::Hi : Bound::Lo);
   bool ok = false;
   switch (c.kind) {
     case CheckKind::Acyclic: ok = v.rel.acyclic(); break;
@@ -177,61 +180,101 @@ std::vector<std::string> Evaluator::failing() const {
   return out;
 }
 
-Value Evaluator::eval_binary(const Expr& e) const {
-  const Value a = eval(*e.args[0]);
-  const Value b = eval(*e.args[1]);
-  Value r;
+Value& Evaluator::scratch(std::size_t d) const {
+  while (pool_.size() <= d) pool_.push_back(Value{BitRel(n_), Bits(words(n_), 0)});
+  return pool_[d];
+}
+
+const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) const {
+  const Value& a = ev(*e.args[0], d + 1, bound);
+  // The right of a difference is a negative occurrence: the other bound.
+  const Value& b = ev(*e.args[1], d + 2, e.op == Op::Diff ? flip(bound) : bound);
+  Value& r = scratch(d);
   if (e.op == Op::Cartesian) {
-    r.rel = cartesian(a.set, b.set, n_);
+    r.rel.clear();
+    for (std::size_t i = 0; i < n_; ++i)
+      if (bit(a.set, i)) std::copy(b.set.begin(), b.set.end(), r.rel.row(i));
     return r;
   }
   if (e.type == Type::Set) {
-    r.set = set_op(e.op, a.set, b.set);
+    r.set = a.set;
+    for (std::size_t k = 0; k < r.set.size(); ++k) {
+      if (e.op == Op::Union)
+        r.set[k] |= b.set[k];
+      else if (e.op == Op::Inter)
+        r.set[k] &= b.set[k];
+      else
+        r.set[k] &= ~b.set[k];
+    }
     return r;
   }
+  if (e.op == Op::Seq) {
+    a.rel.compose_into(b.rel, r.rel);
+    return r;
+  }
+  r.rel = a.rel;
   switch (e.op) {
-    case Op::Union: r.rel = a.rel | b.rel; break;
-    case Op::Inter: r.rel = a.rel & b.rel; break;
-    case Op::Diff: r.rel = a.rel - b.rel; break;
-    default: r.rel = a.rel.compose(b.rel); break;  // Seq
+    case Op::Union: r.rel |= b.rel; break;
+    case Op::Inter: r.rel &= b.rel; break;
+    default: r.rel -= b.rel; break;  // Diff
   }
   return r;
 }
 
-Value Evaluator::eval(const Expr& e) const {
-  Value r;
+Value Evaluator::eval(const Expr& e) const { return ev(e, 0); }
+
+const Value& Evaluator::ev(const Expr& e, std::size_t d, Bound bound) const {
   switch (e.op) {
-    case Op::Ref: return values_[e.slot];
-    case Op::Empty:
-      if (e.type == Type::Rel)
-        r.rel = BitRel(n_);
-      else
-        r.set = Bits(words(n_), 0);
-      return r;
-    case Op::Universe: r.set = all_events(n_); return r;
+    case Op::Ref: return ref(e.slot, bound);
     case Op::Union:
     case Op::Inter:
     case Op::Diff:
     case Op::Seq:
-    case Op::Cartesian: return eval_binary(e);
-    case Op::Inverse: r.rel = eval(*e.args[0]).rel.inverse(); return r;
-    case Op::Plus: r.rel = eval(*e.args[0]).rel.plus(); return r;
-    case Op::Star: r.rel = eval(*e.args[0]).rel.star(); return r;
-    case Op::Opt: r.rel = eval(*e.args[0]).rel.reflexive(); return r;
-    case Op::Identity: r.rel = identity(eval(*e.args[0]).set, n_); return r;
-    case Op::Domain: r.set = domain(eval(*e.args[0]).rel); return r;
-    case Op::Range: r.set = range(eval(*e.args[0]).rel); return r;
-    case Op::Complement:
-      if (e.type == Type::Rel) {
-        r.rel = complement(eval(*e.args[0]).rel);
-        return r;
-      }
-      r.set = set_op(Op::Diff, all_events(n_), eval(*e.args[0]).set);
-      return r;
+    case Op::Cartesian: return ev_binary(e, d, bound);
     case Op::IfVariant: {
       const bool on = std::find(variants_.begin(), variants_.end(), e.variant) != variants_.end();
-      return eval(*e.args[on ? 0 : 1]);
+      return ev(*e.args[on ? 0 : 1], d, bound);
     }
+    default: break;
+  }
+  Value& r = scratch(d);
+  switch (e.op) {
+    case Op::Empty:
+      r.rel.clear();
+      std::fill(r.set.begin(), r.set.end(), 0);
+      return r;
+    case Op::Universe: r.set = all_events(n_); return r;
+    case Op::Inverse: ev(*e.args[0], d + 1, bound).rel.inverse_into(r.rel); return r;
+    case Op::Plus:
+    case Op::Star:
+    case Op::Opt:
+      r.rel = ev(*e.args[0], d + 1, bound).rel;
+      if (e.op != Op::Opt) r.rel.close();
+      if (e.op != Op::Plus)
+        for (std::size_t i = 0; i < n_; ++i) r.rel.set(i, i);
+      return r;
+    case Op::Identity: {
+      const Value& a = ev(*e.args[0], d + 1, bound);
+      r.rel.clear();
+      for (std::size_t i = 0; i < n_; ++i)
+        if (bit(a.set, i)) r.rel.set(i, i);
+      return r;
+    }
+    case Op::Domain: r.set = domain(ev(*e.args[0], d + 1, bound).rel); return r;
+    case Op::Range: r.set = range(ev(*e.args[0], d + 1, bound).rel); return r;
+    case Op::Complement: {
+      const Value& a = ev(*e.args[0], d + 1, flip(bound));  // a negative occurrence
+      const Bits all = all_events(n_);
+      if (e.type == Type::Rel) {
+        for (std::size_t i = 0; i < n_; ++i)
+          for (std::size_t k = 0; k < a.rel.words(); ++k)
+            r.rel.row(i)[k] = ~a.rel.row(i)[k] & all[k];
+        return r;
+      }
+      for (std::size_t k = 0; k < r.set.size(); ++k) r.set[k] = all[k] & ~a.set[k];
+      return r;
+    }
+    default: break;
   }
   throw std::logic_error("cat: unknown operator");
 }

@@ -102,7 +102,9 @@ Json one_json(const TestResult& r) {
     }
     outcomes.push(std::move(values));
     const Witness& w = r.outcomes[i].witness;
-    Json wj = Json::object().set("rf", Json::strings(w.rf)).set("co", Json::strings(w.co));
+    Json wj = Json::object()
+                  .set("rf", Json::strings(w.rf.texts()))
+                  .set("co", Json::strings(w.co.texts()));
     if (!w.choices.empty()) wj.set("choices", Json::strings(w.choices));
     witnesses.push(std::move(wj));
   }

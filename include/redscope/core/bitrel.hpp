@@ -54,6 +54,16 @@ class BitRel {
   bool empty() const;
   bool operator==(const BitRel& o) const { return bits_ == o.bits_; }
 
+  // In place, into storage already sized (the evaluator's scratch values
+  // allocate once): the operators below are built on these.
+  BitRel& operator|=(const BitRel& o);
+  BitRel& operator&=(const BitRel& o);
+  BitRel& operator-=(const BitRel& o);
+  void clear();
+  void compose_into(const BitRel& o, BitRel& out) const;  // out = this ; o
+  void inverse_into(BitRel& out) const;
+  void close();  // transitive closure (Warshall)
+
   BitRel operator|(const BitRel& o) const;
   BitRel operator-(const BitRel& o) const;  // difference
   BitRel operator&(const BitRel& o) const;

@@ -40,10 +40,39 @@ struct ExecEdge {
   bool operator==(const ExecEdge&) const = default;
 };
 
+// The edges of a witness as text, each string shared: the witnesses of a
+// million outcomes (IRIW with ten readers) name the same few hundred edges,
+// and a copy per outcome would be gigabytes.
+class EdgeTexts {
+ public:
+  using Item = std::shared_ptr<const std::string>;
+  void push_back(std::string s) { items_.push_back(std::make_shared<const std::string>(s)); }
+  void push_back(Item s) { items_.push_back(std::move(s)); }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const std::string& operator[](std::size_t i) const { return *items_[i]; }
+  std::vector<std::string> texts() const;
+
+  struct const_iterator {
+    std::vector<Item>::const_iterator it;
+    const std::string& operator*() const { return **it; }
+    const_iterator& operator++() {
+      ++it;
+      return *this;
+    }
+    bool operator!=(const const_iterator& o) const { return it != o.it; }
+  };
+  const_iterator begin() const { return {items_.begin()}; }
+  const_iterator end() const { return {items_.end()}; }
+
+ private:
+  std::vector<Item> items_;
+};
+
 // One execution that produces an outcome, as the edges a reader checks.
 struct Witness {
-  std::vector<std::string> rf;  // "init x -> P1#0 ld.weak r0, x"
-  std::vector<std::string> co;
+  EdgeTexts rf;  // "init x -> P1#0 ld.weak r0, x"
+  EdgeTexts co;
   // PTO programs: the choices that lead to the outcome (a float sum's
   // order, a consumer that saw a register before its reduction completed,
   // the cores' interleaving), one line each.

@@ -4,6 +4,7 @@
 // level or higher (docs/model.md "The model file").
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,20 @@ class Evaluator {
 
   // Re-evaluates every statement of level >= `from`.
   void update(int from);
+
+  // Partial candidates (the enumerator's pruning search). A primitive may be
+  // given as an interval: rel(name) is its value so far (lo) and `upper` the
+  // largest it may still become (hi). update() then computes each binding at
+  // both bounds, and a check fails only if it fails for every value in the
+  // interval: a relation is smallest with the lo value of its positive
+  // occurrences and the hi value of its negative ones (the right of `\`,
+  // under `~`), and largest the other way round. So a failing check cuts
+  // every completion of the partial candidate, for any model file.
+  BitRel& upper(std::string_view primitive);
+  void exact(std::string_view primitive);  // no longer an interval
+  // Giving or dropping an interval changes the primitive: update() from its
+  // level, as after changing its value.
+  bool partial() const;
   // No enabled (non-flag) check fails.
   bool consistent() const;
   // The names of the failing non-flag checks (enabled or not), in file order.
@@ -48,7 +63,16 @@ class Evaluator {
   const Model& model() const { return m_; }
 
  private:
-  Value eval_binary(const Expr& e) const;
+  // Evaluates `e` without copying: the result is the slot a Ref names or
+  // pool_[d], the scratch value of depth d (operands go to d + 1 and d + 2,
+  // so an operand's subtree never overwrites its sibling's result).
+  enum class Bound : std::uint8_t { Lo, Hi };
+  static Bound flip(Bound b) { return b == Bound::Lo ? Bound::Hi : Bound::Lo; }
+  const Value& ev(const Expr& e, std::size_t d, Bound b = Bound::Lo) const;
+  const Value& ev_binary(const Expr& e, std::size_t d, Bound b) const;
+  const Value& ref(std::size_t slot, Bound b) const;
+  void run_let_at(const Let& l, Bound b);
+  Value& scratch(std::size_t d) const;
   bool holds(const Check& c) const;
   void run_let(const Let& l);
   std::size_t slot_of(std::string_view name) const;
@@ -57,9 +81,16 @@ class Evaluator {
   std::size_t n_;
   std::vector<std::string> variants_;
   std::vector<Value> values_;
-  std::vector<char> result_;   // per statement: the check holds
-  std::vector<char> forbids_;  // per statement: a failing check rejects
+  std::vector<Value> upper_;       // per slot: the hi bound (interval mode)
+  std::vector<char> is_upper_;     // per primitive slot: given as an interval
+  std::vector<char> upper_fresh_;  // per let slot: upper_ computed after values_
+  bool interval_ = false;          // the last update() saw an interval
+  std::vector<char> result_;       // per statement: the check holds
+  std::vector<char> forbids_;      // per statement: a failing check rejects
   Value dummy_;
+  // Scratch values, allocated once at their size (a deque: growing it keeps
+  // references to the values in use).
+  mutable std::deque<Value> pool_;
 };
 
 }  // namespace redscope::cat

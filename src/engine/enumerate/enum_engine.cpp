@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "engine/enumerate/symmetry.hpp"
 #include "engine/pto_exec.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
@@ -68,7 +70,13 @@ class SkeletonEnumerator {
   // was consistent once barriers need not complete (for the incomplete counts).
   bool run(std::map<Values, Witness>& found) {
     found_ = &found;
-    choose_rf(0);
+    for (EventId e = 0; e < n_; ++e) labels_.push_back(label(e));
+    bool guarded = false;
+    for (EventId e = 0; e < n_; ++e) guarded = guarded || sk_.ev(e).guard != nullptr;
+    if (check_ || guarded)
+      choose_rf(0);  // the executed events depend on values: complete candidates only
+    else
+      search();
     return consistent_without_barriers_;
   }
 
@@ -239,10 +247,12 @@ class SkeletonEnumerator {
             exec_[b])
           sc_pairs_.emplace_back(a, b);
     sf_ = BitRel(n_);
+    recorded_ = false;
     choose_sf_pair(0);
   }
 
   void choose_sf_pair(std::size_t k) {
+    if (recorded_) return;  // the outcome is rf's and co's: one Fence-SC order is enough
     if (k == sc_pairs_.size()) {
       tick();
       if (sf_.acyclic()) choose_barriers();
@@ -255,6 +265,377 @@ class SkeletonEnumerator {
     sf_.set(b, a);
     choose_sf_pair(k + 1);
     sf_.set(b, a, false);
+  }
+
+  // ---- the pruning search (a skeleton without guards) ------------------------
+  // Every event executes, so the choices are known up front and made in the
+  // order that lets the model cut early: each cell's coherence order (a
+  // morally strong cell write by write, as a sequence), then each read's
+  // source in program order, then each Fence-SC pair's orientation. After
+  // each choice the model is evaluated on the partial candidate with the
+  // undecided relations as intervals (cat::Evaluator::upper): the smallest
+  // value they may end with where they occur positively, the largest where
+  // negatively. A check that fails there fails in every completion, so the
+  // branch is cut at its first violation. Interchangeable threads
+  // (symmetry.hpp) are explored in one order and their outcomes permuted.
+  void search() {
+    exec_.assign(n_, true);
+    if (exec_ != fed_exec_) {
+      fed_exec_ = exec_;
+      cat::load_statics(eval_, prims_, exec_);
+    }
+    classes_ = enumerate::thread_classes(sk_, obs_);
+    BitRel rf_hi(n_);
+    for (EventId r : reads_)
+      for (EventId w = 0; w < n_; ++w)
+        if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(r).loc) rf_hi.set(w, r);
+    rf_all_ = rf_hi;
+    rf_rel_ = BitRel(n_);
+    cells_.clear();
+    for (EventId w = 0; w < n_; ++w)
+      if (sk_.ev(w).is_write() && !sk_.ev(w).is_init) cells_[sk_.ev(w).loc].push_back(w);
+    cell_list_.assign(cells_.begin(), cells_.end());
+    co_ = BitRel(n_);
+    co_hi_ = BitRel(n_);
+    for (const auto& [loc, ws] : cell_list_) {
+      for (EventId x : ws) co_.set(sk_.init_write.at(loc), x);
+      for (EventId a : ws)
+        for (EventId b : ws)
+          if (a != b) co_hi_.set(a, b);
+    }
+    co_hi_ |= co_;
+    sc_pairs_.clear();
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = a + 1; b < n_; ++b)
+        if (sk_.ev(a).is_sc_fence() && sk_.ev(b).is_sc_fence() && st_.ms.has(a, b))
+          sc_pairs_.emplace_back(a, b);
+    sf_ = BitRel(n_);
+    sf_hi_ = BitRel(n_);
+    for (const auto& [a, b] : sc_pairs_) {
+      sf_hi_.set(a, b);
+      sf_hi_.set(b, a);
+    }
+    prepare_symmetry();
+    set_rf();
+    set_partial_sf();
+    set_co();
+    if (!check_at(0)) return;
+    choose_cell(0);
+  }
+
+  // Re-evaluates from `level`, or from lower if a lower primitive changed
+  // since the last evaluation (returning from a deeper choice restores it).
+  bool check_at(int level) {
+    eval_.update(std::min(level, pending_));
+    pending_ = kClean;
+    return eval_.consistent();
+  }
+
+  void set_co() {
+    eval_.rel("co") = co_;
+    eval_.upper("co") = co_hi_;
+    changed(2);
+  }
+
+  void set_rf() {
+    eval_.rel("rf") = rf_rel_;
+    eval_.upper("rf") = rf_all_;
+    changed(1);
+  }
+
+  void changed(int level) { pending_ = std::min(pending_, level); }
+
+  void set_partial_sf() {
+    changed(2);
+    eval_.rel("sf") = sf_;
+    eval_.upper("sf") = sf_hi_;
+    eval_.rel("sync_barrier") = BitRel(n_);
+    BitRel all(n_);
+    for (EventId a : barriers_)
+      for (EventId b : barriers_) all.set(a, b);
+    eval_.upper("sync_barrier") = all;
+  }
+
+  // A cell whose writes are pairwise morally strong is a sequence (Coherence
+  // orders every pair): its writes are placed one after another. Any other
+  // cell takes the odometer of choose_co, checked once complete.
+  void choose_cell(std::size_t c) {
+    if (c == cell_list_.size()) {
+      eval_.exact("co");
+      eval_.rel("co") = co_;
+      changed(2);
+      if (check_at(2)) choose_read(0);
+      set_co();
+      return;
+    }
+    const std::vector<EventId>& ws = cell_list_[c].second;
+    bool sequence = must_order_ms_;
+    for (EventId a : ws)
+      for (EventId b : ws) sequence = sequence && (a == b || st_.ms.has(a, b));
+    if (sequence) {
+      std::vector<EventId> placed;
+      place(c, placed);
+      return;
+    }
+    cell_odometer(c);
+  }
+
+  // The writes of cell c placed so far, in coherence order: each precedes
+  // the later ones and every write not yet placed (lo); the unplaced may
+  // still go either way among themselves (hi).
+  void place(std::size_t c, std::vector<EventId>& placed) {
+    const std::vector<EventId>& ws = cell_list_[c].second;
+    if (placed.size() == ws.size()) {
+      choose_cell(c + 1);
+      return;
+    }
+    for (EventId w : ws) {
+      if (std::find(placed.begin(), placed.end(), w) != placed.end()) continue;
+      if (!may_place(w, placed)) continue;
+      tick();
+      placed.push_back(w);
+      for (EventId x : ws)
+        if (std::find(placed.begin(), placed.end(), x) == placed.end()) {
+          co_.set(w, x);
+          co_hi_.set(x, w, false);
+        }
+      set_co();
+      if (check_at(2)) place(c, placed);
+      placed.pop_back();
+      for (EventId x : ws)
+        if (x != w && std::find(placed.begin(), placed.end(), x) == placed.end()) {
+          co_.set(w, x, false);
+          co_hi_.set(x, w);
+        }
+    }
+    set_co();
+  }
+
+  // A thread's own earlier write to the cell comes first (pin_po_loc), and a
+  // class's first writes go in thread order (the symmetry's signature).
+  bool may_place(EventId w, const std::vector<EventId>& placed) const {
+    auto is_placed = [&](EventId x) {
+      return std::find(placed.begin(), placed.end(), x) != placed.end();
+    };
+    for (EventId x : cell_of_write_.at(w))
+      if (pin_po_loc_ && x != w && st_.poloc.has(x, w) && !is_placed(x)) return false;
+    const auto it = first_write_pred_.find(w);
+    return it == first_write_pred_.end() || is_placed(it->second);
+  }
+
+  void cell_odometer(std::size_t c) {
+    const std::vector<EventId>& ws = cell_list_[c].second;
+    std::vector<std::pair<EventId, EventId>> pairs;
+    std::vector<std::vector<Order>> options;
+    for (std::size_t i = 0; i < ws.size(); ++i)
+      for (std::size_t j = i + 1; j < ws.size(); ++j) {
+        const EventId a = ws[i], b = ws[j];
+        if (pin_po_loc_ && st_.ms.has(a, b) && (st_.poloc.has(a, b) || st_.poloc.has(b, a))) {
+          co_.set(st_.poloc.has(a, b) ? a : b, st_.poloc.has(a, b) ? b : a);
+          continue;
+        }
+        pairs.emplace_back(a, b);
+        options.push_back(st_.ms.has(a, b) && must_order_ms_
+                              ? std::vector<Order>{Order::Forward, Order::Backward}
+                              : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
+      }
+    const BitRel hi = co_hi_;
+    std::vector<std::size_t> at(pairs.size(), 0);
+    for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
+    for (;;) {
+      tick();
+      if (transitive_on(ws)) {
+        for (EventId a : ws)
+          for (EventId b : ws) co_hi_.set(a, b, co_.has(a, b));
+        set_co();
+        if (check_at(2)) choose_cell(c + 1);
+        co_hi_ = hi;
+      }
+      std::size_t k = pairs.size();
+      for (; k > 0; --k) {
+        const std::size_t p = k - 1;
+        at[p] = (at[p] + 1) % options[p].size();
+        orient(pairs[p], options[p][at[p]]);
+        if (at[p] != 0) break;
+      }
+      if (k == 0) break;
+    }
+    for (EventId a : ws)
+      for (EventId b : ws) co_.set(a, b, false);
+    set_co();
+  }
+
+  // Each read's source, in program order; a class without a coherence key
+  // keeps its threads in the order of their reads' sources.
+  void choose_read(std::size_t k) {
+    if (k == reads_.size()) {
+      read_leaf();
+      return;
+    }
+    const EventId r = reads_[k];
+    const BitRel saved = rf_all_;
+    for (EventId w = 0; w < n_; ++w) {
+      if (!saved.has(w, r)) continue;
+      tick();
+      rf_[r] = w;
+      rf_rel_.set(w, r);
+      for (EventId x = 0; x < n_; ++x) rf_all_.set(x, r, x == w);
+      if (rf_sorted(k)) {
+        set_rf();
+        // The last read goes straight to the leaf, whose check is exact in rf.
+        if (k + 1 == reads_.size() || check_at(1)) choose_read(k + 1);
+      }
+      rf_rel_.set(w, r, false);
+    }
+    rf_all_ = saved;
+    set_rf();
+  }
+
+  // Every source chosen: values (a cycle through rf and the value
+  // dependencies has none), then the Fence-SC pairs.
+  void read_leaf() {
+    if (!compute_values()) return;
+    eval_.exact("rf");
+    eval_.rel("rf") = rf_rel_;
+    changed(1);
+    recorded_ = false;
+    if (sc_pairs_.empty()) {  // straight to the exact check
+      eval_.exact("sf");
+      eval_.exact("sync_barrier");
+      choose_barriers();
+      set_partial_sf();
+    } else if (check_at(1)) {
+      probe_sc();
+    }
+    set_rf();
+  }
+
+  // Before branching on the Fence-SC pairs, each pair is tried both ways on
+  // its own: a pair that fails both ways cuts the candidate at once (the
+  // common case: two readers that saw two writes in opposite orders), one
+  // that fails one way is fixed the other; the rest are branched on.
+  void probe_sc() {
+    open_pairs_.clear();
+    std::vector<std::pair<EventId, EventId>> fixed;
+    bool dead = false;
+    for (const auto& [a, b] : sc_pairs_) {
+      bool ok[2];
+      for (int o = 0; o < 2; ++o) {
+        const EventId x = o ? b : a, y = o ? a : b;
+        sf_.set(x, y);
+        sf_hi_.set(y, x, false);
+        set_partial_sf();
+        ok[o] = sf_.acyclic() && check_at(2);
+        sf_.set(x, y, false);
+        sf_hi_.set(y, x);
+      }
+      if (!ok[0] && !ok[1]) {
+        dead = true;
+        break;
+      }
+      if (ok[0] && ok[1]) {
+        open_pairs_.emplace_back(a, b);
+        continue;
+      }
+      const EventId x = ok[0] ? a : b, y = ok[0] ? b : a;
+      sf_.set(x, y);
+      sf_hi_.set(y, x, false);
+      fixed.emplace_back(x, y);
+    }
+    set_partial_sf();
+    if (!dead && sf_.acyclic() && check_at(2)) choose_sc(0);
+    for (const auto& [x, y] : fixed) {
+      sf_.set(x, y, false);
+      sf_hi_.set(y, x);
+    }
+    set_partial_sf();
+  }
+
+  void choose_sc(std::size_t k) {
+    if (recorded_) return;  // the outcome is rf's and co's: one Fence-SC order is enough
+    if (k == open_pairs_.size()) {
+      tick();
+      eval_.exact("sf");
+      eval_.exact("sync_barrier");
+      changed(2);
+      choose_barriers();
+      set_partial_sf();
+      return;
+    }
+    const auto [a, b] = open_pairs_[k];
+    for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+      sf_.set(x, y);
+      sf_hi_.set(y, x, false);
+      if (sf_.acyclic()) {
+        set_partial_sf();
+        if (check_at(2)) choose_sc(k + 1);
+      }
+      sf_.set(x, y, false);
+      sf_hi_.set(y, x);
+    }
+    set_partial_sf();
+  }
+
+  // ---- symmetry -----------------------------------------------------------------
+  // For each class: a coherence key (its threads' first writes, in one
+  // sequence cell, placed in thread order) or, without one, the sources of
+  // its threads' reads in thread order (rf_sorted).
+  void prepare_symmetry() {
+    cell_of_write_.clear();
+    first_write_pred_.clear();
+    read_pred_.clear();
+    for (const auto& [loc, ws] : cell_list_)
+      for (EventId w : ws) cell_of_write_[w] = ws;
+    auto first_write = [&](ThreadId t) -> std::optional<EventId> {
+      for (EventId e = 0; e < n_; ++e)
+        if (sk_.ev(e).thread == t && sk_.ev(e).is_write()) return e;
+      return std::nullopt;
+    };
+    for (const auto& g : classes_.groups) {
+      const auto w0 = first_write(g[0]);
+      bool key = w0.has_value() && must_order_ms_;
+      if (key) {
+        const auto& ws = cell_of_write_.at(*w0);
+        for (EventId a : ws)
+          for (EventId b : ws) key = key && (a == b || st_.ms.has(a, b));
+      }
+      for (std::size_t j = 1; j < g.size(); ++j) {
+        if (key)
+          first_write_pred_[*first_write(g[j])] = *first_write(g[j - 1]);
+        else
+          read_pred_[g[j]] = g[j - 1];
+      }
+    }
+    last_read_of_.assign(reads_.size(), -1);
+    for (std::size_t k = 0; k < reads_.size(); ++k)
+      if (k + 1 == reads_.size() || sk_.ev(reads_[k + 1]).thread != sk_.ev(reads_[k]).thread)
+        last_read_of_[k] = sk_.ev(reads_[k]).thread;
+  }
+
+  // Where a read reads from, as the permutations carry it along: the initial
+  // write, or (the writer's class, its own thread or not, its position).
+  std::tuple<int, int, int, std::size_t> source_sig(EventId r) const {
+    const Event& w = sk_.ev(rf_[r]);
+    if (w.is_init) return {0, 0, 0, 0};
+    return {1, classes_.class_of[static_cast<std::size_t>(w.thread)],
+            w.thread == sk_.ev(r).thread ? 1 : 0, w.po_index};
+  }
+
+  // After the last read of a thread whose class orders by reads: its sources
+  // are not before its predecessor's (lexicographically, read by read).
+  bool rf_sorted(std::size_t k) const {
+    const ThreadId t = last_read_of_[k];
+    if (t < 0) return true;
+    const auto it = read_pred_.find(t);
+    if (it == read_pred_.end()) return true;
+    const EventId bt = sk_.thread_base[static_cast<std::size_t>(t)];
+    const EventId bp = sk_.thread_base[static_cast<std::size_t>(it->second)];
+    for (EventId r : reads_) {
+      if (sk_.ev(r).thread != t) continue;
+      const auto mine = source_sig(r), theirs = source_sig(bp + (r - bt));
+      if (mine != theirs) return theirs < mine;
+    }
+    return true;
   }
 
   // ---- barriers -------------------------------------------------------------
@@ -285,6 +666,7 @@ class SkeletonEnumerator {
   }
 
   void choose_saw(std::size_t k) {
+    if (recorded_) return;  // one barrier choice that allows the outcome is enough
     if (k == waiting_.size()) {
       with_barriers();
       return;
@@ -305,6 +687,7 @@ class SkeletonEnumerator {
 
   void choose_saw_member(std::size_t k, const std::vector<EventId>& members, std::size_t i,
                          std::size_t need) {
+    if (recorded_) return;
     const EventId b = waiting_[k];
     if (saw_[b].size() + (members.size() - i) < need) return;  // too few left to reach the quorum
     if (i == members.size()) {
@@ -380,8 +763,9 @@ class SkeletonEnumerator {
     eval_.rel("co") = co_;
     eval_.rel("sf") = sf_;
     eval_.rel("sync_barrier") = sbar;
-    eval_.update(dirty_);
+    eval_.update(std::min(dirty_, pending_));
     dirty_ = 2;
+    pending_ = kClean;
     return eval_.consistent();
   }
 
@@ -394,7 +778,9 @@ class SkeletonEnumerator {
   }
 
   // Each observed cell ends with the value of one co-maximal executed write.
+  // The witness (strings) is built only for an outcome not seen before.
   void record() {
+    recorded_ = true;
     Values base(obs_.size(), 0);
     std::vector<std::vector<std::uint64_t>> choices(obs_.size());
     for (std::size_t i = 0; i < obs_.size(); ++i) {
@@ -409,36 +795,71 @@ class SkeletonEnumerator {
       }
       for (EventId w = 0; w < n_; ++w) {
         if (!sk_.ev(w).is_write() || sk_.ev(w).loc != o.loc || !exec_[w]) continue;
-        bool maximal = true;
-        for (EventId x = 0; x < n_; ++x) maximal = maximal && !co_.has(w, x);
-        if (maximal) choices[i].push_back(eval(sk_.ev(w).value));
+        if (co_.row_empty(w)) choices[i].push_back(eval(sk_.ev(w).value));
       }
     }
-    Witness wit;
-    for (EventId r : reads_)
-      if (exec_[r]) wit.rf.push_back(fmt::format("{} -> {}", label(rf_[r]), label(r)));
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (co_.has(a, b) && !sk_.ev(a).is_init)
-          wit.co.push_back(fmt::format("{} -> {}", label(a), label(b)));
-    product(choices, 0, base, wit);
+    product(choices, 0, base);
   }
 
-  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i, Values& vals,
-               const Witness& wit) {
+  // The execution found, or (symmetry) its image where thread u does what
+  // thread from[u] did: events map position for position.
+  Witness witness(const std::vector<ThreadId>* from) const {
+    std::vector<EventId> orig(n_), image(n_);
+    for (EventId e = 0; e < n_; ++e) orig[e] = image[e] = e;
+    if (from)
+      for (std::size_t u = 0; u < from->size(); ++u) {
+        const std::size_t v = static_cast<std::size_t>((*from)[u]);
+        if (v == u) continue;
+        const EventId bu = sk_.thread_base[u], bv = sk_.thread_base[v];
+        const EventId end = u + 1 < sk_.thread_base.size() ? sk_.thread_base[u + 1] : n_;
+        for (EventId i = 0; bu + i < end; ++i) {
+          orig[bu + i] = bv + i;
+          image[bv + i] = bu + i;
+        }
+      }
+    Witness wit;
+    for (EventId r : reads_)
+      if (exec_[orig[r]]) wit.rf.push_back(edge(image[rf_[orig[r]]], r));
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b)
+        if (co_.has(orig[a], orig[b]) && !sk_.ev(a).is_init) wit.co.push_back(edge(a, b));
+    return wit;
+  }
+
+  // "A -> B", made once per pair and shared by every witness naming it.
+  EdgeTexts::Item edge(EventId a, EventId b) const {
+    EdgeTexts::Item& s = edges_[{a, b}];
+    if (!s) s = std::make_shared<const std::string>(labels_[a] + " -> " + labels_[b]);
+    return s;
+  }
+
+  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i,
+               Values& vals) {
     if (i == choices.size()) {
-      if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
-      any_outcome_ = true;
-      found_->emplace(vals, wit);
-      if (found_->size() > opts_.max_outcomes)
-        throw InputError(Diagnostic{test_.file, test_.condition_loc,
-                                    fmt::format("more than {} outcomes", opts_.max_outcomes)});
+      if (!classes_.any()) {
+        add(vals, nullptr);
+        return;
+      }
+      enumerate::for_each_permutation(
+          classes_, obs_, vals,
+          [&](const Values& v, const std::vector<ThreadId>& from) { add(v, &from); });
       return;
     }
     for (std::uint64_t v : choices[i]) {
       vals[i] = v;
-      product(choices, i + 1, vals, wit);
+      product(choices, i + 1, vals);
     }
+  }
+
+  void add(const Values& vals, const std::vector<ThreadId>* from) {
+    if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
+    any_outcome_ = true;
+    const auto [it, fresh] = found_->try_emplace(vals);
+    if (!fresh) return;
+    it->second = witness(from);
+    if (found_->size() > opts_.max_outcomes)
+      throw InputError(Diagnostic{test_.file, test_.condition_loc,
+                                  fmt::format("more than {} outcomes", opts_.max_outcomes)});
   }
 
   const Skeleton& sk_;
@@ -454,18 +875,34 @@ class SkeletonEnumerator {
   std::vector<std::uint64_t> val_;
   std::vector<bool> exec_;
   BitRel rf_rel_, co_, sf_;
+  // The pruning search: the largest values rf, co and sf may still take.
+  BitRel rf_all_, co_hi_, sf_hi_;
+  enumerate::ThreadClasses classes_;
+  std::map<EventId, std::vector<EventId>> cell_of_write_;
+  std::map<EventId, EventId> first_write_pred_;  // a class's first write -> the previous thread's
+  std::map<ThreadId, ThreadId> read_pred_;       // a thread -> its class predecessor (by reads)
+  std::vector<ThreadId> last_read_of_;           // per read: its thread if its last read, else -1
+  std::vector<std::string> labels_;
+  mutable std::map<std::pair<EventId, EventId>, EdgeTexts::Item> edges_;
   std::map<std::string, std::vector<EventId>> cells_;
   std::vector<std::pair<std::string, std::vector<EventId>>> cell_list_;
   std::vector<std::pair<EventId, EventId>> sc_pairs_;
+  std::vector<std::pair<EventId, EventId>> open_pairs_;  // Fence-SC pairs left after probing
   std::vector<std::vector<EventId>> saw_;
   std::map<Values, Witness>* found_ = nullptr;
   std::size_t* candidates_;
   bool consistent_without_barriers_ = false;
+  // This rf/co candidate has recorded its outcome: its other Fence-SC orders
+  // and barrier choices can only give the same values again.
+  bool recorded_ = false;
   bool any_outcome_ = false;
   const CandidateCheck* check_;
   cat::Evaluator eval_;
   std::vector<bool> fed_exec_;  // the executed events the level-0 primitives hold
   int dirty_ = 0;               // the lowest level whose primitives changed
+  // The pruning search: the lowest level changed since the last evaluation.
+  static constexpr int kClean = 3;
+  int pending_ = 0;
   // What the model lets the search assume (cat::Shortcuts).
   cat::Shortcuts cuts_;
   // A thread's own writes to one cell are only tried in program order.
@@ -478,8 +915,8 @@ class SkeletonEnumerator {
 
 namespace {
 
-TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const cat::Model& model,
-                     const CandidateCheck* check) {
+TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
+                          const cat::Model& model, const CandidateCheck* check) {
   const auto t0 = std::chrono::steady_clock::now();
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
@@ -505,12 +942,12 @@ TestResult enumerate(const LitmusTest& test, const EngineOptions& opts, const ca
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
   if (test.pto_program) return pto_exec::run_explorer(test, opts);  // a PTO vector program
-  return enumerate(test, opts, *model_of(opts, test), nullptr);
+  return enumerate_test(test, opts, *model_of(opts, test), nullptr);
 }
 
 TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,
                          const CandidateCheck& consistent) {
-  return enumerate(test, opts, cat::builtin_ptx(), &consistent);
+  return enumerate_test(test, opts, cat::builtin_ptx(), &consistent);
 }
 
 }  // namespace redscope
