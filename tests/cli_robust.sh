@@ -89,6 +89,6 @@ echo "timeout reported after $(( $(date +%s) - start )) s (budget 1 s, plus rele
 
 # -q and -v on every command.
 [ -z "$("$bin" run -q "$dir/ok/MP.litmus" 2>/dev/null)" ] || fail "run -q prints per-test blocks"
-"$bin" run -v "$dir/ok/MP.litmus" 2>&1 >/dev/null | grep -q "checked .*MP.litmus with z3" || fail "run -v: no timing line"
+"$bin" run -v "$dir/ok/MP.litmus" 2>&1 >/dev/null | grep -q "checked .*MP.litmus with enum (auto: " || fail "run -v: no timing line naming the engine auto chose"
 "$bin" xval -q "$dir/ok/MP.litmus" | grep -q "^Total" || fail "xval -q: no summary"
 echo "hostile and empty inputs handled"

@@ -19,7 +19,7 @@
 
 using namespace redscope;
 
-TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[engines]") {
+TEST_CASE("z3, enum and auto allow the same outcomes on every suite test", "[engines]") {
   const std::vector<std::string> files = testing::suite_files();
   REQUIRE(files.size() > 68);  // litmus/classic alone has 68
   std::size_t compared = 0;
@@ -34,6 +34,11 @@ TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[e
     CHECK(testing::render_outcomes(z) == testing::render_outcomes(e));
     CHECK(z.incomplete.bound_cut == e.incomplete.bound_cut);
     CHECK(z.incomplete.barrier_deadlock == e.incomplete.barrier_deadlock);
+    // The default engine (auto) picks one of the two; same answer.
+    o.engine = EngineKind::Auto;
+    const TestResult a = run_engine(t, o);
+    CHECK(testing::render_outcomes(z) == testing::render_outcomes(a));
+    CHECK((a.engine == "z3" || a.engine == "enum"));
     ++compared;
   }
   WARN(compared << " tests compared");
@@ -46,8 +51,8 @@ TEST_CASE("z3 and enum engines allow the same outcomes on every suite test", "[e
 TEST_CASE("enum: the candidate limit counts coherence choices and stops quickly",
           "[engines][enum_limit]") {
   // Two threads' eight-element f16 reductions: few rf assignments with
-  // values, 2^8 coherence choices behind each. The pruning search cuts the
-  // coherence orders at their first Atomicity violation, so it answers
+  // values, 2^8 coherence choices behind each. The pruning search cuts
+  // partial coherence orders at their first violation, so it answers
   // within 20000 choices; before it, this test ran past the limit.
   const LitmusTest t = parse_litmus(R"(PTX red-v8-f16-two-threads
 {

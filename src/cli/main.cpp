@@ -133,11 +133,16 @@ and --max-file-size):
                        or earlier (also with your own file). `redscope models`
                        lists the shipped ones.
   --cat FILE           the same as --model FILE
-  --engine z3|enum|op  z3 (default): the model encoded in Z3; op: the
-                       operational machine (see xval); enum: the
-                       reference enumerator, which builds every candidate
-                       execution and checks it with bit-matrix relations (for
-                       cross-checking the Z3 engine; exponential, small tests)
+  --engine auto|z3|enum|op
+                       auto (default): per test, the enumerator or the
+                       solver, from the enumerator's choices and the number
+                       of outcomes the observables can take (the choice and
+                       its reason in -v and JSON; docs/cli.md). z3: the
+                       model encoded in Z3, one check per outcome. enum: the
+                       enumerator, which builds executions choice by choice,
+                       cuts a partial one at its first violation and
+                       explores interchangeable threads once. op: the
+                       operational machine (see xval)
   --unroll N           times a backward jump may be taken on one path
                        (default 2); longer paths are cut and reported
   --pto-order tree|sequential|both
@@ -154,10 +159,11 @@ and --max-file-size):
                        execution to DIR/FILE-K.dot (FILE: the litmus file's
                        name without .litmus; K: the outcome's line in the
                        States list), and DIR/FILE-K.svg when the `dot`
-                       program is installed; z3 engine only
+                       program is installed; drawn from the z3 engine's
+                       witnesses (auto then runs z3; enum and op draw none)
   -q, --quiet          no per-test blocks and no progress line: only
                        diagnostics, mismatches and summaries
-  -v, --verbose        run: a line per test on stderr (engine, outcomes,
+  -v, --verbose        run: a line per test on stderr (engine and why, outcomes,
                        skeletons, time)
   --timeout SECONDS    per-test time budget (default 300; 0: none). A test
                        past it is reported as an error of kind "timeout" and
@@ -199,7 +205,7 @@ struct Cli {
   bool observe_all = false;
   std::optional<redscope::ModelKind> model;
   std::optional<redscope::pto::Order> pto_order;  // --pto-order; nullopt: both
-  redscope::EngineKind engine = redscope::EngineKind::Z3;
+  redscope::EngineKind engine = redscope::EngineKind::Auto;
   bool quiet = false, verbose = false;
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
   redscope::BudgetLimits limits{300, 8192};  // --timeout, --max-memory
@@ -274,14 +280,16 @@ Cli parse_run(int argc, char** argv) {
             "unknown model '{}' (ptx, ptx-sm6x, sass-sm30, or a cat file: FILE.cat)", m));
     } else if (a == "--engine") {
       const std::string e = value();
-      if (e == "z3")
+      if (e == "auto")
+        c.engine = redscope::EngineKind::Auto;
+      else if (e == "z3")
         c.engine = redscope::EngineKind::Z3;
       else if (e == "enum")
         c.engine = redscope::EngineKind::Enum;
       else if (e == "op")
         c.engine = redscope::EngineKind::Op;
       else
-        usage_error(fmt::format("unknown engine '{}' (available: z3, enum, op)", e));
+        usage_error(fmt::format("unknown engine '{}' (available: auto, z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
     } else if (a == "--pto-order") {
@@ -461,6 +469,8 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
+  // Pictures are drawn from the solver's structured witnesses.
+  if (c.dot_dir && c.engine == redscope::EngineKind::Auto) opts.engine = redscope::EngineKind::Z3;
   opts.max_file_bytes = c.max_file_bytes;
   opts.limits = c.limits;
   if (c.cat) {
@@ -484,9 +494,11 @@ class RunPrinter {
   void result(const redscope::TestResult& r, bool diagnosed = false) {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
     if (c_.verbose)
-      p_.print(stderr, fmt::format("checked {} with {}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
-                                   r.file, redscope::to_string(c_.engine), r.outcomes.size(),
-                                   r.skeletons, r.seconds));
+      p_.print(stderr,
+               fmt::format("checked {} with {}{}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
+                           r.file, r.engine.empty() ? redscope::to_string(c_.engine) : r.engine,
+                           r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
+                           r.outcomes.size(), r.skeletons, r.seconds));
     if (c_.format == "json")
       p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
     else if (c_.format == "jsonl")
@@ -628,7 +640,7 @@ int run_xval(const Cli& c) {
 // Writes one picture per outcome witness of each z3 result into c.dot_dir.
 void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
   for (const redscope::TestResult& r : results) {
-    if (r.error || r.outcomes.empty() || c.engine != redscope::EngineKind::Z3) continue;
+    if (r.error || r.outcomes.empty() || r.engine != "z3") continue;
     if (!r.expansion) continue;
     const redscope::Expansion& ex = *r.expansion;
     for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
@@ -864,7 +876,8 @@ int main(int argc, char** argv) {
     if (c.paths.size() != 1) usage_error("explain takes one litmus file");
     if (c.outcome.has_value() == c.condition)
       usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
-    if (c.expect || c.observe_all || c.engine != redscope::EngineKind::Z3)
+    if (c.expect || c.observe_all ||
+        (c.engine != redscope::EngineKind::Auto && c.engine != redscope::EngineKind::Z3))
       usage_error(
           "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
     return run_explain(c);

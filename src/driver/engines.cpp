@@ -1,16 +1,79 @@
 // The engine a run asked for (EngineOptions::engine): the one place that
-// knows all three.
+// knows all three, and the auto engine that picks between two of them.
+#include <fmt/format.h>
+
 #include "redscope/engine/engine.hpp"
 
 namespace redscope {
 
+namespace {
+
+// The auto engine's thresholds (docs/performance.md "The auto engine").
+// The enumerator's cost is its search, the solver's about one check per
+// outcome (0.3-3 ms each, growing with the outcomes already blocked), plus
+// a context to start (about 10 ms).
+// - At most this many choices before pruning: the enumerator, whatever the
+//   outcomes (its worst case is a few tenths of a second).
+constexpr double kFewCandidates = 2e4;
+// - At least this many possible outcomes: the enumerator, which gives way
+//   to the solver if its search finds under one outcome per
+//   kGiveWayRatio choices once past kGiveWayAfter choices.
+constexpr double kManyOutcomes = 512;
+constexpr std::size_t kGiveWayAfter = 200'000;
+constexpr std::size_t kGiveWayRatio = 1000;
+// - Otherwise (many candidates, few outcomes): the solver.
+
+TestResult tagged(TestResult r, std::string_view engine, std::string reason) {
+  r.engine = engine;
+  r.engine_reason = std::move(reason);
+  return r;
+}
+
+TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
+  EngineOptions o = opts;
+  if (test.pto_program) {
+    o.engine = EngineKind::Enum;
+    return tagged(run_enum(test, o), "enum", "auto: a PTO vector program (the explicit explorer)");
+  }
+  const EngineEstimate est = estimate_engines(test, opts, kFewCandidates);
+  if (est.candidates <= kFewCandidates) {
+    o.engine = EngineKind::Enum;
+    return tagged(run_enum(test, o), "enum",
+                  fmt::format("auto: at most {:.3g} candidate choices", est.candidates));
+  }
+  if (est.outcomes >= kManyOutcomes) {
+    o.engine = EngineKind::Enum;
+    o.give_way_after = kGiveWayAfter;
+    o.give_way_ratio = kGiveWayRatio;
+    try {
+      return tagged(run_enum(test, o), "enum",
+                    fmt::format("auto: up to {:.3g} outcomes ({:.3g} candidate choices)",
+                                est.outcomes, est.candidates));
+    } catch (const EnumGaveWay& g) {
+      o = opts;
+      o.engine = EngineKind::Z3;
+      return tagged(run_z3(test, o), "z3",
+                    fmt::format("auto: the enumerator gave way after {} choices and {} outcomes "
+                                "(up to {:.3g} outcomes, {:.3g} candidate choices)",
+                                g.choices, g.outcomes, est.outcomes, est.candidates));
+    }
+  }
+  o.engine = EngineKind::Z3;
+  return tagged(run_z3(test, o), "z3",
+                fmt::format("auto: {:.3g} candidate choices for at most {:.3g} outcomes",
+                            est.candidates, est.outcomes));
+}
+
+}  // namespace
+
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts) {
   switch (opts.engine) {
-    case EngineKind::Enum: return run_enum(test, opts);
-    case EngineKind::Op: return run_op(test, opts);
+    case EngineKind::Auto: return run_auto(test, opts);
+    case EngineKind::Enum: return tagged(run_enum(test, opts), "enum", "");
+    case EngineKind::Op: return tagged(run_op(test, opts), "op", "");
     case EngineKind::Z3: break;
   }
-  return run_z3(test, opts);
+  return tagged(run_z3(test, opts), "z3", "");
 }
 
 }  // namespace redscope

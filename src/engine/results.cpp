@@ -274,7 +274,13 @@ std::vector<std::string> EdgeTexts::texts() const {
 }
 
 std::string_view to_string(EngineKind e) {
-  return e == EngineKind::Z3 ? "z3" : e == EngineKind::Enum ? "enum" : "op";
+  switch (e) {
+    case EngineKind::Auto: return "auto";
+    case EngineKind::Z3: return "z3";
+    case EngineKind::Enum: return "enum";
+    case EngineKind::Op: break;
+  }
+  return "op";
 }
 
 std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const LitmusTest& test) {

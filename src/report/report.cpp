@@ -77,6 +77,8 @@ namespace {
 Json one_json(const TestResult& r) {
   Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
+  o.set("engine", r.engine.empty() ? Json() : Json(r.engine));
+  o.set("engine_reason", r.engine_reason.empty() ? Json() : Json(r.engine_reason));
   if (r.error) {
     o.set("condition", Json()).set("observation", Json());
     o.set("outcomes", Json::array()).set("witnesses", Json::array());

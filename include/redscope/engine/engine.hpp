@@ -138,6 +138,10 @@ struct TestResult {
   // a float result, pipeline hazards, reads of memory nothing wrote, races,
   // and where a choice the seed leaves open decided a value).
   std::vector<std::string> notes;
+  // The engine that produced the result ("z3", "enum", "op"), and under
+  // --engine auto why it was chosen.
+  std::string engine;
+  std::string engine_reason;
 };
 
 // z3: the PTX model encoded in Z3 (the default). enum: the reference
@@ -147,11 +151,13 @@ struct TestResult {
 // threads step by step over a scope-tree memory (views, messages, storage per
 // CTA/cluster/GPU/system); it reaches only allowed outcomes but not load
 // buffering; used by `redscope xval`.
-enum class EngineKind : std::uint8_t { Z3, Enum, Op };
+// auto (the default): per test, the enumerator or the solver, whichever the
+// estimates below say is cheaper (driver/engines.cpp: run_auto).
+enum class EngineKind : std::uint8_t { Auto, Z3, Enum, Op };
 std::string_view to_string(EngineKind e);
 
 struct EngineOptions {
-  EngineKind engine = EngineKind::Z3;
+  EngineKind engine = EngineKind::Auto;
   ExpandOptions expand;
   bool observe_all = false;
   std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
@@ -184,6 +190,11 @@ struct EngineOptions {
   // assignment, each cell's coherence order, each Fence-SC orientation and
   // each barrier arrival set counts one (the op engine: states explored).
   std::size_t enum_limit = 5'000'000;
+  // auto engine: past `give_way_after` choices (0: never) the enumerator
+  // gives way to the solver (throws EnumGaveWay) while it has found fewer
+  // than one outcome per `give_way_ratio` choices, and at enum_limit.
+  std::size_t give_way_after = 0;
+  std::size_t give_way_ratio = 1000;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
   // The cat model deciding consistency (--model FILE.cat): `user_model`,
@@ -202,6 +213,24 @@ std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const Litm
 
 // The engine `opts.engine` names.
 TestResult run_engine(const LitmusTest& test, const EngineOptions& opts);
+
+// Thrown by the enumerator under EngineOptions::give_way_after.
+struct EnumGaveWay {
+  std::size_t choices = 0, outcomes = 0;
+};
+
+// What the auto engine weighs, over the skeletons of a test: the
+// enumerator's choices before any pruning (each read's possible sources ×
+// each cell's coherence orders × Fence-SC orientations, divided by the
+// orders of interchangeable threads it does not explore), and a bound on
+// the outcomes (the product of the observables' value-set sizes, computed
+// only when the candidates are many; 0 otherwise).
+struct EngineEstimate {
+  double candidates = 0;
+  double outcomes = 0;
+};
+EngineEstimate estimate_engines(const LitmusTest& test, const EngineOptions& opts,
+                                double outcomes_from);
 // The reference enumerator; throws InputError beyond `enum_limit` candidates.
 // A cat model (models/ptx.cat unless opts.model_file) decides consistency.
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts);
