@@ -71,29 +71,62 @@ std::string rows(const std::vector<std::vector<std::string>>& code) {
   return s;
 }
 
+// `locations [...]`: registers `regs` of threads from..from+n-1, then `locs`.
+std::string locations(int n, int from, const std::vector<std::string>& regs,
+                      const std::vector<std::string>& locs) {
+  std::string s = "locations [";
+  for (int t = from; t < from + n; ++t)
+    for (const std::string& r : regs) s += fmt::format("P{}:{}; ", t, r);
+  for (const std::string& l : locs) s += l + "; ";
+  return s + "]\n";
+}
+
+// IRIW with n readers (alternately x then y, y then x), each reader's two
+// loads separated by fence.sc.gpu when `fence`.
+std::string iriw(int n, bool fence) {
+  std::vector<std::vector<std::string>> c(n + 2);
+  c[0] = {"st.relaxed.gpu x, 1"};
+  c[1] = {"st.relaxed.gpu y, 1"};
+  for (int r = 0; r < n; ++r) {
+    const char* a = r % 2 ? "y" : "x";
+    const char* b = r % 2 ? "x" : "y";
+    c[r + 2] = {fmt::format("ld.relaxed.gpu r0, {}", a)};
+    if (fence) c[r + 2].push_back("fence.sc.gpu");
+    c[r + 2].push_back(fmt::format("ld.relaxed.gpu r1, {}", b));
+  }
+  return fmt::format(
+      "PTX iriw{}-{}\n{{ x=0; y=0; }}\n{}{}{}exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 "
+      "/\\ P3:r1 == 0)\n",
+      fence ? "-sc" : "", n, places(n + 2), rows(c), locations(n, 2, {"r0", "r1"}, {"x", "y"}));
+}
+
 std::vector<Family> families() {
   return {
-      {"a: N atom.add.gpu, old kept", 2, 7,  // N=8: 40320 outcomes, past the default --max-outcomes
+      // Every register and location observed, listed in a `locations` line
+      // so that herd7 (bench/compare-herd.sh) observes the same.
+      {"a: N atom.add.gpu, old kept", 2, 8,
        [](int n) {
          std::vector<std::vector<std::string>> c(n);
          for (int t = 0; t < n; ++t) c[t] = {"atom.relaxed.gpu.global.add.u32 r0, [x], 1"};
-         return fmt::format("PTX atoms-{}\n{{ global u32 x = 0; }}\n{}{}exists (x == {})\n", n,
-                            places(n), rows(c), n);
-       }},
-      {"b: IRIW, N readers", 2, 6,
+         return fmt::format("PTX atoms-{}\n{{ global u32 x = 0; }}\n{}{}{}exists (x == {})\n", n,
+                            places(n), rows(c), locations(n, 0, {"r0"}, {"x"}), n);
+       },
+       false},
+      {"b: IRIW, N readers", 2, 10, [](int n) { return iriw(n, false); }, false},
+      {"j: IRIW + fence.sc.gpu, N readers", 2, 8, [](int n) { return iriw(n, true); }, false},
+      // herd7's "N threads each st x; st y; ld x; ld y, condition on one
+      // register": only P0:r1 observed.
+      {"k: N threads, 2 st + 2 ld, P0:r1 only", 2, 6,
        [](int n) {
-         std::vector<std::vector<std::string>> c(n + 2);
-         c[0] = {"st.relaxed.gpu x, 1"};
-         c[1] = {"st.relaxed.gpu y, 1"};
-         for (int r = 0; r < n; ++r)
-           c[r + 2] =
-               r % 2 ? std::vector<std::string>{"ld.relaxed.gpu r0, y", "ld.relaxed.gpu r1, x"}
-                     : std::vector<std::string>{"ld.relaxed.gpu r0, x", "ld.relaxed.gpu r1, y"};
-         return fmt::format(
-             "PTX iriw-{}\n{{ x=0; y=0; }}\n{}{}exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 "
-             "/\\ P3:r1 == 0)\n",
-             n, places(n + 2), rows(c));
-       }},
+         std::vector<std::vector<std::string>> c(n);
+         for (int t = 0; t < n; ++t)
+           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1),
+                   fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, x",
+                   "ld.relaxed.gpu r1, y"};
+         return fmt::format("PTX stld-{}\n{{ x=0; y=0; }}\n{}{}exists (P0:r1 == 0)\n", n, places(n),
+                            rows(c));
+       },
+       false},
       {"c: N threads, 2 st + 2 ld, x y P0", 2,
        6,  // observing every register: over 10000 outcomes at N=4
        [](int n) {
@@ -171,7 +204,9 @@ std::vector<Family> families() {
 struct Timed {
   double seconds = 0;
   std::size_t outcomes = 0;
+  std::string engine;  // the engine auto chose
   std::optional<std::string> failure;
+  std::vector<std::string> values;  // the outcome set, rendered (for the agreement check)
 };
 
 Timed time_engine(const LitmusTest& t, EngineKind e, std::size_t enum_limit, bool observe_all) {
@@ -179,15 +214,47 @@ Timed time_engine(const LitmusTest& t, EngineKind e, std::size_t enum_limit, boo
   o.engine = e;
   o.enum_limit = enum_limit;
   o.observe_all = observe_all;
+  o.max_outcomes = std::size_t{1} << 24;
   const auto t0 = std::chrono::steady_clock::now();
   Timed r;
   try {
-    r.outcomes = run_engine(t, o).outcomes.size();
+    const TestResult res = run_engine(t, o);
+    r.outcomes = res.outcomes.size();
+    r.engine = res.engine;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const Outcome& out : res.outcomes) {
+      std::string v;
+      for (std::uint64_t x : out.values) v += std::to_string(x) + ",";
+      r.values.push_back(std::move(v));
+    }
   } catch (const InputError& x) {
     r.failure = "over budget";
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+// An engine is skipped on a family once its last size took longer than
+// kBudget seconds, or would have by the growth factor of its last step.
+constexpr double kBudget = 60.0;
+
+struct Column {
+  EngineKind kind;
+  bool on = true;
+  double prev = 0;
+  std::optional<Timed> run(const LitmusTest& t, std::size_t limit, bool observe_all) {
+    if (!on) return std::nullopt;
+    Timed r = time_engine(t, kind, limit, observe_all);
+    const double growth = r.seconds / std::max(prev, 1e-3);
+    if (r.failure || r.seconds > kBudget || r.seconds * growth > kBudget) on = false;
+    prev = r.seconds;
+    return r;
+  }
+};
+
+std::string cell(const std::optional<Timed>& t) {
+  if (!t) return "-";
+  return t->failure ? "budget" : fmt::format("{:.3f}", t->seconds);
 }
 
 std::string machine() {
@@ -207,6 +274,7 @@ int main(int argc, char** argv) {
   std::string csv_path = "bench.csv";
   bool quick = false;
   std::string emit_dir;
+  bool emit_only = false;  // write the tests, time nothing
   std::string only;  // family letters, e.g. "ghi"; empty: every family and the conformance run
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -216,84 +284,104 @@ int main(int argc, char** argv) {
       quick = true;
     else if (a == "--emit" && i + 1 < argc)
       emit_dir = argv[++i];
+    else if (a == "--emit-only" && i + 1 < argc) {
+      emit_dir = argv[++i];
+      emit_only = true;
+    }
     else if (a == "--only" && i + 1 < argc)
       only = argv[++i];
     else {
       fmt::print(
           "usage: redscope_bench [--quick] [--only LETTERS] [--csv FILE] [--emit DIR]\n"
-          "  Times the z3 engine and the reference enumerator on generated families\n"
-          "  (a) N atom.add.gpu keeping the old value, (b) IRIW with N readers,\n"
-          "  (c) N threads with two stores and two loads (observing x, y and P0's\n"
-          "  registers), (d) N red of mixed .cta/.gpu scope, (e) N red.add.f32 and\n"
-          "  (f) N atom.add.f32 of distinct constants, and growth curves to N = 1000 of\n"
-          "  (g) one thread's N stores to x, (h) the same with a reader thread and\n"
-          "  (i) one thread's stores to N locations; then the conformance folder with\n"
-          "  the z3 engine at -j 1 and -j 2.\n"
+          "  Times the default engine (auto: its choice is shown), the z3 engine and the\n"
+          "  enumerator on generated families: (a) N atom.add.gpu keeping the old value,\n"
+          "  (b) IRIW with N readers, (j) the same with fence.sc.gpu between each\n"
+          "  reader's loads (these three observing every register and location),\n"
+          "  (k) N threads with two stores and two loads observing P0:r1 only, (c) the\n"
+          "  same observing x, y and P0's registers, (d) N red of mixed .cta/.gpu\n"
+          "  scope, (e) N red.add.f32 and (f) N atom.add.f32 of distinct constants, and\n"
+          "  growth curves to N = 1000 of (g) one thread's N stores to x, (h) the same\n"
+          "  with a reader thread and (i) one thread's stores to N locations; then the\n"
+          "  conformance folder with z3 and auto at -j 1 and -j 2. The engines must list\n"
+          "  the same outcomes (else \"engines disagree\" and exit status 1); us/outc is\n"
+          "  auto's time per outcome.\n"
           "  --quick: the two smallest sizes of each family, no conformance run.\n"
-          "  --only LETTERS: just these families (e.g. --only ghi), no conformance run.\n"
+          "  --only LETTERS: just these families (e.g. --only abjk), no conformance run.\n"
           "  --csv FILE: where the rows go (default bench.csv).\n"
-          "  --emit DIR: also write each generated test to DIR/NAME.litmus (to rerun\n"
-          "  one with `redscope run`, adding --observe-all for families a, b and d).\n"
-          "  The enumerator is skipped (\"-\") at sizes it would spend over a minute on,\n"
-          "  judged from the growth of the previous size.\n");
+          "  --emit DIR: also write each generated test to DIR/NAME.litmus (rerun one\n"
+          "  with `redscope run`, adding --observe-all for families d to i;\n"
+          "  bench/compare-herd.sh runs them under herd7 too).\n"
+          "  --emit-only DIR: write the tests (of --only's families), time nothing.\n"
+          "  An engine is skipped (\"-\") at sizes it would spend over a minute on,\n"
+          "  judged from the growth of its previous size.\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
   fmt::print("machine: {}\n", machine());
   std::ofstream csv(csv_path);
-  csv << "family,n,z3_seconds,z3_outcomes,enum_seconds,enum_outcomes,ratio_enum_over_z3\n";
-  fmt::print("{:<34} {:>3} {:>10} {:>9} {:>10} {:>9} {:>9}\n", "family", "N", "z3 s", "outcomes",
-             "enum s", "outcomes", "enum/z3");
+  csv << "family,n,outcomes,auto_engine,auto_seconds,auto_us_per_outcome,z3_seconds,"
+         "enum_seconds,z3_over_auto\n";
+  fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}\n", "family", "N", "outcomes",
+             "auto s", "us/outc", "z3 s", "enum s", "z3/auto");
   bool disagree = false;
-  // The enumerator is exponential: a size is skipped once the last one took
-  // longer than kEnumBudget, or would by the growth factor of the last step.
-  constexpr double kEnumBudget = 60.0;
   // The limit counts every choice (rf, co per cell, ...); the time budget
   // decides, so it is set far above what a minute allows.
   constexpr std::size_t kEnumLimit = 1'000'000'000;
   for (const Family& f : families()) {
     if (!only.empty() && only.find(f.name[0]) == std::string::npos) continue;
-    bool enum_on = true;
-    double enum_prev = 0;
+    Column cols[3] = {{EngineKind::Auto}, {EngineKind::Z3}, {EngineKind::Enum}};
     for (int n : f.ns(quick)) {
       const std::string text = f.make(n);
       const LitmusTest t = parse_litmus(text, fmt::format("bench-{}.litmus", n));
       if (!emit_dir.empty()) std::ofstream(fmt::format("{}/{}.litmus", emit_dir, t.name)) << text;
-      const Timed z = time_engine(t, EngineKind::Z3, kEnumLimit, f.observe_all);
-      std::optional<Timed> e;
-      if (enum_on) e = time_engine(t, EngineKind::Enum, kEnumLimit, f.observe_all);
-      if (e) {
-        const double growth = e->seconds / std::max(enum_prev, 1e-3);
-        if (e->failure || e->seconds > kEnumBudget || e->seconds * growth > kEnumBudget)
-          enum_on = false;
-        enum_prev = e->seconds;
-      }
-      const bool have_e = e && !e->failure;
-      if (have_e && e->outcomes != z.outcomes) disagree = true;
-      const std::string es = !e ? "-" : e->failure ? "budget" : fmt::format("{:.3f}", e->seconds);
-      const std::string eo = have_e ? std::to_string(e->outcomes) : "-";
-      const std::string ratio = have_e ? fmt::format("{:.3g}", e->seconds / z.seconds) : "-";
-      fmt::print("{:<34} {:>3} {:>10.3f} {:>9} {:>10} {:>9} {:>9}{}\n", f.name, n, z.seconds,
-                 z.outcomes, es, eo, ratio,
-                 have_e && e->outcomes != z.outcomes ? "  ** z3 and enum disagree **" : "");
-      csv << fmt::format("\"{}\",{},{:.4f},{},{},{},{}\n", f.name, n, z.seconds, z.outcomes,
-                         have_e ? fmt::format("{:.4f}", e->seconds) : "", eo == "-" ? "" : eo,
-                         ratio == "-" ? "" : ratio);
+      if (emit_only) continue;
+      std::optional<Timed> r[3];
+      for (int k = 0; k < 3; ++k) r[k] = cols[k].run(t, kEnumLimit, f.observe_all);
+      // Every engine that finished must list the same outcomes.
+      const Timed* ref = nullptr;
+      bool differ = false;
+      for (const auto& x : r)
+        if (x && !x->failure) {
+          if (ref && ref->values != x->values) differ = true;
+          if (!ref) ref = &*x;
+        }
+      disagree = disagree || differ;
+      const std::size_t outcomes = ref ? ref->outcomes : 0;
+      const bool have_auto = r[0] && !r[0]->failure;
+      const std::string auto_s =
+          have_auto ? fmt::format("{:.3f} {:<4}", r[0]->seconds, r[0]->engine) : cell(r[0]);
+      const std::string per =
+          have_auto && outcomes ? fmt::format("{:.1f}", 1e6 * r[0]->seconds / outcomes) : "-";
+      const std::string ratio = have_auto && r[1] && !r[1]->failure
+                                    ? fmt::format("{:.3g}", r[1]->seconds / r[0]->seconds)
+                                    : "-";
+      fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}{}\n", f.name, n,
+                 ref ? std::to_string(outcomes) : "-", auto_s, per, cell(r[1]), cell(r[2]), ratio,
+                 differ ? "  ** engines disagree **" : "");
+      csv << fmt::format("\"{}\",{},{},{},{},{},{},{},{}\n", f.name, n, outcomes,
+                         have_auto ? r[0]->engine : "", have_auto ? cell(r[0]) : "",
+                         per == "-" ? "" : per, r[1] && !r[1]->failure ? cell(r[1]) : "",
+                         r[2] && !r[2]->failure ? cell(r[2]) : "", ratio == "-" ? "" : ratio);
       std::cout.flush();
     }
   }
-  if (!quick && only.empty()) {
+  if (!quick && only.empty() && !emit_only) {
     const std::string dir = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx";
     try {
       const auto files = collect_litmus_files({dir});
-      for (unsigned jobs : {1u, 2u}) {
-        const auto t0 = std::chrono::steady_clock::now();
-        (void)run_suite(files, EngineOptions{}, jobs);
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        fmt::print("conformance ({} files), z3, -j {}: {:.2f} s\n", files.size(), jobs, s);
-        csv << fmt::format("\"conformance -j {}\",{},{:.4f},,,,\n", jobs, files.size(), s);
-      }
+      for (EngineKind e : {EngineKind::Z3, EngineKind::Auto})
+        for (unsigned jobs : {1u, 2u}) {
+          const auto t0 = std::chrono::steady_clock::now();
+          EngineOptions o;
+          o.engine = e;
+          (void)run_suite(files, o, jobs);
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          fmt::print("conformance ({} files), {}, -j {}: {:.2f} s\n", files.size(), to_string(e),
+                     jobs, s);
+          csv << fmt::format("\"conformance {} -j {}\",{},,,{:.4f},,,,\n", to_string(e), jobs,
+                             files.size(), s);
+        }
     } catch (const InputError& e) {
       fmt::print("conformance: not timed ({})\n", e.diagnostic().render());
     }
