@@ -35,6 +35,9 @@ done
 if [ -n "$herd7" ] && [ -z "$model" ]; then
   echo "compare-herd.sh: --herd7 needs --herd-model DIR" >&2; exit 2
 fi
+if [ ! -x "$bench" ]; then  # the set-up command builds redscope only
+  cmake --build "$here/build" -j "$(nproc)" --target redscope_bench > /dev/null
+fi
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 "$bench" --only "$only" --emit-only "$dir" > /dev/null
