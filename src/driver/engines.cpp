@@ -12,15 +12,24 @@ namespace {
 // The enumerator's cost is its search, the solver's about one check per
 // outcome (0.3-3 ms each, growing with the outcomes already blocked), plus
 // a context to start (about 10 ms).
-// - At most this many choices before pruning: the enumerator, whatever the
-//   outcomes (its worst case is a few tenths of a second).
-constexpr double kFewCandidates = 2e4;
+// - At most this much work (choices before pruning, weighted by skeleton
+//   size): the enumerator, whatever the outcomes (its worst case is a few
+//   tenths of a second).
+constexpr double kLittleWork = 2e4;
 // - At least this many possible outcomes: the enumerator, which gives way
 //   to the solver if its search finds under one outcome per
-//   kGiveWayRatio choices once past kGiveWayAfter choices.
+//   kGiveWayRatio choices once past kGiveWayAfter choices (choices weighted
+//   by skeleton size, as the estimate's work). A choice costs
+//   the enumerator 5-10 us, an outcome the solver 1-3 ms: past about 300
+//   choices per outcome the solver is the cheaper. Counted in choices, not
+//   seconds, so that the engine a test gets does not depend on the machine's
+//   load. (The families the enumerator wins need few choices per outcome:
+//   IRIW with 10 readers 20,000 choices for 1,048,576 outcomes, IRIW+fence.sc
+//   with 8 readers under 10,000 for 34,911; store/load with x, y and P0's
+//   registers observed finds 21 outcomes in its first 10,000.)
 constexpr double kManyOutcomes = 512;
-constexpr std::size_t kGiveWayAfter = 200'000;
-constexpr std::size_t kGiveWayRatio = 1000;
+constexpr std::size_t kGiveWayAfter = 10'000;
+constexpr std::size_t kGiveWayRatio = 300;
 // - Otherwise (many candidates, few outcomes): the solver.
 
 TestResult tagged(TestResult r, std::string_view engine, std::string reason) {
@@ -35,8 +44,8 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
     o.engine = EngineKind::Enum;
     return tagged(run_enum(test, o), "enum", "auto: a PTO vector program (the explicit explorer)");
   }
-  const EngineEstimate est = estimate_engines(test, opts, kFewCandidates);
-  if (est.candidates <= kFewCandidates) {
+  const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
+  if (est.work <= kLittleWork) {
     o.engine = EngineKind::Enum;
     return tagged(run_enum(test, o), "enum",
                   fmt::format("auto: at most {:.3g} candidate choices", est.candidates));
@@ -53,7 +62,7 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
       o = opts;
       o.engine = EngineKind::Z3;
       return tagged(run_z3(test, o), "z3",
-                    fmt::format("auto: the enumerator gave way after {} choices and {} outcomes "
+                    fmt::format("auto: the enumerator gave way after {} choices and {} outcome(s) "
                                 "(up to {:.3g} outcomes, {:.3g} candidate choices)",
                                 g.choices, g.outcomes, est.outcomes, est.candidates));
     }

@@ -224,9 +224,12 @@ struct EnumGaveWay {
 // each cell's coherence orders × Fence-SC orientations, divided by the
 // orders of interchangeable threads it does not explore), and a bound on
 // the outcomes (the product of the observables' value-set sizes, computed
-// only when the candidates are many; 0 otherwise).
+// only when the work is more than `outcomes_from`; 0 otherwise). `work`
+// weighs each skeleton's candidates by what one costs the enumerator on a
+// skeleton of its size (relative to a litmus-sized one).
 struct EngineEstimate {
   double candidates = 0;
+  double work = 0;
   double outcomes = 0;
 };
 EngineEstimate estimate_engines(const LitmusTest& test, const EngineOptions& opts,

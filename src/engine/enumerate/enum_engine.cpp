@@ -40,6 +40,15 @@ Statics statics(const cat::StaticPrimitives& p) {
 
 using cat::Bits;
 
+// What one choice costs the enumerator on a skeleton of n events, relative
+// to a litmus-sized one: evaluating the model is a few dozen compositions of
+// n x n bit matrices, about n^3 / 64 word operations each; up to 32 events
+// this is noise next to the rest of a choice.
+double size_factor(std::size_t n) {
+  const double r = static_cast<double>(n) / 32.0;
+  return std::max(1.0, r * r * r);
+}
+
 class SkeletonEnumerator {
  public:
   // Consistency is decided by `model` (evaluated here) or, when `check` is
@@ -148,9 +157,13 @@ class SkeletonEnumerator {
     if (opts_.budget && (*candidates_ & 1023) == 0)
       opts_.budget->check();  // --timeout / --max-memory
     ++*candidates_;
-    if (opts_.give_way_after && (*candidates_ & 1023) == 0 && *candidates_ > opts_.give_way_after &&
-        found_->size() * opts_.give_way_ratio < *candidates_)
-      throw EnumGaveWay{*candidates_, found_->size()};
+    if (opts_.give_way_after && (*candidates_ & 255) == 0) {
+      // Choices weighted by what one costs on a skeleton this size.
+      const double work = static_cast<double>(*candidates_) * size_factor(n_);
+      if (work > static_cast<double>(opts_.give_way_after) &&
+          static_cast<double>(found_->size() * opts_.give_way_ratio) < work)
+        throw EnumGaveWay{*candidates_, found_->size()};
+    }
     if (*candidates_ > opts_.enum_limit) {
       if (opts_.give_way_after) throw EnumGaveWay{*candidates_, found_->size()};
       throw InputError(Diagnostic{
@@ -381,37 +394,44 @@ class SkeletonEnumerator {
     for (EventId a : ws)
       for (EventId b : ws) sequence = sequence && (a == b || st_.ms.has(a, b));
     if (sequence) {
-      std::vector<EventId> placed;
-      place(c, placed);
+      place(c, 0);
       return;
     }
     cell_odometer(c);
   }
 
-  // The writes of cell c placed so far, in coherence order: each precedes
-  // the later ones and every write not yet placed (lo); the unplaced may
-  // still go either way among themselves (hi).
-  void place(std::size_t c, std::vector<EventId>& placed) {
+  // The writes of cell c placed so far (`count` of them, marked in
+  // placed_), in coherence order: each precedes the later ones and every
+  // write not yet placed (lo); the unplaced may still go either way among
+  // themselves (hi). A placement that was the only option is not checked on
+  // its own: the next real choice, or the end of the cell, checks it (a
+  // thread's own chain of 1,000 stores is one check, not 1,000).
+  void place(std::size_t c, std::size_t count) {
     const std::vector<EventId>& ws = cell_list_[c].second;
-    if (placed.size() == ws.size()) {
+    if (count == ws.size()) {
       choose_cell(c + 1);
       return;
     }
-    for (EventId w : ws) {
-      if (std::find(placed.begin(), placed.end(), w) != placed.end()) continue;
-      if (!may_place(w, placed)) continue;
+    std::vector<EventId> options;
+    for (EventId w : ws)
+      if (!placed_[w] && may_place(w)) options.push_back(w);
+    for (EventId w : options) {
       tick();
-      placed.push_back(w);
+      placed_[w] = 1;
       for (EventId x : ws)
-        if (std::find(placed.begin(), placed.end(), x) == placed.end()) {
+        if (!placed_[x]) {
           co_.set(w, x);
           co_hi_.set(x, w, false);
         }
-      set_co();
-      if (check_at(2)) place(c, placed);
-      placed.pop_back();
+      if (options.size() == 1) {
+        place(c, count + 1);
+      } else {
+        set_co();
+        if (check_at(2)) place(c, count + 1);
+      }
+      placed_[w] = 0;
       for (EventId x : ws)
-        if (x != w && std::find(placed.begin(), placed.end(), x) == placed.end()) {
+        if (!placed_[x] && x != w) {
           co_.set(w, x, false);
           co_hi_.set(x, w);
         }
@@ -421,14 +441,11 @@ class SkeletonEnumerator {
 
   // A thread's own earlier write to the cell comes first (pin_po_loc), and a
   // class's first writes go in thread order (the symmetry's signature).
-  bool may_place(EventId w, const std::vector<EventId>& placed) const {
-    auto is_placed = [&](EventId x) {
-      return std::find(placed.begin(), placed.end(), x) != placed.end();
-    };
-    for (EventId x : cell_of_write_.at(w))
-      if (pin_po_loc_ && x != w && st_.poloc.has(x, w) && !is_placed(x)) return false;
+  bool may_place(EventId w) const {
+    const auto pin = pin_pred_.find(w);
+    if (pin != pin_pred_.end() && !placed_[pin->second]) return false;
     const auto it = first_write_pred_.find(w);
-    return it == first_write_pred_.end() || is_placed(it->second);
+    return it == first_write_pred_.end() || placed_[it->second];
   }
 
   void cell_odometer(std::size_t c) {
@@ -482,6 +499,8 @@ class SkeletonEnumerator {
     }
     const EventId r = reads_[k];
     const BitRel saved = rf_all_;
+    std::size_t sources = 0;
+    for (EventId w = 0; w < n_; ++w) sources += saved.has(w, r) ? 1 : 0;
     for (EventId w = 0; w < n_; ++w) {
       if (!saved.has(w, r)) continue;
       tick();
@@ -490,8 +509,9 @@ class SkeletonEnumerator {
       for (EventId x = 0; x < n_; ++x) rf_all_.set(x, r, x == w);
       if (rf_sorted(k)) {
         set_rf();
-        // The last read goes straight to the leaf, whose check is exact in rf.
-        if (k + 1 == reads_.size() || check_at(1)) choose_read(k + 1);
+        // The last read goes straight to the leaf, whose check is exact in
+        // rf; a read with one possible source was no choice.
+        if (k + 1 == reads_.size() || sources == 1 || check_at(1)) choose_read(k + 1);
       }
       rf_rel_.set(w, r, false);
     }
@@ -592,8 +612,17 @@ class SkeletonEnumerator {
     cell_of_write_.clear();
     first_write_pred_.clear();
     read_pred_.clear();
-    for (const auto& [loc, ws] : cell_list_)
-      for (EventId w : ws) cell_of_write_[w] = ws;
+    placed_.assign(n_, 0);
+    pin_pred_.clear();
+    if (pin_po_loc_)
+      for (const auto& [loc, ws] : cell_list_)
+        for (EventId w : ws)
+          for (EventId x : ws)  // the latest own earlier write to the cell
+            if (x != w && st_.ms.has(x, w) && st_.poloc.has(x, w) &&
+                (!pin_pred_.count(w) || st_.poloc.has(pin_pred_[w], x)))
+              pin_pred_[w] = x;
+    for (std::size_t c = 0; c < cell_list_.size(); ++c)
+      for (EventId w : cell_list_[c].second) cell_of_write_[w] = c;
     auto first_write = [&](ThreadId t) -> std::optional<EventId> {
       for (EventId e = 0; e < n_; ++e)
         if (sk_.ev(e).thread == t && sk_.ev(e).is_write()) return e;
@@ -603,7 +632,7 @@ class SkeletonEnumerator {
       const auto w0 = first_write(g[0]);
       bool key = w0.has_value() && must_order_ms_;
       if (key) {
-        const auto& ws = cell_of_write_.at(*w0);
+        const auto& ws = cell_list_[cell_of_write_.at(*w0)].second;
         for (EventId a : ws)
           for (EventId b : ws) key = key && (a == b || st_.ms.has(a, b));
       }
@@ -886,7 +915,9 @@ class SkeletonEnumerator {
   // The pruning search: the largest values rf, co and sf may still take.
   BitRel rf_all_, co_hi_, sf_hi_;
   enumerate::ThreadClasses classes_;
-  std::map<EventId, std::vector<EventId>> cell_of_write_;
+  std::map<EventId, std::size_t> cell_of_write_;  // a write -> its cell in cell_list_
+  std::vector<char> placed_;                      // per write: placed in its sequence cell
+  std::map<EventId, EventId> pin_pred_;  // a write -> its thread's previous write to the cell
   std::map<EventId, EventId> first_write_pred_;  // a class's first write -> the previous thread's
   std::map<ThreadId, ThreadId> read_pred_;       // a thread -> its class predecessor (by reads)
   std::vector<ThreadId> last_read_of_;           // per read: its thread if its last read, else -1
@@ -977,7 +1008,16 @@ double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs) {
     for (EventId a : ws)
       for (EventId b : ws) sequence = sequence && (a == b || ms.has(a, b));
     const double pairs = static_cast<double>(ws.size() * (ws.size() - 1) / 2);
-    lc += sequence ? log_factorial(ws.size()) : pairs * std::log(3.0);
+    if (!sequence) {
+      lc += pairs * std::log(3.0);
+      continue;
+    }
+    // A sequence keeps each thread's own writes in program order: the
+    // orders are the interleavings of the threads' chains.
+    std::map<ThreadId, std::size_t> per_thread;
+    for (EventId w : ws) ++per_thread[sk.ev(w).thread];
+    lc += log_factorial(ws.size());
+    for (const auto& [t, k] : per_thread) lc -= log_factorial(k);
   }
   for (const auto& g : enumerate::thread_classes(sk, obs).groups) lc -= log_factorial(g.size());
   return std::max(lc, 0.0);
@@ -1022,8 +1062,12 @@ EngineEstimate estimate_engines(const LitmusTest& test, const EngineOptions& opt
   const Expansion ex = expand(test, opts.expand);
   const std::vector<Observable> obs = observables_of(test, ex, opts.observe_all);
   EngineEstimate e;
-  for (const Skeleton& sk : ex.skeletons) e.candidates += std::exp(log_candidates(sk, obs));
-  if (e.candidates > outcomes_from)
+  for (const Skeleton& sk : ex.skeletons) {
+    const double c = std::exp(log_candidates(sk, obs));
+    e.candidates += c;
+    e.work += c * size_factor(sk.size());
+  }
+  if (e.work > outcomes_from)
     for (const Skeleton& sk : ex.skeletons) e.outcomes += std::exp(log_outcomes(sk, obs));
   return e;
 }
