@@ -98,6 +98,10 @@ TEST_CASE("hardware words nouveau emits and envytools decodes", "[sass]") {
   // emitFlow: BRK 0xa8000000, CONT 0xb0000000, RET 0x90000000 with CC .T (0x1e0).
   CHECK(enc("BRK") == 0xa800000000001de7ULL);
   CHECK(enc("CONT") == 0xb000000000001de7ULL);
+  // envytools: preret 0x7800000000000007 with its flag at bit 16 (F1(lim, 0x10));
+  // asfermi's PRET rule uses CAL's template, bit 16 set unless .NOINC.
+  CHECK(enc("PRET 0x0") == 0x7800000000010007ULL);
+  CHECK(enc("PRET.NOINC 0x0") == 0x7800000000000007ULL);
   CHECK(enc("RET") == 0x9000000000001de7ULL);
   CHECK(enc("LONGJMP") == 0x8800000000001de7ULL);
   // emitNOP: 0x40000000_000001e4 with the PT guard.
@@ -130,6 +134,11 @@ TEST_CASE("every seed template, as the table reads it", "[sass]") {
       // Deviation 1 (docs/sass.md): the seed's mod group has five characters.
       CHECK(s.size() == 63);
       s.insert(8, "1");  // "01110" -> "011110", EXIT's layout
+    }
+    if (op == Opcode::PRET) {
+      // Deviation 7: the seed sets bit 15, the hardware bit 16 (CAL's layout).
+      CHECK(s.substr(14, 6) == "010000");
+      s.replace(14, 6, "001000");
     }
     REQUIRE(s.size() == 64);
     CHECK(s == bits(seed_template(op)));
@@ -189,7 +198,7 @@ TEST_CASE("each modifier sets exactly its field's bits", "[sass]") {
       {"RED.ADD [R2], R4", "RED.XOR [R2], R4", 5, 7},
       {"CAL.NOINC 0x0", "CAL 0x0", 16, 1},
       {"JCAL.NOINC 0x0", "JCAL 0x0", 16, 1},
-      {"PRET.NOINC 0x0", "PRET 0x0", 15, 1},
+      {"PRET.NOINC 0x0", "PRET 0x0", 16, 1},
       {"JMP 0x0", "JMP.U 0x0", 15, 1},
       {"PBK 0x0", "PBK c[0x0][0x0]", 14, 1},
       {"PCNT 0x0", "PCNT c[0x0][0x0]", 14, 1},
@@ -387,6 +396,14 @@ TEST_CASE("encode errors: registers, immediates and tables", "[sass]") {
   CHECK_THAT(encode_error("NOP 0x10000"), Catch::Contains("16-bit field"));
   CHECK_THAT(encode_error("@P1 SSY 0x0"), Catch::Contains("no guard"));
   CHECK_THAT(encode_error("JMP -0x8"), Catch::Contains("absolute"));
+  // 2^63 and above are not read as negative numbers (no field holds 64 bits).
+  CHECK_THAT(parse_error("BRA 0xfffffffffffffff8").message, Catch::Contains("does not fit"));
+  CHECK_THAT(parse_error("ATOM.ADD R1, [R2+0xffffffffffffffff], R3").message,
+             Catch::Contains("does not fit"));
+  CHECK_THAT(parse_error("MOV32I R1, 0xffffffffffffffff").message, Catch::Contains("does not fit"));
+  CHECK(parse_error("RED.ADD [R2-0x8000000000000000], R3").column == 13);
+  CHECK_THAT(parse_error("ATOM.ADD R1, [R2--0x4], R3").message, Catch::Contains("negative"));
+  CHECK(dec(enc("ATOM.ADD R1, [R2+-0x4], R3")) == "ATOM.ADD R1, [R2-0x4], R3");
 }
 
 TEST_CASE("encode and decode listings: labels and located errors", "[sass]") {
@@ -401,11 +418,37 @@ TEST_CASE("encode and decode listings: labels and located errors", "[sass]") {
   CHECK(bad.errors[0].loc.col == 20);
   CHECK(bad.errors[1].loc.line == 3);
   CHECK_THAT(bad.errors[1].message, Catch::Contains("undefined label"));
+  // A label may share its instruction's line.
+  const Listing same_line = encode_listing("L: NOP\nBRA L\n", "f.sass");
+  REQUIRE(same_line.errors.empty());
+  CHECK(dec(std::stoull(same_line.lines[1].substr(2), nullptr, 16)) == "BRA -0x10");
   const Listing words = decode_listing("0x8000000000001de7\n  0xe000000000001c65\nzz\n", "w");
   REQUIRE(words.errors.size() == 2);
   CHECK(words.errors[0].loc.line == 2);
   CHECK(words.errors[0].loc.col == 3);
   CHECK(words.errors[1].loc.line == 3);
+}
+
+TEST_CASE("cuobjdump's listing lines: encode reads the text, decode the word", "[sass]") {
+  // cuobjdump -sass prints each sm_30 instruction as
+  //   /*0008*/  TEXT;  /* 0xWORD */
+  // and each SCHI word alone in a comment.
+  const std::string listing =
+      "                                     /* 0x2202e2c282823307 */\n"
+      "        /*0008*/     MEMBAR.GL;      /* 0xe000000000001c25 */\n"
+      "        /*0010*/     EXIT;           /* 0x8000000000001de7 */\n";
+  const Listing text = encode_listing(listing, "dump.sass");
+  REQUIRE(text.errors.empty());
+  CHECK(text.lines == std::vector<std::string>{"0xe000000000001c25", "0x8000000000001de7"});
+  const Listing words = decode_listing(listing, "dump.sass");
+  REQUIRE(words.errors.empty());
+  REQUIRE(words.lines.size() == 3);
+  CHECK(words.lines[0].rfind("SCHI", 0) == 0);
+  CHECK(words.lines[1] == "MEMBAR.GL");
+  CHECK(words.lines[2] == "EXIT");
+  const Listing unterminated = encode_listing("EXIT /* no end\n", "f.sass");
+  REQUIRE(unterminated.errors.size() == 1);
+  CHECK(unterminated.errors[0].loc.col == 6);
 }
 
 TEST_CASE("SASS litmus: bad SASS is a located error", "[sass]") {

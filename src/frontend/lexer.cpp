@@ -43,6 +43,10 @@ class Lexer {
         while (i_ < s_.size() && s_[i_] != '\n') advance(1);
         continue;
       }
+      if (c == '/' && peek(1) == '*') {  // PTX ISA 4.2: C's comments; cuobjdump's /* 0x... */
+        c_comment();
+        continue;
+      }
       if (c == '"') {
         out.push_back(string_lit());
         continue;
@@ -95,6 +99,14 @@ class Lexer {
     advance(2);
     while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == ')')) advance(1);
     if (i_ >= s_.size()) fail("unterminated comment '(*'", start);
+    advance(2);
+  }
+
+  void c_comment() {
+    const SourceLoc start = here();
+    advance(2);
+    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == '/')) advance(1);
+    if (i_ >= s_.size()) fail("unterminated comment '/*'", start);
     advance(2);
   }
 

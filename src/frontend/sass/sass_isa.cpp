@@ -11,6 +11,8 @@
 //     would default to condition code 30 instead of .T (15).
 //   - BRK's template is 63 characters long (its mod group has five); the
 //     hardware word is EXIT's layout with opcode 010101 (0xa800000000001de7).
+//   - PRET's template sets bit 15 where the hardware's default (not .NOINC)
+//     is bit 16, as for CAL: PRET 0x0 is 0x7800000000010007.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,8 +58,10 @@ std::vector<OpInfo> build_table() {
       with_guard({kConst, {".U", 15, 1}, {".LMT", 16, 1}, kRel24}));
   add(Opcode::CAL, "1110 000000 0000 001000 000000 000000000000000000000000 00000000 001010", false,
       {kConst, {"inc", 16, 1}, kRel24});
-  add(Opcode::PRET, "1110 000000 0000   01 0000 000000 000000000000000000000000 00000000 011110",
-      false, {kConst, {"inc", 15, 1}, kRel24});
+  // The seed's PRET template sets bit 15; the hardware's sets bit 16, as CAL's
+  // does (docs/sass.md, deviation 7).
+  add(Opcode::PRET, "1110 000000 0000 001000 000000 000000000000000000000000 00000000 011110",
+      false, {kConst, {"inc", 16, 1}, kRel24});
   add(Opcode::RET, "1110 011110 1110 000000 000000 00000000000000000000000000000000 001001", true,
       with_guard({}));
   add(Opcode::JMP, "1110 011110 1110 000000 000000 000000000000000000000000 00000000 000000", true,

@@ -151,6 +151,10 @@ class TextParser {
     if (!at(Tok::Number)) fail(cur(), fmt::format("expected {}, found {}", what, describe(cur())));
     const Token& n = next();
     const std::int64_t v = redscope::detail::integer_value(n, neg, file_);
+    // integer_value reads 2^63 and above as negative (two's complement, for
+    // PTX's u64 constants); no SASS field is wider than 32 bits.
+    if (!neg && v < 0)
+      fail(n, fmt::format("{} {} does not fit any field (the widest holds 32 bits)", what, n.text));
     if (signed_out) *signed_out = v;
     return static_cast<std::uint64_t>(v);
   }
@@ -208,7 +212,7 @@ class TextParser {
         next();
         if (operands_) (*operands_)["offset"] = cur().loc;
         std::int64_t v = 0;
-        number("an offset", true, &v);
+        number("an offset", !neg, &v);  // [R2+-0x4] as cuobjdump prints it, not [R2--0x4]
         in.offset = neg ? -v : v;
       }
     }
@@ -745,13 +749,15 @@ Listing encode_listing(std::string_view text, const std::string& file) {
     std::map<std::string, SourceLoc> operands;
   };
   std::vector<Line> code;
-  for (const auto& line : lines) {
-    if (line.size() == 3 && line[0].kind == Tok::Ident && line[1].kind == Tok::Colon) {
+  for (auto& line : lines) {
+    // `name:` alone, or before the instruction it labels (`L: EXIT`).
+    if (line.size() >= 3 && line[0].kind == Tok::Ident && line[1].kind == Tok::Colon) {
       if (labels.find(line[0].text))
         out.errors.push_back(
             Diagnostic{file, line[0].loc, fmt::format("label '{}' defined twice", line[0].text)});
       labels.labels.emplace_back(line[0].text, code.size() * 8);
-      continue;
+      line.erase(line.begin(), line.begin() + 2);
+      if (line.size() == 1) continue;  // only the End token is left
     }
     Line l{Instr{}, &line, {}};
     try {
@@ -776,6 +782,35 @@ Listing encode_listing(std::string_view text, const std::string& file) {
   return out;
 }
 
+namespace {
+
+// Where the word of one `decode` line is: the line itself (`0x...`, a `;`
+// allowed), or, in a line of cuobjdump's listing (`/*0008*/ MEMBAR.GL;
+// /* 0xe000000000001c25 */`, or the bare `/* 0x... */` of a SCHI word), the
+// last comment that holds a 0x number; other comments (the `/*0008*/`
+// address) are passed over. False: nothing on the line.
+bool word_span(std::string_view line, std::size_t& a, std::size_t& b) {
+  bool in_comment = false;
+  for (std::size_t open = line.find("/*"); open != std::string_view::npos;
+       open = line.find("/*", open + 2)) {
+    const std::size_t close = line.find("*/", open + 2);
+    const std::size_t x = line.find_first_not_of(" \t", open + 2);
+    if (close == std::string_view::npos || x >= close) break;
+    if (line.substr(x, 2) == "0x" || line.substr(x, 2) == "0X") {
+      a = x;
+      b = line.find_last_not_of(" \t", close - 1) + 1;
+      in_comment = true;
+    }
+  }
+  if (in_comment) return true;
+  a = line.find_first_not_of(" \t\r");
+  if (a == std::string_view::npos) return false;
+  b = line.find_last_not_of(" \t\r;") + 1;
+  return true;
+}
+
+}  // namespace
+
 Listing decode_listing(std::string_view text, const std::string& file) {
   Listing out;
   int line_no = 0;
@@ -788,9 +823,8 @@ Listing decode_listing(std::string_view text, const std::string& file) {
     pos = eol + 1;
     if (const std::size_t c = line.find("//"); c != std::string_view::npos)
       line = line.substr(0, c);
-    const std::size_t a = line.find_first_not_of(" \t\r");
-    if (a == std::string_view::npos) continue;
-    std::size_t b = line.find_last_not_of(" \t\r;") + 1;
+    std::size_t a = 0, b = 0;
+    if (!word_span(line, a, b)) continue;
     const std::string_view w = line.substr(a, b - a);
     const SourceLoc loc{line_no, static_cast<int>(a) + 1};
     std::uint64_t v = 0;
