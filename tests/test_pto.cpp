@@ -6,6 +6,8 @@
 
 #include <random>
 
+#include <fmt/format.h>
+
 #include "engine/z3/pto_z3_values.hpp"
 #include "frontend/pto/pto_dialect.hpp"
 #include "redscope/analysis/pto_cycles.hpp"
@@ -183,6 +185,17 @@ TEST_CASE("pto dialect: malformed programs are located errors", "[pto][frontend]
   CHECK_THAT(error_of("  %s = pto.vcadd %w, %v : !pto.vreg<64xf32>"),
              Catch::Contains("%w is not a vector register"));
   CHECK_THAT(error_of("  scf.for %i = 0 to 4 step 0 {\n  }"), Catch::Contains("not positive"));
+  // Loops that emit nothing are bounded too (three nested 20,000-trip loops
+  // of constants ran for hours), and bounds whose difference overflows 64
+  // bits are counted in 128.
+  CHECK_THAT(error_of("  scf.for %i = 0 to 20000 step 1 {\n"
+                      "    scf.for %j = 0 to 20000 step 1 {\n"
+                      "      %c = arith.constant 1 : index\n    }\n  }"),
+             Catch::Contains("e.litmus:7:5") && Catch::Contains("iterations once unrolled"));
+  CHECK_THAT(error_of("  %lb = arith.constant -4611686018427387904 : index\n"
+                      "  %ub = arith.constant 4611686018427387904 : index\n"
+                      "  scf.for %i = %lb to %ub step 1 {\n  }"),
+             Catch::Contains("e.litmus:8:3") && Catch::Contains("9223372036854775808 iterations"));
 }
 
 TEST_CASE("pto: --pto-order selects the outcomes", "[pto][engines]") {
@@ -207,5 +220,29 @@ exists (P0:%s[0] == 2050.0)
     CHECK(!seq.holds);
     o.pto_order = p::Order::Tree;
     CHECK(run_engine(t, o).holds);
+  }
+}
+
+TEST_CASE("pto: one summation order per run, on both engines", "[pto][engines]") {
+  // Eight vcadd of a vector whose two orders differ: every reduction of a
+  // run is summed the same way, so two outcomes (not 2^8), and the engines
+  // fix the order once instead of branching per reduction.
+  std::string body;
+  for (int i = 0; i < 8; ++i)
+    body += fmt::format(
+        "  %s{} = pto.vcadd %v, %all : !pto.vreg<128xf16>, !pto.mask<b16> -> "
+        "!pto.vreg<128xf16>\n",
+        i);
+  const LitmusTest t = parse_litmus(
+      "PTO order8\n{\n  P0:%v : !pto.vreg<128xf16> = {2048.0, 1.0, 1.0, 1.0, ...};\n}\n"
+      "pto.vecscope {\n  %all = pto.pset_b16 \"PAT_ALL\" : !pto.mask<b16>\n" +
+          body + "}\nexists (P0:%s0[0] != P0:%s7[0])\n",
+      "order8.litmus");
+  for (EngineKind k : {EngineKind::Z3, EngineKind::Enum}) {
+    EngineOptions o;
+    o.engine = k;
+    const TestResult r = run_engine(t, o);
+    CHECK(r.outcomes.size() == 2);
+    CHECK(!r.holds);
   }
 }

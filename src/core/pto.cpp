@@ -157,12 +157,22 @@ std::uint64_t start_value(Reduce r, Elem e) {
 
 // Sum of lanes [from, to) that are active, in `order`; nullopt when none is.
 // Tree: adjacent pairs (0+1, 2+3, ...) added level by level; a lane without
-// a partner (inactive, or the odd one out) passes up unchanged.
+// a partner (the odd one out, or an inactive lane of vcadd, which "does not
+// participate") passes up unchanged. `inactive_zero`: vcgadd's inactive
+// lanes are +0 operands (seed: "Inactive lanes are treated as zero"); the
+// two readings differ only where a tree would pass a -0.0 up alone.
 std::optional<std::uint64_t> sum(Elem e, const Lanes& in, const Mask& m, unsigned from, unsigned to,
-                                 Order order) {
+                                 Order order, bool inactive_zero) {
   std::vector<std::optional<std::uint64_t>> level;
-  for (unsigned i = from; i < to; ++i)
-    level.push_back(lane_active(m, e, i) ? std::optional(in[i]) : std::nullopt);
+  bool active = false;
+  for (unsigned i = from; i < to; ++i) {
+    const bool on = lane_active(m, e, i);
+    active |= on;
+    level.push_back(on              ? std::optional(in[i])
+                    : inactive_zero ? std::optional<std::uint64_t>(0)
+                                    : std::nullopt);
+  }
+  if (!active) return std::nullopt;
   if (order == Order::Sequential) {
     // T sum = 0; sum += src[i] over the active lanes, in index order.
     bool any = false;
@@ -227,12 +237,12 @@ Lanes reduce(Reduce r, Elem e, const Lanes& in, const Mask& m, Order order, Redu
   ReduceNotes& note = notes ? *notes : dummy;
   switch (r) {
     case Reduce::Add:
-      out[0] = sum(e, in, m, 0, n, order).value_or(0);
+      out[0] = sum(e, in, m, 0, n, order, false).value_or(0);
       note.int_wrapped |= int_sum_wraps(e, in, m, 0, n);
       break;
     case Reduce::GroupAdd:
       for (unsigned g = 0; g < kVLanes; ++g) {
-        out[g * k] = sum(e, in, m, g * k, (g + 1) * k, order).value_or(0);
+        out[g * k] = sum(e, in, m, g * k, (g + 1) * k, order, true).value_or(0);
         note.int_wrapped |= int_sum_wraps(e, in, m, g * k, (g + 1) * k);
       }
       break;

@@ -134,6 +134,9 @@ struct State {
   std::map<std::string, std::vector<bool>> written;  // given by init or stored
   std::vector<std::string> choices;
   std::vector<std::string> interleaving;
+  // The order of float sums, once a reduction's result depended on it: the
+  // hardware sums every reduction of a run the same way.
+  std::optional<p::Order> order;
 };
 
 class Explorer {
@@ -312,10 +315,13 @@ class Explorer {
     note_reduce(op, rn);
     if (results.size() > 1) note_orders(op, results[0].second, results[1].second);
     for (auto& [o, r] : results) {
+      if (results.size() > 1 && s.order && *s.order != o) continue;
       State n = s;
-      if (results.size() > 1)
+      if (results.size() > 1) {
+        n.order = o;
         n.choices.push_back(
             fmt::format("{} pto.{}: {} order", where(op.loc), p::op_name(op.reduce), to_string(o)));
+      }
       const p::Lanes old = n.cores[c].regs.at(op.dst);
       write_register(n, c, op.dst, std::move(r));
       if (p::is_group(op.reduce)) n.cores[c].pending[op.dst] = Pending{old, &op};

@@ -282,7 +282,10 @@ class PtoZ3 {
       bool differs = false;
       for (std::size_t i = 0; i < out.size(); ++i) differs |= !z3::eq(out[i], seq[i]);
       if (differs) {
-        const z3::expr tree = c_.bool_const(fmt::format("tree_{}", choices_.size()).c_str());
+        // One order for the whole run (the hardware sums every reduction the
+        // same way): one Boolean shared by every reduction it changes.
+        if (!tree_) tree_ = c_.bool_const("tree");
+        const z3::expr tree = *tree_;
         choices_.push_back(Choice{Choice::K::Order, tree, &op, 0, nullptr, ""});
         for (std::size_t i = 0; i < out.size(); ++i) out[i] = z3::ite(tree, out[i], seq[i]);
       }
@@ -374,6 +377,7 @@ class PtoZ3 {
   z3::context c_;
   z3::solver s_;
   std::vector<p::Order> orders_;
+  std::optional<z3::expr> tree_;  // true: tree order, false: sequential (when both are run)
   bool symbolic_times_ = false;
   std::map<const p::Op*, z3::expr> times_;
   std::map<std::string, std::vector<ZWrite>> writes_;

@@ -41,11 +41,20 @@ std::uint64_t start_value(p::Reduce r, p::Elem e) {
   }
 }
 
+// core/pto.cpp's sum, on terms (`inactive_zero`: vcgadd's inactive lanes
+// are +0 operands).
 std::optional<z3::expr> sum(z3::context& c, p::Elem e, const ZLanes& in, const p::Mask& m,
-                            unsigned from, unsigned to, p::Order order) {
+                            unsigned from, unsigned to, p::Order order, bool inactive_zero) {
   std::vector<std::optional<z3::expr>> level;
-  for (unsigned i = from; i < to; ++i)
-    level.push_back(p::lane_active(m, e, i) ? std::optional(in[i]) : std::nullopt);
+  bool active = false;
+  for (unsigned i = from; i < to; ++i) {
+    const bool on = p::lane_active(m, e, i);
+    active |= on;
+    level.push_back(on              ? std::optional(in[i])
+                    : inactive_zero ? std::optional(num(c, e, 0))
+                                    : std::nullopt);
+  }
+  if (!active) return std::nullopt;
   if (order == p::Order::Sequential) {
     bool any = false;
     z3::expr s = num(c, e, 0);
@@ -100,11 +109,11 @@ ZLanes z3_reduce(z3::context& c, p::Reduce r, p::Elem e, const ZLanes& in, const
   ZLanes out(n, num(c, e, 0));
   switch (r) {
     case p::Reduce::Add:
-      if (auto s = sum(c, e, in, m, 0, n, order)) out[0] = *s;
+      if (auto s = sum(c, e, in, m, 0, n, order, false)) out[0] = *s;
       break;
     case p::Reduce::GroupAdd:
       for (unsigned g = 0; g < p::kVLanes; ++g)
-        if (auto s = sum(c, e, in, m, g * k, (g + 1) * k, order)) out[g * k] = *s;
+        if (auto s = sum(c, e, in, m, g * k, (g + 1) * k, order, true)) out[g * k] = *s;
       break;
     case p::Reduce::Max:
     case p::Reduce::Min: {

@@ -27,6 +27,7 @@ namespace p = redscope::pto;
 // Unrolled loops may not produce more operations than this (a typo in a
 // bound must not run the machine out of memory).
 constexpr std::size_t kMaxOps = 20000;
+constexpr std::size_t kMaxIterations = 200000;  // loop iterations per core, nested ones counted
 // Loops nest at most this deep (the parser recurses per level), and a type
 // or pattern longer than kMaxTypeText is refused before a regex reads it.
 constexpr int kMaxLoopDepth = 64;
@@ -797,6 +798,7 @@ class PtoParser {
           core.init[pi.name.text] = pi.lanes;
         }
       }
+      iterations_ = 0;
       elaborate(regions_[c], core, scope);
       prog_.cores.push_back(std::move(core));
       ThreadCode tc;
@@ -904,12 +906,21 @@ class PtoParser {
     const std::int64_t lb = index_of(s.lb, sc), ub = index_of(s.ub, sc),
                        step = index_of(s.step, sc);
     if (step <= 0) fail(s.step.name.loc, fmt::format("scf.for step {} is not positive", step));
-    if ((ub - lb) / step > static_cast<std::int64_t>(kMaxOps))
+    // In 128 bits: ub - lb of two int64 bounds can overflow 64.
+    const __int128 span = static_cast<__int128>(ub) - lb;
+    const __int128 trips = span <= 0 ? 0 : (span + step - 1) / step;
+    if (trips > static_cast<__int128>(kMaxOps))
       fail(s.loc, fmt::format("scf.for runs {} iterations; at most {} are unrolled",
-                              (ub - lb) / step, kMaxOps));
+                              static_cast<unsigned long long>(trips), kMaxOps));
+    // Loops whose bodies emit nothing (constants only) are bounded too: the
+    // iterations of every loop of a core, nested ones multiplied out.
+    iterations_ += static_cast<std::size_t>(trips);
+    if (iterations_ > kMaxIterations)
+      fail(s.loc, fmt::format("{}'s loops run more than {} iterations once unrolled", core.name,
+                              kMaxIterations));
     define(s.iv, SIZE_MAX - 1 - s.static_op, sc);
-    for (std::int64_t i = lb; i < ub; i += step) {
-      sc.index[s.iv.text] = i;
+    for (__int128 k = 0; k < trips; ++k) {
+      sc.index[s.iv.text] = static_cast<std::int64_t>(lb + k * step);
       elaborate(s.body, core, sc);
     }
     sc.index.erase(s.iv.text);
@@ -1096,6 +1107,7 @@ class PtoParser {
   std::vector<PendingInit> inits_;
   std::vector<std::vector<Stmt>> regions_;
   std::vector<bool> has_region_;  // cores with a pto.vecscope, even an empty one
+  std::size_t iterations_ = 0;    // loop iterations unrolled so far for the current core
   int loop_depth_ = 0;
 };
 
