@@ -182,6 +182,9 @@ TEST_CASE("pto dialect: malformed programs are located errors", "[pto][frontend]
              Catch::Contains("takes a b32 mask"));
   CHECK_THAT(error_of("  %m = pto.pset_b32 \"PAT_VL9\" : !pto.mask<b32>"),
              Catch::Contains("e.litmus:6:21") && Catch::Contains("PAT_VLn"));
+  // PTO's token list has VL1-4 and VL8, not SVE's VL5-7.
+  CHECK_THAT(error_of("  %m = pto.pset_b32 \"PAT_VL5\" : !pto.mask<b32>"),
+             Catch::Contains("PAT_VLn takes n in 1-4, 8"));
   CHECK_THAT(error_of("  %s = pto.vcadd %w, %v : !pto.vreg<64xf32>"),
              Catch::Contains("%w is not a vector register"));
   CHECK_THAT(error_of("  scf.for %i = 0 to 4 step 0 {\n  }"), Catch::Contains("not positive"));

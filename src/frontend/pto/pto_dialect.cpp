@@ -367,14 +367,15 @@ class PtoParser {
     return p::mask_of(bits, bytes);
   }
 
-  // pset patterns (docs/litmus-format.md): PAT_ALL, PAT_ALLF (none),
-  // PAT_VLn (the first n lanes, n in 1-8, 16, 32, 64, 128), PAT_H and PAT_Q
-  // (the first half / quarter), PAT_M3 and PAT_M4 (the largest multiple of
-  // 3 / 4 lanes), as SVE's PTRUE patterns that Ascend's names follow.
+  // pset patterns (docs/litmus-format.md), the tokens PTO's own predicate
+  // documentation lists: PAT_ALL, PAT_ALLF (none), PAT_VLn (the first n
+  // lanes, n in 1-4, 8, 16, 32, 64, 128), PAT_H and PAT_Q (the high half,
+  // the upper quarter), PAT_M3 and PAT_M4 (the largest multiple of 3 / 4
+  // lanes, as SVE's MUL3/MUL4).
   p::Mask pattern(const Token& s, unsigned bytes) const {
     if (s.text.size() > kMaxTypeText) fail(s.loc, fmt::format("{} is too long", describe(s)));
     const unsigned lanes = p::kVregBytes / bytes;
-    unsigned count = 0;
+    unsigned count = 0, first = 0;  // lanes [first, first + count) are active
     const std::string& n = s.text;
     static const std::regex vl("PAT_VL([0-9]+)");
     std::smatch m;
@@ -383,17 +384,17 @@ class PtoParser {
     } else if (n == "PAT_ALLF") {
       count = 0;
     } else if (n == "PAT_H") {
-      count = lanes / 2;
+      count = lanes / 2, first = lanes - count;
     } else if (n == "PAT_Q") {
-      count = lanes / 4;
+      count = lanes / 4, first = lanes - count;
     } else if (n == "PAT_M3" || n == "PAT_M4") {
       const unsigned k = n.back() - '0';
       count = lanes / k * k;
     } else if (std::regex_match(n, m, vl)) {
       const unsigned v = static_cast<unsigned>(std::stoul(m[1].str().substr(0, 6)));
-      const bool known = (v >= 1 && v <= 8) || v == 16 || v == 32 || v == 64 || v == 128;
+      const bool known = (v >= 1 && v <= 4) || v == 8 || v == 16 || v == 32 || v == 64 || v == 128;
       if (!known)
-        fail(s.loc, fmt::format("unknown pattern \"{}\": PAT_VLn takes n in 1-8, 16, "
+        fail(s.loc, fmt::format("unknown pattern \"{}\": PAT_VLn takes n in 1-4, 8, 16, "
                                 "32, 64, 128",
                                 n));
       if (v > lanes)
@@ -406,7 +407,7 @@ class PtoParser {
                               printable(n)));
     }
     std::vector<bool> bits(lanes, false);
-    std::fill(bits.begin(), bits.begin() + count, true);
+    std::fill(bits.begin() + first, bits.begin() + first + count, true);
     return p::mask_of(bits, bytes);
   }
 
