@@ -159,6 +159,36 @@ exists (P0:%x[0] == 64.0)
   CHECK(b.rows[2].cycles == 3u * 17);  // vcgmax i16, three times
 }
 
+TEST_CASE("pto cycles: several cores, and reductions that never run", "[pto][cycles]") {
+  const LitmusTest t = parse_litmus(R"(PTO cores
+{
+  P0:%v : !pto.vreg<64xf32> = splat(1.0);
+  P1:%v : !pto.vreg<64xf32> = splat(1.0);
+}
+P0: pto.vecscope {
+  %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+  %s = pto.vcadd %v, %all : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+}
+P1: pto.vecscope {
+  %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+  %s = pto.vcmax %v, %all : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+  %t = pto.vcmin %v, %all : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+  scf.for %i = 0 to 0 step 1 {
+    %u = pto.vcgadd %v, %all : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+  }
+}
+exists (P0:%s[0] == 64.0)
+)",
+                                    "cores.litmus");
+  REQUIRE(t.pto_program);
+  const PtoCycles c = pto_cycles(*t.pto_program, PtoArch::A2A3);
+  // Each f32 full reduction once: 13 + 19 + 1×2 + 0×18 = 34.
+  CHECK(c.total == 3u * 34);
+  CHECK(c.per_core == std::map<std::string, std::uint64_t>{{"P0", 34}, {"P1", 68}});
+  REQUIRE(c.never_run.size() == 1);
+  CHECK_THAT(c.never_run[0], Catch::Contains("15:") && Catch::Contains("pto.vcgadd"));
+}
+
 TEST_CASE("pto dialect: malformed programs are located errors", "[pto][frontend]") {
   auto error_of = [](const std::string& body) {
     const std::string text =

@@ -1,6 +1,7 @@
 // The seed's cycle tables applied to a PTO program (analysis/pto_cycles.hpp).
 #include "redscope/analysis/pto_cycles.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -84,7 +85,11 @@ PtoCycles pto_cycles(const p::Program& program, PtoArch arch) {
   out.arch = arch;
   std::map<std::string, std::size_t> other;
   for (const p::StaticOp& s : program.statics) {
-    if (s.executions == 0) continue;
+    if (s.executions == 0) {
+      if (s.kind == p::OpKind::Reduce)
+        out.never_run.push_back(fmt::format("{}:{} {}", s.loc.line, s.loc.col, s.mnemonic));
+      continue;
+    }
     if (s.kind != p::OpKind::Reduce) {
       other[s.mnemonic] += s.executions;
       continue;
@@ -100,7 +105,7 @@ PtoCycles pto_cycles(const p::Program& program, PtoArch arch) {
       a2a3(r, s.reduce, s.elem);
     else
       a5(r, s.reduce, s.elem);
-    if (r.cycles) out.total += *r.cycles;
+    if (r.cycles) out.total += *r.cycles, out.per_core[r.core] += *r.cycles;
     out.rows.push_back(std::move(r));
   }
   for (const auto& [m, n] : other) out.uncounted.push_back(fmt::format("{} ({})", m, n));
@@ -125,6 +130,18 @@ std::string render_cycles_text(const PtoCycles& c, const std::string& file) {
     if (!r.assumed.empty()) s += fmt::format("  assumed: {}\n", r.assumed);
   }
   s += fmt::format("Total {} cycles over {} reduction(s)\n", c.total, c.rows.size());
+  if (c.per_core.size() > 1) {
+    std::string list;
+    std::uint64_t longest = 0;
+    for (const auto& [core, n] : c.per_core) {
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", core, n);
+      longest = std::max(longest, n);
+    }
+    s += fmt::format("Per core: {} (the cores run in parallel: the longest takes {})\n", list,
+                     longest);
+  }
+  if (!c.never_run.empty())
+    s += fmt::format("Never run (a loop of no iteration): {}\n", fmt::join(c.never_run, ", "));
   if (!c.uncounted.empty()) {
     std::string list;
     for (const std::string& u : c.uncounted) list += (list.empty() ? "" : ", ") + u;
@@ -157,6 +174,10 @@ Json render_cycles_json(const PtoCycles& c, const std::string& file) {
   o.set("file", file).set("arch", arch_name(c.arch)).set("formula", formula_of(c.arch));
   o.set("instructions", std::move(rows));
   o.set("total", static_cast<std::size_t>(c.total));
+  Json cores = Json::object();
+  for (const auto& [core, n] : c.per_core) cores.set(core, static_cast<std::size_t>(n));
+  o.set("per_core", std::move(cores));
+  o.set("never_run", Json::strings(c.never_run));
   o.set("not_counted", Json::strings(c.uncounted));
   return o;
 }

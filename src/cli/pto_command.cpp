@@ -23,8 +23,10 @@ constexpr const char* kPtoUsage = R"(Usage:
         a5              repeats × latency
       repeats: how many times the instruction runs once loops are unrolled.
       Each line shows the formula with its numbers; figures the seed lacks
-      are marked "assumed" (docs/cli.md). vlds, vsts, pset and barrier have
-      no figures and are listed as not counted.
+      are marked "assumed" (docs/cli.md). vlds, vsts and barrier have no
+      figures and are listed as not counted (pset and arith.constant are
+      folded before run time). With several cores the total is their sum,
+      and a line gives each core's (they run in parallel).
 Exit status: 0 done, 1 the file could not be read or parsed (FILE:LINE:COL),
 2 bad command line.
 )";

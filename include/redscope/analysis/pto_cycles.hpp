@@ -17,6 +17,7 @@
 // constant, marked as assumed; docs/cli.md lists them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,12 @@ struct PtoCycleRow {
 struct PtoCycles {
   PtoArch arch = PtoArch::A2A3;
   std::vector<PtoCycleRow> rows;  // the reductions, in source order
-  std::uint64_t total = 0;
+  std::uint64_t total = 0;        // the sum over every core
+  // Per core (the cores run in parallel, so the program takes at least the
+  // largest of these): core name -> its reductions' cycles.
+  std::map<std::string, std::uint64_t> per_core;
   std::vector<std::string> uncounted;  // operations without figures: "pto.vlds (2)"
+  std::vector<std::string> never_run;  // reductions in loops that run 0 times: "15:10 pto.vcgadd"
 };
 
 PtoCycles pto_cycles(const pto::Program& program, PtoArch arch);
