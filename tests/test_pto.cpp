@@ -118,6 +118,14 @@ TEST_CASE("pto: hand-computed reductions", "[pto]") {
   CHECK(!p::ulp_distance(FloatFormat::F32, 0x7fc00000, 0x0));
   // No active lane: zero (vcadd, vcmax), an empty VLane 0 (vcgmax).
   CHECK(p::reduce(p::Reduce::Max, p::Elem::F32, t, p::Mask(), p::Order::Tree) == p::Lanes(64, 0));
+  // i64: INT64_MAX + 1 wraps to INT64_MIN, and the wrap is noted like i16's.
+  p::Lanes w(32, 0);
+  w[0] = 0x7fffffffffffffffULL;
+  w[1] = 1;
+  p::ReduceNotes notes;
+  CHECK(p::reduce(p::Reduce::Add, p::Elem::I64, w, all(), p::Order::Tree, &notes)[0] ==
+        0x8000000000000000ULL);
+  CHECK(notes.int_wrapped);
 }
 
 TEST_CASE("pto cycles: the seed's A2/A3 formula and A5 table", "[pto][cycles]") {

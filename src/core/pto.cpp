@@ -193,12 +193,16 @@ std::optional<std::uint64_t> sum(Elem e, const Lanes& in, const Mask& m, unsigne
   return level.empty() ? std::nullopt : level[0];
 }
 
+// GCC's 128-bit integer (__extension__: not ISO C++, and -Wpedantic is on).
+__extension__ using Int128 = __int128;
+
+// The exact sum in 128 bits (at most 128 lanes of at most 64 bits).
 bool int_sum_wraps(Elem e, const Lanes& in, const Mask& m, unsigned from, unsigned to) {
-  if (is_float(e) || e == Elem::I64) return false;
-  std::int64_t exact = 0;
+  if (is_float(e)) return false;
+  Int128 exact = 0;
   for (unsigned i = from; i < to; ++i)
     if (lane_active(m, e, i)) exact += as_signed(bits_of(e), in[i]);
-  const std::int64_t lim = std::int64_t{1} << (bits_of(e) - 1);
+  const Int128 lim = static_cast<Int128>(1) << (bits_of(e) - 1);
   return exact < -lim || exact >= lim;
 }
 

@@ -26,6 +26,9 @@ namespace p = redscope::pto;
 
 // Unrolled loops may not produce more operations than this (a typo in a
 // bound must not run the machine out of memory).
+// GCC's 128-bit integer (__extension__: not ISO C++, and -Wpedantic is on).
+__extension__ using Int128 = __int128;
+
 constexpr std::size_t kMaxOps = 20000;
 constexpr std::size_t kMaxIterations = 200000;  // loop iterations per core, nested ones counted
 // Loops nest at most this deep (the parser recurses per level), and a type
@@ -908,9 +911,9 @@ class PtoParser {
                        step = index_of(s.step, sc);
     if (step <= 0) fail(s.step.name.loc, fmt::format("scf.for step {} is not positive", step));
     // In 128 bits: ub - lb of two int64 bounds can overflow 64.
-    const __int128 span = static_cast<__int128>(ub) - lb;
-    const __int128 trips = span <= 0 ? 0 : (span + step - 1) / step;
-    if (trips > static_cast<__int128>(kMaxOps))
+    const Int128 span = static_cast<Int128>(ub) - lb;
+    const Int128 trips = span <= 0 ? 0 : (span + step - 1) / step;
+    if (trips > static_cast<Int128>(kMaxOps))
       fail(s.loc, fmt::format("scf.for runs {} iterations; at most {} are unrolled",
                               static_cast<unsigned long long>(trips), kMaxOps));
     // Loops whose bodies emit nothing (constants only) are bounded too: the
@@ -920,7 +923,7 @@ class PtoParser {
       fail(s.loc, fmt::format("{}'s loops run more than {} iterations once unrolled", core.name,
                               kMaxIterations));
     define(s.iv, SIZE_MAX - 1 - s.static_op, sc);
-    for (__int128 k = 0; k < trips; ++k) {
+    for (Int128 k = 0; k < trips; ++k) {
       sc.index[s.iv.text] = static_cast<std::int64_t>(lb + k * step);
       elaborate(s.body, core, sc);
     }
