@@ -195,8 +195,11 @@ std::uint64_t encode_or_throw(const Instr& in, const LabelTable* labels, std::ui
   if (oi.guarded)
     w.put_pred("pred", "pred.not", in.guard);
   else if (!(in.guard == Pred{}))
-    throw Fail{fmt::format("{} takes no guard predicate (its template fixes bits 10-13)",
-                           to_string(in.op))};
+    throw Fail{in.op == Opcode::SCHI
+                   ? std::string("SCHI takes no guard predicate (a scheduling word: bits 4-59 "
+                                 "hold its seven operands)")
+                   : fmt::format("{} takes no guard predicate (its template fixes bits 10-13)",
+                                 to_string(in.op))};
   if (is_branch(in.op)) encode_target(w, in, labels, address);
   switch (in.op) {
     case Opcode::SCHI:
