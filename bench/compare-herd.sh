@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # Times redscope on the benchmark's families (default a, b, j, k: the shapes
-# the issue tracker measured against herd7) and, when a herd7 binary and a
-# model directory are given, herd7 on the same files: checks that the two
-# list the same number of outcomes and prints herd7's time over redscope's.
-# herd7 is not a dependency: without --herd7 only redscope's numbers print.
+# the issue tracker measured against herd7) and, when a herd7 binary is
+# given, herd7 on the same tests: checks that the two list the same number of
+# outcomes and prints herd7's time over redscope's. herd7 is not a
+# dependency: without --herd7 only redscope's numbers print.
 #
-#   bench/compare-herd.sh [--herd7 PATH --herd-model DIR] [--only LETTERS]
+#   bench/compare-herd.sh [--herd7 PATH [--herd-model DIR]] [--only LETTERS]
 #                         [--max-n N] [--timeout SECONDS]
 #
-# The tests are written by `redscope_bench --emit-only` in the PTX litmus
-# syntax redscope reads (herd's container: init block, `P0@cta 0,gpu 0`
-# thread placement, `locations [...]` listing every register and location
-# the benchmark observes, `exists`), one file per size. herd7 is run as
-#   $HERD7 -I $DIR -model $DIR/ptx.cat $HERD_ARGS FILE
-# and its "States N" line read; set HERD_ARGS for your port's options (its
-# bell file, for instance). Not run on the project machine: no herd7 build
-# is installable there (no Debian package; docs/performance.md).
+# The tests are written by `redscope_bench --emit-only` in redscope's PTX
+# litmus syntax; bench/ptx2herd.py writes each again as a herd7 LISA test
+# (accesses annotated with their .sem and .scope, the CTA/GPU placement as a
+# `scopes:` tree) for the port of the PTX axioms in DIR (default bench/herd:
+# ptx.bell and ptx.cat, models/ptx.cat's axioms in herd7's cat language).
+# herd7 is run as
+#   $HERD7 -I $DIR $HERD_ARGS -bell $DIR/ptx.bell -model $DIR/ptx.cat FILE
+# and its "States N" line read; set HERD_ARGS for more options (for a herd7
+# that is not installed, `-I` its herd/libdir, where cos.cat and stdlib.cat
+# are). Both times are whole processes, one run each.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 redscope="${REDSCOPE:-$here/build/redscope}"
 bench="${BENCH:-$here/build/bench/redscope_bench}"
-herd7="" model="" only="abjk" max_n=10 timeout=120
+herd7="" model="$here/bench/herd" only="abjk" max_n=10 timeout=120
 while [ $# -gt 0 ]; do
   case "$1" in
     --herd7) herd7="$2"; shift 2 ;;
@@ -28,12 +30,12 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --max-n) max_n="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-herd.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-if [ -n "$herd7" ] && [ -z "$model" ]; then
-  echo "compare-herd.sh: --herd7 needs --herd-model DIR" >&2; exit 2
+if [ -n "$herd7" ] && [ ! -f "$model/ptx.cat" ]; then
+  echo "compare-herd.sh: --herd-model $model has no ptx.cat" >&2; exit 2
 fi
 if [ ! -x "$bench" ]; then  # the set-up command builds redscope only
   cmake --build "$here/build" -j "$(nproc)" --target redscope_bench > /dev/null
@@ -62,13 +64,22 @@ for f in $(ls "$dir"/*.litmus | sort -V); do
   ours=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
   herd_s="-" herd_n="-" ratio="-"
   if [ -n "$herd7" ]; then
+    lisa="$dir/herd-$name.litmus"
+    python3 "$here/bench/ptx2herd.py" "$f" > "$lisa"
     t0=$(now)
-    out=$(timeout "$timeout" "$herd7" -I "$model" -model "$model/ptx.cat" ${HERD_ARGS:-} "$f" \
-          2>&1 || true)
+    # shellcheck disable=SC2086 # HERD_ARGS is a list of options
+    out=$(timeout "$timeout" "$herd7" -I "$model" ${HERD_ARGS:-} -bell "$model/ptx.bell" \
+          -model "$model/ptx.cat" "$lisa" 2>&1) && rc=0 || rc=$?
     t1=$(now)
     herd_n=$(printf '%s\n' "$out" | sed -n 's/^States \([0-9]*\).*/\1/p' | head -1)
     if [ -z "$herd_n" ]; then
-      herd_s="failed"; herd_n="-"
+      herd_n="-"
+      if [ "$rc" = 124 ]; then
+        herd_s="timeout"
+      else
+        herd_s="failed" status=1
+        printf '%s: herd7: %s\n' "$name" "$(printf '%s\n' "$out" | head -1)" >&2
+      fi
     else
       herd_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
       ratio=$(awk -v a="$t0" -v b="$t1" -v o="$ours" 'BEGIN { printf "%.1f", (b - a) / o }')
