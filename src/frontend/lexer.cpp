@@ -35,8 +35,8 @@ class Lexer {
         advance(1);
         continue;
       }
-      if (c == '(' && peek(1) == '*') {
-        block_comment();
+      if (c == '(' && peek(1) == '*') {  // herd's comments
+        block_comment(')');
         continue;
       }
       if (c == '/' && peek(1) == '/') {
@@ -44,7 +44,7 @@ class Lexer {
         continue;
       }
       if (c == '/' && peek(1) == '*') {  // PTX ISA 4.2: C's comments; cuobjdump's /* 0x... */
-        c_comment();
+        block_comment('/');
         continue;
       }
       if (c == '"') {
@@ -94,19 +94,13 @@ class Lexer {
     col_ += static_cast<int>(len);
   }
 
-  void block_comment() {
+  // From the opening `(*` or `/*` to the `*)` or `*/` that closes it.
+  void block_comment(char close) {
     const SourceLoc start = here();
+    const char open = s_[i_];
     advance(2);
-    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == ')')) advance(1);
-    if (i_ >= s_.size()) fail("unterminated comment '(*'", start);
-    advance(2);
-  }
-
-  void c_comment() {
-    const SourceLoc start = here();
-    advance(2);
-    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == '/')) advance(1);
-    if (i_ >= s_.size()) fail("unterminated comment '/*'", start);
+    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == close)) advance(1);
+    if (i_ >= s_.size()) fail(fmt::format("unterminated comment '{}*'", open), start);
     advance(2);
   }
 
