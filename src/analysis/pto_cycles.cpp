@@ -105,7 +105,10 @@ PtoCycles pto_cycles(const p::Program& program, PtoArch arch) {
       a2a3(r, s.reduce, s.elem);
     else
       a5(r, s.reduce, s.elem);
-    if (r.cycles) out.total += *r.cycles, out.per_core[r.core] += *r.cycles;
+    if (r.cycles) {
+      out.total += *r.cycles;
+      out.per_core[r.core] += *r.cycles;
+    }
     out.rows.push_back(std::move(r));
   }
   for (const auto& [m, n] : other) out.uncounted.push_back(fmt::format("{} ({})", m, n));

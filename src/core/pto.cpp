@@ -175,11 +175,10 @@ std::optional<std::uint64_t> sum(Elem e, const Lanes& in, const Mask& m, unsigne
   if (!active) return std::nullopt;
   if (order == Order::Sequential) {
     // T sum = 0; sum += src[i] over the active lanes, in index order.
-    bool any = false;
     std::uint64_t s = 0;  // +0.0 or integer 0
     for (const auto& v : level)
-      if (v) s = add(e, s, *v), any = true;
-    return any ? std::optional(s) : std::nullopt;
+      if (v) s = add(e, s, *v);
+    return s;
   }
   while (level.size() > 1) {
     std::vector<std::optional<std::uint64_t>> up;
@@ -190,11 +189,8 @@ std::optional<std::uint64_t> sum(Elem e, const Lanes& in, const Mask& m, unsigne
     }
     level = std::move(up);
   }
-  return level.empty() ? std::nullopt : level[0];
+  return level[0];  // not empty: a lane is active
 }
-
-// GCC's 128-bit integer (__extension__: not ISO C++, and -Wpedantic is on).
-__extension__ using Int128 = __int128;
 
 // The exact sum in 128 bits (at most 128 lanes of at most 64 bits).
 bool int_sum_wraps(Elem e, const Lanes& in, const Mask& m, unsigned from, unsigned to) {

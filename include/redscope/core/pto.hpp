@@ -20,6 +20,10 @@
 
 namespace redscope::pto {
 
+// GCC's 128-bit integer, for exact sums of 64-bit lanes and loop trip
+// counts of 64-bit bounds (__extension__: not ISO C++, -Wpedantic is on).
+__extension__ using Int128 = __int128;
+
 // A vector register holds 256 bytes: 8 VLanes of 32 bytes (seed, "Per-VLane
 // (Group) Reductions").
 inline constexpr unsigned kVregBytes = 256;

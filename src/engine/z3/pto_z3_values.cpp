@@ -56,11 +56,10 @@ std::optional<z3::expr> sum(z3::context& c, p::Elem e, const ZLanes& in, const p
   }
   if (!active) return std::nullopt;
   if (order == p::Order::Sequential) {
-    bool any = false;
     z3::expr s = num(c, e, 0);
     for (const auto& v : level)
-      if (v) s = add(e, s, *v).simplify(), any = true;
-    return any ? std::optional(s) : std::nullopt;
+      if (v) s = add(e, s, *v).simplify();
+    return s;
   }
   while (level.size() > 1) {
     std::vector<std::optional<z3::expr>> up;
@@ -74,7 +73,7 @@ std::optional<z3::expr> sum(z3::context& c, p::Elem e, const ZLanes& in, const p
     }
     level = std::move(up);
   }
-  return level.empty() ? std::nullopt : level[0];
+  return level[0];  // not empty: a lane is active
 }
 
 struct Extremum {

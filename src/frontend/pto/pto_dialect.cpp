@@ -25,12 +25,10 @@ using pto_syntax::Token;
 namespace p = redscope::pto;
 
 // Unrolled loops may not produce more operations than this (a typo in a
-// bound must not run the machine out of memory).
-// GCC's 128-bit integer (__extension__: not ISO C++, and -Wpedantic is on).
-__extension__ using Int128 = __int128;
-
+// bound must not run the machine out of memory), nor run more iterations
+// per core (nested ones counted), whatever their bodies emit.
 constexpr std::size_t kMaxOps = 20000;
-constexpr std::size_t kMaxIterations = 200000;  // loop iterations per core, nested ones counted
+constexpr std::size_t kMaxIterations = 200000;
 // Loops nest at most this deep (the parser recurses per level), and a type
 // or pattern longer than kMaxTypeText is refused before a regex reads it.
 constexpr int kMaxLoopDepth = 64;
@@ -911,9 +909,9 @@ class PtoParser {
                        step = index_of(s.step, sc);
     if (step <= 0) fail(s.step.name.loc, fmt::format("scf.for step {} is not positive", step));
     // In 128 bits: ub - lb of two int64 bounds can overflow 64.
-    const Int128 span = static_cast<Int128>(ub) - lb;
-    const Int128 trips = span <= 0 ? 0 : (span + step - 1) / step;
-    if (trips > static_cast<Int128>(kMaxOps))
+    const p::Int128 span = static_cast<p::Int128>(ub) - lb;
+    const p::Int128 trips = span <= 0 ? 0 : (span + step - 1) / step;
+    if (trips > static_cast<p::Int128>(kMaxOps))
       fail(s.loc, fmt::format("scf.for runs {} iterations; at most {} are unrolled",
                               static_cast<unsigned long long>(trips), kMaxOps));
     // Loops whose bodies emit nothing (constants only) are bounded too: the
@@ -923,7 +921,7 @@ class PtoParser {
       fail(s.loc, fmt::format("{}'s loops run more than {} iterations once unrolled", core.name,
                               kMaxIterations));
     define(s.iv, SIZE_MAX - 1 - s.static_op, sc);
-    for (Int128 k = 0; k < trips; ++k) {
+    for (p::Int128 k = 0; k < trips; ++k) {
       sc.index[s.iv.text] = static_cast<std::int64_t>(lb + k * step);
       elaborate(s.body, core, sc);
     }

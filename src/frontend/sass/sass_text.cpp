@@ -790,7 +790,7 @@ namespace {
 // last comment that holds a 0x number; other comments (the `/*0008*/`
 // address) are passed over. False: nothing on the line.
 bool word_span(std::string_view line, std::size_t& a, std::size_t& b) {
-  bool in_comment = false;
+  bool found = false;
   for (std::size_t open = line.find("/*"); open != std::string_view::npos;
        open = line.find("/*", open + 2)) {
     const std::size_t close = line.find("*/", open + 2);
@@ -799,10 +799,10 @@ bool word_span(std::string_view line, std::size_t& a, std::size_t& b) {
     if (line.substr(x, 2) == "0x" || line.substr(x, 2) == "0X") {
       a = x;
       b = line.find_last_not_of(" \t", close - 1) + 1;
-      in_comment = true;
+      found = true;
     }
   }
-  if (in_comment) return true;
+  if (found) return true;
   a = line.find_first_not_of(" \t\r");
   if (a == std::string_view::npos) return false;
   b = line.find_last_not_of(" \t\r;") + 1;
