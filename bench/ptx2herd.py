@@ -46,11 +46,11 @@ def annotation(quals, default_sem):
 
 
 def check_quals(quals):
+    """Floats, .shared, vectors, proxies and cache hints are not ported."""
     for q in quals:
         if q in SEM or q in SCOPES or q in ("global", "volatile") or re.fullmatch(r"[usb]\d+", q):
             continue
         raise Refused(f"qualifier .{q} has no herd7 counterpart here")
-        # (floats, .shared, vectors, proxies, cache hints: not ported)
 
 
 def address(text):
@@ -178,7 +178,7 @@ def convert(src):
     out.append("scopes: " + scope_tree(places))
     for line in tail:
         if line.strip():
-            out.append(condition(line.replace("locations [", "locations ["), regs))
+            out.append(condition(line, regs))
     return "\n".join(out) + "\n"
 
 
