@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <utility>
 
 #include "frontend/sass/sass_fields.hpp"
 #include "redscope/frontend/sass.hpp"
@@ -19,6 +20,7 @@ using detail::OpInfo;
 
 // Thrown inside this file only; the public functions return it.
 struct Fail {
+  explicit Fail(std::string m, std::string f = {}) : message(std::move(m)), field(std::move(f)) {}
   std::string message;
   std::string field;  // the operand field at fault, if one is
 };

@@ -703,7 +703,7 @@ ParseResult parse(std::string_view text) {
                toks.end());
     return ParseResult{detail::parse_instruction(toks, kFile), {}};
   } catch (const InputError& e) {
-    return ParseResult{std::nullopt, SassError{e.diagnostic().loc.col, e.diagnostic().message}};
+    return ParseResult{std::nullopt, SassError{e.diagnostic().loc.col, e.diagnostic().message, {}}};
   }
 }
 
