@@ -3,6 +3,12 @@
 annotated per bench/herd/ptx.bell, for bench/compare-herd.sh.
 
     bench/ptx2herd.py IN.litmus > OUT.litmus
+    bench/ptx2herd.py --out-dir DIR IN.litmus...
+
+The second form converts many tests in one process (a Python start-up can
+cost a second): each IN is written to DIR/NAME, NAME being IN's path with
+'/' as '_'; a refused IN leaves DIR/NAME.refused holding the reason instead.
+It exits 2 when it refused any.
 
 Covers what the benchmark's families and plain litmus tests use: integer
 ld/st (weak, or .relaxed/.acquire/.release with a scope), atom and red with
@@ -182,15 +188,39 @@ def convert(src):
     return "\n".join(out) + "\n"
 
 
+def convert_file(path):
+    with open(path) as f:
+        return convert(f.read())
+
+
+def convert_many(out_dir, paths):
+    import os
+    status = 0
+    for path in paths:
+        name = os.path.join(out_dir, path.replace("/", "_").lstrip("_"))
+        try:
+            text = convert_file(path)
+        except Refused as e:
+            with open(name + ".refused", "w") as f:
+                f.write(f"{path}: ptx2herd: {e}\n")
+            status = 2
+            continue
+        with open(name, "w") as f:
+            f.write(text)
+    return status
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--out-dir":
+        return convert_many(args[1], args[2:])
+    if len(args) != 1 or args[0] in ("-h", "--help"):
         print(__doc__.strip())
-        return 0 if len(sys.argv) == 2 else 2
+        return 0 if len(args) == 1 else 2
     try:
-        with open(sys.argv[1]) as f:
-            sys.stdout.write(convert(f.read()))
+        sys.stdout.write(convert_file(args[0]))
     except Refused as e:
-        print(f"{sys.argv[1]}: ptx2herd: {e}", file=sys.stderr)
+        print(f"{args[0]}: ptx2herd: {e}", file=sys.stderr)
         return 2
     return 0
 

@@ -18,30 +18,54 @@ files=("$dir"/fam/*.litmus)
 [ ${#files[@]} -ge 30 ] || fail "the benchmark wrote ${#files[@]} tests"
 while IFS= read -r f; do files+=("$f"); done < <(find "$root/litmus" -name '*.litmus' | sort)
 
-declared='^(r\[(weak|(rlx|acq),(cta|gpu|sys))\]|w\[(weak|(rlx|rel),(cta|gpu|sys))\]|rmw\[(rlx|acq|rel|acq_rel),(cta|gpu|sys)\]|f\[(sc|acq_rel),(cta|gpu|sys)\])'
-converted=0 refused=0
-for f in "${files[@]}"; do
-  head -1 "$f" | grep -q '^PTX ' || continue
-  out="$dir/out/$(printf '%s' "${f#"$root"/}" | tr / _)"
-  if python3 "$conv" "$f" >"$out" 2>"$out.err"; then
-    converted=$((converted + 1))
-    head -1 "$out" | grep -q '^LISA ' || fail "$f: no LISA header"
-    threads=$(grep -c '@cta' <<<"$(sed -n '/^ P0@/p' "$f" | tr '|' '\n')")
-    [ "$(grep -o '(cta [^()]*)' "$out" | grep -o 'P[0-9]*' | wc -l)" = "$threads" ] ||
-      fail "$f: the scope tree does not place its $threads threads"
+# One converter process for every PTX test and one checker (a Python
+# start-up can cost a second, and a few processes per file add up to a
+# minute): each IN becomes out/NAME, or out/NAME.refused with the reason.
+ptx=()
+for f in "${files[@]}"; do IFS= read -r first <"$f"; [[ $first == PTX* ]] && ptx+=("$f"); done
+python3 "$conv" --out-dir "$dir/out" "${ptx[@]}" 2>"$dir/conv.err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 2 ] || fail "ptx2herd.py --out-dir: exit $rc: $(tail -3 "$dir/conv.err")"
+python3 - "$dir/out" "${ptx[@]}" <<'PY' || exit 1
+import os, re, sys
+out_dir, paths = sys.argv[1], sys.argv[2:]
+# The annotations bench/herd/ptx.bell declares.
+declared = re.compile(r"^(r\[(weak|(rlx|acq),(cta|gpu|sys))\]|w\[(weak|(rlx|rel),(cta|gpu|sys))\]"
+                      r"|rmw\[(rlx|acq|rel|acq_rel),(cta|gpu|sys)\]|f\[(sc|acq_rel),(cta|gpu|sys)\])")
+def fail(msg):
+    print("FAIL:", msg); sys.exit(1)
+converted = refused = 0
+for src in paths:
+    out = os.path.join(out_dir, src.replace("/", "_").lstrip("_"))
+    if os.path.exists(out + ".refused"):
+        if "ptx2herd: " not in open(out + ".refused").read(): fail(f"{src}: refused without a reason")
+        if os.path.exists(out): fail(f"{src}: refused but wrote a test")
+        refused += 1
+        continue
+    if not os.path.exists(out) or os.path.getsize(out) == 0: fail(f"{src}: neither converted nor refused")
+    converted += 1
+    text = open(out).read().split("\n")
+    if not text[0].startswith("LISA "): fail(f"{src}: no LISA header")
+    header = [l for l in open(src).read().split("\n") if l.startswith(" P0@")]
+    threads = sum(c.count("@cta") for c in header)
+    placed = sum(len(re.findall(r"P\d+", m)) for l in text for m in re.findall(r"\(cta [^()]*\)", l))
+    if placed != threads: fail(f"{src}: the scope tree does not place its {threads} threads")
     # Every instruction cell carries a declared annotation.
-    sed -n '/^ P0 /,/^scopes:/p' "$out" | sed '1d;$d' | tr '|;' '\n\n' | sed 's/^ *//;s/ *$//' |
-      grep -v '^$' | grep -Ev "$declared" | grep -q . && fail "$f: an undeclared annotation"
-  else
-    rc=$?
-    [ "$rc" = 2 ] || fail "$f: exit $rc"
-    grep -q 'ptx2herd: ' "$out.err" || fail "$f: refused without a reason"
-    [ -s "$out" ] && fail "$f: refused but wrote a test"
-    refused=$((refused + 1))
-  fi
-done
-[ "$converted" -ge 60 ] || fail "only $converted tests converted"
-echo "converted $converted, refused $refused"
+    start = next(i for i, l in enumerate(text) if l.startswith(" P0 "))
+    stop = next(i for i, l in enumerate(text) if l.startswith("scopes:"))
+    for row in text[start + 1:stop]:
+        for cell in re.split(r"[|;]", row):
+            if cell.strip() and not declared.match(cell.strip()):
+                fail(f"{src}: an undeclared annotation: {cell.strip()}")
+if converted < 60: fail(f"only {converted} tests converted")
+print(f"converted {converted}, refused {refused}")
+PY
+
+# The one-file form: a refusal is exit 2, a reason and no output.
+first=$(ls "$dir"/out/*.refused | head -1)
+one=$(sed 's/: ptx2herd: .*//' "$first")
+python3 "$conv" "$one" >"$dir/one" 2>"$dir/one.err"
+[ $? = 2 ] && [ ! -s "$dir/one" ] && grep -q 'ptx2herd: ' "$dir/one.err" || fail "$one: one-file refusal"
 
 # The message-passing test, line by line.
 python3 "$conv" "$root/litmus/classic/MP.litmus" >"$dir/mp" || fail "MP"
@@ -52,7 +76,7 @@ grep -qx '(1:r0 = 1 /\\ 1:r1 = 0)' "$dir/mp" || fail "MP condition"
 if command -v herd7 >/dev/null; then
   # litmus/ only: the families' large sizes are bench/compare-herd.sh's.
   for src in $(find "$root/litmus" -name '*.litmus' | sort); do
-    out="$dir/out/$(printf '%s' "${src#"$root"/}" | tr / _)"
+    out="$dir/out/$(printf '%s' "$src" | tr / _ | sed 's/^_*//')"
     [ -s "$out" ] || continue
     h=$(timeout 60 herd7 -I "$root/bench/herd" -bell "$root/bench/herd/ptx.bell" \
         -model "$root/bench/herd/ptx.cat" "$out" 2>&1 | sed -n 's/^States //p')
