@@ -5,6 +5,7 @@
 // (but a z3/enum disagreement is reported loudly and makes the exit status 1).
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -316,13 +317,27 @@ int main(int argc, char** argv) {
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  fmt::print("machine: {}\n", machine());
+  std::error_code ec;
+  if (!emit_dir.empty()) std::filesystem::create_directories(emit_dir, ec);
+  if (ec) {
+    fmt::print(stderr, "redscope_bench: cannot create {}: {}\n", emit_dir, ec.message());
+    return 2;
+  }
   std::ofstream csv;
-  if (!emit_only) csv.open(csv_path);
+  if (!emit_only) {
+    csv.open(csv_path);
+    if (!csv) {
+      fmt::print(stderr, "redscope_bench: cannot write {}\n", csv_path);
+      return 2;
+    }
+  }
+  int emitted = 0;
+  if (!emit_only) fmt::print("machine: {}\n", machine());
   csv << "family,n,outcomes,auto_engine,auto_seconds,auto_us_per_outcome,z3_seconds,"
          "enum_seconds,z3_over_auto\n";
-  fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}\n", "family", "N", "outcomes",
-             "auto s", "us/outc", "z3 s", "enum s", "z3/auto");
+  if (!emit_only)
+    fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}\n", "family", "N", "outcomes",
+               "auto s", "us/outc", "z3 s", "enum s", "z3/auto");
   bool disagree = false;
   // The limit counts every choice (rf, co per cell, ...); the time budget
   // decides, so it is set far above what a minute allows.
@@ -333,7 +348,14 @@ int main(int argc, char** argv) {
     for (int n : f.ns(quick)) {
       const std::string text = f.make(n);
       const LitmusTest t = parse_litmus(text, fmt::format("bench-{}.litmus", n));
-      if (!emit_dir.empty()) std::ofstream(fmt::format("{}/{}.litmus", emit_dir, t.name)) << text;
+      if (!emit_dir.empty()) {
+        const std::string path = fmt::format("{}/{}.litmus", emit_dir, t.name);
+        if (!(std::ofstream(path) << text)) {
+          fmt::print(stderr, "redscope_bench: cannot write {}\n", path);
+          return 2;
+        }
+        ++emitted;
+      }
       if (emit_only) continue;
       std::optional<Timed> r[3];
       for (int k = 0; k < 3; ++k) r[k] = cols[k].run(t, kEnumLimit, f.observe_all);
@@ -387,5 +409,6 @@ int main(int argc, char** argv) {
     }
   }
   if (!emit_only) fmt::print("rows written to {}\n", csv_path);
+  if (!emit_dir.empty()) fmt::print("{} tests written to {}\n", emitted, emit_dir);
   return disagree ? 1 : 0;
 }

@@ -48,6 +48,7 @@ class EdgeTexts {
   using Item = std::shared_ptr<const std::string>;
   void push_back(std::string s) { items_.push_back(std::make_shared<const std::string>(s)); }
   void push_back(Item s) { items_.push_back(std::move(s)); }
+  void reserve(std::size_t n) { items_.reserve(n); }
   std::size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   const std::string& operator[](std::size_t i) const { return *items_[i]; }

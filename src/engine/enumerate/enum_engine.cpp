@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,11 @@ namespace redscope {
 namespace {
 
 using Values = std::vector<std::uint64_t>;
+
+// Outcomes found so far, by value vector. (A hash table was tried: its
+// insertions are cheaper, but the sort settle_result then does from no
+// order cost more than they saved; docs/performance.md.)
+using Found = std::map<Values, Witness>;
 
 // The static relations the enumerator's own choices consult.
 struct Statics {
@@ -69,7 +75,7 @@ class SkeletonEnumerator {
 
   // Outcomes of this skeleton into `found`; returns whether some candidate
   // was consistent once barriers need not complete (for the incomplete counts).
-  bool run(std::map<Values, Witness>& found) {
+  bool run(Found& found) {
     found_ = &found;
     for (EventId e = 0; e < n_; ++e) labels_.push_back(label(e));
     bool guarded = false;
@@ -845,6 +851,7 @@ class SkeletonEnumerator {
         }
       }
     Witness wit;
+    wit.rf.reserve(reads_.size());  // one allocation, not log2(reads) of them
     for (EventId r : reads_)
       if (exec_[orig[r]]) wit.rf.push_back(edge(image[rf_[orig[r]]], r));
     for (EventId a = 0; a < n_; ++a)
@@ -855,7 +862,7 @@ class SkeletonEnumerator {
 
   // "A -> B", made once per pair and shared by every witness naming it.
   EdgeTexts::Item edge(EventId a, EventId b) const {
-    EdgeTexts::Item& s = edges_[{a, b}];
+    EdgeTexts::Item& s = edges_[static_cast<std::size_t>(a) * n_ + b];
     if (!s) s = std::make_shared<const std::string>(labels_[a] + " -> " + labels_[b]);
     return s;
   }
@@ -912,13 +919,13 @@ class SkeletonEnumerator {
   std::map<ThreadId, ThreadId> read_pred_;       // a thread -> its class predecessor (by reads)
   std::vector<ThreadId> last_read_of_;           // per read: its thread if its last read, else -1
   std::vector<std::string> labels_;
-  mutable std::map<std::pair<EventId, EventId>, EdgeTexts::Item> edges_;
+  mutable std::unordered_map<std::size_t, EdgeTexts::Item> edges_;  // by a * n_ + b
   std::map<std::string, std::vector<EventId>> cells_;
   std::vector<std::pair<std::string, std::vector<EventId>>> cell_list_;
   std::vector<std::pair<EventId, EventId>> sc_pairs_;
   std::vector<std::pair<EventId, EventId>> open_pairs_;  // Fence-SC pairs left after probing
   std::vector<std::vector<EventId>> saw_;
-  std::map<Values, Witness>* found_ = nullptr;
+  Found* found_ = nullptr;
   std::size_t* candidates_;
   bool consistent_without_barriers_ = false;
   // This rf/co candidate has recorded its outcome: its other Fence-SC orders
@@ -949,12 +956,12 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   const auto t0 = std::chrono::steady_clock::now();
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
-  std::map<Values, Witness> found;
+  Found found;
   std::size_t candidates = 0;  // over every skeleton of the test
   for (const Skeleton& sk : ex.skeletons) {
     SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check);
     if (sk.cut) {
-      std::map<Values, Witness> ignored;
+      Found ignored;
       if (e.run(ignored)) ++r.incomplete.bound_cut;
       continue;
     }
