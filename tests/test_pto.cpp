@@ -13,6 +13,7 @@
 #include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/core/pto.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/report/report.hpp"
 
 using namespace redscope;
 namespace p = redscope::pto;
@@ -286,4 +287,15 @@ TEST_CASE("pto: one summation order per run, on both engines", "[pto][engines]")
     CHECK(r.outcomes.size() == 2);
     CHECK(!r.holds);
   }
+}
+
+// A PTO program runs on an Ascend vector core: its JSON names no NVIDIA sm_NN
+// (the container's default Target, sm_90, is meaningless there).
+TEST_CASE("pto: JSON reports no NVIDIA target", "[pto]") {
+  const std::string pto =
+      json_test_head("t", "t.litmus", true, ModelKind::Pto, 90).dump(Json::Layout::Line);
+  CHECK(pto.find("\"target\": null") != std::string::npos);
+  const std::string ptx =
+      json_test_head("t", "t.litmus", true, ModelKind::Ptx, 90).dump(Json::Layout::Line);
+  CHECK(ptx.find("\"target\": \"sm_90\"") != std::string::npos);
 }

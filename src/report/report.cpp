@@ -63,7 +63,9 @@ Json json_test_head(const std::string& test, const std::string& file, bool parse
   Json o = Json::object();
   o.set("test", parsed || !test.empty() ? Json(test) : Json()).set("file", file);
   o.set("model", parsed ? Json(to_string(model)) : Json());
-  if (target_sm) o.set("target", parsed ? Json(fmt::format("sm_{}", *target_sm)) : Json());
+  // A PTO program runs on an Ascend vector core: no NVIDIA sm_NN applies.
+  const bool nvidia = parsed && model != ModelKind::Pto;
+  if (target_sm) o.set("target", nvidia ? Json(fmt::format("sm_{}", *target_sm)) : Json());
   return o;
 }
 
