@@ -19,6 +19,7 @@ and the final condition. Anything else (floats, cas, branches, proxies,
 barriers, shared memory) is refused with the line it is on (exit 2): a test
 herd7 would read differently is worse than none.
 """
+import os
 import re
 import sys
 
@@ -193,11 +194,15 @@ def convert_file(path):
         return convert(f.read())
 
 
+def out_name(out_dir, path):
+    """Where --out-dir writes IN: DIR/NAME, NAME being IN's path with '/' as '_'."""
+    return os.path.join(out_dir, path.replace("/", "_").lstrip("_"))
+
+
 def convert_many(out_dir, paths):
-    import os
     status = 0
     for path in paths:
-        name = os.path.join(out_dir, path.replace("/", "_").lstrip("_"))
+        name = out_name(out_dir, path)
         try:
             text = convert_file(path)
         except Refused as e:

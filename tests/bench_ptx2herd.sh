@@ -26,9 +26,12 @@ for f in "${files[@]}"; do IFS= read -r first <"$f"; [[ $first == PTX* ]] && ptx
 python3 "$conv" --out-dir "$dir/out" "${ptx[@]}" 2>"$dir/conv.err"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 2 ] || fail "ptx2herd.py --out-dir: exit $rc: $(tail -3 "$dir/conv.err")"
-python3 - "$dir/out" "${ptx[@]}" <<'PY' || exit 1
+python3 - "$root/bench" "$dir/out" "${ptx[@]}" <<'PY' || exit 1
 import os, re, sys
-out_dir, paths = sys.argv[1], sys.argv[2:]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, sys.argv[1])
+from ptx2herd import out_name  # the converter's own naming rule
+out_dir, paths = sys.argv[2], sys.argv[3:]
 # The annotations bench/herd/ptx.bell declares.
 declared = re.compile(r"^(r\[(weak|(rlx|acq),(cta|gpu|sys))\]|w\[(weak|(rlx|rel),(cta|gpu|sys))\]"
                       r"|rmw\[(rlx|acq|rel|acq_rel),(cta|gpu|sys)\]|f\[(sc|acq_rel),(cta|gpu|sys)\])")
@@ -36,7 +39,7 @@ def fail(msg):
     print("FAIL:", msg); sys.exit(1)
 converted = refused = 0
 for src in paths:
-    out = os.path.join(out_dir, src.replace("/", "_").lstrip("_"))
+    out = out_name(out_dir, src)
     if os.path.exists(out + ".refused"):
         if "ptx2herd: " not in open(out + ".refused").read(): fail(f"{src}: refused without a reason")
         if os.path.exists(out): fail(f"{src}: refused but wrote a test")

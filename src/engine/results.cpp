@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -215,37 +214,32 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   return r;
 }
 
-namespace {
-
-// Outcomes in any order, each value vector once.
-using FoundOutcomes = std::vector<std::pair<std::vector<std::uint64_t>, Witness>>;
-
-void settle_outcomes(TestResult& r, const LitmusTest& test, FoundOutcomes found) {
+void settle_result(TestResult& r, const LitmusTest& test,
+                   std::map<std::vector<std::uint64_t>, Witness> found) {
   // An execution that ended early has no final values: one outcome per
-  // status, which satisfies no condition. Of the executions that merge, the
-  // one with the smallest values (unsigned, in observable order) keeps its
-  // witness, whatever order the engine found them in.
+  // status, which satisfies no condition. Nodes move, keys and witnesses
+  // are not copied (a million outcomes: a million vectors saved).
   const auto status = status_index(r.observables);
   if (status) {
-    std::sort(found.begin(), found.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    FoundOutcomes merged;
-    std::set<std::vector<std::uint64_t>> seen;
-    for (auto& [vals, w] : found) {
-      if (vals[*status] != 0)
-        for (std::size_t i = 0; i < vals.size(); ++i)
-          if (i != *status) vals[i] = 0;
-      if (seen.insert(vals).second) merged.emplace_back(std::move(vals), std::move(w));
+    std::map<std::vector<std::uint64_t>, Witness> merged;
+    while (!found.empty()) {
+      auto node = found.extract(found.begin());
+      std::vector<std::uint64_t>& v = node.key();
+      if (v[*status] != 0)
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (i != *status) v[i] = 0;
+      merged.insert(std::move(node));  // the first (smallest values) keeps its witness
     }
     found = std::move(merged);
   }
   r.outcomes.reserve(found.size());
-  for (auto& [vals, w] : found) {
+  while (!found.empty()) {
+    auto node = found.extract(found.begin());
+    std::vector<std::uint64_t>& vals = node.key();
     const bool sat =
         (!status || vals[*status] == 0) && eval_condition(test.condition, r.observables, vals);
-    r.outcomes.push_back(Outcome{std::move(vals), sat, std::move(w)});
+    r.outcomes.push_back(Outcome{std::move(vals), sat, std::move(node.mapped())});
   }
-  found = {};
   // Sorted by the values as their types read them (a signed type's values
   // sign-extended from its width), each observable's shift worked out once.
   std::vector<unsigned> shift;
@@ -261,9 +255,9 @@ void settle_outcomes(TestResult& r, const LitmusTest& test, FoundOutcomes found)
     }
     return false;
   };
-  // Engines that collect outcomes in a map hand them over in unsigned order,
-  // which is this order whenever no signed value is negative: then the check
-  // is all the sort costs (a million outcomes: 1 s of moving witnesses saved).
+  // The map handed them over in unsigned order, which is this order whenever
+  // no signed value is negative: then the check is all the sort costs (a
+  // million outcomes: 1 s of moving witnesses saved).
   if (!std::is_sorted(r.outcomes.begin(), r.outcomes.end(), before))
     std::sort(r.outcomes.begin(), r.outcomes.end(), before);
   const auto sat = static_cast<std::size_t>(std::count_if(
@@ -280,19 +274,6 @@ void settle_outcomes(TestResult& r, const LitmusTest& test, FoundOutcomes found)
     case Quantifier::Forall:
     case Quantifier::Assert: r.holds = unsat == 0; break;
   }
-}
-
-}  // namespace
-
-void settle_result(TestResult& r, const LitmusTest& test,
-                   std::map<std::vector<std::uint64_t>, Witness> found) {
-  FoundOutcomes v;
-  v.reserve(found.size());
-  while (!found.empty()) {
-    auto node = found.extract(found.begin());
-    v.emplace_back(std::move(node.key()), std::move(node.mapped()));
-  }
-  settle_outcomes(r, test, std::move(v));
 }
 
 std::vector<std::string> EdgeTexts::texts() const {
