@@ -83,6 +83,9 @@ TEST_CASE("multimem: every seed example expands to loads and per-replica reducti
         CHECK(x.sem == Sem::Relaxed);  // each reduction .relaxed.sys
         CHECK(x.scope == Scope::Sys);
         CHECK(x.async_until.has_value());
+        // The PTX ISA: cp{.reduce}.async.bulk operations are performed in
+        // the async proxy, destination accesses included (issue 27, item 3).
+        CHECK(x.proxy == Proxy::Async);
       }
     }
     CHECK(loads == n);
@@ -127,7 +130,9 @@ TEST_CASE("multimem: the op/type table, .noftz, and sm_90", "[seed][multimem]") 
 TEST_CASE("multimem: operands are checked, statically", "[multimem]") {
   const std::string add = "multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 ";
   CHECK_THAT(error_of(add + "[dstMem], [srcMem], 24", "u32"),
-             Catch::Contains("not a positive multiple of 16"));
+             Catch::Contains("not a multiple of 16"));
+  // Size 0 is a multiple of 16 (the seed's only rule): no elements, no events.
+  CHECK(error_of(add + "[dstMem], [srcMem], 0", "u32").empty());
   CHECK_THAT(error_of(add + "[dstMem+8], [srcMem], 16", "u32"),
              Catch::Contains("not 16-byte aligned"));
   CHECK_THAT(error_of(add + "[dstMem+16], [srcMem], 32", "u32"), Catch::Contains("overflows"));

@@ -123,6 +123,16 @@ TEST_CASE("sured: target rules, operands and shapes are located errors", "[sured
   CHECK_THAT(error_of("sured.b.min.1d.u64.trap [surf_C, {0}], 1", 35),
              Catch::Contains("requires sm_50"));
   CHECK(error_of("sured.b.min.1d.u64.trap [surf_C, {0}], 1", 50).empty());
+  // Target ISA notes: sm_50 is for ".u64/.s64/.b64 types with .min/.max
+  // operations"; a 64-bit .add is sured's own sm_20 (issue 27, item 1).
+  CHECK(error_of("sured.b.add.1d.u64.trap [surf_C, {0}], 1", 20).empty());
+  CHECK(error_of("sured.b.add.1d.u64.trap [surf_C, {0}], 1", 35).empty());
+  CHECK_THAT(error_of("sured.b.max.1d.s64.trap [surf_D, {0}], 1", 20),
+             Catch::Contains("requires sm_50"));
+  CHECK_THAT(error_of("sured.p.min.1d.b64.trap [surf_D, {0}], 1", 35),
+             Catch::Contains("requires sm_50"));
+  CHECK_THAT(error_of("sured.b.add.1d.u64.trap [surf_C, {0}], 1", 13),
+             Catch::Contains("requires sm_20"));
   CHECK_THAT(error_of("sured.b.add.1d.u32.wrap [surf_B, {0}], 1"),
              Catch::Contains(".trap, .clamp or .zero"));
   CHECK_THAT(error_of("sured.b.add.2d.u32.trap [surf_B, {0, 0}], 1"),

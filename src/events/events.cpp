@@ -342,11 +342,14 @@ class PathBuilder {
   }
 
   // multimem.cp.reduce.async.bulk: per element one weak load of the source
-  // in the async proxy and, per replica, one .relaxed.sys reduction of the
-  // replica's element with the loaded value (the seed). All in one
+  // and, per replica, one .relaxed.sys reduction of the replica's element
+  // with the loaded value (the seed). Both in the async proxy: the PTX ISA
+  // performs cp{.reduce}.async.bulk operations there, and only their
+  // completion is followed by an implicit generic-async proxy fence (the
+  // wait's, exec_wait; docs/model.md "Bulk reductions"). All in one
   // instruction, so elements and replicas are unordered with each other;
   // asynchronous, so later instructions follow them only after a wait
-  // (exec_wait, po_before).
+  // (exec_wait, po_before). Size 0 makes no events.
   void exec_bulk(State& s, const Instruction& in) {
     const BulkSpec& b = *in.bulk;
     const ExprPtr guard = guard_of(s, in);
@@ -378,11 +381,11 @@ class PathBuilder {
       for (std::size_t g = 0; g < b.replicas.size(); ++g) {
         const CellAccess c = access(b.replicas[g], b.dst.offset + off, Space::Global);
         const auto element = static_cast<unsigned>(i * (b.replicas.size() + 1) + g + 1);
-        // Both halves: a generic .global RMW element, not yet waited for.
+        // Both halves: an async-proxy .global RMW element, not yet waited for.
         auto half = [&](EventKind k) {
           PathEvent h = cell_event(s, in, k, c, guard);
           h.ev.in_rmw = true;
-          h.ev.proxy = Proxy::Generic;
+          h.ev.proxy = Proxy::Async;
           h.ev.space = Space::Global;
           h.ev.element = element;
           h.ev.async_until = SIZE_MAX;
@@ -586,6 +589,7 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
   Skeleton s;
   s.path_ids = ids;
   for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
+  s.lane_views = mem.lane_views();
   for (const auto& [x, l] : mem.locations())
     for (std::size_t i = 0; i < l.count; ++i) {
       Event e;

@@ -825,13 +825,17 @@ class PtxCellParser {
       fail(mn.loc, fmt::format("sured requires sm_20 or higher (seed: Target ISA notes); this "
                                "test targets sm_{}",
                                target_sm_));
+    // Target ISA notes: ".u64/.s64/.b64 types with .min/.max operations
+    // requires sm_50 or higher" -- the rule names the operation: a 64-bit
+    // .add needs only sured's own sm_20.
     const bool wide =
         sp.ctype == DataType::U64 || sp.ctype == DataType::S64 || sp.ctype == DataType::B64;
-    if (wide && target_sm_ < 50)
+    const bool min_max = *op == RmwOp::Min || *op == RmwOp::Max;
+    if (wide && min_max && target_sm_ < 50)
       fail(qual_loc(mn, parts, 4),
-           fmt::format("sured with .{} (64-bit min/max) requires sm_50 or higher; this test "
-                       "targets sm_{}",
-                       parts[4], target_sm_));
+           fmt::format("sured.{} with .{} (64-bit min/max) requires sm_50 or higher (seed: "
+                       "Target ISA notes); this test targets sm_{}",
+                       parts[2], parts[4], target_sm_));
     // [a, b]: a surface (or a .u64 register holding one), then the coordinates.
     if (!c.at(Tok::LBracket))
       fail(c.cur().loc, fmt::format("expected '[' before sured's surface operand, found {}",
@@ -915,9 +919,11 @@ class PtxCellParser {
     const Token& n = c.cur();
     if (n.kind != Tok::Number) fail(n.loc, "size is a constant number of bytes (a multiple of 16)");
     b.size = value_operand(c, "the size", DataType::U32).value;
-    if (b.size <= 0 || b.size % 16 != 0)
-      fail(n.loc, fmt::format("size {} is not a positive multiple of 16 (the seed: size must be a "
-                              "multiple of 16)",
+    // The seed: "Operand size must be a multiple of 16." Zero is one: an
+    // operation on no elements (no events; its group completes at once).
+    if (b.size < 0 || b.size % 16 != 0)
+      fail(n.loc, fmt::format("size {} is not a multiple of 16 (the seed: \"Operand size must "
+                              "be a multiple of 16\")",
                               b.size));
     no_operands_left(c, mn, "'[dstMem], [srcMem], size'");
     in.kind = InstrKind::BulkReduce;
