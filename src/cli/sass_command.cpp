@@ -20,9 +20,17 @@ constexpr const char* kSassUsage = R"(Usage:
                                 0x and 16 lowercase hex digits (bit 0 is the
                                 least significant bit: the first character of
                                 the seed's templates); a line `name:` labels
-                                the next instruction (8 bytes each, from 0x0)
-  redscope sass decode [FILE]   one word per line -> the instruction's
-                                canonical text, the spelling encode reads
+                                the next instruction (8 bytes each, from 0x0).
+                                Branch targets (BRA SSY CAL PBK PCNT PRET
+                                PLONGJMP) are relative to the next instruction,
+                                the seed's syntax; on a line of cuobjdump's
+                                listing, `/*00d0*/ @P0 BRA 0x70;`, the address
+                                prefix is the instruction's address and the
+                                target is absolute, as cuobjdump prints it
+  redscope sass decode [FILE]   one word per line (or a listing line's last
+                                `/* 0x... */`) -> the instruction's canonical
+                                text, the spelling encode reads; a line with
+                                an address prefix keeps it, target absolute
 Every bad line is reported as FILE:LINE:COL and nothing is printed on stdout
 (exit 1). docs/sass.md lists the instructions, their fields and where the
 encodings depart from the seed.

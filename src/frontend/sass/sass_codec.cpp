@@ -12,7 +12,30 @@
 
 namespace redscope::sass {
 
+namespace detail {
+
+bool is_branch(Opcode op) {
+  switch (op) {
+    case Opcode::SSY:
+    case Opcode::BRA:
+    case Opcode::CAL:
+    case Opcode::PRET:
+    case Opcode::JMP:
+    case Opcode::JCAL:
+    case Opcode::PBK:
+    case Opcode::PCNT:
+    case Opcode::PLONGJMP: return true;
+    default: return false;
+  }
+}
+bool is_absolute(Opcode op) { return op == Opcode::JMP || op == Opcode::JCAL; }
+
+}  // namespace detail
+
 namespace {
+
+using detail::is_absolute;
+using detail::is_branch;
 
 using detail::field_mask;
 using detail::info;
@@ -42,22 +65,6 @@ std::string lsb_first(std::uint64_t w, unsigned lo, unsigned n) {
   for (unsigned k = 0; k < n; ++k) s += ((w >> (lo + k)) & 1) ? '1' : '0';
   return s;
 }
-
-bool is_branch(Opcode op) {
-  switch (op) {
-    case Opcode::SSY:
-    case Opcode::BRA:
-    case Opcode::CAL:
-    case Opcode::PRET:
-    case Opcode::JMP:
-    case Opcode::JCAL:
-    case Opcode::PBK:
-    case Opcode::PCNT:
-    case Opcode::PLONGJMP: return true;
-    default: return false;
-  }
-}
-bool is_absolute(Opcode op) { return op == Opcode::JMP || op == Opcode::JCAL; }
 
 // ATOM/RED type: value bit 0 is word bit 9, value bits 1-3 are word bits
 // 59-61 ("mod 0 together with mod2 0:2 gives mod3", docs/sass.md).
@@ -200,7 +207,8 @@ std::uint64_t encode_or_throw(const Instr& in, const LabelTable* labels, std::ui
     throw Fail{in.op == Opcode::SCHI
                    ? std::string("SCHI takes no guard predicate (a scheduling word: bits 4-59 "
                                  "hold its seven operands)")
-                   : fmt::format("{} takes no guard predicate (its template fixes bits 10-13)",
+                   : fmt::format("{} takes no guard predicate: it is not predicated (the "
+                                 "hardware ignores bits 10-13)",
                                  to_string(in.op))};
   if (is_branch(in.op)) encode_target(w, in, labels, address);
   switch (in.op) {
@@ -420,7 +428,7 @@ Instr decode_or_throw(std::uint64_t w) {
         fmt::format("unknown opcode: bits 0-3 read {} and bits 58-63 read {} (LSB first), "
                     "which match no instruction redscope encodes",
                     lsb_first(w, 0, 4), lsb_first(w, 58, 6))};
-  const std::uint64_t fixed = ~oi->operand_mask();
+  const std::uint64_t fixed = ~oi->operand_mask() & ~oi->ignored;
   const std::uint64_t diff = (w ^ oi->default_word()) & fixed;
   if (diff) {
     unsigned lo = 0;

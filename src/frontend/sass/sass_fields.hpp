@@ -16,6 +16,10 @@ struct OpInfo {
   bool guarded;           // bits 10-13 are the guard predicate
   std::vector<Field> fields;
   std::uint64_t hw_fixed;  // the default word of an opcode beyond the seed (no template)
+  // Bits the hardware ignores: decode accepts any value there (and prints
+  // none), encode writes the default word's. The guard bits of the control
+  // instructions that are not predicated (envytools decodes them without one).
+  std::uint64_t ignored = 0;
 
   std::uint64_t default_word() const;  // the template's word
   std::uint64_t operand_mask() const;  // the bits of all fields
@@ -25,5 +29,9 @@ const std::vector<OpInfo>& table();
 const OpInfo& info(Opcode op);
 std::uint64_t template_word(std::string_view tmpl);
 std::uint64_t field_mask(const Field& f);
+// Opcodes with a target operand; of those, the ones whose target is absolute
+// (JMP, JCAL; the others' are relative to the next instruction).
+bool is_branch(Opcode op);
+bool is_absolute(Opcode op);
 
 }  // namespace redscope::sass::detail

@@ -13,6 +13,11 @@
 //     hardware word is EXIT's layout with opcode 010101 (0xa800000000001de7).
 //   - PRET's template sets bit 15 where the hardware's default (not .NOINC)
 //     is bit 16, as for CAL: PRET 0x0 is 0x7800000000010007.
+//   - SSY, CAL, JCAL, PRET, PBK, PCNT and PLONGJMP are not predicated: the
+//     hardware ignores bits 10-13 (envytools' gf100 table reads no guard for
+//     joinat, call, preret, prebrk, precont, prelongjmp), so any value there
+//     decodes to the same text. SSY's template holds P0 there; nvcc writes
+//     PT (0x60000002c0001c07 in a real sm_30 listing), and so does encode.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,12 +40,15 @@ constexpr Field kRel24{"target", 26, 24};
 constexpr Field kAbs32{"target", 26, 32};
 constexpr Field kReg0{"reg0", 14, 6};
 constexpr Field kReg1{"reg1", 20, 6};
+constexpr std::uint64_t kGuardBits = 0x3c00;  // bits 10-13
 
 std::vector<OpInfo> build_table() {
   std::vector<OpInfo> t;
   auto add = [&](Opcode op, std::string_view tmpl, bool guarded, std::vector<Field> f,
                  std::uint64_t hw_fixed = 0) {
-    t.push_back(OpInfo{op, tmpl, guarded, std::move(f), hw_fixed});
+    OpInfo row{op, tmpl, guarded, std::move(f), hw_fixed, 0};
+    if (!guarded) row.ignored = kGuardBits & ~row.operand_mask();  // SCHI: operands there
+    t.push_back(std::move(row));
   };
   auto with_guard = [](std::vector<Field> f) {
     f.insert(f.begin(), {kPred, kPredNot});
@@ -52,7 +60,7 @@ std::vector<OpInfo> build_table() {
   for (unsigned i = 0; i < 7; ++i) sched.push_back(Field{kOps[i], 4 + 8 * i, 8});
   add(Opcode::SCHI, "1110 00000000 00000000 00000000 00000000 00000000 00000000 00000000 0100",
       false, sched);
-  add(Opcode::SSY, "1110 000000 0000 000000 000000 000000000000000000000000 00000000 000110", false,
+  add(Opcode::SSY, "1110 000000 1110 000000 000000 000000000000000000000000 00000000 000110", false,
       {kConst, kRel24});
   add(Opcode::BRA, "1110 011110 1110 000000 000000 000000000000000000000000 00000000 000010", true,
       with_guard({kConst, {".U", 15, 1}, {".LMT", 16, 1}, kRel24}));
@@ -72,18 +80,18 @@ std::vector<OpInfo> build_table() {
       with_guard({}));
   add(Opcode::NOP, "0010 011110 1110 000000 000000 0000000000000000 00000000 00000000 000010", true,
       with_guard({{".S", 4, 1}, {"CC", 5, 5}, {"imm", 26, 16}, {".TRIG", 50, 1}, {".Op", 51, 4}}));
-  add(Opcode::PBK, "1110 000000 1110 0 00000 000000 000000000000000000000000 00000000 010110", true,
-      with_guard({kConst, kRel24}));
+  add(Opcode::PBK, "1110 000000 1110 0 00000 000000 000000000000000000000000 00000000 010110",
+      false, {kConst, kRel24});
   // The seed's BRK template has five characters in its mod group; the
   // hardware's has six (docs/sass.md, deviation 1).
   add(Opcode::BRK, "1110 011110 1110 000000 000000 00000000000000000000000000000000 010101", true,
       with_guard({}));
   add(Opcode::PCNT, "1110 000000 1110 0 00000 000000 000000000000000000000000 00000000 001110",
-      true, with_guard({kConst, kRel24}));
+      false, {kConst, kRel24});
   add(Opcode::CONT, "1110 011110 1110 000000 000000 00000000000000000000000000000000 001101", true,
       with_guard({}));
   add(Opcode::PLONGJMP, "1110 000000 1110 000000 000000 000000000000000000000000 00000000 011010",
-      true, with_guard({kConst, kRel24}));
+      false, {kConst, kRel24});
   add(Opcode::LONGJMP, "1110 011110 1110 000000 000000 00000000000000000000000000000000 010001",
       true, with_guard({}));
   add(Opcode::BAR, "0010 000000 1110 000000 000000 111111000000 00000000   00 0 1110 111 00 001010",

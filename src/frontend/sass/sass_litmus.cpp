@@ -40,9 +40,16 @@ struct AddressTarget {
 };
 
 struct ThreadState {
-  std::uint64_t address = 0;                         // byte address of the next SASS instruction
-  std::map<std::uint64_t, std::size_t> code_at;      // instruction address → code index
-  std::vector<std::pair<Opcode, std::string>> open;  // PBK/PCNT targets not yet reached
+  std::uint64_t address = 0;                     // byte address of the next SASS instruction
+  std::map<std::uint64_t, std::size_t> code_at;  // instruction address → code index
+  // PBK/PCNT targets not yet passed: the label, and the byte address of a
+  // target given as an offset (a word, or `PBK 0x10`).
+  struct OpenTarget {
+    Opcode op;
+    std::string label;
+    std::optional<std::int64_t> address;
+  };
+  std::vector<OpenTarget> open;
   std::vector<AddressTarget> targets;
 };
 
@@ -70,6 +77,12 @@ class SassCells {
       }
     }
     st.code_at.emplace(st.address, tc.code.size());
+    // A break target given by address is passed once its instruction is
+    // reached, as a label is once defined (label()).
+    std::erase_if(st.open, [&](const auto& o) {
+      return o.op == Opcode::PBK && o.address &&
+             *o.address <= static_cast<std::int64_t>(st.address);
+    });
     Instruction base;
     base.loc = toks[0].loc;
     base.text = text;
@@ -129,7 +142,7 @@ class SassCells {
     // A break target is passed once its label is: BRK after it would jump
     // backwards. A continue target is the loop's head, reached before CONT.
     std::erase_if(st.open,
-                  [&](const auto& o) { return o.first == Opcode::PBK && o.second == name.text; });
+                  [&](const auto& o) { return o.op == Opcode::PBK && o.label == name.text; });
     Instruction in;
     in.kind = InstrKind::Label;
     in.loc = name.loc;
@@ -265,20 +278,35 @@ void SassCells::lower_branch(const InstructionCell& c, ThreadCode& tc, ThreadSta
   const SourceLoc loc = base.loc;
   base.kind = InstrKind::Goto;
   if (in.op == Opcode::PBK || in.op == Opcode::PCNT) {
-    if (in.target.kind != sass::Target::Kind::Label)
-      fail(c, loc, fmt::format("{} in a litmus thread takes a label", sass::to_string(in.op)));
-    st.open.emplace_back(in.op, in.target.label);
+    switch (in.target.kind) {
+      case sass::Target::Kind::Label:
+        st.open.push_back({in.op, in.target.label, std::nullopt});
+        break;
+      case sass::Target::Kind::Const:
+        fail(c, loc,
+             fmt::format("{} through constant memory is not modelled: use a label or an offset",
+                         sass::to_string(in.op)));
+      case sass::Target::Kind::Imm: {  // relative to the next instruction, as BRA's
+        const std::int64_t to = static_cast<std::int64_t>(st.address) + 8 + in.target.imm;
+        st.open.push_back({in.op, fmt::format("(0x{:x})", to), to});
+        break;
+      }
+    }
     return;
   }
   if (in.op == Opcode::BRK || in.op == Opcode::CONT) {
     const Opcode want = in.op == Opcode::BRK ? Opcode::PBK : Opcode::PCNT;
-    auto it = std::find_if(st.open.rbegin(), st.open.rend(),
-                           [&](const auto& o) { return o.first == want; });
+    auto it =
+        std::find_if(st.open.rbegin(), st.open.rend(), [&](const auto& o) { return o.op == want; });
     if (it == st.open.rend())
       fail(c, loc,
-           fmt::format("{} without an earlier {} whose label is still ahead",
+           fmt::format("{} without an earlier {} whose target is still ahead",
                        sass::to_string(in.op), sass::to_string(want)));
-    base.label = it->second;
+    base.label = it->label;
+    if (it->address) {  // resolved by finish(), as a BRA's offset
+      st.targets.push_back(AddressTarget{tc.code.size(), *it->address, loc});
+      tc.labels.emplace(base.label, 0);
+    }
   } else if (in.op == Opcode::EXIT) {
     base.label = std::string(kExitLabel);
     tc.labels.emplace(base.label, 0);  // placed at the thread's end by finish()

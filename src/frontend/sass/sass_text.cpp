@@ -2,6 +2,7 @@
 // "Instruction usage" lines), read into Instr and printed back in one
 // canonical form (docs/sass.md "Text").
 #include "frontend/sass/sass_text.hpp"
+#include "frontend/sass/sass_fields.hpp"
 
 #include <fmt/format.h>
 
@@ -68,8 +69,9 @@ class TextParser {
 
   Instr run() {
     Instr in;
+    const Token* at_sign = nullptr;
     if (at(Tok::At)) {
-      next();
+      at_sign = &next();
       in.guard = predicate("a guard predicate after '@'");
     }
     if (!at(Tok::Ident)) fail(cur(), "expected a SASS instruction, found " + describe(cur()));
@@ -83,6 +85,13 @@ class TextParser {
                            "and LD, ST, MOV32I",
                            parts[0], seed_list()));
     in.op = *op;
+    // SSY, CAL, JCAL, PRET, PBK, PCNT and PLONGJMP are not predicated (the
+    // hardware ignores bits 10-13): a guard there would be silently dropped.
+    // SCHI's bits 10-13 are operands; encode says so.
+    if (at_sign && !(in.guard == Pred{}) && in.op != Opcode::SCHI && !detail::info(in.op).guarded)
+      fail(*at_sign, fmt::format("{} takes no guard predicate: it is not predicated (the "
+                                 "hardware ignores bits 10-13)",
+                                 parts[0]));
     mods_.assign(parts.begin() + 1, parts.end());
     mn_ = &mn;
     body(in);
@@ -360,19 +369,46 @@ class TextParser {
     if (in.arrive) return bar_arrive(in);
     in.reg0 = reg("a destination register (RZ for bar.sync)");
     need_comma();
+    // The seed's usage: `BAR.RED.Op RZ, p, bar (,tcount), (!)c` (.AND, .OR)
+    // and `BAR.RED.POPC reg0, bar (,tcount), (!)c` take p and c, which
+    // have no default; only bar.sync (`BAR.RED.POPC RZ, bar (,tcount)`)
+    // goes without them.
+    const bool needs_p = in.mode != 0;
+    const bool needs_c = needs_p || in.reg0 != kRZ;
+    if (needs_p && !at_predicate())
+      fail(cur(), fmt::format("BAR.RED.{} takes a destination predicate p here (the seed's "
+                              "usage: BAR.RED.Op RZ, p, bar (,tcount), (!)c), found {}",
+                              in.mode == 1 ? "AND" : "OR", describe(cur())));
     if (at_predicate()) {
       in.pdst = predicate("a destination predicate");
       need_comma();
     }
     mark("bar");
     in.bar = reg_or_imm("a barrier (0x0-0xf or a register)");
-    if (!comma()) return;
-    if (!at_predicate()) {
-      mark("tcount");
-      in.tcount = reg_or_imm("a thread count");
-      if (!comma()) return;
+    if (comma()) {
+      if (!at_predicate()) {
+        mark("tcount");
+        in.tcount = reg_or_imm("a thread count");
+        if (comma())
+          in.psrc = predicate("a source predicate");
+        else if (needs_c)
+          missing_c(in);
+      } else {
+        in.psrc = predicate("a source predicate");
+      }
+    } else if (needs_c) {
+      missing_c(in);
     }
-    in.psrc = predicate("a source predicate");
+  }
+  [[noreturn]] void missing_c(const Instr& in) const {
+    fail(cur(), fmt::format("{} takes a source predicate (!)c last (the seed's usage: {}), "
+                            "found {}",
+                            in.mode == 0   ? "BAR.RED.POPC with a destination register"
+                            : in.mode == 1 ? "BAR.RED.AND"
+                                           : "BAR.RED.OR",
+                            in.mode == 0 ? "BAR.RED.POPC reg0, bar (,tcount), (!)c"
+                                         : "BAR.RED.Op RZ, p, bar (,tcount), (!)c",
+                            describe(cur())));
   }
   // BAR.ARV bar, tcount  or, with every field, BAR.ARV Rd, Pd, bar, tcount, [!]Pc.
   void bar_arrive(Instr& in) {
@@ -560,7 +596,8 @@ std::string print_bar(const Instr& in) {
   if (in.mode != 0 || !(in.pdst == Pred{})) ops.push_back(predicate_name(in.pdst));
   ops.push_back(operand_text(in.bar));
   if (tcount) ops.push_back(operand_text(in.tcount));
-  if (c) ops.push_back(predicate_name(in.psrc));
+  // c is required but for bar.sync (BAR.RED.POPC RZ, ...): printed then, PT or not.
+  if (c || in.mode != 0 || in.reg0 != kRZ) ops.push_back(predicate_name(in.psrc));
   return fmt::format("BAR.RED.{}", kRed[in.mode]) + join(ops);
 }
 
@@ -731,6 +768,47 @@ std::vector<std::vector<Token>> token_lines(std::vector<Token> toks) {
   return out;
 }
 
+// cuobjdump's address prefix (`/*00d0*/` opening a listing line): the
+// instruction's byte address, as hex digits alone in the line's first
+// comment. Line numbers (from 1) of the lines that have one, with the
+// prefix's text.
+struct AddressPrefix {
+  std::uint64_t address = 0;
+  std::string text;
+};
+std::map<int, AddressPrefix> address_prefixes(std::string_view text) {
+  std::map<int, AddressPrefix> out;
+  int line_no = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string_view line = text.substr(pos, eol - pos);
+    ++line_no;
+    pos = eol + 1;
+    const std::size_t open = line.find_first_not_of(" \t");
+    if (open == std::string_view::npos || line.substr(open, 2) != "/*") continue;
+    const std::size_t close = line.find("*/", open + 2);
+    if (close == std::string_view::npos) continue;
+    const std::string_view digits = line.substr(open + 2, close - open - 2);
+    std::uint64_t a = 0;
+    const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), a, 16);
+    if (digits.empty() || digits.size() > 16 || ec != std::errc() ||
+        p != digits.data() + digits.size())
+      continue;  // `/* 0x... */` (a word) or any other comment
+    out[line_no] = AddressPrefix{a, std::string(line.substr(open, close + 2 - open))};
+  }
+  return out;
+}
+
+// A relative target written on a line with an address prefix is absolute,
+// as cuobjdump prints it: the word holds target - (address + 8).
+void make_relative(Instr& in, std::uint64_t address) {
+  if (!detail::is_branch(in.op) || detail::is_absolute(in.op) ||
+      in.target.kind != Target::Kind::Imm)
+    return;
+  in.target.imm -= static_cast<std::int64_t>(address + 8);
+}
+
 }  // namespace
 
 Listing encode_listing(std::string_view text, const std::string& file) {
@@ -742,35 +820,49 @@ Listing encode_listing(std::string_view text, const std::string& file) {
     out.errors.push_back(e.diagnostic());
     return out;
   }
+  // An instruction's address: its line's prefix (cuobjdump's `/*00d0*/`;
+  // its targets are then absolute), else 8 past the previous instruction's
+  // (from 0x0; targets relative, the seed's syntax).
+  const std::map<int, AddressPrefix> prefixes = address_prefixes(text);
   LabelTable labels;
   struct Line {
     Instr instr;
     const std::vector<Token>* toks;
     std::map<std::string, SourceLoc> operands;
+    std::uint64_t address = 0;
   };
   std::vector<Line> code;
+  std::vector<std::pair<std::string, std::size_t>> pending;  // labels: the next code index
+  std::uint64_t next_address = 0;
   for (auto& line : lines) {
     // `name:` alone, or before the instruction it labels (`L: EXIT`).
     if (line.size() >= 3 && line[0].kind == Tok::Ident && line[1].kind == Tok::Colon) {
-      if (labels.find(line[0].text))
+      const bool twice = std::any_of(pending.begin(), pending.end(),
+                                     [&](const auto& p) { return p.first == line[0].text; });
+      if (twice)
         out.errors.push_back(
             Diagnostic{file, line[0].loc, fmt::format("label '{}' defined twice", line[0].text)});
-      labels.labels.emplace_back(line[0].text, code.size() * 8);
+      pending.emplace_back(line[0].text, code.size());
       line.erase(line.begin(), line.begin() + 2);
       if (line.size() == 1) continue;  // only the End token is left
     }
-    Line l{Instr{}, &line, {}};
+    const auto prefix = prefixes.find(line[0].loc.line);
+    Line l{Instr{}, &line, {}, prefix != prefixes.end() ? prefix->second.address : next_address};
+    next_address = l.address + 8;
     try {
       l.instr = detail::parse_instruction(line, file, &l.operands);
-      code.push_back(std::move(l));
+      if (prefix != prefixes.end()) make_relative(l.instr, l.address);
     } catch (const InputError& e) {
       out.errors.push_back(e.diagnostic());
-      code.push_back(Line{Instr{}, nullptr, {}});  // keeps the addresses of later lines
+      l.toks = nullptr;  // keeps the addresses of later lines
     }
+    code.push_back(std::move(l));
   }
+  for (const auto& [name, index] : pending)
+    labels.labels.emplace_back(name, index < code.size() ? code[index].address : next_address);
   for (std::size_t i = 0; i < code.size(); ++i) {
     if (!code[i].toks) continue;
-    const EncodeResult r = encode(code[i].instr, &labels, i * 8);
+    const EncodeResult r = encode(code[i].instr, &labels, code[i].address);
     if (r.error)
       out.errors.push_back(Diagnostic{
           file, detail::error_loc(*r.error, *code[i].toks, code[i].operands), r.error->message});
@@ -813,6 +905,7 @@ bool word_span(std::string_view line, std::size_t& a, std::size_t& b) {
 
 Listing decode_listing(std::string_view text, const std::string& file) {
   Listing out;
+  const std::map<int, AddressPrefix> prefixes = address_prefixes(text);
   int line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -838,10 +931,19 @@ Listing decode_listing(std::string_view text, const std::string& file) {
                                  printable(w))});
       continue;
     }
-    const DecodeResult r = decode(v);
-    if (r.instr)
+    DecodeResult r = decode(v);
+    const auto prefix = prefixes.find(line_no);
+    if (r.instr && prefix != prefixes.end()) {
+      // A listing line keeps its address, and its target is printed
+      // absolute, as cuobjdump prints it (encode reads it back so).
+      Instr& in = *r.instr;
+      if (detail::is_branch(in.op) && !detail::is_absolute(in.op) &&
+          in.target.kind == Target::Kind::Imm)
+        in.target.imm += static_cast<std::int64_t>(prefix->second.address + 8);
+      out.lines.push_back(prefix->second.text + " " + print(in));
+    } else if (r.instr) {
       out.lines.push_back(print(*r.instr));
-    else
+    } else
       out.errors.push_back(Diagnostic{file, loc, r.error.message});
   }
   return out;
