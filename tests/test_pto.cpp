@@ -117,6 +117,18 @@ TEST_CASE("pto: hand-computed reductions", "[pto]") {
   CHECK(p::ulp_distance(FloatFormat::F16, 0x6800, 0x6801) == 1u);
   CHECK(p::ulp_distance(FloatFormat::F32, 0x0, 0x80000000) == 1u);
   CHECK(!p::ulp_distance(FloatFormat::F32, 0x7fc00000, 0x0));
+  // Inactive lanes do not participate: every active lane at the start value
+  // (INT_MIN for vcmax, INT_MAX for vcmin) names the first active lane, not
+  // the inactive lane 0 (issue 27, item 8).
+  p::Mask high;  // lanes 32-63 of an i32 vector (PAT_H)
+  for (unsigned i = 32; i < 64; ++i) high.set(i * 4);
+  p::Lanes lo(64, 0);
+  for (unsigned i = 32; i < 64; ++i) lo[i] = 0x80000000;  // INT_MIN
+  const p::Lanes m0 = p::reduce(p::Reduce::Max, p::Elem::I32, lo, high, p::Order::Tree);
+  CHECK(m0[0] == 0x80000000);
+  CHECK(m0[1] == 32);
+  for (unsigned i = 32; i < 64; ++i) lo[i] = 0x7fffffff;  // INT_MAX
+  CHECK(p::reduce(p::Reduce::Min, p::Elem::I32, lo, high, p::Order::Tree)[1] == 32);
   // No active lane: zero (vcadd, vcmax), an empty VLane 0 (vcgmax).
   CHECK(p::reduce(p::Reduce::Max, p::Elem::F32, t, p::Mask(), p::Order::Tree) == p::Lanes(64, 0));
   // i64: INT64_MAX + 1 wraps to INT64_MIN, and the wrap is noted like i16's.

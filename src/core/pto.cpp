@@ -209,12 +209,17 @@ struct Extremum {
   unsigned index = 0;
 };
 
+// Inactive lanes do not participate (the seed): until a lane compares
+// better than the start value, the index is the first active lane's, so a
+// run of lanes equal to the start value (INT_MIN for max) or of NaNs names
+// an active lane, never lane 0 when lane 0 is off.
 Extremum extremum(Reduce r, Elem e, const Lanes& in, const Mask& m, unsigned from, unsigned to) {
   Extremum x;
   x.value = start_value(r, e);
   x.index = 0;
   for (unsigned i = from; i < to; ++i) {
     if (!lane_active(m, e, i)) continue;
+    if (!x.any) x.index = i - from;
     x.any = true;
     if (better(r, e, in[i], x.value)) x.value = in[i], x.index = i - from;
   }

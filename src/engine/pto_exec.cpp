@@ -351,7 +351,7 @@ class Explorer {
     if (rn.only_nan)
       out_.notes.insert(at +
                         ": every active lane is NaN: the pseudocode's start value (-inf for "
-                        "max, +inf for min) and index 0 stand");
+                        "max, +inf for min) stands, and the index is the first active lane's");
     if (rn.int_wrapped)
       out_.notes.insert(at +
                         ": the exact sum does not fit the element type and wraps; the seed "

@@ -86,6 +86,7 @@ Extremum extremum(z3::context& c, p::Reduce r, p::Elem e, const ZLanes& in, cons
   Extremum x{false, num(c, e, start_value(r, e)), num(c, e, 0)};
   for (unsigned i = from; i < to; ++i) {
     if (!p::lane_active(m, e, i)) continue;
+    if (!x.any) x.index = num(c, e, i - from);  // the first active lane (core/pto.cpp)
     x.any = true;
     const z3::expr b = better(r, e, in[i], x.value);
     x.value = z3::ite(b, in[i], x.value).simplify();
