@@ -50,6 +50,7 @@ std::optional<std::string> TestResult::status_text(std::size_t outcome) const {
 std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex, bool observe_all) {
   std::map<RegName, DataType> regs;
   std::map<std::string, DataType> locs;
+  std::map<std::string, LaneView> views;  // condition names of lanes inside cells
   for (const Skeleton& s : ex.skeletons) {
     for (const auto& [r, ty] : s.reg_types)
       if (observe_all) regs.emplace(r, ty);
@@ -68,8 +69,12 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
       RegName r{term.thread, term.name};
       regs.emplace(r, reg_type(r));
     }
-    if (term.kind == CondTerm::Kind::Loc)
-      locs.emplace(term.name, ex.skeletons.front().loc_types.at(term.name));
+    if (term.kind != CondTerm::Kind::Loc) return;
+    const Skeleton& s = ex.skeletons.front();
+    if (const auto v = s.lane_views.find(term.name); v != s.lane_views.end())
+      views.emplace(term.name, v->second);
+    else
+      locs.emplace(term.name, s.loc_types.at(term.name));
   };
   std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
     if (e.kind == CondExpr::Kind::Cmp) {
@@ -87,6 +92,8 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
       out.push_back(
           Observable{fmt::format("{}:{}", t.threads.at(r.thread).name, r.name), true, r, "", ty});
   for (const auto& [x, ty] : locs) out.push_back(Observable{x, false, {}, x, ty});
+  for (const auto& [x, v] : views)
+    out.push_back(Observable{x, false, {}, v.cell, v.type, v.shift, v.width});
   // An execution that may end early (kStatusRegister) is always observed.
   const RegName status{kStatusThread, kStatusRegister};
   for (const Skeleton& s : ex.skeletons)
@@ -103,7 +110,8 @@ std::optional<std::size_t> find_observable(const CondTerm& t, const std::vector<
   for (std::size_t i = 0; i < obs.size(); ++i) {
     const bool match = t.kind == CondTerm::Kind::Reg
                            ? (obs[i].is_register && obs[i].reg == RegName{t.thread, t.name})
-                           : (!obs[i].is_register && obs[i].loc == t.name);
+                           : (!obs[i].is_register && obs[i].label == t.name);  // a lane's
+                                                                               // loc is its cell
     if (match) return i;
   }
   return std::nullopt;

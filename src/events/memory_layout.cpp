@@ -250,8 +250,24 @@ void MemoryLayout::fill_init() {
   }
 }
 
-// Conditions name cells: `x` for a scalar, `v[1]` for an element.
-void MemoryLayout::check_condition_cells() const {
+// Lane `idx` of the declaration's layout, when the location's one cell is
+// wider than the declared lanes (a whole-word access to `f16x2 h`): the
+// final value's bits are known, so `h[1]` reads bits 16-31 as an f16, as
+// herd users expect of a declared layout. Little-endian, as fill_init lays
+// the declaration out.
+std::optional<LaneView> MemoryLayout::lane_view(const std::string& base, const Location& l,
+                                                std::size_t idx) const {
+  const InitEntry* e = decl_.at(base);
+  if (l.is_array || !e || !e->type || e->count) return std::nullopt;
+  const DataType lane = lane_type(*e->type);
+  const unsigned lw = width_of(lane), cw = width_of(l.cell);
+  if (lw >= cw || idx >= cw / lw) return std::nullopt;
+  return LaneView{base, static_cast<unsigned>(idx) * lw, lw, lane};
+}
+
+// Conditions name cells: `x` for a scalar, `v[1]` for an element, or a lane
+// of a declaration inside a cell (lane_view).
+void MemoryLayout::check_condition_cells() {
   auto check = [&](const CondTerm& term) {
     if (term.kind != CondTerm::Kind::Loc) return;
     const std::size_t br = term.name.find('[');
@@ -267,6 +283,10 @@ void MemoryLayout::check_condition_cells() const {
       return;
     }
     const std::size_t idx = std::stoul(term.name.substr(br + 1));
+    if (const auto v = lane_view(base, l, idx)) {
+      views_.emplace(term.name, *v);
+      return;
+    }
     if (!l.is_array)
       input_error(t_, term.loc, fmt::format("'{}' is not an array: name it '{}'", base, base));
     if (idx >= l.count)

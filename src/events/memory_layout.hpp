@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "redscope/core/litmus.hpp"
+#include "redscope/events/events.hpp"
 
 namespace redscope::detail {
 
@@ -49,6 +50,9 @@ class MemoryLayout {
   explicit MemoryLayout(const LitmusTest& t);
 
   const std::map<std::string, Location>& locations() const { return locs_; }
+  // Condition names of lanes of a declaration inside wider cells (`h[1]` of
+  // `f16x2 h` accessed as whole words).
+  const std::map<std::string, LaneView>& lane_views() const { return views_; }
   // The cells an access instruction touches, element by element.
   std::vector<CellAccess> cells(const Instruction& in) const;
   Space space_of(const std::string& base) const { return locs_.at(base).space; }
@@ -64,12 +68,15 @@ class MemoryLayout {
   void check_spaces();
   void check_shared_reach(const std::string& x, const std::vector<Access>& acc) const;
   void fill_init();
-  void check_condition_cells() const;
+  void check_condition_cells();
+  std::optional<LaneView> lane_view(const std::string& base, const Location& l,
+                                    std::size_t idx) const;
 
   const LitmusTest& t_;
   std::map<std::string, Location> locs_;
   std::map<std::string, const InitEntry*> decl_;
   std::map<std::string, std::vector<Access>> accesses_;  // per location, in source order
+  std::map<std::string, LaneView> views_;
 };
 
 }  // namespace redscope::detail

@@ -28,8 +28,18 @@ struct Observable {
   std::string label;  // "P0:r0" or "x"
   bool is_register = false;
   RegName reg;
-  std::string loc;
+  std::string loc;  // the memory cell
   DataType type = DataType::S32;
+  // A lane of the cell (LaneView): bits [lane_shift, lane_shift + lane_width)
+  // of its value; lane_width 0 observes the whole cell.
+  unsigned lane_shift = 0;
+  unsigned lane_width = 0;
+  // The observed value, given the cell's final value.
+  std::uint64_t view(std::uint64_t cell) const {
+    if (lane_width == 0) return cell;
+    const std::uint64_t v = cell >> lane_shift;
+    return lane_width >= 64 ? v : v & ((std::uint64_t{1} << lane_width) - 1);
+  }
 };
 
 // An edge of an execution between two events of a skeleton: "rf", "co",
@@ -262,12 +272,6 @@ TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,
 // per reached outcome.
 TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                   std::map<std::vector<std::uint64_t>, std::string>* traces = nullptr);
-
-// The axioms in an unsat core of "the observables take these values", over
-// every complete skeleton that cannot produce them (empty if one can).
-std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
-                                           const std::vector<Observable>& obs,
-                                           const std::vector<std::uint64_t>& values);
 
 // Shared by the engines: a result's header fields and observables, and its
 // outcomes sorted with verdict and observation from the found values.

@@ -83,6 +83,17 @@ struct RegName {
   auto operator<=>(const RegName&) const = default;
 };
 
+// A lane of a declaration's layout inside a wider cell: `h[1]` of a
+// location declared `f16x2 h` that the test accesses as whole 32-bit words
+// (docs/litmus-format.md "Conditions"). Its value is bits [shift, shift +
+// width) of the cell's final value, read at `type`.
+struct LaneView {
+  std::string cell;
+  unsigned shift = 0;
+  unsigned width = 0;
+  DataType type = DataType::U32;
+};
+
 struct Skeleton {
   EventGraph graph;
   std::vector<Placement> placement;       // per thread
@@ -90,11 +101,12 @@ struct Skeleton {
   std::vector<ExprPtr> assumptions;       // branch decisions along the paths
   std::map<RegName, ExprPtr> final_regs;  // register values at the end
   std::map<RegName, DataType> reg_types;
-  std::map<std::string, DataType> loc_types;  // every memory cell and its element type
-  std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
-  std::map<std::string, EventId> init_write;  // location → its initial write
-  bool cut = false;                           // some path stopped at the unroll bound
-  std::vector<std::size_t> path_ids;          // which path of each thread
+  std::map<std::string, DataType> loc_types;   // every memory cell and its element type
+  std::map<std::string, LaneView> lane_views;  // condition names of lanes inside cells
+  std::map<std::string, Space> loc_spaces;     // Global, SharedCta or SharedCluster
+  std::map<std::string, EventId> init_write;   // location → its initial write
+  bool cut = false;                            // some path stopped at the unroll bound
+  std::vector<std::size_t> path_ids;           // which path of each thread
 
   std::size_t size() const { return boost::num_vertices(graph); }
   const Event& ev(EventId e) const { return graph[e]; }

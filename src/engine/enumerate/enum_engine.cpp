@@ -828,7 +828,7 @@ class SkeletonEnumerator {
       }
       for (EventId w = 0; w < n_; ++w) {
         if (!sk_.ev(w).is_write() || sk_.ev(w).loc != o.loc || !exec_[w]) continue;
-        if (co_.row_empty(w)) choices[i].push_back(eval(sk_.ev(w).value));
+        if (co_.row_empty(w)) choices[i].push_back(o.view(eval(sk_.ev(w).value)));
       }
     }
     product(choices, 0, base);

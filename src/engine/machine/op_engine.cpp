@@ -266,7 +266,7 @@ class Machine {
       for (const Values& x : out)
         for (std::uint64_t v : finals(s, cell_index_.at(o.loc))) {
           next.push_back(x);
-          next.back().push_back(v);
+          next.back().push_back(o.view(v));
         }
       out = std::move(next);
     }

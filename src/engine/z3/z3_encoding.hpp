@@ -180,7 +180,9 @@ class Encoding {
       const z3::expr v = to_z3(make_resize(it->second, w, is_signed(o.type)));
       return v.is_bool() ? z3::ite(v, c_.bv_val(1, 1), c_.bv_val(0, 1)) : v;
     }
-    return final_value(o.loc);
+    const z3::expr v = final_value(o.loc);
+    if (o.lane_width == 0) return v;
+    return v.extract(o.lane_shift + o.lane_width - 1, o.lane_shift);  // a lane (LaneView)
   }
 
   // The solver's choice of rf / co / fr between two events (false when the
