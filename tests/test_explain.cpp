@@ -6,6 +6,7 @@
 
 #include "redscope/analysis/explain.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/model/primitives.hpp"
 #include "redscope/report/dot.hpp"
 
 using namespace redscope;
@@ -103,4 +104,75 @@ TEST_CASE("dot: a witness groups events per CTA and thread and styles the relati
   CHECK(dot.find("label=rf") != std::string::npos);
   CHECK(dot.find("reads x=1") != std::string::npos);
   CHECK(file_stem("MP+a/b c") == "MP+a_b_c");
+}
+
+TEST_CASE("explain: ms in words is the model's own relation, proxies included", "[explain]") {
+  // Two sureds in different CTAs of one GPU at red's default .gpu scope are
+  // morally strong through one proxy (the surface's): the note says so
+  // (issue 27, item 10; PTX §8.6 "Morally strong operations").
+  const LitmusTest t = parse_litmus(
+      "PTX t\n{ surface u32 sA[1] = {0}; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " sured.b.add.1d.u32.trap [sA, {0}], 1 | sured.b.add.1d.u32.trap [sA, {0}], 1 ;\n"
+      "exists (sA[0] == 1)\n",
+      "t.litmus");
+  const Explanation e = explain(t, EngineOptions{}, ExplainRequest{});
+  REQUIRE_FALSE(e.allowed);
+  REQUIRE(std::count(e.axioms.begin(), e.axioms.end(), "Atomicity") == 1);
+  for (const Breach& b : e.breaches) {
+    INFO(b.why);
+    CHECK(b.why.find("both through the surface proxy") != std::string::npos);
+  }
+}
+
+TEST_CASE("ms_words names the clause of ms that decides a pair", "[explain]") {
+  // A sured and a generic red.gpu on an alias of its memory, in scope of
+  // each other: the proxy decides (not the scopes); a red.cta from another
+  // CTA: the scope decides.
+  const LitmusTest t = parse_litmus(
+      "PTX t\n{ surface u32 sA[1] = {0}; g @ generic aliases sA; global u32 x = 0; }\n"
+      " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " sured.b.add.1d.u32.trap [sA, {0}], 1 | red.relaxed.gpu.global.add.u32 [g], 1 ;\n"
+      " red.relaxed.cta.global.add.u32 [x], 1 | red.relaxed.gpu.global.add.u32 [x], 1 ;\n"
+      "exists (sA[0] == 1)\n",
+      "t.litmus");
+  const Expansion ex = expand(t, ExpandOptions{});
+  const Skeleton& sk = ex.skeletons.front();
+  auto find = [&](int thread, const std::string& loc) {
+    for (EventId e = 0; e < sk.size(); ++e)
+      if (sk.ev(e).thread == thread && sk.ev(e).is_write() && sk.ev(e).loc == loc) return e;
+    FAIL("no write of " << loc << " by P" << thread);
+    return EventId{0};
+  };
+  const EventId s = find(0, "sA[0]"), g = find(1, "sA[0]");
+  CHECK(cat::ms_clause(sk, s, g) == cat::MsClause::Proxy);
+  CHECK_FALSE(cat::morally_strong(sk, s, g));
+  CHECK(cat::ms_words(sk, s, g).find("the surface proxy and P1's through the generic proxy") !=
+        std::string::npos);
+  const EventId a = find(0, "x"), b = find(1, "x");
+  CHECK(cat::ms_clause(sk, a, b) == cat::MsClause::Scope);
+  CHECK(cat::ms_words(sk, a, b).find("P0's .cta scope does not contain P1") != std::string::npos);
+  CHECK(cat::ms_clause(sk, a, find(0, "sA[0]")) == cat::MsClause::Proxy);
+}
+
+TEST_CASE("xval's forbidding axioms are explain's, filter included", "[explain]") {
+  // MP with release/acquire and a filter keeping r0 == 1: r1 == 0 is then
+  // forbidden (Causality). Without the filter some execution (r0 == 0)
+  // gives r1 == 0, so a check that drops the filter names no axiom: one
+  // service answers both (issue 27, item 11).
+  const LitmusTest t = parse_litmus(
+      "PTX t\n{ global u32 x = 0; global u32 y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " st.relaxed.gpu.u32 [x], 1 | ld.acquire.gpu.u32 r0, [y] ;\n"
+      " st.release.gpu.u32 [y], 1 | ld.relaxed.gpu.u32 r1, [x] ;\n"
+      "filter (P1:r0 == 1)\nexists (P1:r1 == 0)\n",
+      "t.litmus");
+  const Explanation e = explain(t, EngineOptions{}, ExplainRequest{std::string("P1:r1=0")});
+  REQUIRE_FALSE(e.allowed);
+  REQUIRE_FALSE(e.axioms.empty());
+  const Expansion ex = expand(t, ExpandOptions{});
+  const TestResult r = run_engine(t, EngineOptions{});
+  std::vector<Observable> obs;
+  for (const Observable& o : r.observables)
+    if (o.label == "P1:r1") obs.push_back(o);
+  REQUIRE(obs.size() == 1);
+  CHECK(forbidding_axioms(t, EngineOptions{}, obs, {0}) == e.axioms);
 }

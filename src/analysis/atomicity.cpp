@@ -20,6 +20,7 @@
 #include "engine/z3/z3_encoding.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/model/primitives.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
@@ -39,21 +40,6 @@ AccessSite site_of(const Event& e) {
   return AccessSite{e.thread, e.text, e.src, e.scope, e.sem, e.in_rmw, e.is_strong()};
 }
 
-std::string scope_reason(const Skeleton& sk, const Event& a, const Event& b) {
-  if (a.thread == b.thread) return "same thread";
-  if (!b.is_strong()) return fmt::format("P{}'s access is weak, never morally strong", b.thread);
-  const Placement& pa = sk.placement[static_cast<std::size_t>(a.thread)];
-  const Placement& pb = sk.placement[static_cast<std::size_t>(b.thread)];
-  auto where = [](const Placement& p) { return fmt::format("CTA {}, GPU {}", p.cta, p.gpu); };
-  if (!scope_includes(a.scope, pa, pb))
-    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", a.thread,
-                       to_string(a.scope), b.thread, where(pa), where(pb));
-  if (!scope_includes(b.scope, pb, pa))
-    return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", b.thread,
-                       to_string(b.scope), a.thread, where(pb), where(pa));
-  return "each one's scope contains the other's thread";
-}
-
 // Why the model lets a pair lose an update although both are mutually in
 // scope: on ptx-sm6x an RMW on shared memory is not atomic against a plain
 // store (docs/model.md §Targets and the sm_6x variant). For pairs that are
@@ -71,7 +57,7 @@ std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, cons
   const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
   if (has_sm6x_rule(model) && shared && !b.is_rmw && p.mutually_in_scope)
     return std::string(kSm6xRule);
-  if (!p.mutually_in_scope) return "not mutually in scope: " + p.scope_reason;
+  if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
   return "";
 }
 
@@ -176,7 +162,8 @@ void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoic
           p.a = site_of(sk.ev(a.read));
           p.b = site_of(sk.ev(b.read));
           p.mutually_in_scope = q.encoding().static_prims().rel("ms").has(a.read, b.read);
-          p.scope_reason = scope_reason(sk, sk.ev(a.read), sk.ev(b.read));
+          // The model's own relation decides, and says why (cat::ms_words).
+          p.scope_reason = cat::ms_words(sk, a.read, b.read);
         }
         if (p.lost_update) continue;
         z3::model m(c);

@@ -31,42 +31,6 @@ std::string describe_event(const Skeleton& sk, EventId e) {
 
 namespace {
 
-std::string scope_name(Scope s) {
-  switch (s) {
-    case Scope::Cta: return ".cta";
-    case Scope::Cluster: return ".cluster";
-    case Scope::Gpu: return ".gpu";
-    case Scope::Sys: return ".sys";
-  }
-  return "";
-}
-
-// Where two threads sit relative to each other.
-std::string placement_words(const Placement& a, const Placement& b) {
-  if (a.gpu != b.gpu) return "on different GPUs";
-  if (a.cta == b.cta) return "in the same CTA";
-  if (a.cluster == b.cluster) return "in different CTAs of one cluster";
-  return "in different CTAs of one GPU";
-}
-
-// Why two events are (or are not) morally strong (PTX §8.6), in words.
-std::string strength_words(const Skeleton& sk, EventId a, EventId b) {
-  const Event& x = sk.ev(a);
-  const Event& y = sk.ev(b);
-  if (x.thread == y.thread) return "they are in the same thread";
-  if (x.is_init || y.is_init) return "the initial write is not strong";
-  if (!x.is_strong() || !y.is_strong())
-    return fmt::format("{} is weak",
-                       !x.is_strong() ? describe_event(sk, a) : describe_event(sk, b));
-  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
-  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
-  const bool both = scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
-  return fmt::format("P{} ({}) and P{} ({}) are {}, so {}", x.thread, scope_name(x.scope), y.thread,
-                     scope_name(y.scope), placement_words(px, py),
-                     both ? "each scope contains the other thread"
-                          : "one scope does not contain the other thread");
-}
-
 struct Target {
   std::vector<Observable> obs;
   std::vector<std::uint64_t> values;  // with an outcome
@@ -117,8 +81,11 @@ struct PathCheck {
   detail::SolverKind kind;
   z3::solver s;
   Encoding enc;
+  // `test_obs`: the test's own observables (condition, filter, locations),
+  // which the filter is read over whatever the target names.
   PathCheck(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
-            const LitmusTest& test, const Target& t, const Budget* budget)
+            const LitmusTest& test, const Target& t, const std::vector<Observable>& test_obs,
+            const Budget* budget)
       : kind(detail::solver_kind_for(sk)),
         s(detail::make_solver(c, kind)),
         enc(c, s, sk, model, kind, budget) {
@@ -132,7 +99,11 @@ struct PathCheck {
         s.add(terms[i] ==
               c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
     }
-    if (test.filter) s.add(condition_to_z3(c, *test.filter, t.obs, terms));
+    if (test.filter) {
+      std::vector<z3::expr> all;
+      for (const Observable& o : test_obs) all.push_back(enc.observable(o));
+      s.add(condition_to_z3(c, *test.filter, test_obs, all));
+    }
     // Values are an outcome of an execution that ends normally, not of one
     // that trapped or went undefined (events.hpp, kStatusRegister).
     const RegName status{kStatusThread, kStatusRegister};
@@ -400,7 +371,7 @@ class Breaker {
       if (name == "ms")  // (one note per pair, whichever way it was reached)
         s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
                                       ev(std::max(u, v)),
-                                      strength_words(sk_, std::min(u, v), std::max(u, v))));
+                                      cat::ms_words(sk_, std::min(u, v), std::max(u, v))));
       else if (prim && !symmetric(ev_.eval(a).rel))
         s.edges.push_back(ExecEdge{u, v, name});
     }
@@ -431,21 +402,28 @@ std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
   for (const ExecEdge& e : w.edges)
     if (e.kind == "sync")
       out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from),
-                                describe_event(sk, e.to), strength_words(sk, e.from, e.to)));
+                                describe_event(sk, e.to), cat::ms_words(sk, e.from, e.to)));
   return out;
 }
 
 }  // namespace
 
-Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req) {
-  auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
+namespace {
+
+// The one service behind `explain` and `xval`'s "forbidden by": per complete
+// path, the target asserted with the test's filter and a normal end
+// (PathCheck), and a minimal unsat core of the enabled named axioms; the
+// axioms are their union in file order. `breaches`: also the execution that
+// breaks each one (explain's words; xval needs only the names).
+Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
+                           std::shared_ptr<const Expansion> ex, const Target& target,
+                           bool breaches) {
   Explanation out;
   out.test = test.name;
   out.file = test.file;
   out.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
   out.model_file = opts.model_file;
   out.expansion = ex;
-  const Target target = parse_target(test, *ex, req);
   out.outcome = target.text;
   out.target_sm = test.target_sm;
   const std::shared_ptr<const cat::Model> model = model_of(opts, test);
@@ -456,6 +434,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
     if (st.check && !st.check->flag && !st.check->name.empty() && opts.enables(st.check->name) &&
         std::find(all.begin(), all.end(), st.check->name) == all.end())
       all.push_back(st.check->name);
+  const std::vector<Observable> test_obs = observables_of(test, *ex, false);
   z3::context c;
   const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
   struct Forbidden {
@@ -467,7 +446,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
     const Skeleton& sk = ex->skeletons[i];
     if (sk.cut) continue;
     ++out.paths;
-    PathCheck p(c, sk, choice, test, target, opts.budget);
+    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
     if (p.sat_with(all)) {
       out.allowed = true;
       out.witness = p.enc.witness(p.s.get_model(), i);
@@ -490,6 +469,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
       if (std::count(f.core.begin(), f.core.end(), a) &&
           std::find(out.axioms.begin(), out.axioms.end(), a) == out.axioms.end())
         out.axioms.push_back(a);
+  if (!breaches) return out;
   // For each axiom, the first path whose minimal core has it: the execution
   // that gives the outcome once that axiom is dropped.
   for (const std::string& a : out.axioms) {
@@ -497,7 +477,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
       return std::count(x.core.begin(), x.core.end(), a);
     });
     const Skeleton& sk = ex->skeletons[f->skeleton];
-    PathCheck p(c, sk, choice, test, target, opts.budget);
+    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
     if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
     const z3::model m = p.s.get_model();
     Breach b = Breaker(sk, *model, choice, p.enc, m).breach(a);
@@ -505,6 +485,24 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
     out.breaches.push_back(std::move(b));
   }
   return out;
+}
+
+}  // namespace
+
+Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req) {
+  auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
+  const Target target = parse_target(test, *ex, req);
+  return explain_target(test, opts, ex, target, true);
+}
+
+std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                           const std::vector<Observable>& obs,
+                                           const std::vector<std::uint64_t>& values) {
+  auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
+  Target t;
+  t.obs = obs;
+  t.values = values;
+  return explain_target(test, opts, ex, t, false).axioms;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // `redscope xval`: classify every outcome of the Z3 engine and the
 // operational machine (see xval.hpp).
 #include "redscope/analysis/xval.hpp"
+#include "redscope/analysis/explain.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/core/json.hpp"
 

@@ -2,27 +2,103 @@
 #include "redscope/model/primitives.hpp"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <functional>
 #include <stdexcept>
 #include <string>
 
 namespace redscope::cat {
 
-bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
+MsClause ms_clause(const Skeleton& sk, EventId a, EventId b) {
   const Event& x = sk.ev(a);
   const Event& y = sk.ev(b);
-  if (a == b || x.is_init || y.is_init) return false;
+  if (a == b) return MsClause::SameEvent;
+  if (x.is_init || y.is_init) return MsClause::Init;
   // A proxy fence is no strong operation; both operations go through one
   // proxy (fences and barriers are generic); memory operations overlap
   // completely: one virtual address (§8.6: aliases behave as different
   // proxies).
-  if (x.proxy_fence || y.proxy_fence || x.proxy != y.proxy) return false;
-  if (x.is_memory() && y.is_memory() && x.vloc != y.vloc) return false;
-  if (x.thread == y.thread) return true;
-  if (!x.is_strong() || !y.is_strong()) return false;
+  if (x.proxy_fence || y.proxy_fence) return MsClause::ProxyFence;
+  if (x.proxy != y.proxy) return MsClause::Proxy;
+  if (x.is_memory() && y.is_memory() && x.vloc != y.vloc) return MsClause::Address;
+  if (x.thread == y.thread) return MsClause::SameThread;
+  if (!x.is_strong() || !y.is_strong()) return MsClause::Weak;
   const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
   const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
-  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
+  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px) ? MsClause::Mutual
+                                                                            : MsClause::Scope;
+}
+
+bool morally_strong(const Skeleton& sk, EventId a, EventId b) {
+  const MsClause c = ms_clause(sk, a, b);
+  return c == MsClause::SameThread || c == MsClause::Mutual;
+}
+
+namespace {
+
+// Where two threads sit relative to each other.
+std::string placement_words(const Placement& a, const Placement& b) {
+  if (a.gpu != b.gpu) return "on different GPUs";
+  if (a.cta == b.cta) return "in the same CTA";
+  if (a.cluster >= 0 && a.cluster == b.cluster) return "in different CTAs of one cluster";
+  return "in different CTAs of one GPU";
+}
+
+std::string where(const Placement& p) { return fmt::format("CTA {}, GPU {}", p.cta, p.gpu); }
+
+// "the surface proxy" for a memory event; a proxy fence names what it orders.
+std::string proxy_words(const Event& e) {
+  if (e.proxy_fence) return fmt::format("fence.proxy.{}", to_string(*e.proxy_fence));
+  return fmt::format("the {} proxy", to_string(e.proxy));
+}
+
+}  // namespace
+
+std::string ms_words(const Skeleton& sk, EventId a, EventId b) {
+  const Event& x = sk.ev(a);
+  const Event& y = sk.ev(b);
+  const auto px = [&] { return sk.placement[static_cast<std::size_t>(x.thread)]; };
+  const auto py = [&] { return sk.placement[static_cast<std::size_t>(y.thread)]; };
+  // A non-generic pair says which proxy they share (the clause that holds).
+  const std::string via =
+      x.proxy != Proxy::Generic ? fmt::format(", both through {}", proxy_words(x)) : "";
+  switch (ms_clause(sk, a, b)) {
+    case MsClause::SameEvent: return "it is one event";
+    case MsClause::Init: return "the initial write is not strong";
+    case MsClause::ProxyFence:
+      return fmt::format("{} is no strong operation", proxy_words(x.proxy_fence ? x : y));
+    case MsClause::Proxy:
+      return fmt::format(
+          "P{}'s access goes through {} and P{}'s through {}: morally strong "
+          "operations use one proxy (PTX §8.6)",
+          x.thread, proxy_words(x), y.thread, proxy_words(y));
+    case MsClause::Address:
+      return fmt::format(
+          "they reach {} through different virtual addresses ({} and {}): "
+          "aliases behave as different proxies (PTX §8.6)",
+          x.loc, x.vloc, y.vloc);
+    case MsClause::SameThread: return "they are in the same thread" + via;
+    case MsClause::Weak: {
+      const Event& w = x.is_strong() ? y : x;
+      return fmt::format("P{}'s {} is weak, never morally strong", w.thread, w.text);
+    }
+    case MsClause::Scope: {
+      const bool x_misses = !scope_includes(x.scope, px(), py());
+      const Event& s = x_misses ? x : y;
+      const Event& o = x_misses ? y : x;
+      return fmt::format("P{}'s .{} scope does not contain P{} ({} vs {})", s.thread,
+                         to_string(s.scope), o.thread, where(x_misses ? px() : py()),
+                         where(x_misses ? py() : px()));
+    }
+    case MsClause::Mutual:
+      return fmt::format(
+          "P{} (.{}) and P{} (.{}) are {}, so each one's scope contains the "
+          "other's thread{}",
+          x.thread, to_string(x.scope), y.thread, to_string(y.scope), placement_words(px(), py()),
+          via);
+  }
+  return "";
 }
 
 const BitRel& StaticPrimitives::rel(std::string_view name) const {

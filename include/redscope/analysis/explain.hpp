@@ -49,6 +49,14 @@ struct Explanation {
 // or unknown --outcome.
 Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req);
 
+// The axioms that forbid "the observables take these values" (an outcome
+// the operational machine reached, in `xval`): the same minimal cores, with
+// the same filter and normal-end constraints, that `explain` reports for
+// that outcome; empty when some path allows it.
+std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
+                                           const std::vector<Observable>& obs,
+                                           const std::vector<std::uint64_t>& values);
+
 std::string render_text(const Explanation& e);
 std::string render_json(const Explanation& e);
 

@@ -6,6 +6,7 @@
 // explain on the execution it reads off a Z3 model).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -25,9 +26,32 @@ struct StaticPrimitives {
 
 // Morally strong (PTX ISA §8.6 "Morally strong operations"): two different
 // events of one thread, or both strong with each one's scope containing the
-// other's thread; memory events must overlap (sizes are checked at
-// expansion, so: the same location). An initial write is never strong.
+// other's thread; both through one proxy; memory events must overlap
+// completely (sizes are checked at expansion, so: the same virtual address,
+// aliases behaving as different proxies). An initial write and a proxy
+// fence are never strong.
 bool morally_strong(const Skeleton& sk, EventId a, EventId b);
+
+// Which clause of the definition above decides a pair, in the order it is
+// checked: the one place `ms` is defined, so its words (ms_words) are
+// always the relation's own reason.
+enum class MsClause : std::uint8_t {
+  SameEvent,   // not ms: an event with itself
+  Init,        // not ms: an initial write is not strong
+  ProxyFence,  // not ms: a proxy fence is no strong operation
+  Proxy,       // not ms: different proxies
+  Address,     // not ms: different virtual addresses of one location
+  SameThread,  // ms: one thread
+  Weak,        // not ms: one of them is weak
+  Scope,       // not ms: a scope does not contain the other thread
+  Mutual,      // ms: both strong, each scope contains the other thread
+};
+MsClause ms_clause(const Skeleton& sk, EventId a, EventId b);
+// Why a pair is (or is not) morally strong, in words naming the threads,
+// scopes, placements, proxies and addresses involved ("P0 (.gpu) and P1
+// (.gpu) are in different CTAs of one GPU, so each one's scope contains the
+// other's thread").
+std::string ms_words(const Skeleton& sk, EventId a, EventId b);
 
 StaticPrimitives static_primitives(const Skeleton& sk);
 

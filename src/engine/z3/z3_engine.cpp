@@ -211,34 +211,4 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   return r;
 }
 
-std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineOptions& opts,
-                                           const std::vector<Observable>& obs,
-                                           const std::vector<std::uint64_t>& values) {
-  const Expansion ex = expand(test, opts.expand);
-  std::vector<std::string> out;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const ModelChoice choice = choice_for(test, opts, *model);
-  z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);
-  for (const Skeleton& sk : ex.skeletons) {
-    if (sk.cut) continue;
-    const detail::SolverKind kind = detail::solver_kind_for(sk);
-    z3::solver s = detail::make_solver(c, kind);
-    Encoding enc(c, s, sk, choice, kind, opts.budget);
-    enc.encode();
-    for (std::size_t i = 0; i < obs.size(); ++i)
-      s.add(enc.observable(obs[i]) ==
-            c.bv_val(static_cast<std::uint64_t>(values[i]), width_of(obs[i].type)));
-    z3::expr_vector lits = enc.all_literals(true);
-    if (detail::is_sat(s, lits)) continue;
-    const z3::expr_vector core = s.unsat_core();
-    for (const auto& ch : enc.checks())
-      for (unsigned k = 0; k < core.size(); ++k)
-        if (z3::eq(core[static_cast<int>(k)], ch.literal) && !ch.name.empty() &&
-            std::find(out.begin(), out.end(), ch.name) == out.end())
-          out.push_back(ch.name);
-  }
-  return out;
-}
-
 }  // namespace redscope
