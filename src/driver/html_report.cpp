@@ -49,7 +49,8 @@ struct Entry {
   TestResult z3;
   std::set<std::vector<std::uint64_t>> reached;  // by the operational machine
   bool machine_ran = false;
-  std::string machine_error;
+  std::string machine_error;    // the machine failed: counted as an error
+  std::string machine_skipped;  // the machine does not model the test: not checked
   std::optional<bool> expected;
   std::string explanation_html;
   std::vector<std::string> pictures;  // per outcome (relative path) or ""
@@ -85,8 +86,10 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
       const TestResult m = with_budget(o, [&](const EngineOptions& b) { return run_op(t, b); });
       for (const Outcome& x : m.outcomes) e.reached.insert(x.values);
       e.machine_ran = true;
+    } catch (const InputError& x) {
+      e.machine_skipped = x.diagnostic().message;  // a test the machine does not model
     } catch (const std::exception& x) {
-      e.machine_error = x.what();
+      e.machine_error = x.what();  // a timeout, a memory cap: an error of the report
     }
   }
   try {
@@ -123,9 +126,12 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
 }
 
 std::string machine_cell(const Entry& e) {
+  if (!e.machine_ran && !e.machine_error.empty())
+    return "<span class=bad>error: " + html_escape(e.machine_error) + "</span>";
   if (!e.machine_ran)
-    return e.machine_error.empty() ? "<span class=muted>-</span>"
-                                   : "<span class=muted>not run</span>";
+    return e.machine_skipped.empty() ? "<span class=muted>-</span>"
+                                     : "<span class=muted title=\"" +
+                                           html_escape(e.machine_skipped) + "\">not checked</span>";
   std::size_t reached_allowed = 0, forbidden = 0;
   std::set<std::vector<std::uint64_t>> allowed;
   for (const Outcome& o : e.z3.outcomes) allowed.insert(o.values);
@@ -211,12 +217,10 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
   fs::create_directories(fs::path(ro.dir) / "tests");
   const auto expected = expectations_near(files);
   std::vector<Entry> es(files.size());
-  std::map<std::string, int> stems;
+  const std::vector<std::string> stems = unique_stems(files);  // one page per test
   for (std::size_t i = 0; i < files.size(); ++i) {
     es[i].file = files[i];
-    std::string stem = file_stem(address_stem(files[i]));
-    if (stems[stem]++) stem += fmt::format("-{}", stems[stem]);  // same name in two folders
-    es[i].stem = stem;
+    es[i].stem = stems[i];
     auto it = expected.find(fs::weakly_canonical(files[i]).string());
     if (it != expected.end()) es[i].expected = it->second;
   }
@@ -230,7 +234,9 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
   ReportSummary s;
   s.tests = es.size();
   for (const Entry& e : es) {
-    s.errors += e.z3.error ? 1 : 0;
+    // A machine that failed (a timeout, a memory cap) is an error of the
+    // report too: its cross-check did not happen.
+    s.errors += e.z3.error || !e.machine_error.empty() ? 1 : 0;
     s.mismatches += e.expected && !e.z3.error && *e.expected != e.z3.holds;
     for (const auto& v : e.reached)
       if (std::none_of(e.z3.outcomes.begin(), e.z3.outcomes.end(),

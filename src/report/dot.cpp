@@ -1,4 +1,5 @@
 #include "redscope/report/dot.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -191,6 +192,50 @@ std::string file_stem(const std::string& name) {
              ? c
              : '_';
   return s.empty() ? "test" : s;
+}
+
+namespace {
+
+// The folders of an address's file, absolute and normal where possible.
+std::vector<std::string> folders_of(const std::string& address) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(address_file(address), ec);
+  if (ec) p = address_file(address);
+  std::vector<std::string> out;
+  for (const auto& part : p.lexically_normal().parent_path()) out.push_back(part.string());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> unique_stems(const std::vector<std::string>& addresses) {
+  std::vector<std::vector<std::string>> dirs;
+  for (const std::string& a : addresses) dirs.push_back(folders_of(a));
+  std::size_t common = dirs.empty() ? 0 : dirs.front().size();
+  for (const auto& d : dirs) {
+    std::size_t k = 0;
+    while (k < common && k < d.size() && d[k] == dirs.front()[k]) ++k;
+    common = k;
+  }
+  std::vector<std::string> bases;
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    std::string b;
+    for (std::size_t k = common; k < dirs[i].size(); ++k) b += file_stem(dirs[i][k]) + "__";
+    bases.push_back(b + file_stem(address_stem(addresses[i])));
+  }
+  const std::set<std::string> all(bases.begin(), bases.end());
+  std::set<std::string> used;
+  std::vector<std::string> out;
+  for (const std::string& b : bases) {
+    std::string s = b;
+    for (int k = 2; used.count(s); ++k) {
+      s = fmt::format("{}-{}", b, k);
+      if (all.count(s)) s = b;  // another address's own stem: try the next suffix
+    }
+    used.insert(s);
+    out.push_back(s);
+  }
+  return out;
 }
 
 std::vector<std::string> write_picture(const std::string& dir, const std::string& stem,

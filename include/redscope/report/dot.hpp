@@ -28,4 +28,11 @@ bool have_dot_program();
 // A file-name-safe version of a test name.
 std::string file_stem(const std::string& name);
 
+// One file-name-safe stem per test address (FILE or FILE#N), unique among
+// them: the address's path below the inputs' common folder, its folders
+// joined with "__" ("a__MP", "b__MP"), with "-2", "-3", ... only where two
+// paths still map to one stem. Pages and pictures of one run never
+// overwrite each other, whatever the tests are named.
+std::vector<std::string> unique_stems(const std::vector<std::string>& addresses);
+
 }  // namespace redscope
