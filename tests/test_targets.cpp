@@ -8,6 +8,7 @@
 #include <set>
 
 #include "frontend/ptx/ptx_rules.hpp"
+#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
@@ -84,6 +85,8 @@ const std::vector<Case> kCases = {
     {"membar.sys", 20, "membar.sys", "sys", ""},
 };
 
+const std::string kClusterRule = "a cluster shared by CTAs (placement `cluster N`)";
+
 std::string litmus(const Case& c, int sm) {
   std::string body =
       "PTX t\nTarget=sm_" + std::to_string(sm) + "\n{ P0:%cp=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n";
@@ -126,6 +129,7 @@ TEST_CASE(
     "[targets]") {
   std::set<std::string> tested;
   for (const Case& c : kCases) tested.insert(c.feature);
+  tested.insert(kClusterRule);  // its own test case below (a placement, not an instruction)
   for (const detail::TargetRule& r : detail::target_rules()) {
     INFO(r.feature);
     CHECK(tested.count(std::string(r.feature)) == 1);
@@ -133,6 +137,10 @@ TEST_CASE(
                Catch::StartsWith("PTX ISA §") && Catch::EndsWith("Target ISA notes"));
     CHECK(r.min_sm > 10);
   }
+  bool cluster_row = false;
+  for (const detail::TargetRule& r : detail::target_rules())
+    cluster_row = cluster_row || (r.feature == kClusterRule && r.min_sm == 90);
+  CHECK(cluster_row);
   for (const Case& c : kCases) {
     bool in_table = false;
     for (const detail::TargetRule& r : detail::target_rules())
@@ -172,4 +180,43 @@ TEST_CASE("target rules: the example message, defaults need nothing, the highest
   const auto fence = error_of("PTX t\nTarget=sm_60\n{ }\n P0 ;\n fence.sc.gpu ;\nexists (true)\n");
   REQUIRE(fence.has_value());
   CHECK_THAT(fence->message, Catch::EndsWith("; use membar.cta/.gl/.sys"));
+}
+
+TEST_CASE("cluster placements need sm_90; implicit one-CTA clusters are valid everywhere",
+          "[targets]") {
+  // PTX ISA §2.2.2: "Cluster level is applicable only on target architecture
+  // sm_90 or higher ... otherwise it will be treated as implicit cluster
+  // launch with default dimension 1x1x1" (issue 30).
+  auto test = [](int sm, const std::string& places) {
+    return "PTX t\nTarget=sm_" + std::to_string(sm) + "\n{ x=0; }\n " + places +
+           " ;\n st.global.u32 [x], 1 | ld.global.u32 r0, [x] ;\nexists (P1:r0 == 1)\n";
+  };
+  const std::string two = "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0";
+  CHECK_FALSE(error_of(test(90, two)));
+  const auto bad = error_of(test(89, two));
+  REQUIRE(bad.has_value());
+  CHECK(bad->loc.line == 4);
+  CHECK(bad->loc.col == 38);  // P1's `cluster`: its CTA 1 is not cluster 0's own
+  CHECK_THAT(bad->message, Catch::StartsWith(kClusterRule + " needs sm_90 or later (PTX ISA "
+                                                            "§2.2.2 Cluster of Cooperative"));
+  CHECK_THAT(bad->message, Catch::Contains("this test's Target is sm_89"));
+  // A CTA numbered into another CTA's cluster, alone: still not its own.
+  CHECK(error_of(test(70, "P0@cta 0,gpu 0 | P1@cta 1,cluster 5,gpu 0")).has_value());
+  // One-CTA placements: no cluster, or the CTA's own number, on any target.
+  CHECK_FALSE(error_of(test(60, "P0@cta 0,gpu 0 | P1@cta 1,gpu 0")));
+  CHECK_FALSE(error_of(test(60, "P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 1,gpu 0")));
+  CHECK_FALSE(error_of(test(60, "P0@cta 0,gpu 0 | P1@cta 0,gpu 0")));
+  // SASS (sm_30 by default) reads the same placements.
+  const std::string sass =
+      "SASS s\n{ x = 0; P0:R2 = x; P1:R2 = x; P0:R3 = 1; }\n"
+      " P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n ST.E [R2], R3 | LD.E R5, [R2] ;\n"
+      "exists (P1:R5 == 1)\n";
+  const Dialect* d = dialect_for("s.litmus", sass);
+  REQUIRE(d);
+  try {
+    (void)d->parse(sass, "s.litmus");
+    FAIL("a two-CTA cluster on sm_30 was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.diagnostic().message, Catch::Contains("this test's Target is sm_30"));
+  }
 }

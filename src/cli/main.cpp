@@ -639,7 +639,11 @@ int run_xval(const Cli& c) {
 
 // Writes one picture per outcome witness of each z3 result into c.dot_dir.
 void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
-  for (const redscope::TestResult& r : results) {
+  std::vector<std::string> files;
+  for (const redscope::TestResult& r : results) files.push_back(r.file);
+  const std::vector<std::string> stems = redscope::unique_stems(files);  // a/MP, b/MP apart
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    const redscope::TestResult& r = results[t];
     if (r.error || r.outcomes.empty() || r.engine != "z3") continue;
     if (!r.expansion) continue;
     const redscope::Expansion& ex = *r.expansion;
@@ -650,11 +654,9 @@ void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& r
       for (std::size_t i = 0; i < r.observables.size(); ++i)
         values +=
             fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
-      redscope::write_picture(
-          *c.dot_dir,
-          fmt::format("{}-{}", redscope::file_stem(redscope::address_stem(r.file)), k + 1),
-          redscope::witness_dot(ex.skeletons[w.skeleton], w,
-                                fmt::format("{}: {}", r.test, values)));
+      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stems[t], k + 1),
+                              redscope::witness_dot(ex.skeletons[w.skeleton], w,
+                                                    fmt::format("{}: {}", r.test, values)));
     }
   }
 }

@@ -37,6 +37,7 @@ struct ContainerOptions {
   bool address_registers = false;       // init may give a register a location's address: P0:R2 = x;
   bool register_lanes = false;          // the condition may name a register's lane: P0:%v[3]
   std::int64_t max_element_index = 64;  // largest array index a condition may name
+  int default_target_sm = 90;           // the Target when the header names none
 };
 
 // Parses the container, handing every cell to `instructions` in row order,

@@ -18,6 +18,7 @@
 #include "frontend/container.hpp"
 #include "frontend/lexer.hpp"
 #include "frontend/ptx/ptx_instructions.hpp"
+#include "frontend/ptx/ptx_rules.hpp"
 
 namespace redscope {
 
@@ -38,6 +39,7 @@ class Parser {
         text_(text),
         instructions_(instructions),
         options_(options) {
+    t_.target_sm = options.default_target_sm;
     const std::string body = split_header();
     toks_ = detail::tokenize(body, file);
   }
@@ -535,6 +537,7 @@ class Parser {
         next();
         tc.place = parse_placement();
       }
+      cluster_at_.push_back(last_cluster_at_.value_or(tc.loc));
       t_.threads.push_back(std::move(tc));
       if (at(Tok::Bar)) {
         next();
@@ -570,12 +573,29 @@ class Parser {
                                tc.place.cta, tc.place.gpu, where(tc.place), where(o),
                                it->second->name, it->second->loc.line));
     }
+    check_cluster_target();
+  }
+
+  // Clusters of several CTAs exist from sm_90 (PTX ISA §2.2.2); before, every
+  // CTA is an implicit cluster of one. So below sm_90 a `cluster N` is valid
+  // only as the CTA's own (N = its CTA number), which is what no cluster says.
+  void check_cluster_target() const {
+    for (std::size_t i = 0; i < t_.threads.size(); ++i) {
+      const Placement& p = t_.threads[i].place;
+      if (p.cluster < 0 || p.cluster == p.cta) continue;  // implicit, or the CTA's own
+      detail::TargetUse u;
+      u.instr = detail::TargetInstr::Placement;
+      u.explicit_cluster = true;
+      if (const auto v = detail::target_violation(t_.target_sm, u))
+        fail(cluster_at_.at(i), v->message);
+    }
   }
 
   // `cta N, [cluster C,] gpu G` in any order; cluster defaults to the CTA.
   Placement parse_placement() {
     std::optional<int> cta, cluster, gpu;
     const SourceLoc start = cur().loc;
+    last_cluster_at_.reset();
     for (;;) {
       if (!at(Tok::Ident))
         fail_here(
@@ -589,6 +609,7 @@ class Parser {
         fail(key.loc,
              fmt::format("unknown placement level '{}' (expected cta, cluster or gpu)", key.text));
       if (*slot) fail(key.loc, fmt::format("'{}' given twice", key.text));
+      if (slot == &cluster) last_cluster_at_ = key.loc;
       const std::int64_t v = signed_number(fmt::format("a {} number", key.text));
       if (v < 0 || v > 1'000'000) fail(key.loc, fmt::format("{} number out of range", key.text));
       *slot = static_cast<int>(v);
@@ -877,6 +898,8 @@ class Parser {
   std::size_t pos_ = 0;
   int cond_depth_ = 0;  // levels of `~` and parentheses being parsed
   LitmusTest t_;
+  std::vector<SourceLoc> cluster_at_;         // per thread: its `cluster` keyword (or name)
+  std::optional<SourceLoc> last_cluster_at_;  // the placement being parsed
 };
 
 // Semantic checks that need the whole test: thread references in the init

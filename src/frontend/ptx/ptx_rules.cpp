@@ -202,6 +202,15 @@ constexpr std::string_view kSt = "PTX ISA §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kLdSt = "PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kFence = "PTX ISA §9.7.13.4 membar/fence, Target ISA notes";
 constexpr std::string_view kSemHint = "; sm_6x code uses .volatile and membar";
+// §2.2.2: "Cluster level is applicable only on target architecture sm_90 or
+// higher ... otherwise it will be treated as implicit cluster launch with
+// default dimension 1x1x1"; the special register %clusterid: "Requires sm_90
+// or higher."
+constexpr std::string_view kCluster =
+    "PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes";
+constexpr std::string_view kClusterHint =
+    "; before sm_90 each CTA is an implicit cluster of its own: drop `cluster N` or give "
+    "each CTA its own number (cta N, cluster N)";
 
 using RS = RuleSite;
 const TargetRule kTargetRules[] = {
@@ -307,6 +316,12 @@ const TargetRule kTargetRules[] = {
     {"fence.cluster", 90, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Fence && u.scope == Scope::Cluster; }},
     // "membar.sys requires sm_20 or higher."
     {"membar.sys", 20, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Membar && u.scope == Scope::Sys; }},
+
+    // ---- placements: clusters (§2.2.2) ----
+    // A cluster of CTAs exists from sm_90; before, every CTA is a one-CTA
+    // cluster, which `cta N` alone (or `cta N, cluster N`) already says.
+    {"a cluster shared by CTAs (placement `cluster N`)", 90, RS::Mnemonic, kCluster, kClusterHint,
+     [](const TargetUse& u) { return u.instr == TI::Placement && u.explicit_cluster; }},
 };
 
 }  // namespace

@@ -447,8 +447,9 @@ std::vector<LitmusTest> parse_sass_litmus(std::string_view text, const std::stri
   const InstructionParser parser = [&cells](const InstructionCell& c, ThreadCode& tc) {
     cells.cell(c, tc);
   };
-  LitmusTest t = parse_container(text, file, parser,
-                                 ContainerOptions{.arch = "SASS", .address_registers = true});
+  LitmusTest t = parse_container(
+      text, file, parser,
+      ContainerOptions{.arch = "SASS", .address_registers = true, .default_target_sm = 30});
   cells.finish(t);
   // The address registers are resolved; the engines see only value registers.
   std::erase_if(t.init, [&](const InitEntry& e) {
@@ -457,7 +458,6 @@ std::vector<LitmusTest> parse_sass_litmus(std::string_view text, const std::stri
             e.values[0].text[0] == '_') &&
            e.values[0].text != "inf" && e.values[0].text != "nan";
   });
-  if (t.metadata.find("Target") == t.metadata.end()) t.target_sm = 30;
   check_references(t);
   std::vector<LitmusTest> out;
   out.push_back(std::move(t));
