@@ -52,4 +52,53 @@ for cmd in "run" "run --engine enum" "atomicity" "xval"; do
   grep -q "bad.cat:2:" "$dir/err" || fail "$cmd: bad model: no located error: $(cat "$dir/err")"
 done
 "$bin" run --model nosuch "$test" >/dev/null 2>&1; [ $? -eq 2 ] || fail "an unknown model name must be a usage error"
+# Hostile models (issue 28): each a located error (exit 2) or a bounded
+# answer, never a crash, a hang or a wrong verdict. `timeout` turns a hang
+# into a failure.
+mp=$src/litmus/classic/MP.litmus
+expect_error() {  # expect_error WHAT PATTERN ARGS...: exit 2, PATTERN on stderr
+  local what=$1 pattern=$2; shift 2
+  timeout 60 "$bin" "$@" >/dev/null 2>"$dir/err"; local rc=$?
+  [ $rc -eq 2 ] || fail "$what: expected a usage error (2), got $rc: $(head -c 300 "$dir/err")"
+  grep -q -- "$pattern" "$dir/err" || fail "$what: expected '$pattern', got: $(head -c 300 "$dir/err")"
+}
+# A folder is no model: it read as an empty one and MP's forbidden outcome
+# came out allowed ("Ok").
+mkdir -p "$dir/folder.cat"
+expect_error "--model DIR" "folder.cat: error: is a folder, not a cat model" run --model "$dir/folder.cat" "$mp"
+printf '"inc"\ninclude "folder.cat"\nacyclic po\n' > "$dir/inc-dir.cat"
+expect_error "include DIR" 'inc-dir.cat:2:9: error: cannot read included file "folder.cat": is a folder' \
+  run --model "$dir/inc-dir.cat" "$mp"
+expect_error "--model /dev/zero" "/dev/zero: error: not a regular file" run --model /dev/zero "$mp"
+# The size limit holds wherever --max-file-size stands.
+head -c 1100000 /dev/zero | tr '\0' ' ' > "$dir/big.cat"
+expect_error "--max-file-size after --model" "over the 1048576-byte input limit" \
+  run --model "$dir/big.cat" --max-file-size 1 "$mp"
+# 200,000 `|` are one flat union (it overflowed the stack); 200,000 `^-1`
+# or `~` nest past the bound: a located error.
+python3 - "$dir" <<'PY'
+import sys
+d = sys.argv[1]
+open(d + "/bar.cat", "w").write('"bar"\nacyclic po' + " | po" * 200000 + "\n")
+open(d + "/inv.cat", "w").write('"inv"\nacyclic po' + "^-1" * 200000 + "\n")
+open(d + "/tilde.cat", "w").write('"tilde"\nempty ' + "~" * 200000 + "W\n")
+for i in range(1, 41):  # each file includes the next twice: 2^39 reads if not deduplicated
+    nxt = 'include "f%d.cat"\n' % (i + 1)
+    open(d + "/f%d.cat" % i, "w").write('"f"\n' + (nxt * 2 if i < 40 else "let x = co\n"))
+open(d + "/chain.cat", "w").write('"chain"\ninclude "f1.cat"\nacyclic po | x\n')
+PY
+for engine in auto z3 enum; do
+  out=$(timeout 60 "$bin" run --engine $engine --model "$dir/bar.cat" --format jsonl "$mp") \
+    || fail "$engine: a 200,000-operand union must be checked"
+  grep -q '"holds": true' <<<"$out" || fail "$engine: acyclic po allows MP's outcome: $out"
+done
+expect_error "200,000 ^-1" "inv.cat:2:608: error: expression nested deeper than 200" run --model "$dir/inv.cat" "$mp"
+expect_error "200,000 ~" "tilde.cat:2:208: error: expression nested deeper than 200" run --model "$dir/tilde.cat" "$mp"
+timeout 20 "$bin" run -q --model "$dir/chain.cat" "$mp" || fail "40 files each including the next twice: $?"
+# let rec r = ~r has no least fixed point: it iterated forever under enum and auto.
+printf '"rec"\nlet rec r = po | ~r\nacyclic r\n' > "$dir/rec.cat"
+for engine in auto enum; do
+  expect_error "$engine: non-monotone let rec" "rec.cat:2:19: error: 'r' is defined by this 'let rec'" \
+    run --engine $engine --model "$dir/rec.cat" "$mp"
+done
 echo "user model without Atomicity loses an update; bad model located"

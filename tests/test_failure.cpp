@@ -61,3 +61,15 @@ exists (x == 1))",
   o.disabled_axioms = {Axiom::Atomicity};
   CHECK_THROWS_AS(run_engine(t, o), InputError);
 }
+
+TEST_CASE("diagnostics are short whatever the input echoes", "[failure]") {
+  // A line of 100,000 short words (a SASS listing line of words, found by
+  // redscope_fuzz): the text is cut, not only its long words (issue 28).
+  std::string line;
+  for (int i = 0; i < 100000; ++i) line += "0x50eec0000081fdc84 ";
+  const std::string p = printable(line);
+  CHECK(p.size() <= 320);
+  CHECK(p.rfind("\xe2\x80\xa6") == p.size() - 3);
+  CHECK(Diagnostic{"f", {1, 1}, "found '" + line + "'"}.render().size() < 400);
+  CHECK(printable("short message") == "short message");
+}

@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "fuzz.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/dialect.hpp"
@@ -240,4 +242,35 @@ TEST_CASE("mutated .test files give a diagnostic or a result", "[fuzz]") {
   }
   CHECK(diagnostics > 0);
   CHECK(results > 0);
+}
+
+// Every target of the fuzz harness (tests/fuzz.hpp: PTX, .test, SASS litmus,
+// sass encode and decode listings, PTO, cat models, merge JSON): its fast
+// check on the first inputs of a run (the corpus files, then mutants with
+// the hostile classes of issue 28) gives a result or a located diagnostic.
+TEST_CASE("every fuzz target's mutants give a diagnostic or a result", "[fuzz]") {
+  const fuzz::Corpora c = fuzz::load_corpora({std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
+                                              std::string(REDSCOPE_SHARED_DIR) + "/conformance",
+                                              std::string(REDSCOPE_SOURCE_DIR) + "/models"},
+                                             "");
+  std::vector<fuzz::Target> targets;
+  for (fuzz::Target t : fuzz::kTargets)
+    if (!c[static_cast<std::size_t>(t)].texts.empty()) targets.push_back(t);
+  CHECK(targets.size() >= 6);  // ptx, sass, sass-asm, sass-words, pto, cat (merge needs a corpus)
+  const fuzz::FastContext ctx = fuzz::fast_context(c);
+  const std::uint64_t n = targets.size() * 25 * static_cast<std::uint64_t>(mutants_per_file());
+  std::map<fuzz::Target, std::size_t> diagnostics;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const fuzz::Input in = fuzz::make_input(c, targets, 28, i);
+    const fuzz::Verdict v = fuzz::check_fast(in, ctx);
+    INFO(fuzz::name(in.target) << " input " << i << " (" << in.how << "):\n"
+                               << in.text.substr(0, 2000));
+    INFO(v.stage << ": " << v.detail);
+    REQUIRE(v.kind != fuzz::Verdict::Finding);
+    if (v.kind == fuzz::Verdict::Diagnostic) diagnostics[in.target]++;
+  }
+  for (fuzz::Target t : targets) {
+    INFO(fuzz::name(t));
+    CHECK(diagnostics[t] > 0);
+  }
 }

@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "oracle_ptx.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
@@ -125,20 +127,182 @@ TEST_CASE("cat: nesting depth is limited", "[model]") {
   CHECK(error_of([&] { parse(chain); }).empty());  // long but flat
 }
 
+namespace {
+
+// An IncludeReader over files held in memory (the name is the key).
+cat::IncludeReader in_memory(std::map<std::string, std::string> files) {
+  return [files = std::move(files)](const std::string& name,
+                                    const std::string&) -> std::optional<cat::IncludedFile> {
+    const auto it = files.find(name);
+    if (it == files.end()) return std::nullopt;
+    return cat::IncludedFile{it->second, name, name};
+  };
+}
+
+}  // namespace
+
 TEST_CASE("cat: include reads through the reader, and nests at most 200 deep", "[model]") {
   const cat::Model m =
       cat::parse_cat("\"t\"\ninclude \"a.cat\"\nacyclic a", "m.cat", cat::ptx_primitives(),
-                     [](const std::string& n) -> std::optional<std::string> {
-                       if (n == "a.cat") return std::string("\"a\" let a = po");
-                       return std::nullopt;
-                     });
+                     in_memory({{"a.cat", "\"a\" let a = po"}}));
   CHECK(m.stmts.size() == 2);
-  const std::string msg = error_of([] {
-    cat::parse_cat(
-        "\"t\" include \"self.cat\"", "m.cat", cat::ptx_primitives(),
-        [](const std::string&) { return std::optional<std::string>("include \"self.cat\""); });
+  std::map<std::string, std::string> deep;  // f0 includes f1 includes ... f300
+  for (int i = 0; i < 300; ++i) deep[fmt::format("f{}", i)] = fmt::format("include \"f{}\"", i + 1);
+  const std::string msg = error_of([&] {
+    cat::parse_cat("\"t\" include \"f0\"", "m.cat", cat::ptx_primitives(), in_memory(deep));
   });
   CHECK_THAT(msg, Catch::Contains("includes nested deeper than 200"));
+  CHECK_THAT(msg, Catch::StartsWith("f199:1:1: error:"));
+}
+
+// herd7 reads a file again at each `include` (with -v: "including X another
+// time"), so 40 files each including the next twice expand 2^39 times;
+// redscope includes a file once (its bindings are in scope already), and a
+// cycle is an error.
+TEST_CASE("cat: a file included twice is read once, and an include cycle is an error", "[model]") {
+  std::map<std::string, std::string> chain;
+  for (int i = 1; i < 40; ++i)
+    chain[fmt::format("f{}.cat", i)] =
+        fmt::format("\"f\"\ninclude \"f{0}.cat\"\ninclude \"f{0}.cat\"\n", i + 1);
+  chain["f40.cat"] = "\"last\"\nlet x = po\nacyclic x\n";
+  const cat::Model m = cat::parse_cat("\"t\"\ninclude \"f1.cat\"\nempty x & ~x\n", "m.cat",
+                                      cat::ptx_primitives(), in_memory(chain));
+  CHECK(m.stmts.size() == 3);  // let x, acyclic x (once), empty
+  CHECK(error_of([] {
+          cat::parse_cat("\"t\"\ninclude \"a.cat\"\n", "m.cat", cat::ptx_primitives(),
+                         in_memory({{"a.cat", "\"a\"\ninclude \"b.cat\""},
+                                    {"b.cat", "\"b\"\nlet b = po\n  include \"a.cat\""}}));
+        }) == "b.cat:3:11: error: include cycle: a.cat includes b.cat, which includes a.cat");
+  CHECK(error_of([] {
+          cat::parse_cat("\"t\"\ninclude \"m.cat\"\n", "m.cat", cat::ptx_primitives(),
+                         in_memory({{"m.cat", "\"t\"\ninclude \"m.cat\""}}));
+        }) == "m.cat:2:9: error: include cycle: m.cat includes m.cat");
+}
+
+TEST_CASE("cat: model files are regular files, and includes are found next to their includer",
+          "[model]") {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("redscope-cat-files-{}", ::getpid());
+  fs::create_directories(dir / "sub" / "folder.cat");
+  std::ofstream(dir / "sub" / "a.cat") << "\"a\"\ninclude \"b.cat\"\n";
+  std::ofstream(dir / "sub" / "b.cat") << "\"b\"\nlet b = po\n";
+  std::ofstream(dir / "main.cat") << "\"m\"\ninclude \"sub/a.cat\"\ninclude \"./sub/b.cat\"\n"
+                                     "acyclic b\n";
+  std::ofstream(dir / "dir.cat") << "\"m\"\ninclude \"sub/folder.cat\"\nacyclic po\n";
+  CHECK(cat::load_cat((dir / "main.cat").string()).stmts.size() == 2);  // b.cat read once
+  // A folder is no model (it read as an empty one: every outcome allowed).
+  CHECK(error_of([&] { cat::load_cat((dir / "sub").string()); }) ==
+        (dir / "sub").string() + ": error: is a folder, not a cat model");
+  CHECK(error_of([&] { cat::load_cat((dir / "dir.cat").string()); }) ==
+        (dir / "dir.cat").string() +
+            ":2:9: error: cannot read included file \"sub/folder.cat\": is a folder, not a cat "
+            "model");
+  // An endless device is refused before it is read.
+  CHECK_THAT(error_of([] { cat::load_cat("/dev/zero"); }), Catch::Contains("not a regular file"));
+  // The model and its includes together within the size limit.
+  CHECK_THAT(error_of([&] { cat::load_cat((dir / "main.cat").string(), 60); }),
+             Catch::Contains("hold more than 60 bytes (--max-file-size)"));
+  fs::remove_all(dir);
+}
+
+// Every operator chain of 200,000 operands is one n-ary node, evaluated by
+// both evaluators; postfix and prefix chains count against the 200-level
+// bound (they overflowed the stack: the bound counted parentheses only).
+TEST_CASE("cat: operator chains are flat, nesting past 200 is a located error", "[model]") {
+  constexpr int kLong = 200'000;
+  for (const char* op : {" | ", " ; ", " & ", " \\ "}) {
+    std::string text = "\"t\"\nlet r = po";
+    for (int i = 0; i < kLong; ++i) text += op + std::string(i % 2 ? "po" : "rf");
+    text += "\nacyclic r\n";
+    INFO(op);
+    const cat::Model m = parse(text);
+    const cat::Expr& e = *m.stmts[0].let->exprs[0];
+    CHECK(e.height == 2);
+    CHECK(e.args.size() == kLong + 1);
+    cat::Evaluator ev(m, 3, {}, [](std::string_view) { return true; });
+    ev.rel("po").set(0, 1);
+    ev.rel("rf").set(0, 1);
+    ev.update(0);
+    CHECK(ev.consistent());
+    CHECK_FALSE(cat::to_text(m, e).empty());
+  }
+  for (const char* op : {"^-1", "+", "*", "?"}) {
+    std::string text = "\"t\"\nacyclic po";
+    for (int i = 0; i < kLong; ++i) text += op;
+    INFO(op);
+    // The 200th operator makes the 201st level.
+    const int col = 11 + 199 * static_cast<int>(std::string_view(op).size());
+    CHECK(error_of([&] { parse(text); }) ==
+          fmt::format("m.cat:2:{}: error: expression nested deeper than 200", col));
+  }
+  CHECK_THAT(error_of([&] { parse("\"t\"\nacyclic " + std::string(kLong, '~') + "po"); }),
+             Catch::Contains("m.cat:2:210: error: expression nested deeper than 200"));
+  // 60 parentheses, 4 operator levels in each: 240 levels.
+  std::string alt = "po";
+  for (int i = 0; i < 60; ++i) alt = "(" + alt + " & rf \\ rf ; rf | rf)";
+  CHECK_THAT(error_of([&] { parse("\"t\"\nacyclic " + alt); }),
+             Catch::Contains("expression nested deeper than 200"));
+  // Within the bound: evaluated alike by z3 and enum (a user model).
+  std::string ok = "\"t\"\nacyclic po";
+  for (int i = 0; i < 190; ++i) ok += "^-1";
+  for (int i = 0; i < kLong; ++i) ok += " | po";
+  const auto model = std::make_shared<const cat::Model>(parse(ok));
+  const LitmusTest t =
+      parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
+  EngineOptions o;
+  o.observe_all = true;
+  o.user_model = model;
+  const TestResult z = run_z3(t, o), en = run_enum(t, o);
+  REQUIRE_FALSE(z.error);
+  REQUIRE_FALSE(en.error);
+  CHECK(z.outcomes.size() == 4);
+  CHECK(testing::render_outcomes(z) == testing::render_outcomes(en));
+}
+
+// A `let rec` is the least fixed point, computed by iterating from empty;
+// with a name of the group under `~` or right of `\` the iteration need not
+// end (`let rec r = ~r` alternated forever under enum and auto).
+TEST_CASE("cat: a non-monotone let rec is a located error", "[model]") {
+  CHECK(error_of([] { parse("\"t\"\nlet rec r = ~r\n"); }) ==
+        "m.cat:2:14: error: 'r' is defined by this 'let rec' and occurs here in a non-monotone "
+        "position (under '~' or on the right of '\\'): its least fixed point may not exist");
+  CHECK_THAT(error_of([] { parse("\"t\"\nlet rec r = po \\ (rf | r ; r)\n"); }),
+             Catch::StartsWith("m.cat:2:24: error: 'r' is defined by this 'let rec'"));
+  CHECK_THAT(error_of([] { parse("\"t\"\nlet rec a = po | b\nand b = rf \\ a\n"); }),
+             Catch::StartsWith("m.cat:3:14: error: 'a' is defined by this 'let rec'"));
+  CHECK_THAT(error_of([] { parse("\"t\"\nlet rec r = po \\ (po \\ ~r)\n"); }),
+             Catch::StartsWith("m.cat:2:25: error: 'r'"));
+  // Monotone: twice negated, the left of `\`, names bound earlier.
+  CHECK(error_of([] { parse("\"t\"\nlet rec r = po | ~~r ; r \\ rf\n"); }).empty());
+  CHECK(error_of([] { parse("\"t\"\nlet rec r = po \\ (rf \\ r)\nlet s = ~r\n"); }).empty());
+  // The fixed point checks the budget every round.
+  const cat::Model m = parse("\"t\"\nlet rec r = po | r ; r\nacyclic r\n");
+  Budget b(BudgetLimits{60, 0});
+  cat::Evaluator ev(
+      m, 3, {}, [](std::string_view) { return true; }, &b);
+  ev.rel("po").set(0, 1);
+  b.stop(BudgetKind::Timeout);
+  CHECK_THROWS_AS(ev.update(0), BudgetExceeded);
+}
+
+// One n x n relation per `let`: 2,000 lets over 1,500 events are 560 MB,
+// charged to the budget before they are allocated; past 10,000 names a
+// model is refused where it is written.
+TEST_CASE("cat: the evaluator's relations are charged to the budget", "[model]") {
+  std::string text = "\"t\"\nlet a0 = po\n";
+  for (int i = 1; i < 2000; ++i) text += fmt::format("let a{} = a{}\n", i, i - 1);
+  const cat::Model m = parse(text);
+  Budget b(BudgetLimits{0, resident_mb() + 100});
+  try {
+    cat::Evaluator ev(
+        m, 1500, {}, [](std::string_view) { return true; }, &b);
+    FAIL("560 MB allocated under a 100 MB budget");
+  } catch (const BudgetExceeded& e) {
+    CHECK(e.kind() == BudgetKind::Memory);
+  }
+  std::string many = "\"t\"\n";
+  for (int i = 0; i <= 10'000; ++i) many += fmt::format("let a{} = po\n", i);
+  CHECK(error_of([&] { parse(many); }) ==
+        "m.cat:10002:5: error: more than 10000 names bound by 'let' in one model");
 }
 
 TEST_CASE("enum: EngineOptions::model_file replaces the built-in model", "[model]") {
@@ -156,7 +320,7 @@ TEST_CASE("enum: EngineOptions::model_file replaces the built-in model", "[model
   CHECK(run_enum(t, o).outcomes.size() == 4);  // no axioms: everything goes
   o.model_file = (dir / "missing.cat").string();
   CHECK_THAT(error_of([&] { (void)run_enum(t, o); }),
-             Catch::Contains("cannot read the model file"));
+             Catch::Contains("cannot read cat model: No such file or directory"));
   fs::remove_all(dir);
 }
 
@@ -217,4 +381,18 @@ TEST_CASE("z3 refuses `let rec` with a located error; enum evaluates it", "[mode
   CHECK_THAT(error_of([&] { (void)run_z3(t, o); }), Catch::Contains("rec.cat:2:"));
   CHECK_THAT(error_of([&] { (void)run_z3(t, o); }), Catch::Contains("let rec"));
   CHECK_FALSE(run_enum(t, o).error);
+}
+
+// The litmus lexer holds a file's tokens at about 48 bytes each (70 while
+// the list grows): 6 MB of `;` took 410 MB under --max-memory 100. Past 2^20
+// tokens (75 MB) a file is refused where it is (src/frontend/lexer.cpp).
+TEST_CASE("frontend: a litmus file of more than 2^20 tokens is a located error", "[frontend]") {
+  std::ifstream in(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("exists");
+  REQUIRE(at != std::string::npos);
+  text.insert(at, std::string(1'200'000, ';') + "\n");
+  CHECK_THAT(error_of([&] { (void)parse_litmus(text, "big.litmus"); }),
+             Catch::Matches("big\\.litmus:1[0-9]:[0-9]+: error: more than 1048576 tokens in one "
+                            "file: is it a litmus test\\?"));
 }

@@ -150,15 +150,17 @@ std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
 class Breaker {
  public:
   Breaker(const Skeleton& sk, const cat::Model& model, const detail::ModelChoice& choice,
-          Encoding& enc, const z3::model& m)
-      : value_words_([&enc, &m, &sk](EventId e) {
+          Encoding& enc, const z3::model& m, const Budget* budget)
+      : budget_(budget),
+        value_words_([&enc, &m, &sk](EventId e) {
           return fmt::format("{}={}", sk.ev(e).loc,
                              m.eval(enc.value(e), true).get_numeral_uint64());
         }),
         sk_(sk),
         m_(model),
         variants_(model_variants(choice.kind)),
-        ev_(model, sk.size(), variants_, [](std::string_view) { return true; }) {
+        ev_(
+            model, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
     const Encoding::Chosen c = enc.chosen(m);
     cat::load_candidate(ev_, enc.static_prims(),
                         cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
@@ -289,10 +291,17 @@ class Breaker {
   static bool symmetric(const BitRel& r) { return r == r.inverse(); }
 
   // Why (u, v) is in e: the steps from u to v. `depth` 0: the check's own
-  // expression, where a let-bound name is always opened.
+  // expression, where a let-bound name is always opened. Names opened
+  // within names can double the work per name (`let a1 = a0 ; a0`, ...), so
+  // a derivation stops after kMaxDerive steps (a note says so) and checks
+  // the budget at each.
+  static constexpr std::size_t kMaxDerive = 100'000;
   Step derive(const cat::Expr& e, EventId u, EventId v, int depth) {
     using cat::Op;
     if (depth > cat::kMaxNesting) return {};
+    if (++derived_ > kMaxDerive)
+      return {{}, {fmt::format("(the derivation stops after {} steps)", kMaxDerive)}};
+    check(budget_);
     switch (e.op) {
       case Op::Ref: {
         const cat::Slot& slot = m_.slots[e.slot];
@@ -308,24 +317,20 @@ class Breaker {
           return {{ExecEdge{u, v, slot.name}}, inner.notes};
         return inner;
       }
-      case Op::Union: return derive(*e.args[has(*e.args[0], u, v) ? 0 : 1], u, v, depth + 1);
+      case Op::Union: {  // n-ary: the first operand that holds the pair
+        std::size_t i = 0;
+        while (i + 1 < e.args.size() && !has(*e.args[i], u, v)) ++i;
+        return derive(*e.args[i], u, v, depth + 1);
+      }
       case Op::Inter: return intersection(e, u, v, depth);
-      case Op::Diff: {
+      case Op::Diff: {  // n-ary: args[0] minus every other
         Step s = derive(*e.args[0], u, v, depth + 1);
-        s.notes.push_back(
-            fmt::format("{} and {} are not in {}", ev(u), ev(v), cat::to_text(m_, *e.args[1])));
+        for (std::size_t i = 1; i < e.args.size(); ++i)
+          s.notes.push_back(
+              fmt::format("{} and {} are not in {}", ev(u), ev(v), cat::to_text(m_, *e.args[i])));
         return s;
       }
-      case Op::Seq: {
-        const BitRel a = ev_.eval(*e.args[0]).rel, b = ev_.eval(*e.args[1]).rel;
-        for (EventId w = 0; w < n(); ++w)
-          if (a.has(u, w) && b.has(w, v)) {
-            Step s = derive(*e.args[0], u, w, depth + 1);
-            append(s, derive(*e.args[1], w, v, depth + 1));
-            return s;
-          }
-        return {};
-      }
+      case Op::Seq: return sequence(e, u, v, depth);
       case Op::Plus:
       case Op::Star:
       case Op::Opt: {
@@ -349,6 +354,33 @@ class Breaker {
       }
       default: return {};  // [S], S * T, ~r: membership, not a step
     }
+  }
+
+  // (u, v) in a1 ; ... ; ak (n-ary): a path u = w0, w1, ..., wk = v with
+  // (w(i-1), wi) in ai, found layer by layer (from[i][x]: the w(i-1) that
+  // first reached x), then each step derived in its operand.
+  Step sequence(const cat::Expr& e, EventId u, EventId v, int depth) {
+    const std::size_t k = e.args.size();
+    charge(budget_, k * n() * sizeof(EventId));
+    std::vector<std::vector<EventId>> from(k, std::vector<EventId>(n(), 0));
+    std::vector<char> at(n(), 0);
+    at[u] = 1;
+    for (std::size_t i = 0; i < k; ++i) {
+      check(budget_);
+      const BitRel r = ev_.eval(*e.args[i]).rel;
+      std::vector<char> next(n(), 0);
+      for (EventId w = 0; w < n(); ++w)
+        for (EventId x = 0; x < n() && at[w]; ++x)
+          if (!next[x] && r.has(w, x)) next[x] = 1, from[i][x] = w;
+      at = std::move(next);
+    }
+    if (!at[v]) return {};
+    std::vector<EventId> path(k + 1, v);
+    for (std::size_t i = k; i-- > 0;) path[i] = from[i][path[i + 1]];
+    Step s;
+    for (std::size_t i = 0; i < k; ++i)
+      append(s, derive(*e.args[i], path[i], path[i + 1], depth + 1));
+    return s;
   }
 
   // (u, v) in r & s: derived in the operand that is not a symmetric
@@ -388,12 +420,14 @@ class Breaker {
 
   const std::vector<std::string>& ev_variants() const { return variants_; }
 
+  const Budget* budget_;
   std::function<std::string(EventId)> value_words_;  // "x=1": the value a read returns
   const Skeleton& sk_;
   const cat::Model& m_;
   std::vector<std::string> variants_;
   cat::Evaluator ev_;
   std::map<std::size_t, const cat::Expr*> bound_;
+  std::size_t derived_ = 0;  // derive() calls so far (kMaxDerive)
 };
 
 // Sync edges of an allowed witness, in words.
@@ -480,7 +514,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
     PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
     if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
     const z3::model m = p.s.get_model();
-    Breach b = Breaker(sk, *model, choice, p.enc, m).breach(a);
+    Breach b = Breaker(sk, *model, choice, p.enc, m, opts.budget).breach(a);
     b.execution = p.enc.witness(m, f->skeleton);
     out.breaches.push_back(std::move(b));
   }
@@ -490,6 +524,14 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
 }  // namespace
 
 Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req) {
+  // Explanations are a cat model's axioms on event graphs; a PTO program has
+  // neither (its semantics are its operations', docs/model.md): refused
+  // (std::invalid_argument: a usage error, exit 2), not explained wrongly.
+  if (test.pto_program)
+    throw std::invalid_argument(fmt::format(
+        "{}: explain needs an event-graph test; PTO programs have no events or model axioms to "
+        "explain: `redscope run {}` lists their outcomes, notes and each witness's choices",
+        test.file, test.file));
   auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
   const Target target = parse_target(test, *ex, req);
   return explain_target(test, opts, ex, target, true);

@@ -5,24 +5,24 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "cli/cli_args.hpp"
 #include "cli/pto_command.hpp"
 #include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
+#include "redscope/core/input.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/dialect.hpp"
@@ -82,8 +82,11 @@ Usage:
                                     the forbidding axioms are printed)
   redscope merge SHARD.json...      join the JSON of `run --shard i/n
                                     --format json` runs into one run's JSON
-                                    (results ordered by file path); exit 1 if
-                                    a shard's test could not be checked
+                                    (results ordered by file path; - reads
+                                    standard input); exit 1 if a shard's test
+                                    could not be checked or its JSON is not
+                                    valid, 2 if a SHARD cannot be read; takes
+                                    --max-file-size
   redscope compile-check PTX.litmus SASS.litmus [options]
                                     run a PTX test and its SASS translation
                                     (threads paired by position, registers by
@@ -172,9 +175,11 @@ and --max-file-size):
                        process's resident memory passes it, the tests then
                        running stop with an error of kind "memory" (per test
                        exactly with -j 1)
-  --max-file-size MB   reject input files larger than MB mebibytes (default
-                       16); FIFOs, devices, byte-order marks, UTF-16 and binary
-                       files are rejected too
+  --max-file-size MB   reject input files larger than MB mebibytes (1 to 4096,
+                       default 16): tests, --expect, --model, merge and sass
+                       inputs, standard input; folders, FIFOs, devices,
+                       byte-order marks, UTF-16 and binary files are rejected
+                       too (docs/cli.md "Input limits")
 Results stream: each test is printed as soon as it and every test before it
 have finished, so a cut run keeps what it printed. A path that does not exist
 or cannot be read is an error for that path; the others still run. A run that
@@ -226,11 +231,13 @@ struct Cli {
   std::exit(kExitUsage);
 }
 
-// --model FILE.cat: parsed once, here, so that a bad model is one located
-// error (exit 2) before any test runs.
+// --model FILE.cat: parsed once, here, once every option is read (so that
+// --max-file-size bounds it wherever it is given), so that a bad model is
+// one located error (exit 2) before any test runs.
 void load_user_model(Cli& c, const std::string& path) {
   try {
-    c.user_model = std::make_shared<const redscope::cat::Model>(redscope::cat::load_cat(path));
+    c.user_model = std::make_shared<const redscope::cat::Model>(
+        redscope::cat::load_cat(path, c.max_file_bytes));
     c.cat = path;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
@@ -238,12 +245,23 @@ void load_user_model(Cli& c, const std::string& path) {
   }
 }
 
+// Every number of the command line goes through here (cli_args.hpp).
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
-  int x = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
-    usage_error(fmt::format("{} takes a whole number from {} to {}, not '{}'", opt, lo, hi, v));
-  return x;
+  const std::optional<long long> x = redscope::cli::parse_whole(v, lo, hi);
+  if (!x)
+    usage_error(fmt::format("{} takes a whole number from {} to {}, not '{}'", opt, lo, hi,
+                            redscope::printable(v)));
+  return static_cast<int>(*x);
+}
+
+// --html DIR and --dot DIR: a folder to write into, never the current one by
+// accident (an empty value) nor a file that is not a folder.
+std::string output_folder(const std::string& opt, const std::string& v) {
+  if (v.empty()) usage_error(fmt::format("{} needs a folder name, not an empty string", opt));
+  std::error_code ec;
+  if (std::filesystem::exists(v, ec) && !std::filesystem::is_directory(v, ec))
+    usage_error(fmt::format("{} {}: exists and is not a folder", opt, redscope::printable(v)));
+  return v;
 }
 
 Cli parse_run(int argc, char** argv) {
@@ -274,7 +292,7 @@ Cli parse_run(int argc, char** argv) {
         c.model = redscope::ModelKind::SassSm30;
       else if (a == "--cat" || m.find('/') != std::string::npos ||
                (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
-        load_user_model(c, m);
+        c.cat = m;  // loaded after the options (load_user_model)
       else
         usage_error(fmt::format(
             "unknown model '{}' (ptx, ptx-sm6x, sass-sm30, or a cat file: FILE.cat)", m));
@@ -317,13 +335,13 @@ Cli parse_run(int argc, char** argv) {
       c.shard = static_cast<unsigned>(
           parse_int("--shard i", v.substr(0, slash), 1, static_cast<int>(c.shards)));
     } else if (a == "--html") {
-      c.html_dir = value();
+      c.html_dir = output_folder(a, value());
     } else if (a == "--no-xval") {
       c.no_xval = true;
     } else if (a == "--no-pictures") {
       c.no_pictures = true;
     } else if (a == "--dot") {
-      c.dot_dir = value();
+      c.dot_dir = output_folder(a, value());
     } else if (a == "-q" || a == "--quiet") {
       c.quiet = true;
     } else if (a == "-v" || a == "--verbose") {
@@ -333,7 +351,10 @@ Cli parse_run(int argc, char** argv) {
     } else if (a == "--max-memory") {
       c.limits.memory_mb = static_cast<std::size_t>(parse_int(a, value(), 0, 1 << 24));
     } else if (a == "--max-file-size") {
-      c.max_file_bytes = static_cast<std::size_t>(parse_int(a, value(), 1, 4096)) << 20;
+      c.max_file_bytes =
+          static_cast<std::size_t>(parse_int(a, value(), redscope::cli::kMaxFileSizeMinMb,
+                                             redscope::cli::kMaxFileSizeMaxMb))
+          << 20;
     } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kUsage);
       std::exit(kExitOk);
@@ -343,6 +364,7 @@ Cli parse_run(int argc, char** argv) {
       c.paths.push_back(a);
     }
   }
+  if (c.cat) load_user_model(c, *c.cat);
   if (c.paths.empty()) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)
     usage_error(
@@ -431,7 +453,8 @@ struct Inputs {
 Inputs inputs_of(const Cli& c) {
   Inputs in;
   std::vector<redscope::Diagnostic> probs;
-  const std::vector<std::string> all = redscope::collect_litmus_files(c.paths, &probs);
+  const std::vector<std::string> all =
+      redscope::collect_litmus_files(c.paths, &probs, c.max_file_bytes);
   for (std::size_t i = 0; i < all.size(); ++i)
     if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
   for (const redscope::Diagnostic& d : probs) {
@@ -546,7 +569,7 @@ int run(const Cli& c) {
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
-      expectations = redscope::read_expectations(*c.expect);
+      expectations = redscope::read_expectations(*c.expect, c.max_file_bytes);
     } catch (const redscope::InputError& e) {
       fmt::print(stderr, "{}\n", e.diagnostic().render());
       return kExitUsage;
@@ -807,24 +830,39 @@ int run_models() {
   return kExitOk;
 }
 
+// `redscope merge [--max-file-size MB] SHARD.json... | -`: each input is read
+// by read_input (a regular file, or standard input for "-", at most
+// --max-file-size); one that cannot be read is exit 2, bad JSON exit 1.
 int run_merge(int argc, char** argv) {
-  std::vector<std::pair<std::string, std::string>> texts;
+  std::vector<std::string> names;
+  std::size_t max_bytes = redscope::kDefaultMaxInputBytes;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       fmt::print("{}", kUsage);
       return kExitOk;
     }
-    if (!a.empty() && a[0] == '-' && a != "-")
-      usage_error(fmt::format("merge takes JSON files only, not '{}'", a));
-    std::ifstream in(a);
-    if (!in) {
-      fmt::print(stderr, "{}: error: cannot open file\n", a);
-      return kExitInputError;
+    if (a == "--max-file-size") {
+      if (i + 1 >= argc) usage_error("--max-file-size needs a value");
+      max_bytes = static_cast<std::size_t>(parse_int(a, argv[++i], redscope::cli::kMaxFileSizeMinMb,
+                                                     redscope::cli::kMaxFileSizeMaxMb))
+                  << 20;
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      usage_error(fmt::format("merge takes JSON files only, not '{}'", redscope::printable(a)));
+    } else {
+      names.push_back(a);
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    texts.emplace_back(a, ss.str());
+  }
+  std::vector<std::pair<std::string, std::string>> texts;
+  try {
+    for (const std::string& a : names)
+      texts.emplace_back(
+          a == "-" ? "<stdin>" : a,
+          a == "-" ? redscope::read_input_stream(std::cin, "<stdin>", max_bytes, "standard input")
+                   : redscope::read_input(a, max_bytes, "JSON file"));
+  } catch (const redscope::InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return kExitUsage;
   }
   if (texts.empty()) usage_error("merge needs the JSON files of the shards");
   try {

@@ -4,10 +4,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 
+#include "cli/cli_args.hpp"
+#include "redscope/core/input.hpp"
 #include "redscope/frontend/sass.hpp"
 
 namespace redscope::cli {
@@ -15,7 +16,8 @@ namespace redscope::cli {
 namespace {
 
 constexpr const char* kSassUsage = R"(Usage:
-  redscope sass encode [FILE]   one SASS instruction per line (stdin when no
+  redscope sass encode [FILE] [--max-file-size MB]
+                                one SASS instruction per line (stdin when no
                                 FILE or FILE is -) -> one 64-bit word per line,
                                 0x and 16 lowercase hex digits (bit 0 is the
                                 least significant bit: the first character of
@@ -32,9 +34,25 @@ constexpr const char* kSassUsage = R"(Usage:
                                 text, the spelling encode reads; a line with
                                 an address prefix keeps it, target absolute
 Every bad line is reported as FILE:LINE:COL and nothing is printed on stdout
-(exit 1). docs/sass.md lists the instructions, their fields and where the
-encodings depart from the seed.
+(exit 1). A FILE (or standard input) that cannot be read, is not a regular
+file (a folder, FIFO or device) or holds more than --max-file-size MB
+(default 16) is an error, exit 2. docs/sass.md lists the instructions, their
+fields and where the encodings depart from the seed.
 )";
+
+int usage(const std::string& msg) {
+  fmt::print(stderr, "redscope: {}\n{}", msg, kSassUsage);
+  return 2;
+}
+
+// The text to encode or decode: FILE, or standard input when there is none
+// or it is "-", read by read_input (a regular file, or a stream cut at the
+// bound). Throws InputError when it cannot be read.
+std::string sass_input(std::string& file, std::size_t max_bytes) {
+  if (file != "-") return read_input(file, max_bytes, "SASS text or word file");
+  file = "<stdin>";
+  return read_input_stream(std::cin, file, max_bytes, "standard input");
+}
 
 }  // namespace
 
@@ -43,31 +61,38 @@ int run_sass(int argc, char** argv) {
     fmt::print("{}", kSassUsage);
     return 0;
   }
-  if (argc < 3 || argc > 4) {
-    fmt::print(stderr, "redscope: sass takes encode or decode and at most one FILE\n{}",
-               kSassUsage);
-    return 2;
-  }
-  const std::string mode = argv[2];
+  const std::string mode = argc >= 3 ? argv[2] : "";
   if (mode != "encode" && mode != "decode") {
-    fmt::print(stderr, "redscope: unknown sass command '{}' (encode or decode)\n{}", mode,
-               kSassUsage);
+    fmt::print(stderr, "redscope: unknown sass command '{}' (encode or decode)\n{}",
+               printable(mode), kSassUsage);
     return 2;
   }
-  std::string file = argc == 4 ? argv[3] : "-";
-  std::stringstream ss;
-  if (file == "-") {
-    ss << std::cin.rdbuf();
-    file = "<stdin>";
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      fmt::print(stderr, "{}: error: cannot open file\n", file);
-      return 1;
-    }
-    ss << in.rdbuf();
+  std::optional<std::string> named;
+  std::size_t max_bytes = kDefaultMaxInputBytes;
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    std::optional<long long> mb;
+    if (a == "--max-file-size" && i + 1 < argc)
+      mb = parse_whole(argv[++i], kMaxFileSizeMinMb, kMaxFileSizeMaxMb);
+    if (a == "--max-file-size" && !mb)
+      return usage(fmt::format("--max-file-size takes a whole number from {} to {}",
+                               kMaxFileSizeMinMb, kMaxFileSizeMaxMb));
+    if (mb)
+      max_bytes = static_cast<std::size_t>(*mb) << 20;
+    else if (named || (a.size() > 1 && a[0] == '-'))
+      return usage(
+          fmt::format("sass takes encode or decode and at most one FILE, not '{}'", printable(a)));
+    else
+      named = a;
   }
-  const std::string text = ss.str();
+  std::string file = named.value_or("-");
+  std::string text;
+  try {
+    text = sass_input(file, max_bytes);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "{}\n", e.diagnostic().render());
+    return 2;
+  }
   const sass::Listing out =
       mode == "encode" ? sass::encode_listing(text, file) : sass::decode_listing(text, file);
   for (const Diagnostic& d : out.errors) fmt::print(stderr, "{}\n", d.render());

@@ -2,13 +2,22 @@
 
 #include <algorithm>
 
+#include "redscope/core/budget.hpp"
+
 namespace redscope {
 
-BitRel BitRel::from(const BoolMatrix& m) {
-  BitRel r(m.size());
-  for (std::size_t i = 0; i < m.size(); ++i)
+BitRel::BitRel(std::size_t n, const Budget* budget) : n_(n), w_((n + 63) / 64) {
+  charge(budget, bytes_for(n));
+  bits_.assign(n * w_, 0);
+}
+
+BitRel BitRel::from(const BoolMatrix& m, const Budget* budget) {
+  BitRel r(m.size(), budget);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (i % 256 == 0) check(budget);
     for (std::size_t j = 0; j < m.size(); ++j)
       if (m[i][j]) r.set(i, j);
+  }
   return r;
 }
 

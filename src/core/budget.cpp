@@ -32,6 +32,25 @@ void Budget::check() const {
   if (limits_.seconds > 0 && std::chrono::steady_clock::now() > deadline_) raise();
 }
 
+void Budget::charge(std::size_t bytes) const {
+  check();
+  if (limits_.memory_mb == 0) return;
+  constexpr std::size_t kMiB = 1024 * 1024;
+  // Small requests are summed and compared once per MiB, so that charging in
+  // a hot loop costs an addition, not a read of /proc.
+  if (bytes < kMiB) {
+    bytes = pending_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    if (bytes < kMiB) return;
+    pending_.store(0, std::memory_order_relaxed);
+  }
+  const std::size_t want = bytes / kMiB + (bytes % kMiB ? 1 : 0);
+  if (want > limits_.memory_mb || resident_mb() + want > limits_.memory_mb) {
+    int expected = -1;
+    stopped_.compare_exchange_strong(expected, static_cast<int>(BudgetKind::Memory));
+    raise();
+  }
+}
+
 void Budget::stop(BudgetKind k) {
   int expected = -1;
   stopped_.compare_exchange_strong(expected, static_cast<int>(k));
@@ -68,6 +87,16 @@ Budget::Z3Guard::~Z3Guard() {
   b_->contexts_.erase(std::remove(b_->contexts_.begin(), b_->contexts_.end(), c_),
                       b_->contexts_.end());
 }
+
+namespace {
+thread_local const Budget* tls_budget = nullptr;  // see ambient_budget()
+}  // namespace
+
+const Budget* ambient_budget() { return tls_budget; }
+
+AmbientBudget::AmbientBudget(const Budget* b) : saved_(tls_budget) { tls_budget = b; }
+
+AmbientBudget::~AmbientBudget() { tls_budget = saved_; }
 
 std::size_t resident_mb() {
   std::ifstream statm("/proc/self/statm");

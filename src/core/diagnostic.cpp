@@ -29,6 +29,7 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 constexpr std::size_t kLongWord = 80;  // a word longer than this is shortened
 constexpr std::size_t kKeptOfWord = 60;
+constexpr std::size_t kLongText = 320;  // so is a whole text (a line of many short words)
 
 // One word (no spaces) with every byte made printable.
 std::string clean_word(std::string_view w) {
@@ -71,8 +72,12 @@ std::string printable(std::string_view text) {
     out += clean_word(text.substr(start, i - start));
     if (!end) out += text[i];
     start = i + 1;
+    if (out.size() > kLongText) break;  // the rest would be cut anyway
   }
-  return out;
+  if (out.size() <= kLongText) return out;
+  std::size_t keep = kLongText - 20;
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80) --keep;
+  return out.substr(0, keep) + "\xe2\x80\xa6";
 }
 
 std::string Diagnostic::render() const {

@@ -75,7 +75,11 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
 
 }  // namespace
 
-TestResult run_engine(const LitmusTest& test, const EngineOptions& opts) {
+TestResult run_engine(const LitmusTest& test, const EngineOptions& options) {
+  // Expansion runs under the test's budget too (with_budget sets both; a
+  // caller that set only `budget` gets it there as well).
+  EngineOptions opts = options;
+  if (!opts.expand.budget) opts.expand.budget = opts.budget;
   switch (opts.engine) {
     case EngineKind::Auto: return run_auto(test, opts);
     case EngineKind::Enum: return tagged(run_enum(test, opts), "enum", "");

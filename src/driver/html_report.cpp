@@ -221,12 +221,16 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
   for (std::size_t i = 0; i < files.size(); ++i) {
     es[i].file = files[i];
     es[i].stem = stems[i];
-    auto it = expected.find(fs::weakly_canonical(files[i]).string());
+    auto it = expected.find(path_key(files[i]));
     if (it != expected.end()) es[i].expected = it->second;
   }
   parallel_for(files.size(), ro.jobs, [&](std::size_t i) {
     if (started) started(i);
-    check_one(es[i], opts, ro);
+    try {
+      check_one(es[i], opts, ro);
+    } catch (const std::exception& x) {  // a picture or page that cannot be written
+      es[i].z3.error = x.what();
+    }
     // A .test claim is its own expectation: it must hold.
     if (!es[i].expected && !es[i].z3.error && is_claim(es[i].z3.quantifier)) es[i].expected = true;
     if (finished) finished(i, es[i].z3.error.has_value());

@@ -8,11 +8,13 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "redscope/core/input.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 
@@ -77,7 +79,8 @@ void walk_folder(const fs::path& dir, std::vector<std::string>& found,
 }  // namespace
 
 std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
-                                              std::vector<Diagnostic>* problems) {
+                                              std::vector<Diagnostic>* problems,
+                                              std::size_t max_bytes) {
   std::vector<std::string> out;
   std::vector<Diagnostic> local;
   std::vector<Diagnostic>& probs = problems ? *problems : local;
@@ -88,9 +91,9 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
       walk_folder(p, found, probs);
       std::sort(found.begin(), found.end());
       for (const std::string& f : found)
-        for (std::string& a : test_addresses(f)) out.push_back(std::move(a));
+        for (std::string& a : test_addresses(f, max_bytes)) out.push_back(std::move(a));
     } else if (fs::exists(p, ec)) {
-      for (std::string& a : test_addresses(p)) out.push_back(std::move(a));
+      for (std::string& a : test_addresses(p, max_bytes)) out.push_back(std::move(a));
     } else if (address_file(p) != p && fs::is_regular_file(address_file(p), ec)) {
       out.push_back(p);  // FILE#N: one test of a file holding several
     } else {
@@ -108,17 +111,23 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.test = fs::path(path).stem().string();
   r.parsed = false;
   std::optional<TestResult> done;
+  // The budget starts before parsing: reading, parsing, expansion, static
+  // relations, estimates and the engine all count (issue 28).
   const auto failure = capture_failure(path, [&] {
-    const auto source =
-        std::make_shared<const LitmusTest>(parse_litmus_file(path, opts.max_file_bytes));
-    const LitmusTest& t = *source;
-    r.parsed = true;
-    r.test = t.name;
-    r.model = opts.model.value_or(model_for_test(t.arch, t.target_sm));
-    r.target_sm = t.target_sm;
-    done = with_budget(opts, [&](const EngineOptions& o) { return run_engine(t, o); });
-    done->source = source;
-    done->file = path;  // FILE#N for one test of a file holding several
+    done = with_budget(opts, [&](const EngineOptions& o) {
+      const auto source =
+          std::make_shared<const LitmusTest>(parse_litmus_file(path, o.max_file_bytes));
+      const LitmusTest& t = *source;
+      r.parsed = true;
+      r.test = t.name;
+      r.model = o.model.value_or(model_for_test(t.arch, t.target_sm));
+      r.target_sm = t.target_sm;
+      o.budget->check();
+      TestResult res = run_engine(t, o);
+      res.source = source;
+      res.file = path;  // FILE#N for one test of a file holding several
+      return res;
+    });
   });
   if (done) return std::move(*done);
   r.error = failure->message;
@@ -134,9 +143,17 @@ std::vector<TestResult> run_suite(const std::vector<std::string>& files, const E
   return results;
 }
 
-std::vector<Expectation> read_expectations(const std::string& csv_path) {
-  std::ifstream in(csv_path);
-  if (!in) throw InputError(Diagnostic{csv_path, {0, 0}, "cannot open expectation file"});
+std::string path_key(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  if (!ec) return p.string();
+  p = fs::absolute(path, ec);  // a name over NAME_MAX, a loop of links, ...
+  return (ec ? fs::path(path) : p).lexically_normal().string();
+}
+
+std::vector<Expectation> read_expectations(const std::string& csv_path, std::size_t max_bytes) {
+  // The one bounded reader: a folder, a FIFO or /dev/zero is a located error.
+  std::istringstream in(read_input(csv_path, max_bytes, "expectation CSV file"));
   const fs::path dir = fs::path(csv_path).parent_path();
   std::vector<Expectation> out;
   std::string line;
@@ -149,7 +166,7 @@ std::vector<Expectation> read_expectations(const std::string& csv_path) {
       throw InputError(Diagnostic{csv_path, {n, 1}, "expected 'path,1' or 'path,0'"});
     Expectation e;
     e.path = line.substr(0, comma);
-    e.resolved = fs::weakly_canonical(dir / e.path).string();
+    e.resolved = path_key((dir / e.path).string());
     e.holds = v == "1";
     e.line = n;
     out.push_back(std::move(e));
@@ -160,7 +177,7 @@ std::vector<Expectation> read_expectations(const std::string& csv_path) {
 ExpectReport compare_expectations(const std::vector<Expectation>& exp,
                                   const std::vector<TestResult>& results) {
   std::map<std::string, const TestResult*> by_path;
-  for (const TestResult& r : results) by_path[fs::weakly_canonical(r.file).string()] = &r;
+  for (const TestResult& r : results) by_path[path_key(r.file)] = &r;
   ExpectReport rep;
   for (const Expectation& e : exp) {
     auto it = by_path.find(e.resolved);
@@ -192,7 +209,7 @@ bool add_claims(ExpectReport& rep, const std::vector<Expectation>& exp,
   bool any = false;
   for (const TestResult& r : results) {
     if (r.error || !is_claim(r.quantifier)) continue;
-    if (named.count(fs::weakly_canonical(r.file).string())) continue;
+    if (named.count(path_key(r.file))) continue;
     any = true;
     if (r.holds) {
       ++rep.passed;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "frontend/lexer.hpp"
+
 namespace redscope::pto_exec {
 
 namespace p = redscope::pto;
@@ -18,7 +20,11 @@ std::string where(const SourceLoc& l) { return fmt::format("{}:{}", l.line, l.co
 std::pair<std::string, std::size_t> split_index(const std::string& n) {
   const std::size_t br = n.find('[');
   if (br == std::string::npos) return {n, 0};
-  return {n.substr(0, br), std::stoul(n.substr(br + 1))};
+  // N is the dialect's checked index ("%r[3]"), so it is digits.
+  const std::string_view digits = std::string_view(n).substr(br + 1);
+  return {n.substr(0, br),
+          static_cast<std::size_t>(
+              detail::unsigned_integer(digits.substr(0, digits.find(']'))).value_or(0))};
 }
 
 // Whether every operation that writes `reg` in `core` is a vcmax/vcmin, so
@@ -169,30 +175,44 @@ class Explorer {
   }
 
  private:
-  void dfs(State s) {
-    if (opts_.budget) opts_.budget->check();
-    if (++out_.paths > opts_.enum_limit)
-      throw InputError(Diagnostic{
-          t_.file,
-          {1, 1},
-          fmt::format("more than {} PTO execution paths (--enum-limit)", opts_.enum_limit)});
+  // Depth first over the states, on an explicit stack (a path is as long as
+  // the program: up to 20,000 operations per core, too deep to recurse).
+  // Children are pushed in reverse, so states are visited in the order of
+  // the recursive search: the first witness of each outcome is the same.
+  void dfs(State start) {
+    std::vector<State> stack;
+    stack.push_back(std::move(start));
+    while (!stack.empty()) {
+      State s = std::move(stack.back());
+      stack.pop_back();
+      if (opts_.budget) opts_.budget->check();
+      if (++out_.paths > opts_.enum_limit)
+        throw InputError(Diagnostic{
+            t_.file,
+            {1, 1},
+            fmt::format("more than {} PTO execution paths (--enum-limit)", opts_.enum_limit)});
+      std::vector<State> next = successors(s);
+      if (next.empty()) record(s);
+      for (auto it = next.rbegin(); it != next.rend(); ++it) stack.push_back(std::move(*it));
+    }
+  }
+
+  // The states one step after `s`, in the order they are explored.
+  std::vector<State> successors(const State& s) {
     // Reductions and barriers touch only their core: run them first, in
     // core order, without trying other interleavings.
     for (std::size_t c = 0; c < s.cores.size(); ++c) {
       const auto& ops = prog_.cores[c].ops;
       if (s.cores[c].pc < ops.size() && (ops[s.cores[c].pc].kind == p::OpKind::Reduce ||
-                                         ops[s.cores[c].pc].kind == p::OpKind::Barrier)) {
-        for (State& n : step(s, c)) dfs(std::move(n));
-        return;
-      }
+                                         ops[s.cores[c].pc].kind == p::OpKind::Barrier))
+        return step(s, c);
     }
-    bool any = false;
+    std::vector<State> out;
     for (std::size_t c = 0; c < s.cores.size(); ++c) {
       if (s.cores[c].pc >= prog_.cores[c].ops.size()) continue;
-      any = true;
-      for (State& n : step(s, c)) dfs(std::move(n));
+      for (State& n : step(s, c)) out.push_back(std::move(n));
     }
-    if (!any) record(s);
+    return out;
   }
 
   void record(const State& s) {
@@ -371,7 +391,7 @@ class Explorer {
 
 Exploration explore(const LitmusTest& t, const Observed& o, const EngineOptions& opts) {
   Exploration e = Explorer(t, o, opts).run();
-  for (const std::string& n : static_notes(t)) e.notes.insert(n);
+  for (const std::string& n : static_notes(t, opts.budget)) e.notes.insert(n);
   return e;
 }
 
@@ -386,7 +406,7 @@ TestResult run_explorer(const LitmusTest& t, const EngineOptions& opts) {
   return r;
 }
 
-std::set<std::string> static_notes(const LitmusTest& t) {
+std::set<std::string> static_notes(const LitmusTest& t, const Budget* budget) {
   const p::Program& prog = *t.pto_program;
   std::set<std::string> notes;
   // Cross-core accesses of the same elements, one of them a store: the
@@ -396,21 +416,27 @@ std::set<std::string> static_notes(const LitmusTest& t) {
         op.dist == p::Dist::Norm ? p::lanes_of(op.elem) : 1;  // Broadcast, OnePoint: one element
     return std::pair(op.offset, op.offset + n);
   };
+  // Each core's vlds/vsts (the pairs compared grow with their product: the
+  // budget is checked as they are).
+  std::vector<std::vector<const p::Op*>> mem(prog.cores.size());
+  for (std::size_t c = 0; c < prog.cores.size(); ++c)
+    for (const p::Op& op : prog.cores[c].ops)
+      if (op.kind == p::OpKind::Load || op.kind == p::OpKind::Store) mem[c].push_back(&op);
+  std::size_t pairs = 0;
   for (std::size_t a = 0; a < prog.cores.size(); ++a)
     for (std::size_t b = a + 1; b < prog.cores.size(); ++b)
-      for (const p::Op& x : prog.cores[a].ops)
-        for (const p::Op& y : prog.cores[b].ops) {
-          const bool mem_x = x.kind == p::OpKind::Load || x.kind == p::OpKind::Store;
-          const bool mem_y = y.kind == p::OpKind::Load || y.kind == p::OpKind::Store;
-          if (!mem_x || !mem_y || x.buffer != y.buffer) continue;
-          if (x.kind != p::OpKind::Store && y.kind != p::OpKind::Store) continue;
-          const auto [xb, xe] = span(x);
-          const auto [yb, ye] = span(y);
+      for (const p::Op* x : mem[a])
+        for (const p::Op* y : mem[b]) {
+          if (++pairs % 4096 == 0) check(budget);
+          if (x->buffer != y->buffer) continue;
+          if (x->kind != p::OpKind::Store && y->kind != p::OpKind::Store) continue;
+          const auto [xb, xe] = span(*x);
+          const auto [yb, ye] = span(*y);
           if (xe <= yb || ye <= xb) continue;
           notes.insert(fmt::format(
               "{} ({}) and {} ({}) access {} with no synchronization between {} and {}: a data "
               "race; outcomes take each instruction as one access, in every interleaving",
-              where(x.loc), prog.cores[a].name, where(y.loc), prog.cores[b].name, x.buffer,
+              where(x->loc), prog.cores[a].name, where(y->loc), prog.cores[b].name, x->buffer,
               prog.cores[a].name, prog.cores[b].name));
         }
   for (const p::Core& c : prog.cores)

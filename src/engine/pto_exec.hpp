@@ -67,6 +67,6 @@ TestResult run_explorer(const LitmusTest& t, const EngineOptions& opts);
 
 // The notes that do not depend on a run: cross-core races and the seed's
 // open points each operation meets.
-std::set<std::string> static_notes(const LitmusTest& t);
+std::set<std::string> static_notes(const LitmusTest& t, const Budget* budget = nullptr);
 
 }  // namespace redscope::pto_exec

@@ -27,6 +27,15 @@ class Aliases {
             t, a.loc,
             fmt::format("'{}' aliases '{}', which is not declared before it", a.name, a.target));
       by_name_[a.name] = &a;
+      // A target is declared before its alias, so its own root and address
+      // are known: one lookup each, where walking the chain per access was
+      // quadratic in a chain's length (issue 28).
+      const auto t_it = resolved_.find(a.target);
+      const std::string root = t_it == resolved_.end() ? a.target : t_it->second.first;
+      const std::string vaddr = a.proxy == Proxy::Generic ? a.name
+                                : t_it == resolved_.end() ? a.target
+                                                          : t_it->second.second;
+      resolved_.emplace(a.name, std::pair{root, vaddr});
     }
   }
 
@@ -34,21 +43,15 @@ class Aliases {
 
   // The location owning the memory `name` reaches.
   std::string root(const std::string& name) const {
-    std::string n = name;
-    for (auto it = by_name_.find(n); it != by_name_.end(); it = by_name_.find(n))
-      n = it->second->target;
-    return n;
+    const auto it = resolved_.find(name);
+    return it == resolved_.end() ? name : it->second.first;
   }
 
   // The virtual address `name` denotes: its own for a generic alias, its
   // target's for a proxy alias (the same address through another path).
   std::string virtual_address(const std::string& name) const {
-    std::string n = name;
-    for (auto it = by_name_.find(n); it != by_name_.end(); it = by_name_.find(n)) {
-      if (it->second->proxy == Proxy::Generic) return n;
-      n = it->second->target;
-    }
-    return n;
+    const auto it = resolved_.find(name);
+    return it == resolved_.end() ? name : it->second.second;
   }
 
   // A cell named in a condition ("y" or "y[1]") with its base resolved.
@@ -66,6 +69,7 @@ class Aliases {
 
  private:
   std::map<std::string, const AliasDecl*> by_name_;
+  std::map<std::string, std::pair<std::string, std::string>> resolved_;  // root, address
 };
 
 }  // namespace

@@ -37,18 +37,21 @@ using detail::input_error;
 
 class PathBuilder {
  public:
+  // `inits`: the thread's initialised registers (the init block, split by
+  // thread once: a scan of it per thread was quadratic).
   PathBuilder(const LitmusTest& t, const MemoryLayout& m, ThreadId tid, const ExpandOptions& o,
-              const std::vector<std::string>& undefined_reasons)
+              const std::vector<std::string>& undefined_reasons,
+              std::map<std::string, Literal> inits)
       : t_(t),
         mem_(m),
         tid_(tid),
         opts_(o),
-        undefined_reasons_(undefined_reasons) {}
+        undefined_reasons_(undefined_reasons),
+        inits_(std::move(inits)) {}
 
   std::vector<ThreadPath> run() {
     State s;
-    for (const InitEntry& e : t_.init)
-      if (e.thread == tid_) s.pending[e.name] = e.values.at(0);
+    s.pending = std::move(inits_);
     walk(std::move(s));
     return std::move(out_);
   }
@@ -453,6 +456,7 @@ class PathBuilder {
   void walk(State s) {
     const auto& instrs = code().code;
     while (s.pc < instrs.size()) {
+      if (s.instr % 1024 == 0) check(opts_.budget);
       const Instruction& in = instrs[s.pc];
       ++s.instr;
       switch (in.kind) {
@@ -534,6 +538,7 @@ class PathBuilder {
   ThreadId tid_;
   const ExpandOptions& opts_;
   const std::vector<std::string>& undefined_reasons_;  // numbering the status codes
+  std::map<std::string, Literal> inits_;
   std::vector<ThreadPath> out_;
 };
 
@@ -550,9 +555,10 @@ bool po_before(const Event& x, const Event& y) {
   return x.element == y.element && x.in_rmw && y.in_rmw;
 }
 
-void add_po_edges(Skeleton& s, EventId base, std::size_t n) {
+void add_po_edges(Skeleton& s, EventId base, std::size_t n, const Budget* budget) {
   // Immediate po: each event to the events of the next instruction (or its RMW write).
   for (std::size_t i = 0; i < n; ++i) {
+    if (i % 256 == 0) check(budget);
     const Event& x = s.ev(base + i);
     std::optional<std::size_t> next_instr;
     for (std::size_t j = i + 1; j < n; ++j) {
@@ -585,7 +591,8 @@ void fold_status(Skeleton& s) {
 }
 
 Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
-               const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids) {
+               const std::vector<const ThreadPath*>& paths, const std::vector<std::size_t>& ids,
+               const Budget* budget) {
   Skeleton s;
   s.path_ids = ids;
   for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
@@ -606,11 +613,12 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
       s.init_write[e.loc] = boost::add_vertex(e, s.graph);
     }
   for (std::size_t ti = 0; ti < paths.size(); ++ti) {
+    if (ti % 256 == 0) check(budget);
     const ThreadPath& p = *paths[ti];
     const EventId base = boost::num_vertices(s.graph);
     s.thread_base.push_back(base);
     for (const PathEvent& pe : p.events) boost::add_vertex(pe.ev, s.graph);
-    add_po_edges(s, base, p.events.size());
+    add_po_edges(s, base, p.events.size(), budget);
     for (std::size_t i = 0; i < p.events.size(); ++i) {
       const PathEvent& pe = p.events[i];
       if (pe.rmw_read) add_edge(s.graph, base + *pe.rmw_read, base + i, EdgeKind::Rmw);
@@ -632,26 +640,39 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
 
 std::vector<std::string> undefined_reasons(const LitmusTest& t) {
   std::vector<std::string> out;
+  std::set<std::string> seen;  // a scan of `out` per sured was quadratic
   for (const ThreadCode& tc : t.threads)
     for (const Instruction& in : tc.code)
       if (in.sured && in.sured->effect == SuredEffect::Undefined &&
-          std::find(out.begin(), out.end(), in.sured->reason) == out.end())
+          seen.insert(in.sured->reason).second)
         out.push_back(in.sured->reason);
   return out;
 }
 
 Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
+  // Each step is n log n in the test; the budget is checked between them and
+  // per thread and skeleton below (issue 28).
+  const Budget* budget = opts.budget;
   LitmusTest t = detail::resolve_aliases(test);
+  check(budget);
   detail::resolve_surfaces(t);
   detail::resolve_multimem(t);
+  check(budget);
   const MemoryLayout mem(t);
+  check(budget);
   Expansion out;
   out.undefined_reasons = undefined_reasons(t);
+  std::vector<std::map<std::string, Literal>> inits(t.threads.size());
+  for (const InitEntry& e : t.init)
+    if (e.thread && *e.thread >= 0 && static_cast<std::size_t>(*e.thread) < inits.size())
+      inits[static_cast<std::size_t>(*e.thread)][e.name] = e.values.at(0);
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;
   for (std::size_t i = 0; i < t.threads.size(); ++i) {
-    per_thread.push_back(
-        PathBuilder(t, mem, static_cast<ThreadId>(i), opts, out.undefined_reasons).run());
+    if (i % 256 == 0) check(budget);
+    per_thread.push_back(PathBuilder(t, mem, static_cast<ThreadId>(i), opts, out.undefined_reasons,
+                                     std::move(inits[i]))
+                             .run());
     total *= per_thread.back().size();
     if (total > opts.max_paths)
       input_error(t, t.threads[i].loc,
@@ -662,7 +683,8 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   for (;;) {
     std::vector<const ThreadPath*> paths;
     for (std::size_t i = 0; i < per_thread.size(); ++i) paths.push_back(&per_thread[i][idx[i]]);
-    out.skeletons.push_back(build(t, mem, paths, idx));
+    check(budget);
+    out.skeletons.push_back(build(t, mem, paths, idx, budget));
     std::size_t k = 0;
     while (k < idx.size() && ++idx[k] == per_thread[k].size()) {
       idx[k] = 0;
@@ -673,16 +695,20 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   return out;
 }
 
-BoolMatrix po_closure(const Skeleton& s) {
+BoolMatrix po_closure(const Skeleton& s, const Budget* budget) {
   const std::size_t n = s.size();
+  charge(budget, bool_matrix_bytes(n));
   BoolMatrix m(n, std::vector<bool>(n, false));
-  for (EventId a = 0; a < n; ++a)
+  for (EventId a = 0; a < n; ++a) {
+    if (a % 64 == 0) check(budget);
     for (EventId b = 0; b < n; ++b) m[a][b] = po_before(s.ev(a), s.ev(b));
+  }
   return m;
 }
 
-BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind) {
+BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind, const Budget* budget) {
   const std::size_t n = s.size();
+  charge(budget, bool_matrix_bytes(n));
   BoolMatrix m(n, std::vector<bool>(n, false));
   for (auto [it, end] = boost::edges(s.graph); it != end; ++it)
     if (s.graph[*it].kind == kind)

@@ -3,8 +3,11 @@
 // per location, alignment, state spaces, and who may reach shared memory.
 #include "events/memory_layout.hpp"
 #include "events/input_error.hpp"
+#include "frontend/lexer.hpp"
 
+#include <algorithm>
 #include <functional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -132,11 +135,36 @@ void MemoryLayout::size_locations() {
         input_error(t_, in.addr->loc,
                     fmt::format("access past the end of '{}': it has {} {}-byte cell(s)", x,
                                 l.count, cell_bytes));
+      if (!fixed && end > kMaxCellsPerLocation)
+        input_error(t_, in.addr->loc,
+                    fmt::format("offset {} of '{}' is its cell {}: an undeclared location has at "
+                                "most {} cells (every cell is an event of every execution)",
+                                in.addr->offset, x, end - 1, kMaxCellsPerLocation));
       if (!fixed) l.count = std::max(l.count, end);
     }
+  // Where each location is first named (its declaration, else its first
+  // access), so that the cell limit is reported where the source crosses it.
+  std::vector<std::tuple<int, int, const std::string*>> order;
   for (auto& [x, l] : locs_) {
     if (l.count == 0) l.count = 1;
     l.is_array = l.is_array || l.count > 1;
+    const InitEntry* e = decl_.at(x);
+    const auto acc = accesses_.find(x);
+    const SourceLoc at =
+        e ? e->loc
+          : (acc != accesses_.end() && !acc->second.empty() ? acc->second.front().in->loc
+                                                            : SourceLoc{});
+    order.emplace_back(at.line, at.col, &x);
+  }
+  std::sort(order.begin(), order.end());
+  std::size_t total = 0;
+  for (const auto& [line, col, x] : order) {
+    total += locs_.at(*x).count;
+    if (total > kMaxCells)
+      input_error(t_, SourceLoc{line, col},
+                  fmt::format("more than {} memory cells in one test (with '{}'): every cell is "
+                              "an initial write in every execution",
+                              kMaxCells, *x));
   }
 }
 
@@ -282,7 +310,10 @@ void MemoryLayout::check_condition_cells() {
                                 to_string(l.cell), base));
       return;
     }
-    const std::size_t idx = std::stoul(term.name.substr(br + 1));
+    // "x[N]": N as the condition reader checked it (the shared integer reader).
+    const std::string_view digits = std::string_view(term.name).substr(br + 1);
+    const auto idx = static_cast<std::size_t>(
+        detail::integer_at(digits.substr(0, digits.find(']')), false, t_.file, term.loc));
     if (const auto v = lane_view(base, l, idx)) {
       views_.emplace(term.name, *v);
       return;

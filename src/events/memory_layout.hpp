@@ -30,6 +30,13 @@ struct Location {
   std::vector<std::uint64_t> init;  // bits per cell
 };
 
+// Input limits (docs/cli.md "Input limits"): every cell is an initial write
+// and a column of every relation, so an access far into an undeclared
+// location (a store at offset 1 MiB: 262,144 cells) or a test of very many
+// locations is a located error, not gigabytes of events.
+inline constexpr std::size_t kMaxCellsPerLocation = 4096;  // undeclared: sized by accesses
+inline constexpr std::size_t kMaxCells = 65536;            // all locations of one test
+
 // "x" for a scalar, "v[1]" for an element of an array.
 std::string cell_name(const std::string& base, const Location& l, std::size_t i);
 

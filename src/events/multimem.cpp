@@ -10,10 +10,20 @@
 namespace redscope::detail {
 namespace {
 
-const InitEntry* declared(const LitmusTest& t, const std::string& name) {
+// The test's declared locations by name: looked up per access and per
+// replica, so indexed once (a scan each was quadratic: issue 28).
+using Declared = std::map<std::string, const InitEntry*>;
+
+Declared declarations(const LitmusTest& t) {
+  Declared d;
   for (const InitEntry& e : t.init)
-    if (!e.thread && e.name == name) return &e;
-  return nullptr;
+    if (!e.thread) d.emplace(e.name, &e);
+  return d;
+}
+
+const InitEntry* declared(const Declared& d, const std::string& name) {
+  const auto it = d.find(name);
+  return it == d.end() ? nullptr : it->second;
 }
 
 std::size_t bytes_of(const InitEntry& e) {
@@ -21,15 +31,15 @@ std::size_t bytes_of(const InitEntry& e) {
 }
 
 // The checks of one bulk reduction's operands, and its replicas.
-void resolve_bulk(const LitmusTest& t, const std::map<std::string, InitEntry>& ranges,
-                  Instruction& in) {
+void resolve_bulk(const LitmusTest& t, const Declared& decls,
+                  const std::map<std::string, InitEntry>& ranges, Instruction& in) {
   BulkSpec& b = *in.bulk;
   const auto r = ranges.find(b.dst.name);
   if (r == ranges.end())
     input_error(t, b.dst.loc,
                 fmt::format("'{}' is not a multimem range (declare multimem(GPUS) TYPE {}[N])",
                             b.dst.name, b.dst.name));
-  const InitEntry* src = declared(t, b.src.name);
+  const InitEntry* src = declared(decls, b.src.name);
   if (!src || src->space != Space::SharedCta || !src->type)
     input_error(t, b.src.loc,
                 fmt::format("the source '{}' is a declared .shared::cta buffer (shared TYPE "
@@ -60,13 +70,14 @@ void resolve_bulk(const LitmusTest& t, const std::map<std::string, InitEntry>& r
 }  // namespace
 
 void resolve_multimem(LitmusTest& t) {
+  const Declared decls = declarations(t);
   std::map<std::string, InitEntry> ranges;
   for (const InitEntry& e : t.init)
     if (!e.thread && !e.replicas.empty()) ranges[e.name] = e;
   if (ranges.empty()) {  // a bulk reduction still needs a range: say so
     for (ThreadCode& tc : t.threads)
       for (Instruction& in : tc.code)
-        if (in.kind == InstrKind::BulkReduce) resolve_bulk(t, ranges, in);
+        if (in.kind == InstrKind::BulkReduce) resolve_bulk(t, decls, ranges, in);
     return;
   }
   std::vector<InitEntry> init;
@@ -79,7 +90,7 @@ void resolve_multimem(LitmusTest& t) {
       InitEntry r = e;
       r.replicas.clear();
       r.name = replica_name(e.name, g);
-      if (declared(t, r.name))
+      if (declared(decls, r.name))
         input_error(t, e.loc,
                     fmt::format("'{}' names {}'s replica on GPU {}; it is declared "
                                 "too",
@@ -88,10 +99,11 @@ void resolve_multimem(LitmusTest& t) {
     }
   }
   t.init = std::move(init);
+  const Declared replicas = declarations(t);  // the new init block's entries
   for (ThreadCode& tc : t.threads)
     for (Instruction& in : tc.code) {
       if (in.kind == InstrKind::BulkReduce) {
-        resolve_bulk(t, ranges, in);
+        resolve_bulk(t, replicas, ranges, in);
         continue;
       }
       if (!in.addr || in.addr->kind != Operand::Kind::Loc) continue;

@@ -3,37 +3,58 @@
 #include "events/input_error.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 namespace redscope::detail {
 namespace {
 
-const InitEntry* find_surface(const LitmusTest& t, const std::string& name) {
-  for (const InitEntry& e : t.init)
-    if (!e.thread && e.surface && e.name == name) return &e;
-  return nullptr;
-}
+// The test's surfaces and register initial values, indexed once: each
+// sured and each register looks them up, and a scan of the init block per
+// lookup was quadratic (100,000 register inits: issue 28).
+class InitIndex {
+ public:
+  explicit InitIndex(const LitmusTest& t) : written_(t.threads.size()) {
+    std::uint64_t k = 0;
+    for (const InitEntry& e : t.init) {
+      if (!e.thread && e.surface) surfaces_.emplace(e.name, std::pair{&e, ++k});
+      if (e.thread && e.values.size() == 1) regs_.emplace(std::pair{*e.thread, e.name}, &e);
+    }
+    for (std::size_t i = 0; i < t.threads.size(); ++i)
+      for (const Instruction& in : t.threads[i].code) {
+        if (in.dst) written_[i].insert(in.dst->name);
+        for (const Operand& d : in.dsts) written_[i].insert(d.name);
+      }
+  }
 
-bool written_by(const ThreadCode& tc, const std::string& reg) {
-  return std::any_of(tc.code.begin(), tc.code.end(), [&](const Instruction& in) {
-    if (in.dst && in.dst->name == reg) return true;
-    return std::any_of(in.dsts.begin(), in.dsts.end(),
-                       [&](const Operand& d) { return d.name == reg; });
-  });
-}
+  const InitEntry* surface(const std::string& name) const {
+    const auto it = surfaces_.find(name);
+    return it == surfaces_.end() ? nullptr : it->second.first;
+  }
+  std::uint64_t handle(const std::string& name) const {
+    const auto it = surfaces_.find(name);
+    return it == surfaces_.end() ? 0 : it->second.second;
+  }
+  // The init literal of a register the thread never writes, or null.
+  const Literal* static_register(ThreadId tid, const std::string& reg) const {
+    if (tid < 0 || static_cast<std::size_t>(tid) >= written_.size() ||
+        written_[static_cast<std::size_t>(tid)].count(reg))
+      return nullptr;
+    const auto it = regs_.find(std::pair{static_cast<int>(tid), reg});
+    return it == regs_.end() ? nullptr : &it->second->values.front();
+  }
 
-// The init literal of a register the thread never writes, or null.
-const Literal* static_register(const LitmusTest& t, ThreadId tid, const std::string& reg) {
-  if (written_by(t.threads[static_cast<std::size_t>(tid)], reg)) return nullptr;
-  for (const InitEntry& e : t.init)
-    if (e.thread == tid && e.name == reg && e.values.size() == 1) return &e.values.front();
-  return nullptr;
-}
+ private:
+  std::map<std::string, std::pair<const InitEntry*, std::uint64_t>> surfaces_;  // entry, handle
+  std::map<std::pair<int, std::string>, const InitEntry*> regs_;
+  std::vector<std::set<std::string>> written_;  // per thread
+};
 
 class Resolver {
  public:
-  explicit Resolver(LitmusTest& t) : t_(t) {}
+  Resolver(LitmusTest& t, const InitIndex& index) : t_(t), index_(index) {}
 
   void resolve(ThreadId tid, Instruction& in) {
     SuredSpec& sp = *in.sured;
@@ -89,11 +110,11 @@ class Resolver {
 
  private:
   const InitEntry& surface(ThreadId tid, Instruction& in, SuredSpec& sp) {
-    if (const InitEntry* s = find_surface(t_, sp.surface)) return *s;
+    if (const InitEntry* s = index_.surface(sp.surface)) return *s;
     // Indirect: a .u64 register the init block sets to a surface.
-    const Literal* lit = static_register(t_, tid, sp.surface);
+    const Literal* lit = index_.static_register(tid, sp.surface);
     if (lit)
-      if (const InitEntry* s = find_surface(t_, lit->text)) {
+      if (const InitEntry* s = index_.surface(lit->text)) {
         sp.handle = *in.addr;
         sp.surface = s->name;
         return *s;
@@ -106,7 +127,7 @@ class Resolver {
 
   std::int64_t coordinate(ThreadId tid, const Operand& o) {
     if (o.kind == Operand::Kind::Imm) return static_cast<std::int32_t>(o.value);
-    if (const Literal* lit = static_register(t_, tid, o.name))
+    if (const Literal* lit = index_.static_register(tid, o.name))
       if (auto v = literal_bits(lit->text, DataType::S32)) return static_cast<std::int32_t>(*v);
     input_error(t_, o.loc,
                 fmt::format("sured coordinate '{}': a constant, or a register the init block "
@@ -119,6 +140,7 @@ class Resolver {
   static void drop(Instruction& in) { in.addr.reset(); }
 
   LitmusTest& t_;
+  const InitIndex& index_;
 };
 
 }  // namespace
@@ -134,14 +156,20 @@ std::uint64_t surface_handle(const LitmusTest& t, const std::string& name) {
 }
 
 void resolve_surfaces(LitmusTest& t) {
-  Resolver r(t);
-  for (std::size_t i = 0; i < t.threads.size(); ++i)
-    for (Instruction& in : t.threads[i].code)
-      if (in.sured) r.resolve(static_cast<ThreadId>(i), in);
-  // Registers set to a surface hold its handle (a number), like an address.
-  for (InitEntry& e : t.init)
-    if (e.thread && e.values.size() == 1 && find_surface(t, e.values.front().text))
-      e.values.front().text = std::to_string(surface_handle(t, e.values.front().text));
+  std::vector<std::pair<InitEntry*, std::uint64_t>> handles;
+  {
+    const InitIndex index(t);  // points into t.init: dropped before it changes
+    Resolver r(t, index);
+    for (std::size_t i = 0; i < t.threads.size(); ++i)
+      for (Instruction& in : t.threads[i].code)
+        if (in.sured) r.resolve(static_cast<ThreadId>(i), in);
+    // Registers set to a surface hold its handle (a number), like an address.
+    for (InitEntry& e : t.init)
+      if (e.thread && e.values.size() == 1)
+        if (const std::uint64_t k = index.handle(e.values.front().text))
+          handles.emplace_back(&e, k);
+  }
+  for (auto& [e, k] : handles) e->values.front().text = std::to_string(k);
 }
 
 }  // namespace redscope::detail

@@ -1,7 +1,9 @@
 #include "redscope/events/value_sets.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
 
 namespace redscope {
 namespace {
@@ -22,15 +24,37 @@ struct Set {
   bool operator==(const Set&) const = default;
 };
 
+// Per cell, its writes in event order: a read's step visits these only (a
+// scan of every event per read per round was quadratic: issue 28).
+using WritesByCell = std::map<std::string, std::vector<EventId>>;
+
+WritesByCell writes_by_cell(const Skeleton& sk) {
+  WritesByCell m;
+  for (EventId e = 0; e < sk.size(); ++e)
+    if (sk.ev(e).is_write()) m[sk.ev(e).loc].push_back(e);
+  return m;
+}
+
+const std::vector<EventId>& writes_of(const WritesByCell& m, const std::string& loc) {
+  static const std::vector<EventId> kNone;
+  const auto it = m.find(loc);
+  return it == m.end() ? kNone : it->second;
+}
+
 class Analysis {
  public:
-  Analysis(const Skeleton& sk, const ValueSetLimits& lim) : sk_(sk), lim_(lim), cur_(sk.size()) {}
+  Analysis(const Skeleton& sk, const ValueSetLimits& lim, const WritesByCell& writes)
+      : sk_(sk),
+        lim_(lim),
+        writes_(writes),
+        cur_(sk.size()) {}
 
   ValueSets run() {
     // Jacobi rounds: round k holds every value of a chain of at most k steps.
     for (std::size_t round = 0; round <= sk_.size(); ++round) {
       std::vector<Set> next(sk_.size());
       for (EventId e = 0; e < sk_.size(); ++e) {
+        check(lim_.budget);
         if (sk_.ev(e).is_read())
           next[e] = read_step(e);
         else if (sk_.ev(e).is_write())
@@ -59,8 +83,8 @@ class Analysis {
   // A read returns the value of some write to its cell.
   Set read_step(EventId r) const {
     Set s;
-    for (EventId w = 0; w < sk_.size() && !s.unknown; ++w) {
-      if (!sk_.ev(w).is_write() || sk_.ev(w).loc != sk_.ev(r).loc) continue;
+    for (EventId w : writes_of(writes_, sk_.ev(r).loc)) {
+      if (s.unknown) break;
       if (cur_[w].unknown) return Set{{}, true};
       for (std::uint64_t v : cur_[w].values) insert(s, v);
     }
@@ -98,6 +122,7 @@ class Analysis {
 
   const Skeleton& sk_;
   ValueSetLimits lim_;
+  const WritesByCell& writes_;
   std::vector<Set> cur_;
 };
 
@@ -111,9 +136,10 @@ class Analysis {
 // still know it).
 class ProvenanceAnalysis {
  public:
-  ProvenanceAnalysis(const Skeleton& sk, const ValueSetLimits& lim)
+  ProvenanceAnalysis(const Skeleton& sk, const ValueSetLimits& lim, const WritesByCell& writes)
       : sk_(sk),
         lim_(lim),
+        writes_(writes),
         words_((sk.size() + 63) / 64),
         cur_(sk.size()) {}
 
@@ -121,6 +147,7 @@ class ProvenanceAnalysis {
     for (std::size_t round = 0; round <= sk_.size(); ++round) {
       std::vector<States> next(sk_.size());
       for (EventId e = 0; e < sk_.size(); ++e) {
+        check(lim_.budget);
         if (sk_.ev(e).is_read())
           next[e] = read_step(e);
         else if (sk_.ev(e).is_write())
@@ -145,6 +172,7 @@ class ProvenanceAnalysis {
 
  private:
   using Bits = std::vector<std::uint64_t>;
+  static constexpr std::size_t kPairOverhead = 64;  // a set node and a vector, about
   struct States {
     std::set<std::pair<std::uint64_t, Bits>> pairs;
     bool unknown = false;
@@ -157,6 +185,7 @@ class ProvenanceAnalysis {
   void insert(States& s, std::uint64_t v, Bits p) {
     ++work_;
     if (s.unknown) return;
+    charge(lim_.budget, words_ * sizeof(std::uint64_t) + kPairOverhead);
     s.pairs.emplace(v, std::move(p));
     if (s.pairs.size() > lim_.max_states) {
       s.pairs.clear();
@@ -166,8 +195,8 @@ class ProvenanceAnalysis {
 
   States read_step(EventId r) {
     States s;
-    for (EventId w = 0; w < sk_.size() && !s.unknown; ++w) {
-      if (!sk_.ev(w).is_write() || sk_.ev(w).loc != sk_.ev(r).loc) continue;
+    for (EventId w : writes_of(writes_, sk_.ev(r).loc)) {
+      if (s.unknown) break;
       if (cur_[w].unknown) return States{{}, true};
       for (const auto& [v, p] : cur_[w].pairs) {
         if (has(p, r)) continue;
@@ -220,6 +249,7 @@ class ProvenanceAnalysis {
 
   const Skeleton& sk_;
   ValueSetLimits lim_;
+  const WritesByCell& writes_;
   std::size_t words_;
   std::vector<States> cur_;
   std::size_t work_ = 0;
@@ -230,8 +260,9 @@ class ProvenanceAnalysis {
 // Per event, the provenance analysis's set where it is known (it is never
 // larger), else the plain rounds' set.
 ValueSets value_sets(const Skeleton& sk, const ValueSetLimits& limits) {
-  ValueSets precise = ProvenanceAnalysis(sk, limits).run();
-  const ValueSets plain = Analysis(sk, limits).run();
+  const WritesByCell writes = writes_by_cell(sk);
+  ValueSets precise = ProvenanceAnalysis(sk, limits, writes).run();
+  const ValueSets plain = Analysis(sk, limits, writes).run();
   for (EventId e = 0; e < sk.size(); ++e)
     if (!precise[e]) precise[e] = plain[e];
   return precise;

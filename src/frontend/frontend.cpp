@@ -19,6 +19,7 @@
 #include "frontend/lexer.hpp"
 #include "frontend/ptx/ptx_instructions.hpp"
 #include "frontend/ptx/ptx_rules.hpp"
+#include "redscope/core/budget.hpp"
 
 namespace redscope {
 
@@ -82,6 +83,7 @@ class Parser {
   const Token& next() {
     const Token& t = toks_[pos_];
     if (pos_ + 1 < toks_.size()) ++pos_;
+    if (pos_ % kTokensPerCheck == 0) check(budget_);
     return t;
   }
   void skip_newlines() {
@@ -318,9 +320,10 @@ class Parser {
     } else if (!declared) {
       fail_here(fmt::format("expected '=' after '{}'", name.text));
     }
-    for (const InitEntry& o : t_.init)
-      if (o.thread == e.thread && o.name == e.name)
-        fail(e.loc, fmt::format("'{}' is initialised twice", e.name));
+    // Sets, not scans: 100,000 init entries were quadratic (issue 28).
+    if (!init_names_.emplace(e.thread.value_or(-1), e.name).second)
+      fail(e.loc, fmt::format("'{}' is initialised twice", e.name));
+    if (e.surface) surfaces_.insert(e.name);
     t_.init.push_back(std::move(e));
   }
 
@@ -359,14 +362,11 @@ class Parser {
       fail_here(fmt::format("expected the aliased location, found {}", detail::describe(cur())));
     const Token& target = next();
     a.target = target.text;
-    const bool declared =
-        std::any_of(t_.init.begin(), t_.init.end(),
-                    [&](const InitEntry& e) { return !e.thread && e.name == a.target; }) ||
-        std::any_of(t_.aliases.begin(), t_.aliases.end(),
-                    [&](const AliasDecl& d) { return d.name == a.target; });
+    const bool declared = init_names_.count({-1, a.target}) || aliases_.count(a.target);
     if (!declared)
       fail(target.loc,
            fmt::format("'{}' aliases '{}', which is not declared before it", a.name, a.target));
+    aliases_.insert(a.name);
     t_.aliases.push_back(std::move(a));
   }
 
@@ -463,9 +463,7 @@ class Parser {
 
   void parse_init_values(InitEntry& e) {
     // A register may hold a surface (indirect sured): `P0:rs = sA;`.
-    if (e.thread && at(Tok::Ident) &&
-        std::any_of(t_.init.begin(), t_.init.end(),
-                    [&](const InitEntry& o) { return o.surface && o.name == cur().text; })) {
+    if (e.thread && at(Tok::Ident) && surfaces_.count(cur().text)) {
       const Token& n = next();
       e.values.push_back(Literal{n.text, n.loc});
       return;
@@ -898,6 +896,14 @@ class Parser {
   std::size_t pos_ = 0;
   int cond_depth_ = 0;  // levels of `~` and parentheses being parsed
   LitmusTest t_;
+  // The running test's budget (core/budget.hpp: ambient_budget), checked
+  // every kTokensPerCheck tokens: the budget starts before parsing.
+  const Budget* budget_ = ambient_budget();
+  static constexpr std::size_t kTokensPerCheck = 4096;
+  // Names declared so far, for the checks at each new one: (thread or -1,
+  // name) of the init entries, the aliases, the surfaces.
+  std::set<std::pair<int, std::string>> init_names_;
+  std::set<std::string> aliases_, surfaces_;
   std::vector<SourceLoc> cluster_at_;         // per thread: its `cluster` keyword (or name)
   std::optional<SourceLoc> last_cluster_at_;  // the placement being parsed
 };
@@ -918,9 +924,11 @@ void check_references_impl(const LitmusTest& t) {
     } else {
       locs.insert(e.name);
       for (int g : e.replicas) locs.insert(replica_name(e.name, g));
-      for (const AliasDecl& a : t.aliases) locs.insert(a.name);
     }
   }
+  // Aliases name locations once some location is declared (they must alias one).
+  if (!locs.empty())
+    for (const AliasDecl& a : t.aliases) locs.insert(a.name);
   for (std::size_t i = 0; i < t.threads.size(); ++i)
     for (const Instruction& in : t.threads[i].code) {
       if (in.dst) regs[i].insert(in.dst->name);

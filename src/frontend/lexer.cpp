@@ -21,9 +21,16 @@ class Lexer {
  public:
   Lexer(std::string_view text, const std::string& file) : s_(text), file_(file) {}
 
+  // A token costs about 48 bytes (70 while the list grows) whatever its
+  // length, so a file of one-byte tokens would take 70 times its size:
+  // past kMaxTokens (about 75 MB) the file is refused where it is (issue 28).
+  static constexpr std::size_t kMaxTokens = std::size_t{1} << 20;
+
   std::vector<Token> run() {
     std::vector<Token> out;
     while (i_ < s_.size()) {
+      if (out.size() >= kMaxTokens)
+        fail(fmt::format("more than {} tokens in one file: is it a litmus test?", kMaxTokens));
       const char c = s_[i_];
       if (c == '\n') {
         push(out, Tok::Newline, "\\n", 1);
@@ -259,24 +266,51 @@ bool is_register_name(std::string_view s) {
 
 std::int64_t integer_value(const Token& t, bool negative, const std::string& file) {
   auto fail = [&](std::string msg) { throw InputError(Diagnostic{file, t.loc, std::move(msg)}); };
-  std::uint64_t v = 0;
-  const char* b = t.text.data();
-  const char* e = b + t.text.size();
-  int base = 10;
-  if (t.text.size() > 2 && t.text[0] == '0' && (t.text[1] == 'x' || t.text[1] == 'X')) {
-    b += 2;
-    base = 16;
-  }
-  if (t.text.find_first_of(".eEfFdD", base == 16 ? 2 : 0) != std::string::npos && base == 10)
+  const bool hex = t.text.size() > 2 && t.text[0] == '0' && (t.text[1] == 'x' || t.text[1] == 'X');
+  if (t.text.find_first_of(".eEfFdD") != std::string::npos && !hex)
     fail(fmt::format("expected an integer, found '{}'", t.text));
   if (t.text.size() > 1 &&
       (t.text[1] == 'f' || t.text[1] == 'F' || t.text[1] == 'd' || t.text[1] == 'D'))
     fail(fmt::format("expected an integer, found '{}'", t.text));
-  auto [p, ec] = std::from_chars(b, e, v, base);
-  if (ec != std::errc() || p != e) fail(fmt::format("number '{}' does not fit in 64 bits", t.text));
-  if (negative && v > (1ULL << 63))
-    fail(fmt::format("number '-{}' does not fit in 64 bits", t.text));
-  return negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
+  return integer_at(t.text, negative, file, t.loc);
+}
+
+namespace {
+
+// Decimal digits, or 0x/0X and hex digits: the digits and their base.
+std::optional<std::pair<std::string_view, int>> integer_digits(std::string_view text) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  const auto digit = [&](char c) {
+    return base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : c >= '0' && c <= '9';
+  };
+  if (text.empty() || !std::all_of(text.begin(), text.end(), digit)) return std::nullopt;
+  return std::make_pair(text, base);
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> unsigned_integer(std::string_view text) {
+  const auto d = integer_digits(text);
+  if (!d) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [p, ec] =
+      std::from_chars(d->first.data(), d->first.data() + d->first.size(), v, d->second);
+  if (ec != std::errc() || p != d->first.data() + d->first.size()) return std::nullopt;
+  return v;
+}
+
+std::int64_t integer_at(std::string_view text, bool negative, const std::string& file,
+                        SourceLoc at) {
+  auto fail = [&](std::string msg) { throw InputError(Diagnostic{file, at, std::move(msg)}); };
+  if (!integer_digits(text)) fail(fmt::format("expected an integer, found '{}'", text));
+  const std::optional<std::uint64_t> v = unsigned_integer(text);
+  if (!v || (negative && *v > (1ULL << 63)))
+    fail(fmt::format("number '{}{}' does not fit in 64 bits", negative ? "-" : "", text));
+  return negative ? static_cast<std::int64_t>(0 - *v) : static_cast<std::int64_t>(*v);
 }
 
 }  // namespace redscope::detail

@@ -1,6 +1,4 @@
 // Reading input files: size, kind and encoding checked before parsing.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -10,38 +8,17 @@
 
 #include <fmt/format.h>
 
+#include "frontend/lexer.hpp"
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/core/input.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 namespace redscope {
 
 std::string read_litmus_source(const std::string& path, std::size_t max_bytes) {
-  auto fail = [&](std::string msg) -> std::string {
-    throw InputError(Diagnostic{path, {0, 0}, std::move(msg)});
-  };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return fail(fmt::format("cannot read: {}", std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) return fail("is a folder, not a litmus file");
-  if (!S_ISREG(st.st_mode))
-    return fail("not a regular file (a FIFO, device or socket): redscope reads litmus files only");
-  if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    return fail(fmt::format("file of {} bytes is over the {}-byte limit (--max-file-size)",
-                            st.st_size, max_bytes));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
-  std::string text(max_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_bytes)
-    return fail(fmt::format("file is over the {}-byte limit (--max-file-size)", max_bytes));
-  if (text.rfind("\xef\xbb\xbf", 0) == 0)
-    return fail("starts with a UTF-8 byte-order mark: save the file without one");
-  if (text.rfind("\xff\xfe", 0) == 0 || text.rfind("\xfe\xff", 0) == 0)
-    return fail("is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8");
-  if (const auto nul = text.find('\0'); nul != std::string::npos)
-    return fail(fmt::format("is not text (a NUL byte at offset {}): is it a litmus file?", nul));
+  std::string text = read_input(path, max_bytes, "litmus file");
+  check_input_text(path, text, "litmus file");
   return text;
 }
 
@@ -73,7 +50,8 @@ std::optional<std::pair<std::string, std::size_t>> split_address(const std::stri
   const std::string n = a.substr(hash + 1);
   if (n.size() > 6 || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
-  return std::make_pair(a.substr(0, hash), static_cast<std::size_t>(std::stoul(n)));
+  return std::make_pair(a.substr(0, hash),
+                        static_cast<std::size_t>(detail::unsigned_integer(n).value_or(0)));
 }
 
 }  // namespace
@@ -111,9 +89,11 @@ std::vector<std::string> test_addresses(const std::string& file, std::size_t max
   const Dialect* d = dialect_for(file, {});
   if (!d || d == &dialects().front()) return {file};  // one test per .litmus file
   std::size_t n = 1;
+  // Any failure (bad input, a parser's own defect) stays with this file: it
+  // is reported when the file is checked, and the other files still run.
   try {
     n = parse_litmus_tests(file, max_bytes).size();
-  } catch (const InputError&) {
+  } catch (const std::exception&) {
     return {file};
   }
   if (n == 1) return {file};

@@ -39,9 +39,10 @@ Bits range(const BitRel& r) {
 }  // namespace
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
-                     const std::function<bool(std::string_view)>& enabled)
+                     const std::function<bool(std::string_view)>& enabled, const Budget* budget)
     : m_(m),
       n_(n),
+      budget_(budget),
       variants_(std::move(variants)),
       values_(m.slots.size()),
       upper_(m.slots.size()),
@@ -51,7 +52,7 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       forbids_(m.stmts.size(), 0) {
   for (std::size_t i = 0; i < m.slots.size(); ++i) {
     if (m.slots[i].type == Type::Rel)
-      values_[i].rel = BitRel(n);
+      values_[i].rel = BitRel(n, budget);  // charged first: a model of many lets
     else
       values_[i].set = Bits(words(n), 0);
   }
@@ -87,7 +88,7 @@ BitRel& Evaluator::upper(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
   is_upper_[i] = 1;
-  if (upper_[i].rel.size() != n_) upper_[i].rel = BitRel(n_);
+  if (upper_[i].rel.size() != n_) upper_[i].rel = BitRel(n_, budget_);
   return upper_[i].rel;
 }
 
@@ -125,23 +126,34 @@ void Evaluator::update(int from) {
 
 void Evaluator::run_let(const Let& l) { run_let_at(l, Bound::Lo); }
 
-// A recursive group starts empty and is re-evaluated until nothing changes
-// (the operators are monotone, so this is the least fixed point).
+void Evaluator::charge_rel() const { charge(budget_, BitRel::bytes_for(n_)); }
+
+// A recursive group starts empty and is re-evaluated until nothing changes.
+// parse_cat admits only bodies monotone in the group's names, so each round
+// adds pairs and the least fixed point is reached within n * n rounds per
+// name; the budget is checked every round, and a round past that bound
+// (impossible for a monotone group) is an internal error, never a hang.
 void Evaluator::run_let_at(const Let& l, Bound b) {
   std::vector<Value>& out = b == Bound::Lo ? values_ : upper_;
-  for (std::size_t slot : l.slots) upper_fresh_[slot] = b == Bound::Hi;
+  for (std::size_t slot : l.slots) {
+    upper_fresh_[slot] = b == Bound::Hi;
+    if (m_.slots[slot].type == Type::Rel && out[slot].rel.size() != n_) charge_rel();
+  }
   if (!l.rec) {
     out[l.slots[0]] = ev(*l.exprs[0], 0, b);
     return;
   }
   for (std::size_t slot : l.slots) out[slot].rel = BitRel(n_);
-  for (bool changed = true; changed;) {
-    changed = false;
+  const std::size_t max_rounds = n_ * n_ * l.slots.size() + 1;
+  for (std::size_t round = 0, changed = 1; changed; ++round) {
+    check(budget_);
+    if (round > max_rounds) throw std::logic_error("cat: a `let rec` group did not converge");
+    changed = 0;
     for (std::size_t k = 0; k < l.slots.size(); ++k) {
       const BitRel& next = ev(*l.exprs[k], 0, b).rel;
       if (!(next == out[l.slots[k]].rel)) {
         out[l.slots[k]].rel = next;
-        changed = true;
+        changed = 1;
       }
     }
   }
@@ -181,42 +193,52 @@ std::vector<std::string> Evaluator::failing() const {
 }
 
 Value& Evaluator::scratch(std::size_t d) const {
-  while (pool_.size() <= d) pool_.push_back(Value{BitRel(n_), Bits(words(n_), 0)});
+  while (pool_.size() <= d) pool_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
   return pool_[d];
 }
 
 const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) const {
-  const Value& a = ev(*e.args[0], d + 1, bound);
-  // The right of a difference is a negative occurrence: the other bound.
-  const Value& b = ev(*e.args[1], d + 2, e.op == Op::Diff ? flip(bound) : bound);
-  Value& r = scratch(d);
   if (e.op == Op::Cartesian) {
+    const Value& a = ev(*e.args[0], d + 1, bound);
+    const Value& b = ev(*e.args[1], d + 2, bound);
+    Value& r = scratch(d);
     r.rel.clear();
     for (std::size_t i = 0; i < n_; ++i)
       if (bit(a.set, i)) std::copy(b.set.begin(), b.set.end(), r.rel.row(i));
     return r;
   }
-  if (e.type == Type::Set) {
-    r.set = a.set;
-    for (std::size_t k = 0; k < r.set.size(); ++k) {
-      if (e.op == Op::Union)
-        r.set[k] |= b.set[k];
-      else if (e.op == Op::Inter)
-        r.set[k] &= b.set[k];
-      else
-        r.set[k] &= ~b.set[k];
+  // Union, Inter, Seq and Diff are n-ary: fold the operands into r.
+  Value& r = scratch(d);
+  const Value& first = ev(*e.args[0], d + 1, bound);
+  if (e.type == Type::Set)
+    r.set = first.set;
+  else
+    r.rel = first.rel;
+  for (std::size_t i = 1; i < e.args.size(); ++i) {
+    // The right of a difference is a negative occurrence: the other bound.
+    const Value& b = ev(*e.args[i], d + 1, e.op == Op::Diff ? flip(bound) : bound);
+    if (e.type == Type::Set) {
+      for (std::size_t k = 0; k < r.set.size(); ++k) {
+        if (e.op == Op::Union)
+          r.set[k] |= b.set[k];
+        else if (e.op == Op::Inter)
+          r.set[k] &= b.set[k];
+        else
+          r.set[k] &= ~b.set[k];
+      }
+      continue;
     }
-    return r;
-  }
-  if (e.op == Op::Seq) {
-    a.rel.compose_into(b.rel, r.rel);
-    return r;
-  }
-  r.rel = a.rel;
-  switch (e.op) {
-    case Op::Union: r.rel |= b.rel; break;
-    case Op::Inter: r.rel &= b.rel; break;
-    default: r.rel -= b.rel; break;  // Diff
+    switch (e.op) {
+      case Op::Union: r.rel |= b.rel; break;
+      case Op::Inter: r.rel &= b.rel; break;
+      case Op::Diff: r.rel -= b.rel; break;
+      default: {  // Seq: b's subtree is done with d + 2
+        Value& t = scratch(d + 2);
+        r.rel.compose_into(b.rel, t.rel);
+        std::swap(r.rel, t.rel);
+        break;
+      }
+    }
   }
   return r;
 }

@@ -1,11 +1,19 @@
-// The cat-subset parser: tokens, then recursive descent with herd7's
-// precedences (lowest first: `|`, `;`, `\`, `&`, then the postfix and
-// prefix operators). Every name is resolved to a slot and every expression
-// typed while parsing, so an evaluator never meets an unknown name.
+// The cat-subset parser: a streaming lexer (one token of lookahead, so a
+// file's tokens are never all held at once), then recursive descent with
+// herd7's precedences (lowest first: `|`, `;`, `\`, `&`, then the postfix
+// and prefix operators). Every name is resolved to a slot and every
+// expression typed while parsing, so an evaluator never meets an unknown
+// name. Chains of one infix operator become one n-ary node, and every tree's
+// height and the parser's own recursion are bounded by kMaxNesting, so no
+// walk over a model (here, the evaluators, explain, destructors) recurses
+// deeper than that whatever the file holds.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <deque>
 #include <map>
+#include <set>
 
 #include "redscope/model/cat.hpp"
 
@@ -47,26 +55,20 @@ bool name_char(char c) {
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& file) : s_(text), file_(file) {}
+  Lexer(std::string_view text, const std::string& file) : s_(text), file_(&file) {}
 
-  std::vector<Token> run() {
-    std::vector<Token> out;
-    for (;;) {
-      skip_space();
-      Token t;
-      t.loc = {line_, col_};
-      if (i_ == s_.size()) {
-        out.push_back(t);
-        return out;
-      }
-      t.kind = lex_one(t.text);
-      out.push_back(std::move(t));
-    }
+  // The next token; End (again and again) at the end of the text.
+  Token next() {
+    skip_space();
+    Token t;
+    t.loc = {line_, col_};
+    if (i_ < s_.size()) t.kind = lex_one(t.text);
+    return t;
   }
 
  private:
   [[noreturn]] void fail(SourceLoc at, std::string m) const {
-    throw InputError(Diagnostic{file_, at, std::move(m)});
+    throw InputError(Diagnostic{*file_, at, std::move(m)});
   }
   void step() {
     if (s_[i_] == '\n') {
@@ -156,7 +158,7 @@ class Lexer {
   }
 
   std::string_view s_;
-  const std::string& file_;
+  const std::string* file_;
   std::size_t i_ = 0;
   int line_ = 1, col_ = 1;
 };
@@ -178,37 +180,56 @@ class Parser {
   Parser(Model& m, const IncludeReader& include, std::map<std::string, std::size_t>& scope)
       : m_(m),
         include_(include),
-        scope_(scope) {}
+        scope_(scope),
+        primitives_(m.slots.size()) {}
 
-  void file(std::string_view text, const std::string& name, int include_depth) {
+  // Parses one file (the model or an included one) onto the model; `key`
+  // identifies it for include cycles.
+  void file(std::string_view text, const std::string& name, const std::string& key) {
     const std::string saved_file = file_;
-    std::vector<Token> saved_toks = std::move(toks_);
-    const std::size_t saved_pos = pos_;
+    std::optional<Lexer> saved_lex = std::move(lex_);
+    std::deque<Token> saved_ahead = std::move(ahead_);
     file_ = name;
-    toks_ = Lexer(text, file_).run();
-    pos_ = 0;
+    lex_.emplace(text, file_);
+    ahead_.clear();
+    active_.push_back({key, name});
     title();
-    while (peek().kind != Tok::End) statement(include_depth);
+    while (peek().kind != Tok::End) statement();
+    active_.pop_back();
     file_ = saved_file;
-    toks_ = std::move(saved_toks);
-    pos_ = saved_pos;
+    lex_ = std::move(saved_lex);
+    ahead_ = std::move(saved_ahead);
   }
 
  private:
   // ---- tokens ----------------------------------------------------------------
-  const Token& peek(std::size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+  // One token of lookahead beyond the current one (peek(1)); End repeats.
+  const Token& peek(std::size_t k = 0) {
+    while (ahead_.size() <= k) ahead_.push_back(lex_->next());
+    return ahead_[k];
+  }
   Token next() {
     Token t = peek();
-    if (pos_ < toks_.size() - 1) ++pos_;
+    if (t.kind != Tok::End) ahead_.pop_front();
     return t;
   }
-  bool word(std::string_view w, std::size_t k = 0) const {
+  // A point to come back to (a `let rec` group is read twice).
+  struct Mark {
+    Lexer lex;
+    std::deque<Token> ahead;
+  };
+  Mark mark() const { return {*lex_, ahead_}; }
+  void reset(Mark m) {
+    lex_ = std::move(m.lex);
+    ahead_ = std::move(m.ahead);
+  }
+  bool word(std::string_view w, std::size_t k = 0) {
     return peek(k).kind == Tok::Name && peek(k).text == w;
   }
   [[noreturn]] void fail(SourceLoc at, std::string m) const {
     throw InputError(Diagnostic{file_, at, std::move(m)});
   }
-  std::string describe(const Token& t) const {
+  static std::string describe(const Token& t) {
     if (t.kind == Tok::End) return "the end of the file";
     return fmt::format("'{}'", printable(t.text));
   }
@@ -236,10 +257,10 @@ class Parser {
     }
   }
 
-  void statement(int include_depth) {
+  void statement() {
     const Token& t = peek();
     if (word("let")) return let();
-    if (word("include")) return include(include_depth);
+    if (word("include")) return include();
     if (word("flag") || word("acyclic") || word("irreflexive") || word("empty") ||
         t.kind == Tok::Tilde)
       return check();
@@ -257,14 +278,14 @@ class Parser {
     std::vector<ExprPtr> bodies;
     if (l.rec) {
       // Every name of the group is in scope in every body: relations.
-      const std::size_t mark = pos_;
+      Mark start = mark();
       do {
         if (!names.empty()) next();
         names.push_back(expect_name("a name to bind"));
-        l.slots.push_back(add_slot(names.back().text, Type::Rel));
+        l.slots.push_back(add_slot(names.back(), Type::Rel));
         skip_to_and();
       } while (word("and"));
-      pos_ = mark;
+      reset(std::move(start));
     }
     std::size_t k = 0;
     do {
@@ -274,13 +295,38 @@ class Parser {
       ExprPtr e = expr(0);
       if (l.rec && e->type != Type::Rel)
         fail(e->loc, fmt::format("'{}' in 'let rec' must be a relation", n.text));
-      if (!l.rec) l.slots.push_back(add_slot(n.text, e->type));
+      if (!l.rec) l.slots.push_back(add_slot(n, e->type));
       l.exprs.push_back(std::move(e));
       ++k;
     } while (word("and"));
+    if (l.rec)
+      for (const ExprPtr& e : l.exprs) monotone(l, *e, true);
     Stmt s;
     s.let = std::move(l);
     push(std::move(s));
+  }
+
+  // A `let rec` group is the least fixed point of its bodies, computed by
+  // iterating from empty; that exists and the iteration ends only when
+  // every body is monotone in the group's names (Knaster-Tarski; herd7's
+  // interpreter iterates the same way and does not check, so `let rec r =
+  // ~r` never ends there). So a name of the group may occur only in
+  // positive positions: under an even number of complements `~` and right
+  // operands of `\` (the only antitone operators of the subset).
+  void monotone(const Let& l, const Expr& e, bool positive) const {
+    if (e.op == Op::Ref) {
+      const bool bound = std::find(l.slots.begin(), l.slots.end(), e.slot) != l.slots.end();
+      if (bound && !positive)
+        fail(e.loc, fmt::format("'{}' is defined by this 'let rec' and occurs here in a "
+                                "non-monotone position (under '~' or on the right of '\\'): "
+                                "its least fixed point may not exist",
+                                m_.slots[e.slot].name));
+      return;
+    }
+    for (std::size_t i = 0; i < e.args.size(); ++i) {
+      const bool flips = e.op == Op::Complement || (e.op == Op::Diff && i > 0);
+      monotone(l, *e.args[i], flips ? !positive : positive);
+    }
   }
 
   // In a `let rec` group, skips one binding's `= body` to find the next name.
@@ -299,19 +345,51 @@ class Parser {
     }
   }
 
-  std::size_t add_slot(const std::string& name, Type t) {
-    m_.slots.push_back(Slot{name, t, false, 0});
-    scope_[name] = m_.slots.size() - 1;
+  std::size_t add_slot(const Token& name, Type t) {
+    // One value per name, n x n bits each in the enumerator: a located
+    // error rather than a model no test could be checked with.
+    if (m_.slots.size() - primitives_ >= kMaxBindings)
+      fail(name.loc, fmt::format("more than {} names bound by 'let' in one model", kMaxBindings));
+    m_.slots.push_back(Slot{name.text, t, false, 0});
+    scope_[name.text] = m_.slots.size() - 1;
     return m_.slots.size() - 1;
   }
 
-  void include(int include_depth) {
+  // A file is included once: a later `include` of the same file (same
+  // canonical path) is skipped, as its bindings are already in scope (herd7
+  // reads it again; then a chain of files each including the next twice
+  // doubles per link). Including a file from itself, directly or through
+  // others, is an error: its bindings would not be defined yet.
+  void include() {
     const Token kw = next();
     const Token f = expect(Tok::String, "a quoted file name");
-    if (include_depth >= kMaxNesting) fail(kw.loc, "includes nested deeper than 200");
-    std::optional<std::string> text = include_ ? include_(f.text) : std::nullopt;
-    if (!text) fail(f.loc, fmt::format("cannot read included file \"{}\"", printable(f.text)));
-    file(*text, f.text, include_depth + 1);
+    if (active_.size() > static_cast<std::size_t>(kMaxNesting))
+      fail(kw.loc, fmt::format("includes nested deeper than {}", kMaxNesting));
+    std::optional<IncludedFile> got;
+    try {
+      if (include_) got = include_(f.text, file_);
+    } catch (const InputError& e) {
+      fail(f.loc, fmt::format("cannot read included file \"{}\": {}", printable(f.text),
+                              e.diagnostic().message));
+    }
+    if (!got) fail(f.loc, fmt::format("cannot read included file \"{}\"", printable(f.text)));
+    for (const auto& [key, name] : active_)
+      if (key == got->key) fail(f.loc, fmt::format("include cycle: {}", cycle_from(key)));
+    if (done_.count(got->key)) return;
+    if (done_.size() >= kMaxIncludes)
+      fail(f.loc, fmt::format("more than {} files included by one model", kMaxIncludes));
+    done_.insert(got->key);
+    file(got->text, got->name, got->key);
+  }
+
+  // "a.cat includes b.cat, which includes a.cat": the active includes from `key` on.
+  std::string cycle_from(const std::string& key) const {
+    auto it =
+        std::find_if(active_.begin(), active_.end(), [&](const auto& a) { return a.first == key; });
+    const std::string first = printable(it->second);
+    std::string out = first;
+    for (++it; it != active_.end(); ++it) out += " includes " + printable(it->second) + ", which";
+    return out + " includes " + first;
   }
 
   void check() {
@@ -345,7 +423,11 @@ class Parser {
   void push(Stmt s) { m_.stmts.push_back(std::move(s)); }
 
   // ---- expressions -------------------------------------------------------------
+  // Every node is counted: a model's tree stays within kMaxNodes (about
+  // 100 bytes each), whatever the size of the file.
   ExprPtr node(Op op, Type t, SourceLoc at) {
+    if (++nodes_ > kMaxNodes)
+      fail(at, fmt::format("more than {} operators and operands in one model", kMaxNodes));
     auto e = std::make_unique<Expr>();
     e->op = op;
     e->type = t;
@@ -353,25 +435,54 @@ class Parser {
     return e;
   }
 
+  // Makes `a` an argument of `e`, keeping the tree's height within bounds
+  // (located at the node that would exceed it: the 201st `^-1` of a chain).
+  void adopt(Expr& e, ExprPtr a) {
+    e.height = std::max(e.height, a->height + 1);
+    if (e.height > kMaxNesting)
+      fail(e.loc, fmt::format("expression nested deeper than {}", kMaxNesting));
+    e.args.push_back(std::move(a));
+  }
+
+  // The parser's own recursion: parentheses, brackets, prefix operators.
   void nest(const SourceLoc& at, int depth) const {
     if (depth > kMaxNesting) fail(at, fmt::format("expression nested deeper than {}", kMaxNesting));
   }
 
-  // `0` takes the type of the other operand.
+  // Operands of one type; `0` takes the type of the other operand.
+  void unify(Expr& a, Expr& b, SourceLoc at) const {
+    if (a.op == Op::Empty) a.type = b.type;
+    if (b.op == Op::Empty) b.type = a.type;
+    if (a.type != b.type)
+      fail(at, fmt::format("operands of different types: {} and {}", type_name(a.type),
+                           type_name(b.type)));
+  }
+
+  // `a op b` as one n-ary node: a chain `a | b | c`, `(a | b) | c` and
+  // `a | (b | c)` are one Union of three (likewise `;` and `&`, which are
+  // associative); `a \ b \ c` is one Diff (args[0] minus the others), but
+  // `a \ (b \ c)` keeps its right operand.
   ExprPtr binary(Op op, ExprPtr a, ExprPtr b, SourceLoc at) {
-    if (a->op == Op::Empty) a->type = b->type;
-    if (b->op == Op::Empty) b->type = a->type;
-    if (a->type != b->type)
-      fail(at, fmt::format("operands of different types: {} and {}", type_name(a->type),
-                           type_name(b->type)));
+    unify(*a, *b, at);
     if (op == Op::Seq && a->type != Type::Rel) fail(at, "';' composes relations, not sets");
-    ExprPtr e = node(op, a->type, at);
-    e->args.push_back(std::move(a));
-    e->args.push_back(std::move(b));
+    ExprPtr e;
+    if (a->op == op) {
+      e = std::move(a);
+    } else {
+      e = node(op, a->type, at);
+      adopt(*e, std::move(a));
+    }
+    if (b->op == op && op != Op::Diff) {
+      for (ExprPtr& arg : b->args) adopt(*e, std::move(arg));
+    } else {
+      adopt(*e, std::move(b));
+    }
     return e;
   }
 
-  // Precedence levels: 0 `|`, 1 `;`, 2 `\` (left), 3 `&`; then unary.
+  // Precedence levels: 0 `|`, 1 `;`, 2 `\` (left), 3 `&`; then unary. A
+  // level calls the next once per operand (a loop, not a recursion per
+  // operator), so a chain of any length is parsed at constant depth.
   ExprPtr expr(int depth) {
     nest(peek().loc, depth);
     if (word("if")) return conditional(depth);
@@ -382,10 +493,10 @@ class Parser {
     static constexpr Tok kOps[] = {Tok::Bar, Tok::Semi, Tok::Backslash, Tok::Amp};
     static constexpr Op kKinds[] = {Op::Union, Op::Seq, Op::Diff, Op::Inter};
     if (level == 4) return unary(depth);
-    ExprPtr lhs = infix(level + 1, depth + 1);
+    ExprPtr lhs = infix(level + 1, depth);
     while (peek().kind == kOps[level]) {
       const SourceLoc at = next().loc;
-      ExprPtr rhs = infix(level + 1, depth + 1);
+      ExprPtr rhs = infix(level + 1, depth);
       lhs = binary(kKinds[level], std::move(lhs), std::move(rhs), at);
     }
     return lhs;
@@ -399,13 +510,14 @@ class Parser {
     ExprPtr a = expr(depth + 1);
     expect_word("else");
     ExprPtr b = expr(depth + 1);
-    ExprPtr both = binary(Op::Union, std::move(a), std::move(b), at);  // types agree
-    e->type = both->type;
-    e->args = std::move(both->args);
+    unify(*a, *b, at);
+    e->type = a->type;
+    adopt(*e, std::move(a));
+    adopt(*e, std::move(b));
     return e;
   }
 
-  bool starts_operand() const {
+  bool starts_operand() {
     const Tok k = peek(1).kind;
     return k == Tok::Name || k == Tok::LPar || k == Tok::LBrack || k == Tok::Underscore ||
            k == Tok::Tilde || k == Tok::Zero;
@@ -417,23 +529,25 @@ class Parser {
       const SourceLoc at = next().loc;
       ExprPtr a = unary(depth + 1);
       ExprPtr e = node(Op::Complement, a->type, at);
-      e->args.push_back(std::move(a));
+      adopt(*e, std::move(a));
       return e;
     }
     ExprPtr e = primary(depth);
     return postfix(std::move(e), depth);
   }
 
+  // Postfix operators loop (no recursion); each adds a node, so a chain of
+  // them counts against the height bound.
   ExprPtr postfix(ExprPtr e, int depth) {
     for (;;) {
       const Tok k = peek().kind;
-      if (k == Tok::Star && starts_operand() && e->type == Type::Set) {
+      if (k == Tok::Star && e->type == Type::Set && starts_operand()) {
         const SourceLoc at = next().loc;
         ExprPtr rhs = unary(depth + 1);
         if (rhs->type != Type::Set) fail(at, "'S * T' needs two sets");
         ExprPtr c = node(Op::Cartesian, Type::Rel, at);
-        c->args.push_back(std::move(e));
-        c->args.push_back(std::move(rhs));
+        adopt(*c, std::move(e));
+        adopt(*c, std::move(rhs));
         e = std::move(c);
         continue;
       }
@@ -452,7 +566,7 @@ class Parser {
       if (e->type != Type::Rel)
         fail(t.loc, fmt::format("'{}' applies to a relation, not a set", t.text));
       ExprPtr p = node(op, Type::Rel, t.loc);
-      p->args.push_back(std::move(e));
+      adopt(*p, std::move(e));
       e = std::move(p);
     }
   }
@@ -470,7 +584,7 @@ class Parser {
         if (s->type != Type::Set) fail(t.loc, "'[S]' needs a set");
         expect(Tok::RBrack, "']'");
         ExprPtr e = node(Op::Identity, Type::Rel, t.loc);
-        e->args.push_back(std::move(s));
+        adopt(*e, std::move(s));
         return e;
       }
       case Tok::Zero: return node(Op::Empty, Type::Rel, t.loc);
@@ -487,7 +601,7 @@ class Parser {
       expect(Tok::RPar, "')'");
       if (r->type != Type::Rel) fail(t.loc, fmt::format("'{}' needs a relation", t.text));
       ExprPtr e = node(t.text == "domain" ? Op::Domain : Op::Range, Type::Set, t.loc);
-      e->args.push_back(std::move(r));
+      adopt(*e, std::move(r));
       return e;
     }
     if (is_keyword(t.text)) fail(t.loc, fmt::format("expected an expression, found '{}'", t.text));
@@ -501,9 +615,13 @@ class Parser {
   Model& m_;
   const IncludeReader& include_;
   std::map<std::string, std::size_t>& scope_;
+  std::size_t primitives_;  // slots before the first binding
   std::string file_;
-  std::vector<Token> toks_;
-  std::size_t pos_ = 0;
+  std::optional<Lexer> lex_;
+  std::deque<Token> ahead_;
+  std::vector<std::pair<std::string, std::string>> active_;  // files being read: key, name
+  std::set<std::string> done_;                               // keys of files included
+  std::size_t nodes_ = 0;                                    // Expr nodes made
 };
 
 // ---- levels ----------------------------------------------------------------------
@@ -538,7 +656,8 @@ void assign_levels(Model& m) {
 }  // namespace
 
 Model parse_cat(std::string_view text, const std::string& file,
-                const std::vector<Primitive>& primitives, const IncludeReader& include) {
+                const std::vector<Primitive>& primitives, const IncludeReader& include,
+                const std::string& top_key) {
   Model m;
   m.file = file;
   std::map<std::string, std::size_t> scope;
@@ -546,7 +665,7 @@ Model parse_cat(std::string_view text, const std::string& file,
     m.slots.push_back(Slot{std::string(p.name), p.type, true, p.level});
     scope[std::string(p.name)] = m.slots.size() - 1;
   }
-  Parser(m, include, scope).file(text, file, 0);
+  Parser(m, include, scope).file(text, file, top_key.empty() ? file : top_key);
   assign_levels(m);
   return m;
 }
@@ -597,7 +716,7 @@ std::string postfix(Op op) {
 std::string to_text(const Model& m, const Expr& e) {
   auto arg = [&](std::size_t i) {
     const Expr& a = *e.args[i];
-    return atomic(a) || a.op == e.op ? to_text(m, a) : "(" + to_text(m, a) + ")";
+    return atomic(a) ? to_text(m, a) : "(" + to_text(m, a) + ")";
   };
   switch (e.op) {
     case Op::Ref: return m.slots[e.slot].name;
@@ -607,7 +726,11 @@ std::string to_text(const Model& m, const Expr& e) {
     case Op::Inter:
     case Op::Diff:
     case Op::Seq:
-    case Op::Cartesian: return arg(0) + std::string(infix(e.op)) + arg(1);
+    case Op::Cartesian: {  // n-ary (a same-operator operand is a Diff's right: parenthesized)
+      std::string out = arg(0);
+      for (std::size_t i = 1; i < e.args.size(); ++i) out += std::string(infix(e.op)) + arg(i);
+      return out;
+    }
     case Op::Inverse:
     case Op::Plus:
     case Op::Star:

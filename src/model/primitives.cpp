@@ -178,69 +178,105 @@ void add_sets(StaticPrimitives& p, const Skeleton& sk) {
   add_proxy_sets(p, sk);
 }
 
-BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p) {
-  BitRel r(sk.size());
-  for (EventId a = 0; a < sk.size(); ++a)
+// Rows between budget checks in the n x n loops below (issue 28: every loop
+// whose trip count grows with the test checks the budget).
+constexpr std::size_t kRowsPerCheck = 64;
+
+BitRel pairs_where(const Skeleton& sk, const std::function<bool(const Event&, const Event&)>& p,
+                   const Budget* budget) {
+  BitRel r(sk.size(), budget);
+  for (EventId a = 0; a < sk.size(); ++a) {
+    if (a % kRowsPerCheck == 0) check(budget);
     for (EventId b = 0; b < sk.size(); ++b)
       if (p(sk.ev(a), sk.ev(b))) r.set(a, b);
+  }
   return r;
 }
 
-BitRel po_loc(const Skeleton& sk, const BitRel& po) {
-  BitRel r(sk.size());
-  for (EventId a = 0; a < sk.size(); ++a)
-    for (EventId b = 0; b < sk.size(); ++b) {
-      const Event& x = sk.ev(a);
+BitRel po_loc(const Skeleton& sk, const BitRel& po, const Budget* budget) {
+  BitRel r(sk.size(), budget);
+  for (EventId a = 0; a < sk.size(); ++a) {
+    if (a % kRowsPerCheck == 0) check(budget);
+    const Event& x = sk.ev(a);
+    if (!x.is_memory()) continue;
+    po.for_each(a, [&](std::size_t b) {
       const Event& y = sk.ev(b);
-      r.set(a, b, po.has(a, b) && x.is_memory() && y.is_memory() && x.vloc == y.vloc);
-    }
+      if (y.is_memory() && x.vloc == y.vloc) r.set(a, b);
+    });
+  }
   return r;
 }
+
+BitRel morally_strong_rel(const Skeleton& sk, const Budget* budget) {
+  BitRel ms(sk.size(), budget);
+  for (EventId a = 0; a < sk.size(); ++a) {
+    if (a % kRowsPerCheck == 0) check(budget);
+    for (EventId b = 0; b < sk.size(); ++b)
+      if (morally_strong(sk, a, b)) ms.set(a, b);
+  }
+  return ms;
+}
+
+// The relations static_primitives holds at once, with the temporaries that
+// make them: what is charged before the first is made.
+constexpr std::size_t kStaticRelations = 18;
 
 }  // namespace
 
-StaticPrimitives static_primitives(const Skeleton& sk) {
+StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
+  const std::size_t n = sk.size();
+  charge(budget, kStaticRelations * BitRel::bytes_for(n));
   StaticPrimitives p;
+  p.rels.reserve(14);  // `po` is read by reference while later ones are added
   add_sets(p, sk);
-  const BitRel po = BitRel::from(po_closure(sk));
-  const BitRel data = BitRel::from(edge_matrix(sk, EdgeKind::Data));
-  const BitRel ctrl = BitRel::from(edge_matrix(sk, EdgeKind::Ctrl));
-  const BitRel addr = BitRel::from(edge_matrix(sk, EdgeKind::Addr));
   auto same_thread = [](const Event& x, const Event& y) {
     return !x.is_init && !y.is_init && x.thread == y.thread;
   };
-  p.rels = {{"id", BitRel(sk.size()).reflexive()},
-            {"po", po},
-            {"po-loc", po_loc(sk, po)},
-            {"loc", pairs_where(sk,
-                                [](const Event& x, const Event& y) {
-                                  return x.is_memory() && y.is_memory() && x.loc == y.loc;
-                                })},
-            {"vloc", pairs_where(sk,
-                                 [](const Event& x, const Event& y) {
-                                   return x.is_memory() && y.is_memory() && x.vloc == y.vloc;
-                                 })},
-            {"scta", pairs_where(sk,
-                                 [&sk](const Event& x, const Event& y) {
-                                   if (x.is_init || y.is_init) return false;
-                                   const Placement& px = sk.placement[x.thread];
-                                   const Placement& py = sk.placement[y.thread];
-                                   return scope_includes(Scope::Cta, px, py);
-                                 })},
-            {"int", pairs_where(sk, same_thread)},
-            {"ext", pairs_where(sk,
-                                [](const Event& x, const Event& y) {
-                                  return !x.is_init && !y.is_init && x.thread != y.thread;
-                                })},
-            {"rmw", BitRel::from(edge_matrix(sk, EdgeKind::Rmw))},
-            {"data", data},
-            {"ctrl", ctrl},
-            {"addr", addr},
-            {"dep", data | ctrl | addr},
-            {"ms", BitRel(sk.size())}};
-  BitRel& ms = p.rels.back().second;
-  for (EventId a = 0; a < sk.size(); ++a)
-    for (EventId b = 0; b < sk.size(); ++b) ms.set(a, b, morally_strong(sk, a, b));
+  auto add = [&](std::string_view name, BitRel r) { p.rels.emplace_back(name, std::move(r)); };
+  auto add_matrix = [&](std::string_view name, const BoolMatrix& m) {
+    add(name, BitRel::from(m, budget));
+  };
+  BitRel id(n, budget);
+  for (EventId a = 0; a < n; ++a) id.set(a, a);
+  add("id", std::move(id));
+  add_matrix("po", po_closure(sk, budget));
+  const BitRel& po = p.rels.back().second;
+  add("po-loc", po_loc(sk, po, budget));
+  add("loc", pairs_where(
+                 sk,
+                 [](const Event& x, const Event& y) {
+                   return x.is_memory() && y.is_memory() && x.loc == y.loc;
+                 },
+                 budget));
+  add("vloc", pairs_where(
+                  sk,
+                  [](const Event& x, const Event& y) {
+                    return x.is_memory() && y.is_memory() && x.vloc == y.vloc;
+                  },
+                  budget));
+  add("scta", pairs_where(
+                  sk,
+                  [&sk](const Event& x, const Event& y) {
+                    if (x.is_init || y.is_init) return false;
+                    const Placement& px = sk.placement[x.thread];
+                    const Placement& py = sk.placement[y.thread];
+                    return scope_includes(Scope::Cta, px, py);
+                  },
+                  budget));
+  add("int", pairs_where(sk, same_thread, budget));
+  add("ext", pairs_where(
+                 sk,
+                 [](const Event& x, const Event& y) {
+                   return !x.is_init && !y.is_init && x.thread != y.thread;
+                 },
+                 budget));
+  add_matrix("rmw", edge_matrix(sk, EdgeKind::Rmw, budget));
+  add_matrix("data", edge_matrix(sk, EdgeKind::Data, budget));
+  add_matrix("ctrl", edge_matrix(sk, EdgeKind::Ctrl, budget));
+  add_matrix("addr", edge_matrix(sk, EdgeKind::Addr, budget));
+  charge(budget, BitRel::bytes_for(n));
+  add("dep", p.rel("data") | p.rel("ctrl") | p.rel("addr"));
+  add("ms", morally_strong_rel(sk, budget));
   return p;
 }
 

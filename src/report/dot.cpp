@@ -208,6 +208,8 @@ std::vector<std::string> folders_of(const std::string& address) {
 
 }  // namespace
 
+constexpr std::size_t kMaxStem = 160;
+
 std::vector<std::string> unique_stems(const std::vector<std::string>& addresses) {
   std::vector<std::vector<std::string>> dirs;
   for (const std::string& a : addresses) dirs.push_back(folders_of(a));
@@ -221,7 +223,11 @@ std::vector<std::string> unique_stems(const std::vector<std::string>& addresses)
   for (std::size_t i = 0; i < addresses.size(); ++i) {
     std::string b;
     for (std::size_t k = common; k < dirs[i].size(); ++k) b += file_stem(dirs[i][k]) + "__";
-    bases.push_back(b + file_stem(address_stem(addresses[i])));
+    b += file_stem(address_stem(addresses[i]));
+    // A file name holds at most NAME_MAX (255) bytes: keep room for the
+    // "-K" suffixes and "-12-Causality.svg" endings the callers add.
+    if (b.size() > kMaxStem) b.resize(kMaxStem);
+    bases.push_back(b);
   }
   const std::set<std::string> all(bases.begin(), bases.end());
   std::set<std::string> used;

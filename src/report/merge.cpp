@@ -1,6 +1,7 @@
 #include "redscope/report/merge.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include <fmt/format.h>
@@ -10,8 +11,11 @@
 namespace redscope {
 namespace {
 
-// A minimal JSON scanner: checks the syntax and returns the raw text of
-// values, enough to split an array of objects and read string fields.
+// A strict JSON scanner (RFC 8259): checks the whole syntax, strings included
+// (UTF-8, escapes, no raw control characters), with a nesting bound, and
+// returns the raw text of values: enough to split an array of objects and
+// read string fields. Merged output copies that raw text, so only valid JSON
+// may pass.
 class Scanner {
  public:
   Scanner(std::string_view text, const std::string& file) : t_(text), file_(file) {}
@@ -71,7 +75,7 @@ class Scanner {
         e.strings[key] = string();
       } else {
         const std::size_t v = p_;
-        value();
+        value(2);
         if (key == "error" && t_.substr(v, p_ - v) != "null") e.has_error = true;
       }
       ws();
@@ -85,75 +89,195 @@ class Scanner {
     }
   }
 
-  void value() {
+  // One JSON value (RFC 8259 §3) at nesting `depth` (the shard's array is 1):
+  // deeper than kMaxDepth is an error, so the recursion stays bounded.
+  void value(int depth) {
     const char c = peek();
     if (c == '"') {
       string();
       return;
     }
     if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++p_;
-      ws();
-      if (peek() == close) {
-        ++p_;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (c == '{') {
-          string();
-          ws();
-          expect(':');
-          ws();
-        }
-        value();
-        ws();
-        if (peek() == ',') {
-          ++p_;
-          continue;
-        }
-        expect(close);
-        return;
-      }
+      if (depth >= kMaxDepth)
+        fail(fmt::format("arrays and objects nested deeper than {} levels", kMaxDepth));
+      container(c, depth + 1);
+      return;
     }
     for (std::string_view lit : {"null", "true", "false"})
       if (t_.substr(p_, lit.size()) == lit) {
         p_ += lit.size();
         return;
       }
-    const std::size_t s = p_;
-    while (p_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[p_])) ||
-                              std::string_view("+-.eE").find(t_[p_]) != std::string_view::npos))
-      ++p_;
-    if (p_ == s) fail("expected a JSON value");
+    number();
   }
 
+  void container(char open, int depth) {
+    const char close = open == '{' ? '}' : ']';
+    ++p_;
+    ws();
+    if (peek() == close) {
+      ++p_;
+      return;
+    }
+    for (;;) {
+      ws();
+      if (open == '{') {
+        string();
+        ws();
+        expect(':');
+        ws();
+      }
+      value(depth);
+      ws();
+      if (peek() == ',') {
+        ++p_;
+        continue;
+      }
+      expect(close);
+      return;
+    }
+  }
+
+  // RFC 8259 §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+  void number() {
+    const std::size_t s = p_;
+    if (peek() == '-') ++p_;
+    if (!digit()) {
+      p_ = s;
+      fail("expected a JSON value");
+    }
+    if (t_[p_++] != '0')
+      while (digit()) ++p_;
+    if (peek() == '.') {
+      ++p_;
+      if (!digit()) fail("expected a digit after '.' in a number");
+      while (digit()) ++p_;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++p_;
+      if (peek() == '+' || peek() == '-') ++p_;
+      if (!digit()) fail("expected a digit in a number's exponent");
+      while (digit()) ++p_;
+    }
+  }
+  bool digit() const { return peek() >= '0' && peek() <= '9'; }
+
+  // A string (RFC 8259 §7), decoded: no raw control character, only the
+  // escapes \" \\ \/ \b \f \n \r \t \uXXXX (surrogates in pairs), and valid
+  // UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF).
   std::string string() {
     expect('"');
     std::string s;
     while (p_ < t_.size() && t_[p_] != '"') {
-      if (t_[p_] == '\\') {
-        if (++p_ >= t_.size()) break;
-        const char e = t_[p_];
-        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-        if (e == 'u') p_ += 4;
+      const auto b = static_cast<unsigned char>(t_[p_]);
+      if (b < 0x20)
+        fail(
+            fmt::format("a raw control character (byte 0x{:02x}) in a string: JSON writes it "
+                        "as an escape",
+                        b));
+      if (b == '\\') {
+        escape(s);
+      } else if (b < 0x80) {
+        s += t_[p_++];
       } else {
-        s += t_[p_];
+        const std::size_t n = utf8_length();
+        s += t_.substr(p_, n);
+        p_ += n;
       }
-      ++p_;
     }
     expect('"');
     return s;
   }
 
+  void escape(std::string& s) {
+    ++p_;
+    const char e = peek();
+    const std::string_view simple = "\"\\/bfnrt", meant = "\"\\/\b\f\n\r\t";
+    if (const auto k = simple.find(e); e != '\0' && k != std::string_view::npos) {
+      s += meant[k];
+      ++p_;
+      return;
+    }
+    if (e != 'u')
+      fail("a bad escape in a string (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    ++p_;
+    std::uint32_t cp = hex4();
+    if (cp >= 0xdc00 && cp <= 0xdfff) fail("a lone low surrogate \\u escape in a string");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      if (t_.substr(p_, 2) != "\\u") fail("a high surrogate \\u escape without its low half");
+      p_ += 2;
+      const std::uint32_t lo = hex4();
+      if (lo < 0xdc00 || lo > 0xdfff) fail("a high surrogate \\u escape without its low half");
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    }
+    append_utf8(s, cp);
+  }
+
+  std::uint32_t hex4() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i, ++p_) {
+      const char c = peek();
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+      if (d < 0) fail("\\u takes four hexadecimal digits");
+      v = v * 16 + static_cast<std::uint32_t>(d);
+    }
+    return v;
+  }
+
+  static void append_utf8(std::string& s, std::uint32_t cp) {
+    if (cp < 0x80) {
+      s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      s += static_cast<char>(0xc0 | (cp >> 6));
+      s += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      s += static_cast<char>(0xe0 | (cp >> 12));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      s += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+      s += static_cast<char>(0xf0 | (cp >> 18));
+      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      s += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+  }
+
+  // The length of the UTF-8 sequence at p_ (a lead byte >= 0x80), or an error
+  // at its first bad byte (RFC 3629 §4, the table of well-formed sequences).
+  std::size_t utf8_length() {
+    const auto at = [&](std::size_t i) {
+      return p_ + i < t_.size() ? static_cast<unsigned char>(t_[p_ + i]) : 0u;
+    };
+    const unsigned b = at(0);
+    const std::size_t n = b >= 0xc2 && b <= 0xdf   ? 2
+                          : b >= 0xe0 && b <= 0xef ? 3
+                          : b >= 0xf0 && b <= 0xf4 ? 4
+                                                   : 0;
+    if (n == 0) fail(fmt::format("byte 0x{:02x} is not UTF-8 (JSON text is UTF-8)", b));
+    const unsigned lo = b == 0xe0 ? 0xa0 : b == 0xf0 ? 0x90 : 0x80;
+    const unsigned hi = b == 0xed ? 0x9f : b == 0xf4 ? 0x8f : 0xbf;
+    for (std::size_t i = 1; i < n; ++i) {
+      const unsigned c = at(i);
+      if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xbf)) {
+        p_ += i;
+        fail(fmt::format("byte 0x{:02x} is not UTF-8 (JSON text is UTF-8)", c));
+      }
+    }
+    return n;
+  }
+
+  // JSON's whitespace: space, tab, line feed, carriage return (RFC 8259 §2).
   void ws() {
-    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+    while (p_ < t_.size() && std::string_view(" \t\n\r").find(t_[p_]) != std::string_view::npos)
+      ++p_;
   }
   char peek() const { return p_ < t_.size() ? t_[p_] : '\0'; }
   void expect(char c) {
-    if (peek() != c)
-      fail(p_ < t_.size() ? fmt::format("expected '{}', found '{}'", c, t_[p_])
+    if (peek() != c || p_ >= t_.size())
+      fail(p_ < t_.size() ? fmt::format("expected '{}', found '{}'", c, printable(t_.substr(p_, 1)))
                           : fmt::format("expected '{}', found the end", c));
     ++p_;
   }
@@ -170,6 +294,8 @@ class Scanner {
     throw InputError(Diagnostic{file_, SourceLoc{line, col},
                                 msg + " (expected the JSON of `redscope run --format json`)"});
   }
+
+  static constexpr int kMaxDepth = 256;  // nesting of arrays and objects
 
   std::string_view t_;
   const std::string& file_;

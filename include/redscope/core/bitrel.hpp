@@ -8,13 +8,24 @@
 
 namespace redscope {
 
+class Budget;
+
 // A relation as vertex-indexed booleans (the static helpers of events.hpp).
 using BoolMatrix = std::vector<std::vector<bool>>;
+// The bytes of an n x n BoolMatrix, to charge to a Budget before making one.
+inline std::size_t bool_matrix_bytes(std::size_t n) {
+  return n * ((n + 63) / 64 * 8 + sizeof(std::vector<bool>));
+}
 
 class BitRel {
  public:
   explicit BitRel(std::size_t n = 0) : n_(n), w_((n + 63) / 64), bits_(n * w_, 0) {}
-  static BitRel from(const BoolMatrix& m);
+  // The same, charged to `budget` (may be null) before it is allocated
+  // (Budget::charge: an input-sized relation past --max-memory is refused).
+  BitRel(std::size_t n, const Budget* budget);
+  static BitRel from(const BoolMatrix& m, const Budget* budget = nullptr);
+  // The bytes of a relation over n events.
+  static std::size_t bytes_for(std::size_t n) { return n * ((n + 63) / 64) * 8; }
 
   std::size_t size() const { return n_; }
   bool has(std::size_t i, std::size_t j) const { return (bits_[i * w_ + j / 64] >> (j % 64)) & 1U; }

@@ -48,6 +48,12 @@ class Budget {
   // stopped the test. Cheap: one clock read.
   void check() const;
   bool limited() const { return limits_.seconds > 0 || limits_.memory_mb > 0; }
+  // Charges `bytes` about to be allocated: throws BudgetExceeded (Memory)
+  // when --max-memory is set and resident_mb() plus the request is over it,
+  // so an input-sized allocation is refused before it is made; also check()s
+  // the deadline. Call it before every allocation whose size grows with the
+  // input (n x n relations, memory cells, estimates).
+  void charge(std::size_t bytes) const;
   const BudgetLimits& limits() const { return limits_; }
 
   // Stops the test: later check() calls throw, registered Z3 contexts are
@@ -75,13 +81,41 @@ class Budget {
 
   BudgetLimits limits_;
   std::chrono::steady_clock::time_point deadline_;
-  std::atomic<int> stopped_{-1};  // -1, or a BudgetKind
+  mutable std::atomic<int> stopped_{-1};         // -1, or a BudgetKind
+  mutable std::atomic<std::size_t> pending_{0};  // small charges not yet compared
   mutable std::mutex mu_;
   mutable std::vector<z3::context*> contexts_;
 };
 
 // Resident memory of this process, in MiB (0 when unknown).
 std::size_t resident_mb();
+
+// The budget of the test this thread is running (null: none), for the
+// stages whose interfaces carry no options: the dialects' parsers check it
+// (issue 28: the budget starts before parsing). with_budget sets it for its
+// body through AmbientBudget. Per thread, like the test it belongs to: a
+// suite's workers each run one test at a time, and nothing is shared.
+const Budget* ambient_budget();
+class AmbientBudget {
+ public:
+  explicit AmbientBudget(const Budget* b);
+  ~AmbientBudget();
+  AmbientBudget(const AmbientBudget&) = delete;
+  AmbientBudget& operator=(const AmbientBudget&) = delete;
+
+ private:
+  const Budget* saved_;
+};
+
+// budget->charge(bytes), or nothing when there is no budget (engines run
+// without one from tests and analyses).
+inline void charge(const Budget* budget, std::size_t bytes) {
+  if (budget) budget->charge(bytes);
+}
+// budget->check(), or nothing when there is no budget.
+inline void check(const Budget* budget) {
+  if (budget) budget->check();
+}
 
 // Calls tick() every `period` until `st` is stopped (for watchdogs and
 // progress lines on a std::jthread). condition_variable_any::wait_for with a
@@ -108,6 +142,9 @@ auto with_budget(const Opts& opts, F body) {
   Budget budget(opts.limits);
   Opts o = opts;
   o.budget = &budget;
+  // Expansion (memory layout, paths, skeletons) runs under the same budget.
+  if constexpr (requires { o.expand.budget; }) o.expand.budget = &budget;
+  const AmbientBudget ambient(&budget);
   std::jthread watchdog;
   if (budget.limited())
     // Once stopped, poll() keeps interrupting: a solver made after the first

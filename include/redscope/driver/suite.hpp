@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "redscope/core/input.hpp"
 #include "redscope/core/parallel.hpp"
 #include "redscope/engine/engine.hpp"
 
@@ -16,9 +17,12 @@ namespace redscope {
 // registered dialect claims (include/redscope/frontend/dialect.hpp; today *.litmus),
 // sorted per folder. A path that does not exist, a folder that cannot be read
 // or a dangling link is a problem: appended to `problems` (and the rest still
-// collected), or thrown as InputError when `problems` is null.
+// collected), or thrown as InputError when `problems` is null. A file holding
+// several tests (read with `max_bytes`) gives one address per test; a file
+// that cannot be read or parsed gives its own path, whose check reports why.
 std::vector<std::string> collect_litmus_files(const std::vector<std::string>& paths,
-                                              std::vector<Diagnostic>* problems = nullptr);
+                                              std::vector<Diagnostic>* problems = nullptr,
+                                              std::size_t max_bytes = kDefaultMaxInputBytes);
 
 // Parses and checks one file; input errors become TestResult::error.
 TestResult check_file(const std::string& path, const EngineOptions& opts);
@@ -58,7 +62,16 @@ struct Expectation {
   int line = 0;
 };
 
-std::vector<Expectation> read_expectations(const std::string& csv_path);
+// Reads the CSV with read_input (regular file, at most `max_bytes`): InputError
+// (CSV or CSV:LINE:1) when it cannot be read or a row is malformed.
+std::vector<Expectation> read_expectations(const std::string& csv_path,
+                                           std::size_t max_bytes = kDefaultMaxInputBytes);
+
+// The key under which test paths and expectation rows are matched: the
+// path's weakly canonical form, or, when the file system refuses one (a name
+// over NAME_MAX, a loop of links), its lexically normal absolute form. Never
+// throws a filesystem_error.
+std::string path_key(const std::string& path);
 
 struct ExpectReport {
   std::vector<std::string> lines;  // one per mismatch or error

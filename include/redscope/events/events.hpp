@@ -12,6 +12,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "redscope/core/bitrel.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/core/expr.hpp"
 #include "redscope/core/litmus.hpp"
 
@@ -129,6 +130,10 @@ inline constexpr std::uint64_t kStatusUndefined = 2;
 struct ExpandOptions {
   int unroll = 2;                 // times a backward jump may be taken per path
   std::size_t max_paths = 20000;  // per thread and in total; beyond: InputError
+  // The running test's budget (null: unlimited), checked by the loops that
+  // grow with the test and charged before its cells and relations are made;
+  // with_budget (core/budget.hpp) sets it.
+  const Budget* budget = nullptr;
 };
 
 struct Expansion {
@@ -151,7 +156,9 @@ std::vector<std::string> undefined_reasons(const LitmusTest& test);
 // Transitive po. Events of one instruction are unordered (PTX §8.2.2: the
 // elements of a vector or packed access are performed in no particular
 // order), except an RMW element's read, which precedes its own write.
-BoolMatrix po_closure(const Skeleton& s);
-BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind);  // direct edges of one kind
+// Both charge their n x n matrix to `budget` (may be null) before making it.
+BoolMatrix po_closure(const Skeleton& s, const Budget* budget = nullptr);
+BoolMatrix edge_matrix(const Skeleton& s, EdgeKind kind,
+                       const Budget* budget = nullptr);  // direct edges of one kind
 
 }  // namespace redscope

@@ -27,6 +27,9 @@ struct ValueSetLimits {
   std::size_t max_combinations = 4096;  // operand-value combinations evaluated per write
   std::size_t max_states = 8192;        // (value, provenance) pairs per event
   std::size_t max_work = 1 << 21;       // pairs built by the provenance rounds in all
+  // The running test's budget (null: unlimited): checked once per event per
+  // round, and charged for the provenance bits before they are made.
+  const Budget* budget = nullptr;
 };
 
 // Indexed by EventId; std::nullopt for unknown and for non-memory events.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "redscope/core/input.hpp"
 #include "redscope/core/litmus.hpp"
 
 namespace redscope {
@@ -14,11 +15,12 @@ namespace redscope {
 LitmusTest parse_litmus(std::string_view text, const std::string& file);
 
 // Input files are bounded (--max-file-size); this is the default.
-constexpr std::size_t kDefaultMaxFileBytes = std::size_t{16} << 20;
+constexpr std::size_t kDefaultMaxFileBytes = kDefaultMaxInputBytes;
 
-// The text of a litmus file. InputError at 0:0 when it cannot be read, is not
-// a regular file (a FIFO, device, folder), is over `max_bytes`, starts with a
-// byte-order mark (UTF-8 or UTF-16) or holds a NUL byte (binary).
+// The text of a litmus file, read by read_input (redscope/core/input.hpp).
+// InputError at 0:0 when it cannot be read, is not a regular file (a FIFO,
+// device, folder), is over `max_bytes`, starts with a byte-order mark (UTF-8
+// or UTF-16) or holds a NUL byte (binary).
 std::string read_litmus_source(const std::string& path,
                                std::size_t max_bytes = kDefaultMaxFileBytes);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/core/input.hpp"
 #include "redscope/core/model.hpp"
 
 namespace redscope::cat {
@@ -39,10 +40,16 @@ enum class Op : std::uint8_t {
   IfVariant,   // if "variant" then a else b
 };
 
+// Union, Inter and Seq are n-ary (associative: a chain `a | b | c` is one
+// node), Diff too (`a \ b \ c`: args[0] minus every other); Cartesian and
+// IfVariant have two arguments, the unary operators one. parse_cat bounds
+// every tree's height by kMaxNesting, so the recursive walks over it (the
+// evaluators, to_text, explain) and the destructors stay shallow.
 struct Expr {
   Op op = Op::Ref;
   Type type = Type::Rel;
   SourceLoc loc;
+  int height = 1;        // nodes on the longest path down from here
   std::size_t slot = 0;  // Ref: which value
   std::string variant;   // IfVariant: the variant tested
   std::vector<std::unique_ptr<Expr>> args;
@@ -116,15 +123,30 @@ struct Shortcuts {
 };
 Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>& enabled);
 
-// Reads the text of an included file (by its name as written); nullopt when
-// it cannot be found.
-using IncludeReader = std::function<std::optional<std::string>(const std::string& name)>;
+// An included file as the IncludeReader found it.
+struct IncludedFile {
+  std::string text;
+  std::string key;   // its identity (a canonical path): a file is included once
+  std::string name;  // how diagnostics name it (the path read)
+};
+// Reads an included file: `name` as written in `include "name"`, `from` the
+// including file (as diagnostics name it); nullopt when it cannot be found.
+// May throw InputError (a folder, a device, a file over the size limit).
+using IncludeReader =
+    std::function<std::optional<IncludedFile>(const std::string& name, const std::string& from)>;
 
-inline constexpr int kMaxNesting = 200;  // expression depth and include depth
+// Limits on a model file (docs/model.md "The cat subset"), each a located error:
+inline constexpr int kMaxNesting = 200;  // expression height, parentheses, include depth
+inline constexpr std::size_t kMaxBindings = 10'000;  // let-bound names in a model
+inline constexpr std::size_t kMaxIncludes = 1'000;   // distinct files a model includes
+inline constexpr std::size_t kMaxNodes = 500'000;    // operators and operands in a model
 
-// Parses `text` (named `file` in diagnostics) against `primitives`.
+// Parses `text` (named `file` in diagnostics) against `primitives`;
+// `top_key` identifies the file for include cycles (its canonical path;
+// `file` when empty).
 Model parse_cat(std::string_view text, const std::string& file,
-                const std::vector<Primitive>& primitives, const IncludeReader& include = {});
+                const std::vector<Primitive>& primitives, const IncludeReader& include = {},
+                const std::string& top_key = {});
 
 // An expression as cat text, parenthesized where needed (for messages).
 std::string to_text(const Model& m, const Expr& e);
@@ -138,7 +160,8 @@ std::string_view builtin_sass_model();
 // The built-in model of `kind`: models/ptx.cat for Ptx and PtxSm6x (the
 // variant is the engine's), models/sass-sm30.cat for SassSm30.
 const Model& builtin_model(ModelKind kind);
-// A model file read from `path` (includes resolved next to it).
-Model load_cat(const std::string& path);
+// A model file read from `path` (includes resolved next to the including
+// file), each file through read_input: a regular file of at most `max_bytes`.
+Model load_cat(const std::string& path, std::size_t max_bytes = kDefaultMaxInputBytes);
 
 }  // namespace redscope::cat

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "redscope/core/bitrel.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/model/cat.hpp"
 
 namespace redscope::cat {
@@ -27,8 +28,11 @@ class Evaluator {
  public:
   // `variants`: the variant names `if "v"` tests true for. `enabled`: whether
   // a named check forbids (false for a disabled axiom); unnamed checks do.
+  // `budget` (may be null): every relation the evaluator allocates (one per
+  // slot, scratch values, hi bounds) is charged to it first, and a `let rec`
+  // fixed point checks it once per round.
   Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
-            const std::function<bool(std::string_view)>& enabled);
+            const std::function<bool(std::string_view)>& enabled, const Budget* budget = nullptr);
 
   // The value of a primitive, to be filled by the engine (a dummy when the
   // model does not read that primitive).
@@ -64,8 +68,11 @@ class Evaluator {
 
  private:
   // Evaluates `e` without copying: the result is the slot a Ref names or
-  // pool_[d], the scratch value of depth d (operands go to d + 1 and d + 2,
-  // so an operand's subtree never overwrites its sibling's result).
+  // pool_[d], the scratch value of depth d. An n-ary node folds its operands
+  // one by one into pool_[d], each evaluated at d + 1 (composition uses
+  // d + 2 as its output, then swaps); a cartesian product's two operands go
+  // to d + 1 and d + 2, so an operand's subtree never overwrites its
+  // sibling's result. Depth stays below twice the tree's height.
   enum class Bound : std::uint8_t { Lo, Hi };
   static Bound flip(Bound b) { return b == Bound::Lo ? Bound::Hi : Bound::Lo; }
   const Value& ev(const Expr& e, std::size_t d, Bound b = Bound::Lo) const;
@@ -73,12 +80,14 @@ class Evaluator {
   const Value& ref(std::size_t slot, Bound b) const;
   void run_let_at(const Let& l, Bound b);
   Value& scratch(std::size_t d) const;
+  void charge_rel() const;  // one n x n relation, to the budget
   bool holds(const Check& c) const;
   void run_let(const Let& l);
   std::size_t slot_of(std::string_view name) const;
 
   const Model& m_;
   std::size_t n_;
+  const Budget* budget_;
   std::vector<std::string> variants_;
   std::vector<Value> values_;
   std::vector<Value> upper_;       // per slot: the hi bound (interval mode)

@@ -53,7 +53,9 @@ MsClause ms_clause(const Skeleton& sk, EventId a, EventId b);
 // other's thread").
 std::string ms_words(const Skeleton& sk, EventId a, EventId b);
 
-StaticPrimitives static_primitives(const Skeleton& sk);
+// Charges its relations to `budget` (may be null) before making them, and
+// checks it in every n x n loop (issue 28).
+StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget = nullptr);
 
 // The engine's choices for one candidate execution: which events executed,
 // rf, co, the Fence-SC order and the barrier relation.

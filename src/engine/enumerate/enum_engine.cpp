@@ -58,13 +58,14 @@ class SkeletonEnumerator {
         model_(model),
         obs_(obs),
         opts_(opts),
-        prims_(cat::static_primitives(sk)),
+        prims_(cat::static_primitives(sk, opts.budget)),
         st_(statics(prims_)),
         n_(sk.size()),
         candidates_(&candidates),
         check_(check),
-        eval_(cat_model, sk.size(), model_variants(model),
-              [&opts](std::string_view name) { return opts.enables(name); }),
+        eval_(
+            cat_model, sk.size(), model_variants(model),
+            [&opts](std::string_view name) { return opts.enables(name); }, opts.budget),
         cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
@@ -301,7 +302,7 @@ class SkeletonEnumerator {
       fed_exec_ = exec_;
       cat::load_statics(eval_, prims_, exec_);
     }
-    classes_ = enumerate::thread_classes(sk_, obs_);
+    classes_ = enumerate::thread_classes(sk_, obs_, opts_.budget);
     BitRel rf_hi(n_);
     for (EventId r : reads_)
       for (EventId w = 0; w < n_; ++w)

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/enumerate/symmetry.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/events/value_sets.hpp"
 #include "redscope/model/primitives.hpp"
@@ -25,10 +26,49 @@ namespace {
 
 double log_factorial(std::size_t k) { return std::lgamma(static_cast<double>(k) + 1.0); }
 
-// log of the enumerator's choices on one skeleton before pruning.
-double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs) {
-  const cat::StaticPrimitives prims = cat::static_primitives(sk);
-  const BitRel& ms = prims.rel("ms");
+// Every two of the writes `ws` are morally strong (cat::ms_clause), decided
+// in O(w log w) rather than w² pairs (20,000 stores to one cell: issue 28).
+// The clauses before SameThread hold for every pair; with two threads or
+// more, every write meets one of another thread, so each must be strong and
+// its scope must contain every writing thread (scope_includes: the writing
+// threads share one domain of that scope).
+bool all_morally_strong(const Skeleton& sk, const std::vector<EventId>& ws) {
+  if (ws.size() < 2) return true;
+  const Event& first = sk.ev(ws.front());
+  std::set<ThreadId> threads;
+  for (EventId w : ws) {
+    const Event& e = sk.ev(w);
+    if (e.is_init || e.proxy_fence || e.proxy != first.proxy || e.vloc != first.vloc) return false;
+    threads.insert(e.thread);
+  }
+  if (threads.size() == 1) return true;
+  std::set<std::pair<int, int>> ctas, clusters;
+  std::set<int> gpus;
+  for (ThreadId t : threads) {
+    const Placement& p = sk.placement[static_cast<std::size_t>(t)];
+    ctas.emplace(p.gpu, p.cta);
+    clusters.emplace(p.gpu, p.cluster);
+    gpus.insert(p.gpu);
+  }
+  return std::all_of(ws.begin(), ws.end(), [&](EventId w) {
+    const Event& e = sk.ev(w);
+    if (!e.is_strong()) return false;
+    switch (e.scope) {
+      case Scope::Cta: return ctas.size() == 1;
+      case Scope::Cluster: return clusters.size() == 1;
+      case Scope::Gpu: return gpus.size() == 1;
+      case Scope::Sys: return true;
+    }
+    return false;
+  });
+}
+
+// log of the enumerator's choices on one skeleton before pruning. Moral
+// strength is decided per pair it needs (writes to one cell, Fence-SC
+// pairs), not as an n x n relation: the estimate makes no input-sized
+// matrix, and checks the budget in its loops (issue 28).
+double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs,
+                      const Budget* budget) {
   double lc = 0;
   std::map<std::string, std::vector<EventId>> cells;
   std::map<std::string, std::size_t> writes;
@@ -42,14 +82,14 @@ double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs) {
     const Event& ev = sk.ev(e);
     if (ev.is_read()) lc += std::log(static_cast<double>(std::max<std::size_t>(writes[ev.loc], 1)));
     if (ev.is_sc_fence()) {
-      for (EventId f : fences) lc += ms.has(f, e) ? std::log(2.0) : 0.0;
+      check(budget);
+      for (EventId f : fences) lc += cat::morally_strong(sk, f, e) ? std::log(2.0) : 0.0;
       fences.push_back(e);
     }
   }
   for (const auto& [loc, ws] : cells) {
-    bool sequence = true;
-    for (EventId a : ws)
-      for (EventId b : ws) sequence = sequence && (a == b || ms.has(a, b));
+    check(budget);
+    const bool sequence = all_morally_strong(sk, ws);
     const double pairs = static_cast<double>(ws.size() * (ws.size() - 1) / 2);
     if (!sequence) {
       lc += pairs * std::log(3.0);
@@ -62,20 +102,27 @@ double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs) {
     lc += log_factorial(ws.size());
     for (const auto& [t, k] : per_thread) lc -= log_factorial(k);
   }
-  for (const auto& g : enumerate::thread_classes(sk, obs).groups) lc -= log_factorial(g.size());
+  for (const auto& g : enumerate::thread_classes(sk, obs, budget).groups)
+    lc -= log_factorial(g.size());
   return std::max(lc, 0.0);
 }
 
 // log of a bound on the outcomes of one skeleton: each observable takes a
 // value of its value set (a register: a combination of its reads' values).
-double log_outcomes(const Skeleton& sk, const std::vector<Observable>& obs) {
-  const ValueSets vs = value_sets(sk);
+double log_outcomes(const Skeleton& sk, const std::vector<Observable>& obs, const Budget* budget) {
+  ValueSetLimits limits;
+  limits.budget = budget;
+  const ValueSets vs = value_sets(sk, limits);
   const double unknown = std::log(1e6);
   auto set_size = [&](EventId e) {
     return vs[e] ? std::log(static_cast<double>(std::max<std::size_t>(vs[e]->size(), 1))) : unknown;
   };
+  std::map<std::string, std::vector<EventId>> writes;  // per cell, its writes
+  for (EventId e = 0; e < sk.size(); ++e)
+    if (sk.ev(e).is_write()) writes[sk.ev(e).loc].push_back(e);
   double lo = 0;
   for (const Observable& o : obs) {
+    check(budget);
     double l = 0;
     if (o.is_register) {
       const auto it = sk.final_regs.find(o.reg);
@@ -84,13 +131,13 @@ double log_outcomes(const Skeleton& sk, const std::vector<Observable>& obs) {
     } else {
       std::set<std::uint64_t> values;
       bool known = true;
-      for (EventId e = 0; e < sk.size(); ++e)
-        if (sk.ev(e).is_write() && sk.ev(e).loc == o.loc) {
-          if (vs[e])
-            values.insert(vs[e]->begin(), vs[e]->end());
-          else
-            known = false;
-        }
+      const auto w = writes.find(o.loc);
+      for (EventId e : w == writes.end() ? std::vector<EventId>{} : w->second) {
+        if (vs[e])
+          values.insert(vs[e]->begin(), vs[e]->end());
+        else
+          known = false;
+      }
       l = known ? std::log(static_cast<double>(std::max<std::size_t>(values.size(), 1))) : unknown;
     }
     lo += std::min(l, std::log(2.0) * width_of(o.type));
@@ -106,12 +153,13 @@ EngineEstimate estimate_engines(const LitmusTest& test, const EngineOptions& opt
   const std::vector<Observable> obs = observables_of(test, ex, opts.observe_all);
   EngineEstimate e;
   for (const Skeleton& sk : ex.skeletons) {
-    const double c = std::exp(log_candidates(sk, obs));
+    const double c = std::exp(log_candidates(sk, obs, opts.budget));
     e.candidates += c;
     e.work += c * enumerate::size_factor(sk.size());
   }
   if (e.work > outcomes_from)
-    for (const Skeleton& sk : ex.skeletons) e.outcomes += std::exp(log_outcomes(sk, obs));
+    for (const Skeleton& sk : ex.skeletons)
+      e.outcomes += std::exp(log_outcomes(sk, obs, opts.budget));
   return e;
 }
 

@@ -1,8 +1,11 @@
 #include "engine/enumerate/symmetry.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 
 namespace redscope::enumerate {
 
@@ -58,25 +61,59 @@ bool same_event(const Skeleton& sk, EventId x, EventId y, ThreadId ta, ThreadId 
   return ea == eb;
 }
 
-// Registers (final values, types, which are observed) agree.
-bool same_registers(const Skeleton& sk, const std::vector<Observable>& obs, ThreadId ta,
-                    ThreadId tb, int& budget) {
-  auto regs = [&](ThreadId t) {
-    std::map<std::string, std::pair<ExprPtr, DataType>> m;
+// Per-thread facts computed once, so that comparing two threads costs their
+// own size, not the whole test's (300,000 empty threads were quadratic:
+// issue 28).
+struct ThreadFacts {
+  using Regs = std::map<std::string, std::pair<ExprPtr, DataType>>;
+  std::vector<Regs> regs;  // final value and type of each register
+  std::vector<std::vector<std::pair<std::string, DataType>>> observed;
+  // Where each thread sits, as same_place compares it: per level (GPU,
+  // cluster, CTA), the level's key, or -1 when the thread is alone there.
+  std::vector<std::array<std::int64_t, 6>> place;
+
+  ThreadFacts(const Skeleton& sk, const std::vector<Observable>& obs) {
+    const std::size_t threads = sk.placement.size();
+    regs.resize(threads);
+    observed.resize(threads);
+    auto index = [&](ThreadId t) -> std::optional<std::size_t> {
+      if (t < 0 || static_cast<std::size_t>(t) >= threads) return std::nullopt;
+      return static_cast<std::size_t>(t);
+    };
     for (const auto& [r, e] : sk.final_regs)
-      if (r.thread == t) m[r.name].first = e;
+      if (const auto t = index(r.thread)) regs[*t][r.name].first = e;
     for (const auto& [r, ty] : sk.reg_types)
-      if (r.thread == t) m[r.name].second = ty;
-    return m;
-  };
-  auto observed = [&](ThreadId t) {
-    std::vector<std::pair<std::string, DataType>> v;
+      if (const auto t = index(r.thread)) regs[*t][r.name].second = ty;
     for (const Observable& o : obs)
-      if (o.is_register && o.reg.thread == t) v.emplace_back(o.reg.name, o.type);
-    return v;
-  };
-  const auto ra = regs(ta), rb = regs(tb);
-  if (ra.size() != rb.size() || observed(ta) != observed(tb)) return false;
+      if (o.is_register)
+        if (const auto t = index(o.reg.thread)) observed[*t].emplace_back(o.reg.name, o.type);
+    using Key = std::pair<std::int64_t, std::int64_t>;
+    auto keys = [](const Placement& p) {
+      return std::array<Key, 3>{Key{p.gpu, 0}, Key{p.gpu, p.cluster}, Key{p.gpu, p.cta}};
+    };
+    std::array<std::map<Key, std::size_t>, 3> count;
+    for (const Placement& p : sk.placement)
+      for (std::size_t l = 0; l < 3; ++l) ++count[l][keys(p)[l]];
+    for (const Placement& p : sk.placement) {
+      std::array<std::int64_t, 6> a{};
+      for (std::size_t l = 0; l < 3; ++l) {
+        const Key k = keys(p)[l];
+        const bool alone = count[l][k] == 1;
+        a[2 * l] = alone ? -1 : k.first;
+        a[2 * l + 1] = alone ? -1 : k.second;
+      }
+      place.push_back(a);
+    }
+  }
+};
+
+// Registers (final values, types, which are observed) agree.
+bool same_registers(const ThreadFacts& f, ThreadId ta, ThreadId tb, int& budget) {
+  const auto& ra = f.regs[static_cast<std::size_t>(ta)];
+  const auto& rb = f.regs[static_cast<std::size_t>(tb)];
+  if (ra.size() != rb.size() ||
+      f.observed[static_cast<std::size_t>(ta)] != f.observed[static_cast<std::size_t>(tb)])
+    return false;
   for (auto ia = ra.begin(), ib = rb.begin(); ia != ra.end(); ++ia, ++ib)
     if (ia->first != ib->first || ia->second.second != ib->second.second ||
         !same_expr(ia->second.first, ib->second.first, ta, tb, budget))
@@ -84,36 +121,47 @@ bool same_registers(const Skeleton& sk, const std::vector<Observable>& obs, Thre
   return true;
 }
 
-// Swapping ta and tb keeps every placement relation (same CTA, cluster, GPU).
-bool same_place(const Skeleton& sk, ThreadId ta, ThreadId tb) {
-  const auto rel = [&](ThreadId t, std::size_t u) {
-    const Placement& p = sk.placement[static_cast<std::size_t>(t)];
-    const Placement& q = sk.placement[u];
-    return std::tuple(p.gpu == q.gpu, p.gpu == q.gpu && p.cluster == q.cluster,
-                      p.gpu == q.gpu && p.cta == q.cta);
-  };
-  for (std::size_t u = 0; u < sk.placement.size(); ++u)
-    if (u != static_cast<std::size_t>(ta) && u != static_cast<std::size_t>(tb) &&
-        rel(ta, u) != rel(tb, u))
-      return false;
-  return true;
+// Swapping ta and tb keeps every placement relation (same CTA, cluster,
+// GPU) with every other thread u: per level, either ta and tb share it or
+// each is alone in its own (else some u beside one of them tells them
+// apart). ThreadFacts::place holds exactly that, so it is one comparison.
+bool same_place(const ThreadFacts& f, ThreadId ta, ThreadId tb) {
+  return f.place[static_cast<std::size_t>(ta)] == f.place[static_cast<std::size_t>(tb)];
 }
 
-bool interchangeable(const Skeleton& sk, const std::vector<Observable>& obs, ThreadId ta,
-                     ThreadId tb) {
+bool interchangeable(const Skeleton& sk, const ThreadFacts& f, ThreadId ta, ThreadId tb) {
   const std::size_t n = events_of(sk, ta);
-  if (n != events_of(sk, tb) || !same_place(sk, ta, tb)) return false;
+  if (n != events_of(sk, tb) || !same_place(f, ta, tb)) return false;
   int budget = 100000;
   const EventId ba = sk.thread_base[static_cast<std::size_t>(ta)];
   const EventId bb = sk.thread_base[static_cast<std::size_t>(tb)];
   for (std::size_t i = 0; i < n; ++i)
     if (!same_event(sk, ba + i, bb + i, ta, tb, budget)) return false;
-  return same_registers(sk, obs, ta, tb, budget);
+  return same_registers(f, ta, tb, budget);
 }
+
+// What interchangeable threads share, cheap to compute: their placement
+// (same_place), their number of events and the kind and location of each.
+// Threads are compared only within one signature.
+std::string signature(const Skeleton& sk, const ThreadFacts& f, ThreadId t) {
+  std::string s;
+  for (std::int64_t v : f.place[static_cast<std::size_t>(t)]) s += std::to_string(v) + ',';
+  const EventId base = sk.thread_base[static_cast<std::size_t>(t)];
+  for (std::size_t i = 0; i < events_of(sk, t); ++i) {
+    const Event& e = sk.ev(base + i);
+    s += std::to_string(static_cast<int>(e.kind)) + ':' + e.loc + ';';
+  }
+  return s;
+}
+
+// A thread is compared with at most this many classes of its signature;
+// past them it forms a class of its own (less symmetry, never a wrong one).
+constexpr std::size_t kMaxProbes = 64;
 
 }  // namespace
 
-ThreadClasses thread_classes(const Skeleton& sk, const std::vector<Observable>& obs) {
+ThreadClasses thread_classes(const Skeleton& sk, const std::vector<Observable>& obs,
+                             const Budget* budget) {
   const std::size_t threads = sk.placement.size();
   ThreadClasses c;
   c.class_of.resize(threads);
@@ -124,15 +172,24 @@ ThreadClasses thread_classes(const Skeleton& sk, const std::vector<Observable>& 
   if (status || !sk.assumptions.empty() || sk.thread_base.size() != threads) return c;
   for (EventId e = 0; e < sk.size(); ++e)
     if (sk.ev(e).guard) return c;
+  const ThreadFacts facts(sk, obs);
   // Interchangeability is an equivalence (a swap's conditions are pairwise
   // equalities), so comparing with each class's first thread suffices.
+  std::map<std::string, std::vector<std::size_t>> classes_of;  // signature -> classes
   std::vector<ThreadId> firsts;
   std::vector<std::vector<ThreadId>> members;
   for (std::size_t t = 0; t < threads; ++t) {
+    if (t % 256 == 0) check(budget);
     const auto tt = static_cast<ThreadId>(t);
-    std::size_t k = 0;
-    while (k < firsts.size() && !interchangeable(sk, obs, firsts[k], tt)) ++k;
+    std::vector<std::size_t>& cands = classes_of[signature(sk, facts, tt)];
+    std::size_t k = firsts.size();
+    for (std::size_t i = 0; i < cands.size() && i < kMaxProbes; ++i)
+      if (interchangeable(sk, facts, firsts[cands[i]], tt)) {
+        k = cands[i];
+        break;
+      }
     if (k == firsts.size()) {
+      cands.push_back(k);
       firsts.push_back(tt);
       members.emplace_back();
     }

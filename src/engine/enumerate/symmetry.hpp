@@ -33,7 +33,9 @@ struct ThreadClasses {
 
 // The classes of `sk` (none when the skeleton has guards or assumptions,
 // or `obs` a status observable: then every thread is its own class).
-ThreadClasses thread_classes(const Skeleton& sk, const std::vector<Observable>& obs);
+// Checks `budget` (may be null) as it goes: n log n in the threads.
+ThreadClasses thread_classes(const Skeleton& sk, const std::vector<Observable>& obs,
+                             const Budget* budget = nullptr);
 
 // Every distinct outcome the classes' permutations make of `vals`, once
 // each: calls f(permuted values, from) where thread u now does what thread

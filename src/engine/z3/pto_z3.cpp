@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,13 @@ struct Choice {
   int read = 0;               // Read: the consumer's number
   const p::Op* by = nullptr;  // Read: the pending reduction
   std::string core;
+  std::size_t core_index = 0;  // Time: the core, which breaks ties
+};
+
+// When a vlds/vsts runs: its time and core (the order is (time, core)).
+struct When {
+  z3::expr t;
+  std::size_t core;
 };
 
 class PtoZ3 {
@@ -74,7 +82,11 @@ class PtoZ3 {
   }
 
   // Each vlds/vsts gets a time: numerals in program order for one core; for
-  // several, distinct integer variables rising in each core's program order.
+  // several, integer variables rising in each core's program order. Two
+  // cores' accesses may share a time: the order is (time, core), ties going
+  // to the lower core (before()). A `distinct` over every time, or times
+  // t * cores + c, made Z3 preprocess for minutes without heeding its
+  // interrupt (2 cores of 4,000 vlds: past 100 s under --timeout 5).
   void assign_times() {
     std::vector<z3::expr> all;
     for (std::size_t c = 0; c < prog_.cores.size(); ++c) {
@@ -82,21 +94,17 @@ class PtoZ3 {
       for (std::size_t i = 0; i < prog_.cores[c].ops.size(); ++i) {
         const p::Op& op = prog_.cores[c].ops[i];
         if (!is_memory(op)) continue;
+        check(opts_.budget);
         z3::expr t = symbolic_times_ ? c_.int_const(fmt::format("t_{}_{}", c, i).c_str())
                                      : c_.int_val(static_cast<int>(all.size()));
         if (symbolic_times_) {
           if (prev) s_.add(*prev < t);
-          choices_.push_back(Choice{Choice::K::Time, t, &op, 0, nullptr, prog_.cores[c].name});
+          choices_.push_back(Choice{Choice::K::Time, t, &op, 0, nullptr, prog_.cores[c].name, c});
         }
         prev = t;
-        times_.emplace(&op, t);
+        times_.emplace(&op, When{t, c});
         all.push_back(t);
       }
-    }
-    if (symbolic_times_ && all.size() > 1) {
-      z3::expr_vector v(c_);
-      for (const z3::expr& t : all) v.push_back(t);
-      s_.add(z3::distinct(v));
     }
     // Stores of other cores are read through fresh terms, tied to their
     // values once their core has run (a load may precede them in the
@@ -104,6 +112,7 @@ class PtoZ3 {
     for (std::size_t c = 0; c < prog_.cores.size(); ++c)
       for (const p::Op& op : prog_.cores[c].ops) {
         if (op.kind != p::OpKind::Store) continue;
+        check(opts_.budget);
         const unsigned n = op.dist == p::Dist::OnePoint ? 1 : p::lanes_of(op.elem);
         std::size_t k = 0;
         for (unsigned i = 0; i < n; ++i) {
@@ -112,7 +121,7 @@ class PtoZ3 {
           const z3::expr v =
               c_.bv_const(fmt::format("sv_{}_{}_{}", c, &op - prog_.cores[c].ops.data(), i).c_str(),
                           p::bits_of(op.elem));
-          writes_[cell].push_back(ZWrite{times_.at(&op), v, c, &op, k});
+          writes_[cell].push_back(ZWrite{times_.at(&op).t, v, c, &op, k});
           store_terms_[&op].push_back(v);
           ++k;
         }
@@ -122,19 +131,21 @@ class PtoZ3 {
   // The value element `cell` holds for a reader at time `t` (none: the end):
   // the latest write before t, else the initial value. Own-core writes
   // that come later in program order can never be latest before t.
-  z3::expr read_cell(const std::string& buffer, std::size_t index,
-                     const std::optional<z3::expr>& t) {
+  z3::expr read_cell(const std::string& buffer, std::size_t index, const std::optional<When>& t) {
     const p::Buffer& b = *prog_.buffer(buffer);
     z3::expr v = c_.bv_val(b.init[index], p::bits_of(b.elem));
     const auto it = writes_.find(fmt::format("{}[{}]", buffer, index));
     if (it == writes_.end()) return v;
     const auto& ws = it->second;
     for (std::size_t i = 0; i < ws.size(); ++i) {
-      z3::expr cond = t ? ws[i].time < *t : c_.bool_val(true);
+      check(opts_.budget);  // ws.size()^2 terms per read: 20,000 stores of a cell make 4e8
+      const When wi{ws[i].time, ws[i].core};
+      z3::expr cond = t ? before(wi, *t) : c_.bool_val(true);
       for (std::size_t j = 0; j < ws.size(); ++j) {
         if (j == i) continue;
-        z3::expr between = ws[i].time < ws[j].time;
-        if (t) between = between && ws[j].time < *t;
+        const When wj{ws[j].time, ws[j].core};
+        z3::expr between = before(wi, wj);
+        if (t) between = between && before(wj, *t);
         cond = cond && !between;
       }
       // A store of a core already run reads as its value term itself.
@@ -142,6 +153,11 @@ class PtoZ3 {
       v = z3::ite(cond, known != stored_.end() ? known->second[ws[i].term] : ws[i].value, v);
     }
     return v.simplify();
+  }
+
+  // Whether access a comes before access b in the order (time, core).
+  z3::expr before(const When& a, const When& b) const {
+    return symbolic_times_ && a.core < b.core ? a.t <= b.t : a.t < b.t;
   }
 
   struct CoreSym {
@@ -338,7 +354,7 @@ class PtoZ3 {
 
   Witness witness(const z3::model& m) const {
     Witness w;
-    std::vector<std::pair<std::int64_t, std::string>> order;
+    std::vector<std::tuple<std::int64_t, std::size_t, std::string>> order;  // (time, core, op)
     for (const Choice& ch : choices_) {
       const z3::expr v = m.eval(ch.var, true);
       switch (ch.kind) {
@@ -356,7 +372,7 @@ class PtoZ3 {
           break;
         }
         case Choice::K::Time:
-          order.emplace_back(v.get_numeral_int64(),
+          order.emplace_back(v.get_numeral_int64(), ch.core_index,
                              fmt::format("{} {}", ch.core, where(ch.op->loc)));
           break;
       }
@@ -364,7 +380,7 @@ class PtoZ3 {
     if (!order.empty()) {
       std::sort(order.begin(), order.end());
       std::vector<std::string> names;
-      for (auto& [t, n] : order) names.push_back(n);
+      for (auto& [t, c, n] : order) names.push_back(n);
       w.choices.push_back("interleaving: " + fmt::format("{}", fmt::join(names, ", ")));
     }
     return w;
@@ -379,7 +395,7 @@ class PtoZ3 {
   std::vector<p::Order> orders_;
   std::optional<z3::expr> tree_;  // true: tree order, false: sequential (when both are run)
   bool symbolic_times_ = false;
-  std::map<const p::Op*, z3::expr> times_;
+  std::map<const p::Op*, When> times_;
   std::map<std::string, std::vector<ZWrite>> writes_;
   std::map<const p::Op*, std::vector<z3::expr>> store_terms_;
   std::vector<std::pair<z3::expr, z3::expr>> deferred_;

@@ -10,11 +10,21 @@ Rel::Rel(z3::context& ctx, std::size_t n, const Budget* budget)
     : ctx_(&ctx),
       n_(n),
       budget_(budget),
-      sure_(n),
-      rows_(n) {}
+      sure_(n, budget) {
+  charge(budget, n * sizeof(Row));
+  rows_.resize(n);
+}
+
+std::size_t Rel::bytes_for(std::size_t n) { return BitRel::bytes_for(n) + n * sizeof(Row); }
 
 void Rel::poll() const {
   if (budget_) budget_->check();
+}
+
+// A copy of this relation, charged before it is made.
+Rel Rel::copy() const {
+  charge(budget_, bytes_for(n_));
+  return *this;
 }
 
 Rel Rel::from_static(z3::context& ctx, const BoolMatrix& m, const Budget* budget) {
@@ -64,7 +74,7 @@ void Rel::normalize() {
 }
 
 Rel Rel::operator|(const Rel& o) const {
-  Rel r = *this;
+  Rel r = copy();
   r.sure_ = sure_ | o.sure_;
   r.normalize();
   for (std::size_t i = 0; i < n_; ++i, poll())
@@ -130,7 +140,7 @@ Rel Rel::compose(const Rel& o) const {
 // (i, k) takes k's sure row a word at a time. Row k is read while row i
 // grows; when i == k that is one row, so it is read from a copy.
 Rel Rel::transitive_closure() const {
-  Rel r = *this;
+  Rel r = copy();
   const std::size_t w = r.sure_.words();
   for (std::size_t k = 0; k < n_; ++k, poll())
     for (std::size_t i = 0; i < n_; ++i) {
@@ -155,7 +165,7 @@ Rel Rel::transitive_closure() const {
 }
 
 Rel Rel::reflexive() const {
-  Rel r = *this;
+  Rel r = copy();
   for (std::size_t i = 0; i < n_; ++i) {
     r.sure_.set(i, i);
     r.rows_[i].erase(i);
@@ -174,7 +184,7 @@ Rel Rel::transpose() const {
 Rel Rel::mask(const BoolMatrix& keep) const { return *this & from_static(*ctx_, keep, budget_); }
 
 Rel Rel::named(z3::solver& solver, const std::string& name) const {
-  Rel r = *this;
+  Rel r = copy();
   for (std::size_t i = 0; i < n_; ++i, poll())
     for (auto& [j, e] : r.rows_[i]) {
       if (e.is_const()) continue;

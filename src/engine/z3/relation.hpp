@@ -26,7 +26,11 @@ class Rel {
   // `budget` (may be null) is checked once per row by every operation, and
   // passed on to the relations built from this one: a test too large to
   // encode stops at its --timeout / --max-memory while its terms are built.
+  // Its n x n bits and rows are charged to the budget before they are made
+  // (Budget::charge), as is every copy an operation makes.
   Rel(z3::context& ctx, std::size_t n, const Budget* budget = nullptr);
+  // The bytes of an empty relation over n events.
+  static std::size_t bytes_for(std::size_t n);
   static Rel from_static(z3::context& ctx, const BoolMatrix& m, const Budget* budget = nullptr);
   static Rel from_bits(z3::context& ctx, BitRel sure, const Budget* budget = nullptr);
 
@@ -72,6 +76,7 @@ class Rel {
 
  private:
   void poll() const;
+  Rel copy() const;
   // cell(i, j) := cell(i, j) ∨ e for a conditional e, unless (i, j) is sure.
   void add_cond(std::size_t i, std::size_t j, const z3::expr& e);
   // Drops the conditional cells that the sure part now covers.

@@ -115,7 +115,7 @@ class Encoding {
         n_(sk.size()),
         kind_(kind),
         budget_(budget),
-        prims_(cat::static_primitives(sk)),
+        prims_(cat::static_primitives(sk, budget)),
         cuts_(cat::shortcuts(model.model, model.enabled)),
         model_(
             c, s, model.model, n_, model_variants(model.kind), model.enabled,
@@ -282,11 +282,13 @@ class Encoding {
     for (const auto& [name, rel] : prims_.rels) {
       Rel& r = model_.rel(name);
       r = Rel::from_bits(c_, rel, budget_);
-      for (EventId g : guarded)  // a guarded event's pairs hold when it executes
+      for (EventId g : guarded) {  // a guarded event's pairs hold when it executes
+        check_budget();
         for (EventId x = 0; x < n_; ++x) {
           if (rel.has(g, x)) r.set(g, x, both_executed(g, x));
           if (rel.has(x, g)) r.set(x, g, both_executed(x, g));
         }
+      }
     }
     model_.rel("rf") = rf_;
     model_.rel("co") = co_;
@@ -400,7 +402,7 @@ class Encoding {
 
   std::optional<z3::expr> float_table(const ExprPtr& p) {
     if (!float_tables_) return std::nullopt;
-    if (!sets_) sets_ = value_sets(sk_);
+    if (!sets_) sets_ = value_sets(sk_, ValueSetLimits{.budget = budget_});
     const ExprNode& n = *p;
     const std::vector<ReadRef> reads = reads_of(p);
     std::vector<const std::vector<std::uint64_t>*> domains;
@@ -454,9 +456,11 @@ class Encoding {
   void reads_from() {
     for (EventId r = 0; r < n_; ++r) {
       if (!ev(r).is_read()) continue;
+      check_budget();
       z3::expr_vector choices(c_);
       for (EventId w = 0; w < n_; ++w) {
         if (!ev(w).is_write() || ev(w).loc != ev(r).loc) continue;
+        spend(kClauseBytes);
         z3::expr v = c_.bool_const(fmt::format("rf_{}_{}", w, r).c_str());
         s_.add(z3::implies(v, exec(w) && value_of(r) == value_of(w)));
         rf_.set(w, r, v);
@@ -490,6 +494,7 @@ class Encoding {
             continue;
           }
           if (pinned(b, a)) continue;
+          spend(kClauseBytes);
           z3::expr v = c_.bool_const(fmt::format("co_{}_{}", a, b).c_str());
           s_.add(z3::implies(v, exec(a) && exec(b)));
           co_.set(a, b, v);
@@ -497,23 +502,40 @@ class Encoding {
       }
     for (EventId a : writes)
       co_.for_row(a, [&](EventId b, const z3::expr& ab) {
-        if (a < b && co_.maybe(b, a)) s_.add(!(ab && co_.at(b, a)));
+        if (a < b && co_.maybe(b, a)) {
+          spend(kClauseBytes);
+          s_.add(!(ab && co_.at(b, a)));
+        }
       });
     // Transitivity over the present pairs only. When co(a, b) and co(b, x)
     // are both pinned, so is co(a, x) (po-loc is transitive): for a pinned
     // (a, b) only b's unpinned successors need visiting, which keeps one
     // thread's N stores at N² steps.
     std::vector<std::vector<EventId>> unpinned(n_);
+    std::vector<std::size_t> successors(n_, 0);
     for (EventId b : writes)
       co_.for_row(b, [&](EventId x, const z3::expr&) {
+        ++successors[b];
         if (!pinned(b, x)) unpinned[b].push_back(x);
       });
+    // The clauses below, charged before they are made: cubic in the writes
+    // to one cell (issue 28: a hostile test is refused at --max-memory
+    // instead of growing Z3 past it).
+    std::size_t triples = 0;
+    for (EventId a : writes)
+      co_.for_row(a, [&](EventId b, const z3::expr&) {
+        triples += pinned(a, b) ? unpinned[b].size() : successors[b];
+      });
+    charge(budget_, triples * kClauseBytes);
     for (EventId a : writes) {
       if (ev(a).is_init) continue;
       check_budget();
       co_.for_row(a, [&](EventId b, const z3::expr& ab) {
+        check_budget();  // a row of clauses per b: w² per a is too coarse a step
         auto step = [&](EventId x) {
-          if (a != x && !pinned(a, x)) s_.add(z3::implies(ab && co_.at(b, x), co_.at(a, x)));
+          if (a == x || pinned(a, x)) return;
+          spend(kClauseBytes);
+          s_.add(z3::implies(ab && co_.at(b, x), co_.at(a, x)));
         };
         if (pinned(a, b))
           for (EventId x : unpinned[b]) step(x);
@@ -526,6 +548,14 @@ class Encoding {
   void check_budget() const {
     if (budget_) budget_->check();
   }
+  // Z3's memory per transitivity clause once solved, about (measured: 3
+  // threads of 20 and of 40 stores to one cell, 560 bytes per clause);
+  // charged at half that, so no test that fits is refused.
+  static constexpr std::size_t kClauseBytes = 256;
+  // Charges one term or clause about to be made (Budget::charge sums small
+  // charges and reads the resident size once per MiB), so that the encoder
+  // stops at --max-memory itself, whether or not the watchdog gets the CPU.
+  void spend(std::size_t bytes) const { charge(budget_, bytes); }
 
   // co(a, b) is fixed by program order (pin_po_loc_co) for morally strong
   // pairs (one proxy and one virtual address: aliases may be seen out of
@@ -551,6 +581,7 @@ class Encoding {
     z3::expr_vector choices(c_);
     for (EventId w = 0; w < n_; ++w) {
       if (!ev(w).is_write() || ev(w).loc != loc) continue;
+      check_budget();
       // A write with an unconditional co successor (pinned) is never last.
       if (!co_.sure().row_empty(w)) continue;
       z3::expr pick = c_.bool_const(fmt::format("last_{}", w).c_str());
@@ -576,6 +607,7 @@ class Encoding {
       for (std::size_t j = i + 1; j < fences.size(); ++j) {
         const EventId a = fences[i], b = fences[j];
         if (!ms_.has(a, b)) continue;
+        spend(2 * kClauseBytes);
         const z3::expr o = c_.bool_const(fmt::format("sc_{}_{}", a, b).c_str());
         const z3::expr both = exec(a) && exec(b);
         sf_.set(a, b, o && both);
@@ -602,11 +634,14 @@ class Encoding {
       pas.emplace(b, ev(b).barrier_arrive_only ? arr.at(b) : rank_const(fmt::format("pass_{}", b)));
       s_.add(z3::implies(live_, le(arr.at(b), pas.at(b))));
     }
-    for (EventId a : bars)
+    for (EventId a : bars) {
+      check_budget();
       for (EventId b : bars)
         if (po_.has(a, b)) s_.add(z3::implies(live_, lt(pas.at(a), arr.at(b))));
+    }
     for (EventId b : bars) {
       if (ev(b).barrier_arrive_only) continue;
+      spend(bars.size() * kClauseBytes);
       z3::expr_vector arrived(c_);
       z3::expr all = c_.bool_val(true);
       for (EventId a : bars) {
@@ -640,12 +675,13 @@ class Encoding {
   // yet found), which dominated tests with many RMWs.
   void value_domains() {
     if (!cuts_.no_thin_air) return;
-    if (!sets_) sets_ = value_sets(sk_);
+    if (!sets_) sets_ = value_sets(sk_, ValueSetLimits{.budget = budget_});
     const ValueSets& sets = *sets_;
     const z3::expr* lit = model_.literal(cuts_.no_thin_air_check);
     const z3::expr nta = lit ? *lit : c_.bool_val(true);
     for (EventId e = 0; e < n_; ++e) {
       if (!sets[e] || (ev(e).is_write() && const_value(ev(e).value))) continue;
+      spend(sets[e]->size() * kClauseBytes);
       const z3::expr v = value_of(e);
       z3::expr_vector in(c_);
       for (std::uint64_t x : *sets[e]) in.push_back(v == c_.bv_val(x, width_of(ev(e).type)));

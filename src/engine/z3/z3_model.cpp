@@ -125,29 +125,35 @@ void SymbolicModel::encode() {
 
 // ---- expressions -------------------------------------------------------------
 
+// Union, Inter, Seq and Diff are n-ary (cat.hpp): folded left to right.
 SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
-  const Value a = eval(*e.args[0]);
-  const Value b = eval(*e.args[1]);
-  Value r = blank(e.type);
+  Value a = eval(*e.args[0]);
   if (e.op == Op::Cartesian) {
+    const Value b = eval(*e.args[1]);
+    Value r = blank(e.type);
     for (std::size_t i = 0; i < n_; ++i, poll())
       if (!a.set[i].is_false())
         for (std::size_t j = 0; j < n_; ++j) r.rel.set(i, j, conj(a.set[i], b.set[j]));
     return r;
   }
-  if (e.type == Type::Set) {
-    for (std::size_t i = 0; i < n_; ++i)
-      r.set[i] = e.op == Op::Union   ? disj(a.set[i], b.set[i])
-                 : e.op == Op::Inter ? conj(a.set[i], b.set[i])
-                                     : conj(a.set[i], negate(b.set[i]));
-    return r;
+  for (std::size_t k = 1; k < e.args.size(); ++k) {
+    poll();
+    const Value b = eval(*e.args[k]);
+    if (e.type == Type::Set) {
+      for (std::size_t i = 0; i < n_; ++i)
+        a.set[i] = e.op == Op::Union   ? disj(a.set[i], b.set[i])
+                   : e.op == Op::Inter ? conj(a.set[i], b.set[i])
+                                       : conj(a.set[i], negate(b.set[i]));
+      continue;
+    }
+    switch (e.op) {
+      case Op::Union: a.rel = a.rel | b.rel; break;
+      case Op::Inter: a.rel = a.rel & b.rel; break;
+      case Op::Diff: a.rel = a.rel.minus(b.rel); break;
+      default: a.rel = a.rel.compose(b.rel); break;  // Seq
+    }
   }
-  switch (e.op) {
-    case Op::Union: return Value{a.rel | b.rel, {}};
-    case Op::Inter: return Value{a.rel & b.rel, {}};
-    case Op::Diff: return Value{a.rel.minus(b.rel), {}};
-    default: return Value{a.rel.compose(b.rel), {}};  // Seq
-  }
+  return a;
 }
 
 SymbolicModel::Value SymbolicModel::eval(const cat::Expr& e) {

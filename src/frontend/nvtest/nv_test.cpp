@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "frontend/lexer.hpp"
+
 namespace redscope::detail {
 namespace {
 
@@ -42,6 +44,18 @@ struct Tok {
   SourceLoc loc;
   std::size_t hole = 0;  // Hole: N
 };
+
+// Limits on hostile input (docs/litmus-format.md, docs/cli.md "Input
+// limits"): each part of a thread id dD.bB.tT, and the tokens a template
+// expands to over all its rows (each row's test is the template with its
+// holes filled: rows x template tokens, which a small file can make huge).
+constexpr std::int64_t kMaxThreadPart = 99999;
+constexpr std::size_t kMaxExpandedTokens = 1000000;
+// Tokens of one piece of text (the test, or a cell): about 60 bytes each.
+constexpr std::size_t kMaxTokens = 2000000;
+// Names (addresses, registers, qualifiers, claims): a template copies each
+// token per row, so the expansion cap counts tokens of bounded size.
+constexpr std::size_t kMaxNameBytes = 256;
 
 [[noreturn]] void fail(const std::string& file, SourceLoc at, std::string msg) {
   throw InputError(Diagnostic{file, at, std::move(msg)});
@@ -82,6 +96,9 @@ std::vector<Tok> lex(std::string_view text, SourceLoc start, const std::string& 
              (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
         ++j;
       t.kind = T::Ident;
+      if (j - i > kMaxNameBytes)
+        fail(file, at,
+             fmt::format("a name of {} bytes: names are at most {}", j - i, kMaxNameBytes));
       t.text = std::string(text.substr(i, j - i));
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '-' && i + 1 < text.size() &&
@@ -90,13 +107,17 @@ std::vector<Tok> lex(std::string_view text, SourceLoc start, const std::string& 
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       t.kind = T::Number;
       t.text = std::string(text.substr(i, j - i));
+      // Past 21 characters no number fits in 64 bits: refused here, where
+      // it is read once, not copied into every row of a template first.
+      if (t.text.size() > 21)
+        integer_at(std::string_view(t.text).substr(c == '-' ? 1 : 0), c == '-', file, at);
     } else if (c == '$') {
       std::size_t j = i + 1;
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       if (j == i + 1) fail(file, at, "'$' must be followed by a hole number, as in $0");
       t.kind = T::Hole;
       t.text = std::string(text.substr(i, j - i));
-      t.hole = std::stoul(t.text.substr(1));
+      t.hole = static_cast<std::size_t>(integer_at(t.text.substr(1), false, file, at));
     } else {
       static constexpr std::pair<std::string_view, T> kPunct[] = {
           {"==", T::EqEq},  {"!=", T::NotEq},   {"&&", T::AndAnd},  {"||", T::OrOr},
@@ -114,6 +135,8 @@ std::vector<Tok> lex(std::string_view text, SourceLoc start, const std::string& 
       if (!found) fail(file, at, fmt::format("unexpected character '{}'", c));
     }
     advance(t.text.size());
+    if (out.size() >= kMaxTokens)
+      fail(file, t.loc, fmt::format("more than {} tokens in the file", kMaxTokens));
     out.push_back(std::move(t));
   }
   out.push_back(Tok{T::End, "", SourceLoc{line, col}, 0});
@@ -217,6 +240,12 @@ class Parser {
     return at(T::End) ? "the end of the test" : fmt::format("'{}'", cur().text);
   }
   [[noreturn]] void fail_here(std::string msg) const { fail(file_, cur().loc, std::move(msg)); }
+  // A Number token's value (`-` and decimal digits): the shared checked
+  // reader, so a value past 64 bits is a located error.
+  std::int64_t number(const Tok& n) const {
+    const bool neg = !n.text.empty() && n.text[0] == '-';
+    return integer_at(std::string_view(n.text).substr(neg ? 1 : 0), neg, file_, n.loc);
+  }
   const Tok& expect(T k, std::string_view desc) {
     if (!at(k)) fail_here(fmt::format("expected {}, found {}", desc, what()));
     return next();
@@ -275,12 +304,16 @@ class Parser {
 
   // ---- threads ---------------------------------------------------------------
   // "d0" -> 0 for the parts of a thread id dD.bB.tT.
-  static std::optional<int> part(const Tok& t, char c) {
+  // Each part is at most kMaxThreadPart (docs/litmus-format.md).
+  std::optional<int> part(const Tok& t, char c) const {
     if (t.kind != T::Ident || t.text.size() < 2 || t.text[0] != c) return std::nullopt;
     for (std::size_t i = 1; i < t.text.size(); ++i)
       if (!std::isdigit(static_cast<unsigned char>(t.text[i]))) return std::nullopt;
-    if (t.text.size() > 6) return std::nullopt;
-    return std::stoi(t.text.substr(1));
+    const std::int64_t v = integer_at(std::string_view(t.text).substr(1), false, file_, t.loc);
+    if (v < 0 || v > kMaxThreadPart)
+      fail(file_, t.loc,
+           fmt::format("'{}' in a thread id: {}N takes N from 0 to {}", t.text, c, kMaxThreadPart));
+    return static_cast<int>(v);
   }
   std::optional<int> thread_id(const Tok& t) const { return part(t, 'd'); }
 
@@ -300,8 +333,8 @@ class Parser {
     ThreadCode tc;
     tc.name = fmt::format("d{}.b{}.t{}", d, *b, *th);
     tc.loc = loc;
-    for (const ThreadCode& o : t_.threads)
-      if (o.name == tc.name) fail(file_, loc, fmt::format("thread {} is declared twice", tc.name));
+    if (!thread_names_.insert(tc.name).second)
+      fail(file_, loc, fmt::format("thread {} is declared twice", tc.name));
     // Device = GPU, block = CTA (a cluster of its own).
     tc.place = Placement{*b, *b, d};
     expect(T::LBrace, "'{' after the thread id");
@@ -463,7 +496,7 @@ class Parser {
   Operand value(ThreadId tid) {
     if (at(T::Number)) {
       const Tok& n = next();
-      return Operand{Operand::Kind::Imm, n.text, std::stoll(n.text), 0, n.loc, {}};
+      return Operand{Operand::Kind::Imm, n.text, number(n), 0, n.loc, {}};
     }
     if (is_reg(cur())) {
       const Tok& r = next();
@@ -481,6 +514,7 @@ class Parser {
     if (!at(T::EqEq)) return;
     next();
     const Tok& n = expect(T::Number, "the value a load must return");
+    number(n);
     CondExpr c;
     c.kind = CondExpr::Kind::Cmp;
     c.cmp = CmpOp::Eq;
@@ -643,6 +677,7 @@ class Parser {
   CondTerm term() {
     if (at(T::Number)) {
       const Tok& n = next();
+      number(n);
       return CondTerm{CondTerm::Kind::Const, 0, "", Literal{n.text, n.loc}, n.loc};
     }
     if (is_reg(cur())) {
@@ -662,6 +697,7 @@ class Parser {
   std::string name_;
   LitmusTest t_;
   std::set<std::string> declared_;
+  std::set<std::string> thread_names_;     // dD.bB.tT declared so far
   std::map<std::string, ThreadId> owner_;  // register -> the thread writing it
   int depth_ = 0;                          // `not` and parentheses entered
 };
@@ -692,6 +728,32 @@ struct Template {
   std::string stem;
 };
 
+// The tokens every row's test has once its holes are filled, summed over
+// the rows, are at most kMaxExpandedTokens: InputError at the first row
+// past it. Each cell is lexed once here (its errors located in the row).
+void check_expansion(const Template& t, std::size_t columns, const std::string& file) {
+  std::vector<std::size_t> uses(columns, 0);
+  std::size_t fixed = 0;
+  for (const Tok& k : t.body) {
+    if (k.kind == T::Hole)
+      ++uses[k.hole];
+    else
+      ++fixed;
+  }
+  std::size_t total = 0;
+  for (const Row& r : t.split.rows) {
+    std::size_t n = fixed;
+    for (std::size_t c = 0; c < columns; ++c)
+      if (uses[c]) n += uses[c] * (lex(r.cells[c].text, r.cells[c].loc, file).size() - 1);
+    total += n;
+    if (total > kMaxExpandedTokens)
+      fail(file, SourceLoc{r.line, 1},
+           fmt::format("the template's rows up to this one expand to {} tokens (rows x template "
+                       "with the holes filled); at most {}",
+                       total, kMaxExpandedTokens));
+  }
+}
+
 Template load(std::string_view text, const std::string& file) {
   Template t{split_template(text), {}, std::filesystem::path(file).stem().string()};
   const Split& s = t.split;
@@ -719,6 +781,7 @@ Template load(std::string_view text, const std::string& file) {
            fmt::format("this row has {} columns, the first row {}: every row fills the same "
                        "holes",
                        r.cells.size(), columns));
+  check_expansion(t, columns, file);
   return t;
 }
 

@@ -4,7 +4,6 @@
 #include "frontend/pto/pto_dialect.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <memory>
 #include <regex>
@@ -13,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "frontend/container.hpp"
+#include "frontend/lexer.hpp"
 #include "frontend/pto/pto_lexer.hpp"
 #include "redscope/core/pto.hpp"
 
@@ -33,6 +33,18 @@ constexpr std::size_t kMaxIterations = 200000;
 // or pattern longer than kMaxTypeText is refused before a regex reads it.
 constexpr int kMaxLoopDepth = 64;
 constexpr std::size_t kMaxTypeText = 200;
+// Elaboration steps (a statement run once, or one loop iteration) over the
+// whole test, every core: bounds the parse's time whatever the loops' bodies
+// hold (zero-trip loops and constants emit no operation). The parser runs
+// before any Budget is reachable, so this cap is its budget (issue 28).
+constexpr std::size_t kMaxElaborationSteps = 1000000;
+// Buffers: how many, and their elements together (the explorer copies
+// memory per state).
+constexpr std::size_t kMaxBuffers = 1024;
+constexpr std::size_t kMaxBufferElements = 1u << 20;
+// Integers in the program: at most 2^62, so that bounds and offsets add in
+// 64 bits.
+constexpr std::uint64_t kMaxInteger = 1ull << 62;
 
 struct Name {
   std::string text;  // "%vec"
@@ -53,6 +65,7 @@ struct Stmt {
   Name result;
   std::int64_t value = 0;      // Const
   std::string pattern;         // Pset
+  p::Mask pset_mask;           // Pset: the pattern's mask, built once
   unsigned mask_bytes = 4;     // Pset: 1, 2, 4 (pset_b8/b16/b32)
   Name src, mask, buffer;      // Load/Store/Reduce operands (empty text when absent)
   std::vector<Index> indices;  // Load/Store
@@ -133,14 +146,12 @@ class PtoParser {
       fail(cur().loc, fmt::format("expected {}, found {}", what, describe(cur())));
     return next();
   }
+  // An integer token (decimal or 0x hex), read by the shared checked reader.
   std::int64_t integer(const Token& t, bool negative = false) const {
-    std::uint64_t v = 0;
-    const bool hex = t.text.size() > 2 && (t.text[1] == 'x' || t.text[1] == 'X');
-    const char* b = t.text.data() + (hex ? 2 : 0);
-    const char* e = t.text.data() + t.text.size();
-    auto [ptr, ec] = std::from_chars(b, e, v, hex ? 16 : 10);
-    if (t.kind != T::Number || ec != std::errc() || ptr != e || v > (1ull << 62))
-      fail(t.loc, fmt::format("expected an integer, found {}", describe(t)));
+    if (t.kind != T::Number) fail(t.loc, fmt::format("expected an integer, found {}", describe(t)));
+    const auto v = static_cast<std::uint64_t>(integer_at(t.text, false, file_, t.loc));
+    if (v > kMaxInteger)
+      fail(t.loc, fmt::format("integer {} is out of range: at most 2^62", printable(t.text)));
     return negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
   }
 
@@ -153,6 +164,9 @@ class PtoParser {
     std::string name;
     while (cur().kind != T::End && cur().loc.line == line) name += next().text;
     if (name.empty()) fail(w.loc, "expected the test's name after 'PTO'");
+    if (name.size() > pto_syntax::kMaxWordBytes)
+      fail(w.loc,
+           fmt::format("the test's name is longer than {} bytes", pto_syntax::kMaxWordBytes));
     test_.name = name;
     if (cur().kind == T::String) next();  // a herd-style comment line
   }
@@ -187,7 +201,10 @@ class PtoParser {
     const Token& n = expect_kind(T::Ident, "the buffer's name");
     b.name = n.text;
     b.loc = n.loc;
-    if (prog_.buffer(b.name)) fail(n.loc, fmt::format("buffer '{}' declared twice", b.name));
+    if (!buffer_names_.insert(b.name).second)
+      fail(n.loc, fmt::format("buffer '{}' declared twice", b.name));
+    if (prog_.buffers.size() >= kMaxBuffers)
+      fail(n.loc, fmt::format("more than {} buffers", kMaxBuffers));
     std::size_t size = 1;
     while (at("[")) {
       next();
@@ -200,6 +217,10 @@ class PtoParser {
       expect("]", "']'");
     }
     if (b.shape.empty()) b.shape.push_back(1);
+    buffer_elements_ += size;
+    if (buffer_elements_ > kMaxBufferElements)
+      fail(n.loc,
+           fmt::format("the buffers hold more than {} elements together", kMaxBufferElements));
     b.init.assign(size, 0);
     b.given.assign(size, false);
     if (at("=")) {
@@ -222,13 +243,12 @@ class PtoParser {
       digits = t.text;
     else
       return std::nullopt;
-    std::size_t v = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc() || ptr != digits.data() + digits.size() || v > 63)
+    const std::optional<std::uint64_t> v = unsigned_integer(digits);
+    if (!v || *v > 63 || digits.rfind("0x", 0) == 0 || digits.rfind("0X", 0) == 0)
       fail(t.loc, fmt::format("bad core name {}: expected P0 ... P63", describe(t)));
     next();
     next();
-    return v;
+    return static_cast<std::size_t>(*v);
   }
 
   // `P0:%v : !pto.vreg<64xf32> = {...};`, `P0:%m : !pto.mask<b32> = "PAT_VL4";`,
@@ -392,7 +412,8 @@ class PtoParser {
       const unsigned k = n.back() - '0';
       count = lanes / k * k;
     } else if (std::regex_match(n, m, vl)) {
-      const unsigned v = static_cast<unsigned>(std::stoul(m[1].str().substr(0, 6)));
+      const std::uint64_t v =
+          static_cast<std::uint64_t>(integer_at(m[1].str(), false, file_, s.loc));
       const bool known = (v >= 1 && v <= 4) || v == 8 || v == 16 || v == 32 || v == 64 || v == 128;
       if (!known)
         fail(s.loc, fmt::format("unknown pattern \"{}\": PAT_VLn takes n in 1-4, 8, 16, "
@@ -401,7 +422,7 @@ class PtoParser {
       if (v > lanes)
         fail(s.loc,
              fmt::format("\"{}\" asks for {} lanes but a b{} mask has {}", n, v, bytes * 8, lanes));
-      count = v;
+      count = static_cast<unsigned>(v);
     } else {
       fail(s.loc, fmt::format("unknown pattern \"{}\": expected PAT_ALL, PAT_ALLF, PAT_VLn, PAT_H, "
                               "PAT_Q, PAT_M3 or PAT_M4",
@@ -425,12 +446,14 @@ class PtoParser {
       fail(t.loc, fmt::format("unknown element type '{}' in {}: expected i16, i32, i64, f16 "
                               "or f32",
                               m[2].str(), t.text));
-    const std::string digits = m[1].str();
-    const unsigned long n = digits.size() > 6 ? 1000000 : std::stoul(digits);
+    const auto n = static_cast<std::uint64_t>(integer_at(m[1].str(), false, file_, t.loc));
     if (n != p::lanes_of(*e))
       fail(t.loc, fmt::format("{} holds {} bytes; a vector register is 256 bytes: "
                               "!pto.vreg<{}x{}>",
-                              t.text, n * p::bits_of(*e) / 8, p::lanes_of(*e), p::to_string(*e)));
+                              t.text,
+                              n < (1ull << 32) ? fmt::format("{}", n * p::bits_of(*e) / 8)
+                                               : std::string("too many"),
+                              p::lanes_of(*e), p::to_string(*e)));
     return *e;
   }
 
@@ -619,7 +642,7 @@ class PtoParser {
     const Token& pat = expect_kind(T::String, "a pattern string such as \"PAT_ALL\"");
     s.pattern = pat.text;
     s.dist_loc = pat.loc;
-    pattern(pat, s.mask_bytes);  // checked now, built when run
+    s.pset_mask = pattern(pat, s.mask_bytes);  // built once, not per iteration
     for (const Token& t : type_list()) {
       const auto b = mask_granularity(t, true);
       if (b && *b != s.mask_bytes)
@@ -880,8 +903,18 @@ class PtoParser {
     return op;
   }
 
+  // One elaboration step at `at` (a statement or a loop iteration), counted
+  // against kMaxElaborationSteps.
+  void step(SourceLoc at) {
+    if (++steps_ > kMaxElaborationSteps)
+      fail(at, fmt::format("the program runs more than {} statements and loop iterations once its "
+                           "loops are unrolled (all cores together)",
+                           kMaxElaborationSteps));
+  }
+
   void elaborate(const std::vector<Stmt>& body, p::Core& core, Scope& sc) {
     for (const Stmt& s : body) {
+      step(s.loc);
       switch (s.k) {
         case Stmt::K::Const:
           define(s.result, s.static_op, sc);
@@ -889,9 +922,7 @@ class PtoParser {
           break;
         case Stmt::K::Pset:
           define(s.result, s.static_op, sc);
-          sc.masks[s.result.text] =
-              MaskValue{pattern(Token{T::String, s.pattern, s.dist_loc, 0}, s.mask_bytes),
-                        s.mask_bytes, s.result.loc};
+          sc.masks[s.result.text] = MaskValue{s.pset_mask, s.mask_bytes, s.result.loc};
           break;
         case Stmt::K::Load: run_load(s, core, sc); break;
         case Stmt::K::Store: run_store(s, core, sc); break;
@@ -922,6 +953,7 @@ class PtoParser {
                               kMaxIterations));
     define(s.iv, SIZE_MAX - 1 - s.static_op, sc);
     for (p::Int128 k = 0; k < trips; ++k) {
+      this->step(s.loc);
       sc.index[s.iv.text] = static_cast<std::int64_t>(lb + k * step);
       elaborate(s.body, core, sc);
     }
@@ -957,7 +989,7 @@ class PtoParser {
   p::Dist dist_of(const Stmt& s, p::Elem e, bool store) const {
     if (s.dist.empty() || s.dist == "NORM") return p::Dist::Norm;
     if (!store && (s.dist == "BRC_B32" || s.dist == "BRC_B16" || s.dist == "BRC_B8")) {
-      const unsigned bits = static_cast<unsigned>(std::stoul(s.dist.substr(5)));
+      const unsigned bits = s.dist == "BRC_B32" ? 32 : s.dist == "BRC_B16" ? 16 : 8;
       if (bits != p::bits_of(e))
         fail(s.dist_loc, fmt::format("{} broadcasts {}-bit elements; the vector holds {}", s.dist,
                                      bits, p::to_string(e)));
@@ -1065,7 +1097,9 @@ class PtoParser {
     std::size_t index = 0;
     const std::size_t br = base.find('[');
     if (br != std::string::npos) {
-      index = std::stoul(base.substr(br + 1));
+      // "name[N]", N checked by the container's condition reader.
+      const std::string_view n = std::string_view(base).substr(br + 1);
+      index = unsigned_integer(n.substr(0, n.find(']'))).value_or(SIZE_MAX);
       base = base.substr(0, br);
     }
     if (t.kind == CondTerm::Kind::Loc) {
@@ -1110,6 +1144,9 @@ class PtoParser {
   std::vector<std::vector<Stmt>> regions_;
   std::vector<bool> has_region_;  // cores with a pto.vecscope, even an empty one
   std::size_t iterations_ = 0;    // loop iterations unrolled so far for the current core
+  std::size_t steps_ = 0;         // elaboration steps so far, every core
+  std::set<std::string> buffer_names_;
+  std::size_t buffer_elements_ = 0;
   int loop_depth_ = 0;
 };
 

@@ -28,6 +28,12 @@ class Lexer {
         return out;
       }
       lex_one(t);
+      if (t.text.size() > kMaxWordBytes &&
+          (t.kind == T::Ident || t.kind == T::Value || t.kind == T::Attr))
+        fail(t.loc,
+             fmt::format("a name of {} bytes: names are at most {}", t.text.size(), kMaxWordBytes));
+      if (out.size() >= kMaxTokens)
+        fail(t.loc, fmt::format("more than {} tokens in the file", kMaxTokens));
       out.push_back(std::move(t));
     }
   }

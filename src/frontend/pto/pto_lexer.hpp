@@ -32,8 +32,16 @@ struct Token {
   std::size_t offset = 0;  // byte offset of the token in the file
 };
 
+// Names (identifiers, %values, #attributes) are at most this long: they are
+// map keys the elaboration and the explorer compare and copy per step.
+constexpr std::size_t kMaxWordBytes = 256;
+// Tokens in a file (about 60 bytes each: a 16 MiB file of punctuation would
+// hold a gigabyte of them).
+constexpr std::size_t kMaxTokens = 2000000;
+
 // Every token of `text`; comments `//` and `(* *)` are dropped. Throws
-// InputError for an unterminated string, comment or type.
+// InputError for an unterminated string, comment or type, and for a name
+// longer than kMaxWordBytes.
 std::vector<Token> tokenize(std::string_view text, const std::string& file);
 
 }  // namespace redscope::detail::pto_syntax

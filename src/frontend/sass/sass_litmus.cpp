@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "frontend/container.hpp"
 #include "frontend/sass/sass_text.hpp"
@@ -63,7 +65,8 @@ class SassCells {
     Instr in;
     const std::string text = cell_text(toks);
     if (toks.size() == 2 && toks[0].kind == Tok::Number && is_word(toks[0].text)) {
-      const auto d = sass::decode(std::stoull(toks[0].text.substr(2), nullptr, 16));
+      const auto d =
+          sass::decode(static_cast<std::uint64_t>(integer_value(toks[0], false, c.file)));
       if (!d.instr) fail(c, toks[0].loc, d.error.message);
       in = *d.instr;
     } else {
@@ -180,36 +183,60 @@ class SassCells {
       fail(c, loc,
            "absolute addresses are not modelled: put a location's address in a "
            "register in the init block (P0:R2 = x;) and write [R2+0x4]");
-    for (const InitEntry& e : c.test.init)
-      if (e.thread && c.test.threads.at(static_cast<std::size_t>(*e.thread)).name == tc.name &&
-          e.name == r && e.values.size() == 1 && is_location_name(c.test, e.values[0].text)) {
-        Operand o = reg(e.values[0].text, loc);
-        o.kind = Operand::Kind::Loc;
-        o.offset = in.offset;
-        return o;
-      }
+    if (const std::string* x = address_in(c.test, tc.name, r)) {
+      // The PTX dialect's bound (ptx_instructions.cpp): a location is
+      // sized by its accesses, so a far offset would make millions of cells.
+      if (in.offset < 0 || in.offset > kMaxOffset)
+        fail(c, loc,
+             fmt::format("address offset {} out of range: [{}+off] takes 0 to {:#x} (the bytes "
+                         "of {} from its start)",
+                         in.offset, r, kMaxOffset, *x));
+      Operand o = reg(*x, loc);
+      o.kind = Operand::Kind::Loc;
+      o.offset = in.offset;
+      return o;
+    }
     fail(c, loc,
          fmt::format("{} does not hold an address: give it one in the init block "
                      "({}:{} = x;)",
                      r, tc.name, r));
   }
-  static bool is_location_name(const LitmusTest& t, const std::string& s) {
-    return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-           s != "inf" && s != "nan" &&
-           !std::any_of(t.init.begin(), t.init.end(),
-                        [&](const auto& e) { return e.thread && e.name == s; });
+  static constexpr std::int64_t kMaxOffset = std::int64_t{1} << 20;
+
+  // The location whose address the init block puts in `thread`'s register
+  // `r` (`P0:R2 = x;`), or null. Indexed once per test (the init block is
+  // complete before the first cell), so each lookup is logarithmic: a
+  // scan per instruction was quadratic in the init block (issue 28).
+  const std::string* address_in(const LitmusTest& t, const std::string& thread,
+                                const std::string& r) const {
+    if (!addresses_) {
+      std::set<std::string> registers;
+      for (const InitEntry& e : t.init)
+        if (e.thread) registers.insert(e.name);
+      auto is_location_name = [&](const std::string& s) {
+        return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+               s != "inf" && s != "nan" && !registers.count(s);
+      };
+      addresses_.emplace();
+      for (const InitEntry& e : t.init)
+        if (e.thread && static_cast<std::size_t>(*e.thread) < t.threads.size() &&
+            e.values.size() == 1 && is_location_name(e.values[0].text))
+          addresses_->emplace(
+              std::pair{t.threads[static_cast<std::size_t>(*e.thread)].name, e.name},
+              e.values[0].text);
+    }
+    const auto it = addresses_->find(std::pair{thread, r});
+    return it == addresses_->end() ? nullptr : &it->second;
   }
   // A register the instruction writes must not be one that holds an address.
   void check_write(const InstructionCell& c, const ThreadCode& tc, unsigned r,
                    SourceLoc loc) const {
     const std::string name = sass::detail::register_name(r);
-    for (const InitEntry& e : c.test.init)
-      if (e.thread && c.test.threads.at(static_cast<std::size_t>(*e.thread)).name == tc.name &&
-          e.name == name && e.values.size() == 1 && is_location_name(c.test, e.values[0].text))
-        fail(c, loc,
-             fmt::format("{} holds the address of {}: redscope resolves addresses "
-                         "statically, so a thread may not overwrite it",
-                         name, e.values[0].text));
+    if (const std::string* x = address_in(c.test, tc.name, name))
+      fail(c, loc,
+           fmt::format("{} holds the address of {}: redscope resolves addresses "
+                       "statically, so a thread may not overwrite it",
+                       name, *x));
   }
 
   void lower(const InstructionCell& c, ThreadCode& tc, ThreadState& st, const Instr& in,
@@ -221,6 +248,8 @@ class SassCells {
   void lower_vote(const InstructionCell& c, ThreadCode& tc, const Instr& in, Instruction base);
 
   std::map<std::string, ThreadState> state_;
+  // address_in's index: (thread, register) -> location.
+  mutable std::optional<std::map<std::pair<std::string, std::string>, std::string>> addresses_;
 };
 
 void SassCells::lower(const InstructionCell& c, ThreadCode& tc, ThreadState& st, const Instr& in,

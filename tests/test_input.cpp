@@ -1,0 +1,179 @@
+// Issue 28 (hostile input): the one bounded reader (core/input.hpp), the
+// strict JSON reader of `redscope merge`, expectation CSVs, path keys and
+// address collection that survive a bad .test file.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "redscope/core/input.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/report/merge.hpp"
+
+using namespace redscope;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder for one test case (unique per process and name).
+fs::path scratch(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("redscope_input_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// The message of the InputError `f` throws ("" when it throws none).
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("read_input: regular files only, bounded", "[input]") {
+  const fs::path d = scratch("read");
+  write(d / "a.txt", "hello");
+  CHECK(read_input((d / "a.txt").string(), 5, "test file") == "hello");
+  CHECK_THAT(error_of([&] { read_input((d / "a.txt").string(), 4, "test file"); }),
+             Contains("a.txt: error: file of 5 bytes is over the 4-byte input limit"));
+  CHECK_THAT(error_of([&] { read_input(d.string(), 100, "test file"); }),
+             Contains("error: is a folder, not a test file"));
+  CHECK_THAT(error_of([&] { read_input((d / "none").string(), 100, "test file"); }),
+             Contains("none: error: cannot read test file"));
+  CHECK_THAT(error_of([&] { read_input("", 100, "test file"); }), Contains("empty path"));
+  // /dev/zero is endless: a device, rejected before a byte is read.
+  CHECK_THAT(error_of([&] { read_input("/dev/zero", 100, "test file"); }),
+             Contains("/dev/zero: error: not a regular file"));
+  // A FIFO without a writer: rejected at once, never waited on.
+  REQUIRE(::mkfifo((d / "fifo").c_str(), 0600) == 0);
+  CHECK_THAT(error_of([&] { read_input((d / "fifo").string(), 100, "test file"); }),
+             Contains("not a regular file"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("read_input_stream: an endless stream stops at the bound", "[input]") {
+  std::istringstream small("abc");
+  CHECK(read_input_stream(small, "<stdin>", 3, "standard input") == "abc");
+  std::istringstream big(std::string(1 << 20, 'x'));
+  CHECK_THAT(error_of([&] { read_input_stream(big, "<stdin>", 1000, "standard input"); }),
+             Contains("<stdin>: error: standard input is over the 1000-byte"));
+  CHECK_THAT(error_of([] { check_input_text("f", "\xef\xbb\xbfx", "file"); }),
+             Contains("byte-order mark"));
+  CHECK_THAT(error_of([] { check_input_text("f", std::string("a\0b", 3), "file"); }),
+             Contains("NUL byte at offset 1"));
+}
+
+TEST_CASE("merge: strict JSON, bounded nesting, located errors", "[input][merge]") {
+  auto merge = [](const std::string& text) { return merge_run_json({{"s.json", text}}); };
+  const std::string ok = "[{\"file\": \"a\\u00e9\\ud83d\\ude00.litmus\", \"error\": null}]";
+  CHECK(merge(ok).tests == 1);
+  CHECK(merge(" [ ] ").tests == 0);
+  CHECK(merge("[{\"file\": \"x\", \"n\": -1.5e+3, \"v\": [0, true, {}]}]").tests == 1);
+  // 100,000 nested arrays: an error at the 257th level (column 275), not a
+  // stack overflow.
+  const std::string deep = "[{\"file\": \"x\", \"a\": " + std::string(100000, '[');
+  CHECK_THAT(error_of([&] { merge(deep); }),
+             Contains("s.json:1:275: error: arrays and objects nested deeper than 256"));
+  CHECK_THAT(error_of([&] { merge(std::string(100000, '[')); }),
+             Contains("s.json:1:2: error: expected '{'"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"a\tb\"}]"}});
+             }),
+             Contains("s.json:1:13: error: a raw control character (byte 0x09)"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[\n{\"file\": \"a\xff\"}]"}});
+             }),
+             Contains("s.json:2:12: error: byte 0xff is not UTF-8"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"\xc0\x80\"}]"}});
+             }),
+             Contains("byte 0xc0 is not UTF-8"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"\\uZZZZ\"}]"}});
+             }),
+             Contains("s.json:1:14: error: \\u takes four hexadecimal digits"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"\\q\"}]"}});
+             }),
+             Contains("a bad escape"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"\\ud800\"}]"}});
+             }),
+             Contains("surrogate"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"x\", \"n\": 01}]"}});
+             }),
+             Contains("expected '}'"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"x\", \"n\": -}]"}});
+             }),
+             Contains("expected a JSON value"));
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"s.json", "[{\"file\": \"x\"}]\f"}});
+             }),
+             Contains("text after the closing"));
+}
+
+TEST_CASE("read_expectations: bounded, regular file, located rows", "[input]") {
+  const fs::path d = scratch("csv");
+  CHECK_THAT(error_of([&] { read_expectations(d.string()); }),
+             Contains("error: is a folder, not a expectation CSV file"));
+  CHECK_THAT(error_of([] { read_expectations("/dev/zero"); }),
+             Contains("/dev/zero: error: not a regular file"));
+  write(d / "e.csv", "# comment\na.litmus,1\nb.litmus,2\n");
+  CHECK_THAT(error_of([&] { read_expectations((d / "e.csv").string()); }),
+             Contains("e.csv:3:1: error: expected 'path,1' or 'path,0'"));
+  write(d / "e.csv", "a.litmus,1\n");
+  CHECK_THAT(error_of([&] { read_expectations((d / "e.csv").string(), 4); }),
+             Contains("over the 4-byte input limit"));
+  // A row naming a path past NAME_MAX keeps a key instead of throwing.
+  write(d / "e.csv", std::string(300, 'a') + ".test#1,1\n");
+  const auto rows = read_expectations((d / "e.csv").string());
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].resolved == path_key((d / (std::string(300, 'a') + ".test#1")).string()));
+  fs::remove_all(d);
+}
+
+TEST_CASE("path_key: never throws, even past NAME_MAX", "[input]") {
+  const std::string long_name = "/tmp/" + std::string(300, 'x') + ".test#2";
+  CHECK_NOTHROW(path_key(long_name));
+  CHECK(path_key(long_name) == long_name);
+  CHECK(path_key("/tmp/./a/../b") == "/tmp/b");
+}
+
+TEST_CASE("collect_litmus_files: one bad .test file does not stop the others", "[input]") {
+  const fs::path d = scratch("nvtest");
+  const std::string good =
+      ".global x;\n\nd0.b0.t0 {\n  st.relaxed.gpu [x], $0;\n  ld.relaxed.gpu r0, [x];\n}\n\n"
+      "permit(r0 == $1) as r0;\n\n$$\n\n1 | 1\n2 | 2\n";
+  write(d / "good.test", good);
+  std::string bad = good;
+  bad.replace(bad.find("1 | 1"), 5, "99999999999999999999999 | 1");
+  write(d / "bad.test", bad);
+  std::vector<Diagnostic> problems;
+  std::vector<std::string> files;
+  REQUIRE_NOTHROW(files = collect_litmus_files({d.string()}, &problems));
+  CHECK(problems.empty());
+  // The bad file is one address (its check reports the error); the good one two.
+  CHECK(files == std::vector<std::string>{(d / "bad.test").string(),
+                                          (d / "good.test").string() + "#1",
+                                          (d / "good.test").string() + "#2"});
+  fs::remove_all(d);
+}
