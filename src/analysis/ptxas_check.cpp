@@ -978,7 +978,7 @@ Json ptxas_json(const PtxasFileResult& r) {
   o.set("file", r.file);
   o.set("verdict", std::string(to_string(r.verdict)));
   if (!r.reason.empty()) o.set("reason", r.reason);
-  o.set("target", fmt::format("sm_{}", r.target_sm));
+  if (r.target_sm > 0) o.set("target", fmt::format("sm_{}", r.target_sm));
   o.set("redscope_accepts", r.redscope_accepts);
   if (r.redscope_error) o.set("redscope_error", r.redscope_error->render());
   Json lines = Json::array();
