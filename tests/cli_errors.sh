@@ -16,7 +16,7 @@ printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0 ;\nexists (P0:r0 == 0)
 printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (P0:r7 == 0)\n' > "$dir/d-undefined-reg.litmus"
 printf 'PTX bad\n{ x=0;\n P0@cta 0,gpu 0 ;\n' > "$dir/e-unterminated.litmus"
 printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.release.gpu r0, x ;\nexists (P0:r0 == 0)\n' > "$dir/f-qualifier.litmus"
-printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.global.add.f16 [x], 0x3c00 ;\nexists (x == 0)\n' > "$dir/g-noftz.litmus"
+printf 'PTX bad\n{ x=0; P0:%%h=1.0; }\n P0@cta 0,gpu 0 ;\n red.global.add.f16 [x], %%h ;\nexists (x == 0)\n' > "$dir/g-noftz.litmus"
 printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.shared.v2.f32.add [x], {1.0, 2.0} ;\nexists (x == 0)\n' > "$dir/h-vector-shared.litmus"
 printf 'PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n red.global.acquire.gpu.add.u32 [x], 1 ;\nexists (x == 0)\n' > "$dir/i-red-acquire.litmus"
 printf 'PTX bad\n{ global f32 x = 1.5; }\n P0@cta 0,gpu 0 ;\n red.global.add.f32 [x], 1.0 ;\nexists (x == 2.5 /\\ x == 7e99)\n' > "$dir/j-literal.litmus"

@@ -57,9 +57,11 @@ TEST_CASE("enum: the candidate limit counts coherence choices and stops quickly"
   const LitmusTest t = parse_litmus(R"(PTX red-v8-f16-two-threads
 {
 global f16 v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+P0:%h1 = 1.0; P0:%h2 = 2.0; P0:%h3 = 3.0; P0:%h4 = 4.0;
+P0:%h5 = 5.0; P0:%h6 = 6.0; P0:%h7 = 7.0; P0:%h8 = 8.0; P1:%h = 0.5;
 }
- P0@cta 0,gpu 0                                                            | P1@cta 1,gpu 0                                                            ;
- red.global.v8.f16.add.noftz [v], {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0} | red.global.v8.f16.add.noftz [v], {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5} ;
+ P0@cta 0,gpu 0                                                            | P1@cta 1,gpu 0                                                    ;
+ red.global.v8.f16.add.noftz [v], {%h1, %h2, %h3, %h4, %h5, %h6, %h7, %h8} | red.global.v8.f16.add.noftz [v], {%h, %h, %h, %h, %h, %h, %h, %h} ;
 exists (v[0] == 1.5)
 )",
                                     "v8.litmus");
@@ -155,16 +157,16 @@ TEST_CASE("z3: float lookup tables and the FP theory allow the same outcomes",
       tests.push_back(parse_litmus(text, "gen.litmus"));
     }
   tests.push_back(parse_litmus(R"(PTX gen-f16
-{ global f16 h = 0x0001; }
- P0@cta 0,gpu 0                       | P1@cta 1,gpu 0                       | P2@cta 1,gpu 0                        ;
- atom.global.add.noftz.f16 r0, [h], 0x8001 | atom.global.add.noftz.f16 r0, [h], 0x7bff | atom.global.add.noftz.f16 r0, [h], 0x7bff ;
+{ global f16 h = 0x0001; P0:%h = 0x8001; P1:%h = 0x7bff; P2:%h = 0x7bff; }
+ P0@cta 0,gpu 0                        | P1@cta 1,gpu 0                        | P2@cta 1,gpu 0                        ;
+ atom.global.add.noftz.f16 r0, [h], %h | atom.global.add.noftz.f16 r0, [h], %h | atom.global.add.noftz.f16 r0, [h], %h ;
 exists (h == 0x0001)
 )",
                                "gen-f16.litmus"));
   tests.push_back(parse_litmus(R"(PTX gen-minmax
-{ global f16 v[2] = {0.0, -0.0}; }
- P0@cta 0,gpu 0                                | P1@cta 1,gpu 0                                ;
- red.global.v2.f16.min.noftz [v], {-0.0, 0x7e01} | red.global.v2.f16.max.noftz [v], {0x7c01, 0.0} ;
+{ global f16 v[2] = {0.0, -0.0}; P0:%a = -0.0; P0:%b = 0x7e01; P1:%a = 0x7c01; P1:%b = 0.0; }
+ P0@cta 0,gpu 0                             | P1@cta 1,gpu 0                             ;
+ red.global.v2.f16.min.noftz [v], {%a, %b} | red.global.v2.f16.max.noftz [v], {%a, %b} ;
 exists (v[0] == 0.0)
 )",
                                "gen-minmax.litmus"));

@@ -233,12 +233,91 @@ TEST_CASE("qualifier classes: each instruction takes only its own", "[frontend]"
   for (const char* ok :
        {"ld.relaxed.gpu.global.L2::cache_hint.v2.u32 {r0, r1}, [x], r2",
         "ld.weak.global.cg.nc.u32 r0, [x]", "st.release.gpu.global.v2.u32 [x], {1, 2}",
-        "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], 1.0",
+        "atom.acq_rel.gpu.global.add.noftz.f16 r0, [h], r3",
         "red.relaxed.sys.global.max.u32 [x], 1", "fence.acq_rel.cluster", "setp.lo.u32 p, 1, 2"}) {
     INFO(ok);
-    const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; }";
+    const std::string init = "{ global u32 x = 0; global f16 h = 0.0; P0:r2 = 0; P0:r3 = 1.0; }";
     const std::string text = "PTX q\n" + init + "\n P0@cta 0,gpu 0 ;\n " + ok + " ;\n";
     CHECK(error_of(text + "exists (x == 0)\n") == "");
+  }
+}
+
+// Immediates and type tables as ptxas 13.0 reads them (issue 29; each case
+// was assembled with ptxas: "Arguments mismatch", "Unknown symbol 'inf'",
+// "Operation .add requires .u32 or .s32 or .u64 ...", a syntax error).
+TEST_CASE("immediates as PTX spells them; red/atom types as ptxas takes them", "[frontend]") {
+  const std::string head =
+      "PTX q\n{ global u32 x = 0; P0:%h = 0x3c00; P0:%hh = 0x3c003c00; P0:%f = 1.5; }\n"
+      " P0@cta 0,gpu 0 ;\n";
+  auto err = [&](const std::string& ins) {
+    return error_of(head + " " + ins + " ;\nexists (x == 0)\n");
+  };
+  // Half-precision values come from registers.
+  for (const char* bad :
+       {"red.global.add.noftz.f16 [x], 1.0", "red.global.add.noftz.bf16 [x], 0x3f80",
+        "red.global.add.noftz.f16x2 [x], 0x3c003c00", "atom.global.add.noftz.bf16x2 r0, [x], 0",
+        "red.global.v2.f16.min.noftz [x], {%h, 1.0}", "setp.eq.f16 p, %h, 1.0"}) {
+    INFO(bad);
+    CHECK_THAT(err(bad), Catch::Contains("half-precision operands come from registers"));
+  }
+  for (const char* ok :
+       {"red.global.add.noftz.f16 [x], %h", "red.global.add.noftz.f16x2 [x], %hh",
+        "red.global.v2.f16.min.noftz [x], {%h, %h}", "red.global.add.f32 [x], %f"}) {
+    INFO(ok);
+    CHECK(err(ok) == "");
+  }
+  // A .f32/.f64 immediate is a float literal: a point, an exponent, or 0f/0d bits.
+  for (const char* ok : {"red.global.add.f32 [x], 1.0", "red.global.add.f32 [x], -1e8",
+                         "red.global.add.f32 [x], 0f80000001", "red.global.add.f32 [x], 0F3F800000",
+                         "red.global.add.f64 [x], 0d0000000000000001", "st.global.f32 [x], -0.0",
+                         "mov.f32 %g, 1.5"}) {
+    INFO(ok);
+    CHECK(err(ok) == "");
+  }
+  CHECK(err("red.global.add.f32 [x], 0x80000001") ==
+        "t.litmus:4:26: error: '0x80000001' is an integer, not a .f32 immediate (PTX ISA §4.5.2: "
+        "float bits are written 0fXXXXXXXX; ptxas: \"Arguments mismatch\"): write 0f80000001");
+  CHECK_THAT(err("red.global.add.f64 [x], 0x1"), Catch::Contains("write 0d0000000000000001"));
+  CHECK_THAT(
+      err("red.global.add.f32 [x], 1"),
+      Catch::Contains("'1' is an integer, not a .f32 immediate") && Catch::Contains("write 1.0"));
+  CHECK_THAT(err("setp.lt.f32 p, %f, 2"), Catch::Contains("'2' is an integer"));
+  CHECK_THAT(err("st.global.f32 [x], 7"), Catch::Contains("'7' is an integer"));
+  CHECK(err("red.global.add.f32 [x], -inf") ==
+        "t.litmus:4:26: error: '-inf' is not a PTX literal (PTX ISA §4.5.2 has no inf or nan; "
+        "ptxas: \"Unknown symbol\"): write its bits, 0fFF800000");
+  CHECK_THAT(err("red.global.add.f32 [x], nan"), Catch::Contains("write its bits, 0f7FFFFFFF"));
+  CHECK_THAT(err("red.global.add.f32 [x], -0f3F800000"), Catch::Contains("takes no sign"));
+  CHECK_THAT(err("red.global.add.f32 [x], 0f3F8000"),
+             Catch::Contains("a 0f literal has exactly 8 hexadecimal digits"));
+  // Integer types keep their literals, hexadecimal and negative ones included.
+  for (const char* ok : {"red.global.add.u32 [x], 0xffffffff", "red.global.add.u32 [x], -1",
+                         "red.global.and.b32 [x], 0x0f", "atom.global.cas.b32 r0, [x], 0, 1"}) {
+    INFO(ok);
+    CHECK(err(ok) == "");
+  }
+  // .add has no .s64; .inc/.dec take .u32 only.
+  CHECK_THAT(err("red.global.add.s64 [x], 1"),
+             Catch::StartsWith("t.litmus:4:17: error: red.add does not take .s64"));
+  CHECK_THAT(err("atom.global.add.s64 r0, [x], 1"), Catch::Contains("atom.add does not take .s64"));
+  CHECK(err("red.global.add.u64 [x], 1") == "");
+  CHECK(err("red.global.min.s64 [x], 1") == "");
+  CHECK_THAT(err("red.global.inc.u64 [x], 1"), Catch::Contains(".inc takes only .u32"));
+  CHECK_THAT(err("atom.global.dec.u64 r0, [x], 1"), Catch::Contains(".dec takes only .u32"));
+  CHECK(err("atom.global.inc.u32 r0, [x], 1") == "");
+  CHECK_THAT(err("atom.global.cas.b16 r0, [x], 0, 1"), Catch::Contains("not supported yet"));
+  // ld, st and mov move halves as bits: .b16, .b32.
+  CHECK(err("ld.global.f16 r0, [x]") ==
+        "t.litmus:4:12: error: ld takes no .f16: PTX moves half-precision values as .b16 (its type "
+        "list has no .f16, .bf16 or packed pair; ptxas: \"Unexpected instruction types\"); a "
+        "location declared f16 still prints as one");
+  CHECK_THAT(err("st.global.bf16x2 [x], %hh"), Catch::Contains("st takes no .bf16x2"));
+  CHECK_THAT(err("ld.relaxed.gpu.global.v2.f16x2 {r0, r1}, [x]"), Catch::Contains("as .b32"));
+  CHECK_THAT(err("mov.bf16 r0, %h"), Catch::Contains("mov takes no .bf16"));
+  for (const char* ok : {"ld.global.b16 r0, [x]", "st.global.b32 [x], %hh", "mov.b16 r0, %h",
+                         "ld.global.f32 r0, [x]", "setp.eq.bf16 p, %h, %h"}) {
+    INFO(ok);
+    CHECK(err(ok) == "");
   }
 }
 

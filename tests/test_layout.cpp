@@ -59,8 +59,8 @@ TEST_CASE("undeclared locations are sized by their accesses", "[layout]") {
 
 TEST_CASE("a packed location holds its lanes; 16-bit loads read one lane each", "[layout]") {
   const LitmusTest t =
-      test("global f16x2 h = 0x40003c00;",
-           "red.global.add.noftz.f16x2 [h], 0x3c003c00 | ld.relaxed.gpu.global.b16 r0, [h+2]",
+      test("global f16x2 h = 0x40003c00; P0:%r1 = 0x3c003c00;",
+           "red.global.add.noftz.f16x2 [h], %r1 | ld.relaxed.gpu.global.b16 r0, [h+2]",
            "exists (h[0] == 2.0 /\\ h[1] == 3.0)");
   const Skeleton s = expand(t, ExpandOptions{}).skeletons[0];
   CHECK(const_value(s.ev(s.init_write.at("h[0]")).value) == 0x3c00u);  // 1.0 in the low lane
@@ -94,7 +94,7 @@ TEST_CASE("the instruction's type picks the operation, not the declaration", "[l
   CHECK(
       holds("global u32 x = 1;", "red.global.add.f32 [x], 0.0", "forall (x == 0)"));  // global FTZ
   CHECK(holds("global f32 x = 1.0;", "red.global.add.u32 [x], 1", "forall (x == 0x3f800001)"));
-  CHECK(holds("global f16 h = 0x3c00;", "red.global.add.noftz.bf16 [h], 0x3f80",
+  CHECK(holds("global f16 h = 0x3c00; P0:%h1 = 0x3f80;", "red.global.add.noftz.bf16 [h], %h1",
               "forall (h == 0x3f81)"));
   CHECK(holds("global f16x2 h = 0x0000ffff;", "red.global.add.u32 [h], 1",
               "forall (h == 0x00010000)"));  // carries
@@ -104,12 +104,12 @@ TEST_CASE("layout errors name the rule", "[layout]") {
   CHECK_THAT(expand_error(test("", "st.relaxed.gpu.u64 [x], 1 | ld.relaxed.gpu.u32 r0, [x]",
                                "exists (P1:r0 == 0)")),
              Catch::Contains("mixed-size access to 'x'"));
-  CHECK_THAT(expand_error(test(
-                 "global f16x2 h = 0;",
-                 "red.global.add.noftz.f16x2 [h], 0x3c003c00 | ld.relaxed.gpu.global.b32 r0, [h]",
-                 "exists (P1:r0 == 0)")),
-             Catch::Contains("4:47: error: mixed-size access to 'h': this .b32 access works on "
-                             "32-bit units, the .f16x2 access at line 4"));
+  CHECK_THAT(
+      expand_error(test("global f16x2 h = 0; P0:%r1 = 0x3c003c00;",
+                        "red.global.add.noftz.f16x2 [h], %r1 | ld.relaxed.gpu.global.b32 r0, [h]",
+                        "exists (P1:r0 == 0)")),
+      Catch::Contains("4:40: error: mixed-size access to 'h': this .b32 access works on "
+                      "32-bit units, the .f16x2 access at line 4"));
   CHECK_THAT(expand_error(test("", "st.relaxed.gpu.u64 [x+8], 1 | ld.relaxed.gpu.u32 r0, [x]",
                                "exists (P1:r0 == 0)")),
              Catch::Contains("'x' is accessed in units of two sizes"));

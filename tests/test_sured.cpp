@@ -138,12 +138,43 @@ TEST_CASE("sured: target rules, operands and shapes are located errors", "[sured
   CHECK_THAT(error_of("sured.b.add.2d.u32.trap [surf_B, {0, 0}], 1"),
              Catch::Contains("a .2d sured on 'surf_B', a 1d surface"));
   CHECK_THAT(error_of("sured.b.add.3d.u32.trap [surf_A, {0, 0, 0}], 1"),
-             Catch::Contains("has 3 element(s), expected 4"));
+             Catch::Contains("a vector of 3 elements: PTX vectors have 1, 2 or 4"));
   CHECK_THAT(error_of("sured.b.add.1d.u32.trap [nowhere, {0}], 1"),
              Catch::Contains("neither a surface nor a register"));
   CHECK_THAT(error_of("sured.b.add.1d.u32.trap [surf_C, {0}], 1"), Catch::Contains("mixed-size"));
   CHECK_THAT(error_of("sured.add.1d.u32.trap [surf_B, {0}], 1"),
              Catch::Contains("sured takes exactly"));
+}
+
+// The coordinates as ptxas 13.0 reads them: a vector of 1, 2 or 4 elements,
+// at least the geometry's, the extra ones ignored (as .3d's fourth); a
+// scalar x for .1d only as a register.
+TEST_CASE("sured: coordinate vectors longer than the geometry needs are accepted", "[sured]") {
+  for (const char* in : {"sured.b.add.1d.u32.trap [surf_B, {4, 0}], 1",
+                         "sured.b.add.1d.u32.trap [surf_B, {4, 99, 7, 7}], 1",
+                         "sured.b.add.1d.u32.trap [surf_B, {4}], 1"}) {
+    INFO(in);
+    const std::vector<Event> w = writes_of(in);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].loc == "surf_B[1]");  // byte 4: sample 1, whatever follows x
+  }
+  // .2d with four elements: x = byte 4 (sample 1), y = 1 -> surf_A[1 + 2*1].
+  const std::vector<Event> w2 = writes_of("sured.b.add.2d.u32.trap [surf_A, {4, 1, -5, 99}], 1");
+  REQUIRE(w2.size() == 1);
+  CHECK(w2[0].loc == "surf_A[3]");
+  // x alone, as a register (P0:x = 8: byte 8, sample 2).
+  const std::vector<Event> w3 = writes_of("sured.b.add.1d.u32.trap [surf_B, x], 1");
+  REQUIRE(w3.size() == 1);
+  CHECK(w3[0].loc == "surf_B[2]");
+  CHECK_THAT(error_of("sured.b.add.1d.u32.trap [surf_B, 0], 1"),
+             Catch::Contains("a .1d sured's coordinate outside braces is a register; write a "
+                             "constant as {0}"));
+  CHECK_THAT(error_of("sured.b.add.2d.u32.trap [surf_A, {0}], 1"),
+             Catch::Contains("a .2d sured takes 2 coordinates, 1 given"));
+  CHECK_THAT(error_of("sured.b.add.3d.u32.trap [surf_A, {0, 0}], 1"),
+             Catch::Contains("a .3d sured takes 4 coordinates (x, y, z and an ignored fourth)"));
+  CHECK_THAT(error_of("sured.b.add.1d.u32.trap [surf_B, {0, 0, 0, 0, 0}], 1"),
+             Catch::Contains("a vector of 5 elements"));
 }
 
 TEST_CASE("sured: bounds, clamping and alignment decide the sample or the outcome", "[sured]") {

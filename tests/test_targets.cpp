@@ -37,18 +37,18 @@ const std::vector<Case> kCases = {
     {"red's .sem qualifier", 70, "red.global.relaxed.gpu.add.u32 [x], 1", "relaxed", ""},
     {"red's .sem qualifier", 70, "red.release.gpu.global.add.u32 [x], 1", "release", ""},
     {"red with generic addressing", 20, "red.add.u32 [x], 1", "", ""},
-    {"red.add.noftz.f16x2", 60, "red.global.add.noftz.f16x2 [x], 0x3c003c00", "f16x2", ""},
-    {"red.add.noftz.f16", 70, "red.global.add.noftz.f16 [x], 1.0", "f16", ""},
+    {"red.add.noftz.f16x2", 60, "red.global.add.noftz.f16x2 [x], %hh", "f16x2", ""},
+    {"red.add.noftz.f16", 70, "red.global.add.noftz.f16 [x], %h", "f16", ""},
     {"red's .L2::cache_hint qualifier", 80, "red.global.and.L2::cache_hint.b32 [x], 1, %cp",
      "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
-    {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16 [x], 1.0", "bf16", ""},
-    {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16x2 [x], 0x3f803f80", "bf16x2", ""},
+    {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16 [x], %h", "bf16", ""},
+    {"red.add.noftz.bf16/.bf16x2", 90, "red.global.add.noftz.bf16x2 [x], %hh", "bf16x2", ""},
     {"red's .cluster scope", 90, "red.global.cluster.add.u32 [x], 1", "cluster", ""},
     {"red.shared::cta", 30, "red.shared::cta.add.u32 [x], 1", "shared::cta", ""},
     {"red.shared::cluster", 90, "red.shared::cluster.add.u32 [x], 1", "shared::cluster", ""},
     {"vector red (.v2/.v4/.v8)", 90, "red.global.v2.f32.add [x], {1.0, 2.0}", "v2", ""},
     {"vector red (.v2/.v4/.v8)", 90,
-     "red.global.v8.f16.add.noftz [x], {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}", "v8", ""},
+     "red.global.v8.f16.add.noftz [x], {%h, %h, %h, %h, %h, %h, %h, %h}", "v8", ""},
     // atom (§9.7.13.5 Target ISA notes)
     {"atom.global", 11, "atom.global.add.u32 r0, [x], 1", "global", ""},
     {"atom.shared", 12, "atom.shared.exch.b32 r0, [x], 1", "shared", ""},
@@ -60,12 +60,11 @@ const std::vector<Case> kCases = {
     {"atom's .scope qualifier", 60, "atom.global.sys.add.u32 r0, [x], 1", "sys", ""},
     {"atom's .sem qualifier", 70, "atom.global.acquire.gpu.add.u32 r0, [x], 1", "acquire", ""},
     {"atom with generic addressing", 20, "atom.exch.b32 r0, [x], 1", "", ""},
-    {"atom.add.noftz.f16x2", 60, "atom.global.add.noftz.f16x2 r0, [x], 0x3c003c00", "f16x2", ""},
-    {"atom.add.noftz.f16", 70, "atom.global.add.noftz.f16 r0, [x], 1.0", "f16", ""},
+    {"atom.add.noftz.f16x2", 60, "atom.global.add.noftz.f16x2 r0, [x], %hh", "f16x2", ""},
+    {"atom.add.noftz.f16", 70, "atom.global.add.noftz.f16 r0, [x], %h", "f16", ""},
     {"atom's .L2::cache_hint qualifier", 80, "atom.global.add.L2::cache_hint.s32 r0, [x], 1, %cp",
      "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
-    {"atom.add.noftz.bf16/.bf16x2", 90, "atom.global.add.noftz.bf16x2 r0, [x], 0x3f803f80",
-     "bf16x2", ""},
+    {"atom.add.noftz.bf16/.bf16x2", 90, "atom.global.add.noftz.bf16x2 r0, [x], %hh", "bf16x2", ""},
     {"atom's .cluster scope", 90, "atom.global.cluster.add.u32 r0, [x], 1", "cluster", ""},
     {"atom.shared::cta", 30, "atom.shared::cta.max.u32 r0, [x], 1", "shared::cta", ""},
     {"atom.shared::cluster", 90, "atom.shared::cluster.add.u32 r0, [x], 1", "shared::cluster", ""},
@@ -73,6 +72,10 @@ const std::vector<Case> kCases = {
      "atom.global.v4.f32.add {r0, r1, r2, r3}, [x], {1.0, 1.0, 1.0, 1.0}", "v4", ""},
     // ld (§9.7.9.8), st (§9.7.9.9)
     {"ld's .sem qualifier and scope", 70, "ld.relaxed.gpu.global.u32 r0, [x]", "relaxed", ""},
+    {"ld/st's .weak qualifier", 70, "ld.weak.global.u32 r0, [x]", "weak", ""},
+    {"ld/st's .weak qualifier", 70, "st.weak.global.u32 [x], 1", "weak", ""},
+    {"ld's .L2::cache_hint qualifier", 80, "ld.global.L2::cache_hint.u32 r0, [x], %cp",
+     "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
     {"st's .sem qualifier and scope", 70, "st.release.gpu.global.u32 [x], 1", "release", ""},
     {"st's .L2::cache_hint qualifier", 80, "st.global.L2::cache_hint.u32 [x], 1, %cp",
      "L2::cache_hint", "createpolicy.fractional.L2::evict_last.b64 %cp, 0.25"},
@@ -89,7 +92,8 @@ const std::string kClusterRule = "a cluster shared by CTAs (placement `cluster N
 
 std::string litmus(const Case& c, int sm) {
   std::string body =
-      "PTX t\nTarget=sm_" + std::to_string(sm) + "\n{ P0:%cp=0; }\n P0@cta 0,cluster 0,gpu 0 ;\n";
+      "PTX t\nTarget=sm_" + std::to_string(sm) +
+      "\n{ P0:%cp=0; P0:%h=0x3c00; P0:%hh=0x3c003c00; }\n P0@cta 0,cluster 0,gpu 0 ;\n";
   if (!c.before.empty()) body += " " + c.before + " ;\n";
   return body + " " + c.instr + " ;\nexists (true)\n";
 }

@@ -17,6 +17,7 @@
 
 #include "cli/cli_args.hpp"
 #include "cli/pto_command.hpp"
+#include "cli/ptxas_command.hpp"
 #include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
@@ -105,6 +106,15 @@ Usage:
                                     the seed's cycle model for each reduction
                                     of a PTO program and the total, formula
                                     shown (redscope pto --help)
+  redscope ptxas-check [options] FILE|DIR...
+                                    assemble each PTX litmus test's threads
+                                    with NVIDIA's ptxas (--ptxas PATH, else
+                                    on PATH or in $CUDA_HOME/bin) and report
+                                    each file as agreeing with redscope on
+                                    which instructions are PTX, disagreeing,
+                                    or not judgeable, and why (redscope
+                                    ptxas-check --help); exit 2 without a
+                                    ptxas, 3 when a file disagrees
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version
@@ -900,6 +910,7 @@ int main(int argc, char** argv) {
   if (cmd == "merge") return run_merge(argc, argv);
   if (cmd == "sass") return redscope::cli::run_sass(argc, argv);
   if (cmd == "pto") return redscope::cli::run_pto(argc, argv);
+  if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
   if (cmd == "models") {
     if (argc > 2) usage_error("models takes no arguments");
     return run_models();

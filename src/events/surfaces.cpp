@@ -60,7 +60,8 @@ class Resolver {
     SuredSpec& sp = *in.sured;
     const InitEntry& surf = surface(tid, in, sp);
     std::vector<std::int64_t> c;
-    for (std::size_t k = 0; k < std::min<std::size_t>(sp.coords.size(), 3); ++k)
+    // The geometry's coordinates; elements past them are ignored (.3d's w).
+    for (std::size_t k = 0; k < std::min<std::size_t>(sp.coords.size(), sp.geom); ++k)
       c.push_back(coordinate(tid, sp.coords[k]));
     const std::size_t size = width_of(sp.ctype) / 8;
     const std::size_t sample = width_of(*surf.type) / 8;

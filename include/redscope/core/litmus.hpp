@@ -107,7 +107,7 @@ struct SuredSpec {
   SurfaceClamp clamp = SurfaceClamp::Trap;
   std::string surface;                       // the surface, or "" when named by `handle`
   std::optional<Operand> handle;             // indirect: a .u64 register holding a surface
-  std::vector<Operand> coords;               // x{, y{, z, w}} (w is ignored)
+  std::vector<Operand> coords;               // as written (1, 2 or 4); past the geometry: ignored
   DataType ctype = DataType::U32;            // as written (.b32/.b64 read per the format)
   SuredEffect effect = SuredEffect::Access;  // set at expansion
   std::string reason;                        // Undefined: why

@@ -4,6 +4,7 @@
 #include "frontend/ptx/ptx_instructions.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -412,6 +413,7 @@ class PtxCellParser {
     detail::TargetUse u;
     u.instr = instr;
     u.sem_given = q.sem && !q.is_volatile && *q.sem != Sem::Weak;
+    u.weak_given = q.sem && !q.is_volatile && *q.sem == Sem::Weak;
     u.scope = q.scope;
     u.space = q.space;
     u.shared_cta = q.shared_cta;
@@ -481,9 +483,81 @@ class PtxCellParser {
       fail(c.cur().loc, fmt::format("expected {} (a register or a literal), found {}", what,
                                     detail::describe(c.cur())));
     text += c.next().text;
+    if (auto why = ptx_immediate_problem(text, type)) fail(t.loc, *why);
     const auto bits = literal_bits(text, type);
     if (!bits) fail(t.loc, fmt::format("'{}' is not a value of type .{}", text, to_string(type)));
     return Operand{Operand::Kind::Imm, text, static_cast<std::int64_t>(*bits), 0, t.loc, {}};
+  }
+
+  // Immediates as PTX spells them (PTX ISA §4.5.1 Integer Constants, §4.5.2
+  // Floating-Point Constants; ptxas 13.0 agrees on each case): half-precision
+  // values (.f16, .bf16 and the packed pairs) have no immediate form, they
+  // come from registers; a .f32/.f64 immediate is a float literal (a decimal
+  // with a point or an exponent, or the exact bits 0fXXXXXXXX /
+  // 0dXXXXXXXXXXXXXXXX, unsigned): an integer such as 1 or 0x80000001 is not
+  // one, nor are inf and nan. Why `text` (sign included) is no immediate of
+  // `type`, or nothing when it is one (or is not a PTX float at all: integer
+  // types are literal_bits' business).
+  static std::optional<std::string> ptx_immediate_problem(std::string_view text, DataType type) {
+    if (!is_float(type)) return std::nullopt;
+    const std::string_view ty = to_string(type);
+    if (is_packed(type) || width_of(type) == 16)
+      return fmt::format(
+          "PTX has no .{} immediate: half-precision operands come from registers (PTX ISA "
+          "§9.7.4; ptxas: \"Arguments mismatch\"); set a register in the init block "
+          "(P0:h = {};) and use it here",
+          ty, text);
+    const bool f32 = type == DataType::F32;
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string_view body = negative ? text.substr(1) : text;
+    // The exact-bits spelling of the value the literal means, for the hint.
+    auto exact = [&](std::string_view as) -> std::string {
+      const auto bits = literal_bits(as, type);
+      if (!bits) return f32 ? "0fXXXXXXXX" : "0dXXXXXXXXXXXXXXXX";
+      return f32 ? fmt::format("0f{:08X}", *bits) : fmt::format("0d{:016X}", *bits);
+    };
+    const bool word = body == "inf" || body == "nan" || body.rfind("nan(", 0) == 0;
+    if (word)
+      return fmt::format(
+          "'{}' is not a PTX literal (PTX ISA §4.5.2 has no inf or nan; ptxas: "
+          "\"Unknown symbol\"): write its bits, {}",
+          text, exact(text));
+    const bool bits_form = body.size() > 1 && body[0] == '0' &&
+                           (body[1] == 'f' || body[1] == 'F' || body[1] == 'd' || body[1] == 'D');
+    if (bits_form) {
+      const bool d = body[1] == 'd' || body[1] == 'D';
+      const std::size_t digits = body.size() - 2;
+      if (digits != (d ? 16u : 8u))
+        return fmt::format("'{}': a {} literal has exactly {} hexadecimal digits (PTX ISA §4.5.2)",
+                           text, d ? "0d" : "0f", d ? 16 : 8);
+      if (negative)
+        return fmt::format(
+            "'{}': a {} literal is the exact bits and takes no sign (ptxas: syntax error); "
+            "write the sign bit into it",
+            text, d ? "0d" : "0f");
+      return std::nullopt;
+    }
+    const bool decimal_float = body.find_first_of(".eE") != std::string_view::npos &&
+                               body.rfind("0x", 0) != 0 && body.rfind("0X", 0) != 0;
+    if (decimal_float) return std::nullopt;
+    const bool hex = body.rfind("0x", 0) == 0 || body.rfind("0X", 0) == 0;
+    if (hex) {
+      std::uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(body.data() + 2, body.data() + body.size(), v, 16);
+      const bool fits = ec == std::errc() && end == body.data() + body.size() &&
+                        (!f32 || v <= 0xffffffffULL) && !negative;
+      return fmt::format(
+          "'{}' is an integer, not a .{} immediate (PTX ISA §4.5.2: float bits are written "
+          "{}; ptxas: \"Arguments mismatch\"){}",
+          text, ty, f32 ? "0fXXXXXXXX" : "0dXXXXXXXXXXXXXXXX",
+          !fits ? std::string()
+          : f32 ? fmt::format(": write 0f{:08X}", v)
+                : fmt::format(": write 0d{:016X}", v));
+    }
+    return fmt::format(
+        "'{}' is an integer, not a .{} immediate (PTX ISA §4.5.2: a float literal has a "
+        "decimal point or an exponent; ptxas: \"Arguments mismatch\"): write {}.0",
+        text, ty, text);
   }
 
   // `{a, b, ...}` with exactly `n` elements, each parsed by `one`.
@@ -596,6 +670,20 @@ class PtxCellParser {
                        mn.text, ins, ins));
   }
 
+  // ld, st and mov move half-precision values as bits: their type lists
+  // (PTX ISA §9.7.9.8 ld, §9.7.9.9 st, and mov) have .b16/.b32 and no .f16,
+  // .bf16 or packed pair (ptxas: "Unexpected instruction types").
+  void no_half_type(const Qualifiers& q, std::string_view ins) const {
+    if (!q.type || !is_float(*q.type) || width_of(*q.type) > 32 ||
+        (!is_packed(*q.type) && width_of(*q.type) != 16))
+      return;
+    const std::string_view bits = is_packed(*q.type) ? "b32" : "b16";
+    fail(q.type_at, fmt::format("{} takes no .{}: PTX moves half-precision values as .{} (its "
+                                "type list has no .f16, .bf16 or packed pair; ptxas: \"Unexpected "
+                                "instruction types\"); a location declared {} still prints as one",
+                                ins, to_string(*q.type), bits, to_string(*q.type)));
+  }
+
   void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
     // Dat3M's `ld r0, 1` / `ld r0, r1` is a register move, not a load.
     const bool bare = parts.size() == 1;
@@ -620,6 +708,7 @@ class PtxCellParser {
            fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)",
                        to_string(in.sem)));
     cache_operators(mn, q, "ld", {"ca", "cg", "cs", "lu", "cv"});
+    no_half_type(q, "ld");
     if (q.nc && in.space != Space::Global)
       fail(q.nc_at,
            "'.nc' loads go through the global read-only path: write ld.global.nc (PTX §9.7.9.8)");
@@ -639,6 +728,7 @@ class PtxCellParser {
     in.kind = InstrKind::Store;
     memory_order(in, mn, q);
     cache_operators(mn, q, "st", {"wb", "cg", "cs", "wt"});
+    no_half_type(q, "st");
     if (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
       fail(q.sem_at,
            fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)",
@@ -849,16 +939,7 @@ class PtxCellParser {
     sp.surface = a.text;
     in.addr = Operand{Operand::Kind::Loc, a.text, 0, 0, a.loc, {}};
     comma(c, mn, "'[a, b], c'");
-    const unsigned n = sp.geom == 3 ? 4 : sp.geom;
-    if (c.at(Tok::LBrace)) {
-      sp.coords = brace_list(c, n, "coordinates", [&](Cell& cc) {
-        return value_operand(cc, "a coordinate", DataType::S32);
-      });
-    } else if (sp.geom == 1) {
-      sp.coords.push_back(value_operand(c, "a coordinate", DataType::S32));
-    } else {
-      fail(c.cur().loc, fmt::format("a .{} sured takes {} coordinates {{...}}", parts[3], n));
-    }
+    sured_coordinates(c, sp, parts[3]);
     if (!c.at(Tok::RBracket))
       fail(c.cur().loc, fmt::format("expected ']' after sured's coordinates, found {}",
                                     detail::describe(c.cur())));
@@ -876,6 +957,52 @@ class PtxCellParser {
     in.srcs.push_back(value_operand(c, "the value to reduce with", sp.ctype));
     no_operands_left(c, mn, "'[a, b], c'");
     in.sured = std::move(sp);
+  }
+
+  // sured's coordinates, as ptxas reads them: a vector of 1, 2 or 4 .s32
+  // elements (PTX vectors have no 3) with at least the geometry's (.1d: x,
+  // .2d: x, y, .3d: x, y, z and a fourth, ignored); elements past the
+  // geometry's are ignored, as .3d's fourth is. A .1d sured may also take x
+  // alone, as a register (ptxas: a bare immediate there is a syntax error).
+  void sured_coordinates(Cell& c, SuredSpec& sp, const std::string& geom) {
+    const unsigned need = sp.geom == 3 ? 4 : sp.geom;
+    auto coordinate = [&](Cell& cc) { return value_operand(cc, "a coordinate", DataType::S32); };
+    if (!c.at(Tok::LBrace)) {
+      if (sp.geom != 1)
+        fail(c.cur().loc,
+             fmt::format("a .{} sured takes a vector of {} coordinates {{...}}", geom, need));
+      if (!is_reg_token(c.cur()))
+        fail(c.cur().loc,
+             fmt::format("a .1d sured's coordinate outside braces is a register; write a "
+                         "constant as {{{}}} (ptxas: syntax error)",
+                         c.cur().text));
+      sp.coords.push_back(coordinate(c));
+      return;
+    }
+    const SourceLoc start = c.cur().loc;
+    c.next();
+    for (;;) {
+      sp.coords.push_back(coordinate(c));
+      if (c.at(Tok::Comma)) {
+        c.next();
+        continue;
+      }
+      if (!c.at(Tok::RBrace))
+        fail(c.cur().loc, fmt::format("expected ',' or '}}' in the coordinates, found {}",
+                                      detail::describe(c.cur())));
+      c.next();
+      break;
+    }
+    const std::size_t n = sp.coords.size();
+    if (n != 1 && n != 2 && n != 4)
+      fail(start, fmt::format("the coordinates are a vector of {} elements: PTX vectors have 1, "
+                              "2 or 4 (ptxas: \"Illegal vector size: {}\")",
+                              n, n));
+    if (n < need)
+      fail(start,
+           fmt::format("a .{} sured takes {} coordinates{}, {} given (ptxas: \"Operand "
+                       "vector size doesn't match geometry\")",
+                       geom, need, sp.geom == 3 ? " (x, y, z and an ignored fourth)" : "", n));
   }
 
   // multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.op{.noftz}.type
@@ -1166,6 +1293,7 @@ class PtxCellParser {
                             : RmwOp::Mov;
     Qualifiers q = qualifiers(mn, parts, qc::kTyped);
     in.type = q.type.value_or(DataType::S32);
+    if (in.op == RmwOp::Mov) no_half_type(q, "mov");
     if (is_float(in.type) && in.op != RmwOp::Mov)
       fail(q.type_at,
            fmt::format(

@@ -107,9 +107,18 @@ std::optional<RuleViolation> check_scalar(const RmwForm& f) {
                   fmt::format("the bit-size operation .{} takes .b32 or .b64, not .{}", op, ty));
       return std::nullopt;
     case RmwOp::Add:
+      // The seed's table lists the types apart from the operations, which
+      // reads as if .add took .s64 too; the PTX ISA's per-operation lists
+      // and ptxas do not: .add is .u32 .s32 .u64 .f32 .f64 (and the halves).
+      if (f.type == DataType::S64)
+        return at(RuleSite::Type,
+                  fmt::format("{}.add does not take .s64 (PTX ISA §9.7.13.5 atom, §9.7.13.6 red; "
+                              "ptxas: \"Operation .add requires .u32 or .s32 or .u64 or .f64 "
+                              "...\"): use .add.u64, the same two's-complement sum",
+                              n));
       if (!is_int(f.type) && f.type != DataType::F32 && f.type != DataType::F64)
         return at(RuleSite::Type,
-                  fmt::format(".add takes .u32, .u64, .s32, .s64, .f32 or .f64, not .{}", ty));
+                  fmt::format(".add takes .u32, .u64, .s32, .f32 or .f64, not .{}", ty));
       return std::nullopt;
     case RmwOp::Min:
     case RmwOp::Max:
@@ -120,14 +129,20 @@ std::optional<RuleViolation> check_scalar(const RmwForm& f) {
       return std::nullopt;
     case RmwOp::Inc:
     case RmwOp::Dec:
-      if (f.type != DataType::U32 && f.type != DataType::U64)
-        return at(
-            RuleSite::Type,
-            fmt::format(".{} is unsigned (its result lies in [0..b]): use .u32 or .u64, not .{}",
-                        op, ty));
+      // Unsigned (the result lies in [0..b]) and 32-bit only: the seed's
+      // table lists the types apart from the operations; ptxas: "Operation
+      // .inc requires .u32 type".
+      if (f.type != DataType::U32)
+        return at(RuleSite::Type,
+                  fmt::format(".{} takes only .u32 (its result lies in [0..b]; PTX ISA §9.7.13.5 "
+                              "atom, §9.7.13.6 red; ptxas: \"Operation .{} requires .u32 "
+                              "type\"), not .{}",
+                              op, op, ty));
       return std::nullopt;
     case RmwOp::Exch:
     case RmwOp::Cas:
+      if (f.op == RmwOp::Cas && f.type == DataType::B16)
+        return at(RuleSite::Type, "atom.cas.b16 (PTX, sm_70) is not supported yet");
       if (!is_b(f.type))
         return at(RuleSite::Type, fmt::format("atom.{} takes .b32 or .b64, not .{}", op, ty));
       return std::nullopt;
@@ -183,9 +198,9 @@ bool op_in(const TargetUse& u, std::initializer_list<RmwOp> ops) {
     if (u.op == o) return true;
   return false;
 }
-// 64-bit add (.u64; the seed's table also allows .s64, held to the same minimum).
+// 64-bit add: .u64 (the syntax tables reject .add.s64 first).
 bool add64(const TargetUse& u) { return u.op == RmwOp::Add && int64(u); }
-// 64-bit atom.{add,cas,exch}: .add on .u64/.s64, .cas/.exch on .b64.
+// 64-bit atom.{add,cas,exch}: .add on .u64, .cas/.exch on .b64.
 bool atom_ace64(const TargetUse& u) {
   return add64(u) || (op_in(u, {RmwOp::Cas, RmwOp::Exch}) && bits64(u));
 }
@@ -202,6 +217,7 @@ constexpr std::string_view kSt = "PTX ISA §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kLdSt = "PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kFence = "PTX ISA §9.7.13.4 membar/fence, Target ISA notes";
 constexpr std::string_view kSemHint = "; sm_6x code uses .volatile and membar";
+constexpr std::string_view kWeakHint = "; a plain ld/st (no .weak) is weak on every target";
 // §2.2.2: "Cluster level is applicable only on target architecture sm_90 or
 // higher ... otherwise it will be treated as implicit cluster launch with
 // default dimension 1x1x1"; the special register %clusterid: "Requires sm_90
@@ -302,6 +318,14 @@ const TargetRule kTargetRules[] = {
     {"st's .sem qualifier and scope", 70, RS::Sem, kSt, kSemHint, [](const TargetUse& u) { return u.instr == TI::St && u.sem_given; }},
     // st: "Support for .level::cache_hint qualifier requires sm_80 or higher."
     {"st's .L2::cache_hint qualifier", 80, RS::Hint, kSt, "", [](const TargetUse& u) { return u.instr == TI::St && u.cache_hint; }},
+    // The same sentences name .weak. Written in real PTX (a typed ld/st)
+    // it needs sm_70, as ptxas 13.0 says ("Feature '.weak' requires .target
+    // sm_70 or higher"); Dat3M's untyped shorthand writes .weak for a plain
+    // access on every target and keeps it.
+    {"ld/st's .weak qualifier", 70, RS::Sem, kLdSt, kWeakHint, [](const TargetUse& u) { return ldst(u) && u.typed && u.weak_given; }},
+    // ld: "Support for .level::cache_hint qualifier requires sm_80 or higher."
+    // (ptxas 13.0 agrees: "Modifier '.L2::cache_hint' requires .target sm_80 or higher")
+    {"ld's .L2::cache_hint qualifier", 80, RS::Hint, kLd, "", [](const TargetUse& u) { return u.instr == TI::Ld && u.cache_hint; }},
     // ld, st: "Support for .cluster scope qualifier requires sm_90 or higher."
     {"ld/st's .cluster scope", 90, RS::Scope, kLdSt, "", [](const TargetUse& u) { return ldst(u) && u.scope == Scope::Cluster; }},
     // ld, st: "Sub-qualifier ::cta requires sm_30 or higher."

@@ -50,7 +50,8 @@ enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar, Placement };
 
 struct TargetUse {
   TargetInstr instr = TargetInstr::Red;
-  bool sem_given = false;      // an explicit .sem qualifier (.volatile is not one)
+  bool sem_given = false;      // an explicit .sem qualifier (.volatile and .weak are not one)
+  bool weak_given = false;     // an explicit .weak
   std::optional<Scope> scope;  // the .scope qualifier as written (membar: its level)
   std::optional<Space> space;  // the state space as written; none = generic addressing
   bool shared_cta = false;     // the ::cta sub-qualifier is written (.shared::cta)
