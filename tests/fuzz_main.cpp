@@ -287,6 +287,11 @@ class Run {
     for (std::size_t i = 0; i < ptx.files.size() && cat_test_.empty(); ++i)
       if (fs::path(ptx.files[i]).filename() == "MP+rel-acq-gpu.litmus") cat_test_ = ptx.texts[i];
     if (cat_test_.empty() && !ptx.texts.empty()) cat_test_ = ptx.texts.front();
+    // The targets whose full check goes deeper than the fast one.
+    for (std::size_t p = 0; p < targets_.size(); ++p)
+      if (targets_[p] != Target::SassAsm && targets_[p] != Target::SassWords &&
+          targets_[p] != Target::Merge)
+        deep_.push_back(p);
     free_slots_.resize(o.jobs);
     for (unsigned i = 0; i < o.jobs; ++i) free_slots_[i] = o.jobs - 1 - i;
   }
@@ -317,6 +322,7 @@ class Run {
   FastContext fast_;
   std::string cat_test_;
   std::vector<Target> targets_;
+  std::vector<std::size_t> deep_;  // positions in targets_ of those with a deeper full check
   Clock::time_point t0_ = Clock::now();
   std::uint64_t next_ = 0;  // next fast input to schedule
   std::deque<Job> queue_;   // jobs to run before new ones
@@ -347,11 +353,13 @@ bool Run::next_job(Job& j) {
   j = Job{next_, next_ + size, !o_.fast};
   if (o_.max_inputs) j.last = std::min(j.last, o_.max_inputs);
   next_ = j.last;
-  // The full runs of this batch's inputs: input k * full_every + k % targets,
-  // so that they go round the targets whatever full_every is.
-  if (o_.fast && o_.full_every)
+  // The full runs of this batch's inputs: the k-th is the first input from
+  // k * full_every on of the k-th deep target (round-robin), whatever
+  // full_every is.
+  if (o_.fast && o_.full_every && !deep_.empty())
     for (std::uint64_t k = j.first / o_.full_every; k * o_.full_every < j.last; ++k) {
-      const std::uint64_t i = k * o_.full_every + k % targets_.size();
+      const std::uint64_t base = k * o_.full_every, n = targets_.size();
+      const std::uint64_t i = base + (deep_[k % deep_.size()] + n - base % n) % n;
       if (i >= j.first && i < j.last) queue_.push_back(Job{i, i + 1, true});
     }
   return true;

@@ -10,6 +10,7 @@
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
@@ -72,4 +73,13 @@ TEST_CASE("diagnostics are short whatever the input echoes", "[failure]") {
   CHECK(p.rfind("\xe2\x80\xa6") == p.size() - 3);
   CHECK(Diagnostic{"f", {1, 1}, "found '" + line + "'"}.render().size() < 400);
   CHECK(printable("short message") == "short message");
+}
+
+TEST_CASE("a register declared without a value expands (found by the long fuzz run)", "[failure]") {
+  // `P2:rsrc[8];` gave expand an empty value list (vector::at on it): now
+  // the register simply has no initial value (issue 28).
+  const LitmusTest t = parse_litmus(
+      "PTX t\n{ x=0; P0:rsrc[8]; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n",
+      "t.litmus");
+  CHECK_NOTHROW(expand(t, ExpandOptions{}));
 }

@@ -274,3 +274,21 @@ TEST_CASE("every fuzz target's mutants give a diagnostic or a result", "[fuzz]")
     CHECK(diagnostics[t] > 0);
   }
 }
+
+// Found by the fuzz harness (sass-words, seed 2028): a byte 0xf5-0xff was
+// read as the lead of a 3-byte sequence, so "\xff\xbb\xbf" reached a
+// diagnostic raw and the message was not UTF-8. Every such byte is U+FFFD.
+TEST_CASE("diagnostics replace the bytes 0xf5 to 0xff as no UTF-8 sequence starts with them",
+          "[fuzz]") {
+  for (int lead = 0xf5; lead <= 0xff; ++lead) {
+    const std::string bad = std::string("0x547e") + static_cast<char>(lead) + "\xbb\xbf" + "28";
+    const std::string d = Diagnostic{"m.words", {1, 1}, "found '" + bad + "'"}.render();
+    INFO(lead);
+    CHECK(d ==
+          "m.words:1:1: error: found '0x547e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+          "28'");
+    CHECK(valid_utf8(bad) ==
+          "0x547e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+          "28");
+  }
+}

@@ -16,7 +16,11 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = b(i);
   if (c < 0x80) return 1;
-  const std::size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  // Lead bytes (RFC 3629 §4): C2-DF, E0-EF, F0-F4; C0, C1 and F5-FF never appear.
+  const std::size_t n = c >= 0xf0 && c <= 0xf4  ? 4
+                        : c >= 0xe0 && c < 0xf0 ? 3
+                        : c >= 0xc2 && c < 0xe0 ? 2
+                                                : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xc0) != 0x80) return 0;

@@ -664,8 +664,11 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   out.undefined_reasons = undefined_reasons(t);
   std::vector<std::map<std::string, Literal>> inits(t.threads.size());
   for (const InitEntry& e : t.init)
-    if (e.thread && *e.thread >= 0 && static_cast<std::size_t>(*e.thread) < inits.size())
-      inits[static_cast<std::size_t>(*e.thread)][e.name] = e.values.at(0);
+    // A register declared without a value (`P2:r[8];`, found by the long
+    // fuzz run) starts with none: reading it is the frontend's located error.
+    if (e.thread && *e.thread >= 0 && static_cast<std::size_t>(*e.thread) < inits.size() &&
+        !e.values.empty())
+      inits[static_cast<std::size_t>(*e.thread)][e.name] = e.values.front();
   std::vector<std::vector<ThreadPath>> per_thread;
   std::size_t total = 1;
   for (std::size_t i = 0; i < t.threads.size(); ++i) {
