@@ -70,11 +70,10 @@ std::vector<Observable> observables_of(const LitmusTest& t, const Expansion& ex,
       regs.emplace(r, reg_type(r));
     }
     if (term.kind != CondTerm::Kind::Loc) return;
-    const Skeleton& s = ex.skeletons.front();
-    if (const auto v = s.lane_views.find(term.name); v != s.lane_views.end())
+    if (const auto v = ex.lane_views.find(term.name); v != ex.lane_views.end())
       views.emplace(term.name, v->second);
     else
-      locs.emplace(term.name, s.loc_types.at(term.name));
+      locs.emplace(term.name, ex.skeletons.front().loc_types.at(term.name));
   };
   std::function<void(const CondExpr&)> walk = [&](const CondExpr& e) {
     if (e.kind == CondExpr::Kind::Cmp) {

@@ -596,7 +596,6 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
   Skeleton s;
   s.path_ids = ids;
   for (const ThreadCode& tc : t.threads) s.placement.push_back(tc.place);
-  s.lane_views = mem.lane_views();
   for (const auto& [x, l] : mem.locations())
     for (std::size_t i = 0; i < l.count; ++i) {
       Event e;
@@ -662,6 +661,7 @@ Expansion expand(const LitmusTest& test, const ExpandOptions& opts) {
   check(budget);
   Expansion out;
   out.undefined_reasons = undefined_reasons(t);
+  out.lane_views = mem.lane_views();  // the test's, not a path's: kept once
   std::vector<std::map<std::string, Literal>> inits(t.threads.size());
   for (const InitEntry& e : t.init)
     // A register declared without a value (`P2:r[8];`, found by the long

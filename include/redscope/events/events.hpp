@@ -102,12 +102,11 @@ struct Skeleton {
   std::vector<ExprPtr> assumptions;       // branch decisions along the paths
   std::map<RegName, ExprPtr> final_regs;  // register values at the end
   std::map<RegName, DataType> reg_types;
-  std::map<std::string, DataType> loc_types;   // every memory cell and its element type
-  std::map<std::string, LaneView> lane_views;  // condition names of lanes inside cells
-  std::map<std::string, Space> loc_spaces;     // Global, SharedCta or SharedCluster
-  std::map<std::string, EventId> init_write;   // location → its initial write
-  bool cut = false;                            // some path stopped at the unroll bound
-  std::vector<std::size_t> path_ids;           // which path of each thread
+  std::map<std::string, DataType> loc_types;  // every memory cell and its element type
+  std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
+  std::map<std::string, EventId> init_write;  // location → its initial write
+  bool cut = false;                           // some path stopped at the unroll bound
+  std::vector<std::size_t> path_ids;          // which path of each thread
 
   std::size_t size() const { return boost::num_vertices(graph); }
   const Event& ev(EventId e) const { return graph[e]; }
@@ -139,6 +138,7 @@ struct ExpandOptions {
 struct Expansion {
   std::vector<Skeleton> skeletons;             // complete paths and cut ones (Skeleton::cut)
   std::vector<std::string> undefined_reasons;  // see kStatusUndefined
+  std::map<std::string, LaneView> lane_views;  // condition names of lanes inside cells
 };
 
 // Unrolls loops to `unroll`, splits every branch on its condition, and builds

@@ -770,43 +770,46 @@ std::vector<std::vector<Token>> token_lines(std::vector<Token> toks) {
 
 // cuobjdump's address prefix (`/*00d0*/` opening a listing line): the
 // instruction's byte address, as hex digits alone in the line's first
-// comment. Line numbers (from 1) of the lines that have one, with the
-// prefix's text.
+// comment, with the prefix's text.
 struct AddressPrefix {
   std::uint64_t address = 0;
   std::string text;
 };
+std::optional<AddressPrefix> address_prefix(std::string_view line) {
+  const std::size_t open = line.find_first_not_of(" \t");
+  if (open == std::string_view::npos || line.substr(open, 2) != "/*") return std::nullopt;
+  const std::size_t close = line.find("*/", open + 2);
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = line.substr(open + 2, close - open - 2);
+  std::uint64_t a = 0;
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), a, 16);
+  if (digits.empty() || digits.size() > 16 || ec != std::errc() ||
+      p != digits.data() + digits.size())
+    return std::nullopt;  // `/* 0x... */` (a word) or any other comment
+  return AddressPrefix{a, std::string(line.substr(open, close + 2 - open))};
+}
+
+// The prefixes of a whole text, by line number (from 1).
 std::map<int, AddressPrefix> address_prefixes(std::string_view text) {
   std::map<int, AddressPrefix> out;
   int line_no = 0;
   for (std::size_t pos = 0; pos <= text.size();) {
     std::size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(pos, eol - pos);
     ++line_no;
+    if (auto p = address_prefix(text.substr(pos, eol - pos))) out[line_no] = std::move(*p);
     pos = eol + 1;
-    const std::size_t open = line.find_first_not_of(" \t");
-    if (open == std::string_view::npos || line.substr(open, 2) != "/*") continue;
-    const std::size_t close = line.find("*/", open + 2);
-    if (close == std::string_view::npos) continue;
-    const std::string_view digits = line.substr(open + 2, close - open - 2);
-    std::uint64_t a = 0;
-    const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), a, 16);
-    if (digits.empty() || digits.size() > 16 || ec != std::errc() ||
-        p != digits.data() + digits.size())
-      continue;  // `/* 0x... */` (a word) or any other comment
-    out[line_no] = AddressPrefix{a, std::string(line.substr(open, close + 2 - open))};
   }
   return out;
 }
 
-// A relative target written on a line with an address prefix is absolute,
-// as cuobjdump prints it: the word holds target - (address + 8).
-void make_relative(Instr& in, std::uint64_t address) {
-  if (!detail::is_branch(in.op) || detail::is_absolute(in.op) ||
-      in.target.kind != Target::Kind::Imm)
-    return;
-  in.target.imm -= static_cast<std::int64_t>(address + 8);
+// A listing line's relative target is written absolute, as cuobjdump prints
+// it: the word holds target - (address + 8). Moves such a target by `by`
+// (encode: -(address + 8); decode: +(address + 8)); others stay.
+void shift_relative_target(Instr& in, std::int64_t by) {
+  if (detail::is_branch(in.op) && !detail::is_absolute(in.op) &&
+      in.target.kind == Target::Kind::Imm)
+    in.target.imm += by;
 }
 
 }  // namespace
@@ -851,7 +854,8 @@ Listing encode_listing(std::string_view text, const std::string& file) {
     next_address = l.address + 8;
     try {
       l.instr = detail::parse_instruction(line, file, &l.operands);
-      if (prefix != prefixes.end()) make_relative(l.instr, l.address);
+      if (prefix != prefixes.end())
+        shift_relative_target(l.instr, -static_cast<std::int64_t>(l.address + 8));
     } catch (const InputError& e) {
       out.errors.push_back(e.diagnostic());
       l.toks = nullptr;  // keeps the addresses of later lines
@@ -905,7 +909,6 @@ bool word_span(std::string_view line, std::size_t& a, std::size_t& b) {
 
 Listing decode_listing(std::string_view text, const std::string& file) {
   Listing out;
-  const std::map<int, AddressPrefix> prefixes = address_prefixes(text);
   int line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -914,6 +917,7 @@ Listing decode_listing(std::string_view text, const std::string& file) {
     std::string_view line = text.substr(pos, eol - pos);
     ++line_no;
     pos = eol + 1;
+    const std::optional<AddressPrefix> prefix = address_prefix(line);
     if (const std::size_t c = line.find("//"); c != std::string_view::npos)
       line = line.substr(0, c);
     std::size_t a = 0, b = 0;
@@ -932,15 +936,11 @@ Listing decode_listing(std::string_view text, const std::string& file) {
       continue;
     }
     DecodeResult r = decode(v);
-    const auto prefix = prefixes.find(line_no);
-    if (r.instr && prefix != prefixes.end()) {
+    if (r.instr && prefix) {
       // A listing line keeps its address, and its target is printed
       // absolute, as cuobjdump prints it (encode reads it back so).
-      Instr& in = *r.instr;
-      if (detail::is_branch(in.op) && !detail::is_absolute(in.op) &&
-          in.target.kind == Target::Kind::Imm)
-        in.target.imm += static_cast<std::int64_t>(prefix->second.address + 8);
-      out.lines.push_back(prefix->second.text + " " + print(in));
+      shift_relative_target(*r.instr, static_cast<std::int64_t>(prefix->address + 8));
+      out.lines.push_back(prefix->text + " " + print(*r.instr));
     } else if (r.instr) {
       out.lines.push_back(print(*r.instr));
     } else
