@@ -255,6 +255,13 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   return r;
 }
 
+void clear_ended(const std::vector<Observable>& observables, std::vector<std::uint64_t>& v) {
+  const auto status = status_index(observables);
+  if (!status || v[*status] == 0) return;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (i != *status) v[i] = 0;
+}
+
 void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found) {
   // An execution that ended early has no final values: one outcome per
@@ -265,10 +272,7 @@ void settle_result(TestResult& r, const LitmusTest& test,
     std::map<std::vector<std::uint64_t>, Witness> merged;
     while (!found.empty()) {
       auto node = found.extract(found.begin());
-      std::vector<std::uint64_t>& v = node.key();
-      if (v[*status] != 0)
-        for (std::size_t i = 0; i < v.size(); ++i)
-          if (i != *status) v[i] = 0;
+      clear_ended(r.observables, node.key());
       merged.insert(std::move(node));  // the first (smallest values) keeps its witness
     }
     found = std::move(merged);

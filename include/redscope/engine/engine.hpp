@@ -276,6 +276,9 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
 // Shared by the engines: a result's header fields and observables, and its
 // outcomes sorted with verdict and observation from the found values.
 TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex);
+// An execution that ended early (a trap, an undefined access) has no final
+// values: every observable but the status reads 0 in its outcome.
+void clear_ended(const std::vector<Observable>& observables, std::vector<std::uint64_t>& values);
 void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found);
 

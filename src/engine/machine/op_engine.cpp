@@ -44,6 +44,7 @@
 #include <fmt/format.h>
 
 #include "engine/machine/op_memory.hpp"
+#include "engine/machine/op_paths.hpp"
 #include "redscope/core/parallel.hpp"
 #include "redscope/engine/engine.hpp"
 
@@ -62,11 +63,12 @@ bool shared_space(Space s) { return s == Space::SharedCta || s == Space::SharedC
 struct ThreadState {
   EventId pc = 0;
   bool arrived = false;             // at the barrier at pc, waiting to pass
-  View view;                        // per cell, the newest message seen or written
+  View view;                        // per slot (a path to a cell), the newest message known
   NodeViews by_fence;               // release fences so far: [F]; po; [strong W]
-  std::vector<NodeViews> by_write;  // per cell, release writes so far: [W∩REL]; po-loc; [strong W]
+  std::vector<NodeViews> by_write;  // per address, release writes so far: [W∩REL]; po-loc;
+                                    // [strong W]
   NodeViews seen;                   // views carried by observed messages (for an acquire fence)
-  std::vector<NodeViews> seen_at;   // the same per cell (for a later acquire read of the cell)
+  std::vector<NodeViews> seen_at;   // the same per address (for a later acquire read of it)
   // A vector/packed instruction performs its elements one step each, in any
   // order: `done` marks the units (a read, a write, or an RMW element's pair)
   // of the instruction at pc already performed, `base` is the view the
@@ -75,6 +77,13 @@ struct ThreadState {
   std::uint64_t done = 0;
   View base;
   std::vector<MsgId> promised;  // own later writes already placed in memory, not yet performed
+  // Bulk operations (multimem.cp.reduce.async.bulk) run as asynchronous
+  // agents: the units issued and not yet performed, the view each issuing
+  // instruction began with, and per wait (the `instr` that completes them)
+  // the join of the views of the units performed so far.
+  std::vector<EventId> async;
+  std::vector<std::pair<EventId, View>> async_base;
+  std::vector<std::pair<std::size_t, View>> async_done;
 };
 
 struct BarrierKey {
@@ -113,6 +122,10 @@ State::Key State::key() const {
     op::encode(t.base, w);
     w.push_back(t.promised.size());
     w.insert(w.end(), t.promised.begin(), t.promised.end());
+    w.push_back(t.async.size());
+    w.insert(w.end(), t.async.begin(), t.async.end());
+    for (const auto& [k, v] : t.async_base) w.push_back(k), op::encode(v, w);
+    for (const auto& [k, v] : t.async_done) w.push_back(k), op::encode(v, w);
     op::encode(t.view, w);
     op::encode(t.by_fence, w);
     for (const auto& x : t.by_write) op::encode(x, w);
@@ -172,26 +185,32 @@ class Machine {
         model_(model),
         obs_(obs),
         opts_(opts),
+        paths_(sk),
         threads_(sk.thread_base.size()) {
     for (std::size_t t = 0; t < threads_; ++t) {
       begin_.push_back(sk.thread_base[t]);
       end_.push_back(t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size());
     }
-    for (const auto& [cell, init] : sk.init_write) cell_index_.emplace(cell, cell_index_.size());
     summarise();
     index_instructions();
   }
 
   State start() const {
-    State s{{}, Memory(cell_index_.size(), sk_.size()), {}, {}, Values(sk_.size(), 0), {}, {}};
+    State s{{},
+            Memory(paths_.slot_cell(), paths_.cells(), sk_.size()),
+            {},
+            {},
+            Values(sk_.size(), 0),
+            {},
+            {}};
     for (const auto& [cell, init] : sk_.init_write)
-      s.mem.init(cell_index_.at(cell), init, *const_value(sk_.ev(init).value));
+      s.mem.init(paths_.cell(cell), init, *const_value(sk_.ev(init).value));
     for (std::size_t t = 0; t < threads_; ++t) {
       ThreadState ts;
       ts.pc = begin_[t];
       ts.view = s.mem.initial_view();
-      ts.by_write.resize(cell_index_.size());
-      ts.seen_at.resize(cell_index_.size());
+      ts.by_write.resize(paths_.addresses());
+      ts.seen_at.resize(paths_.addresses());
       s.th.push_back(std::move(ts));
     }
     if (candidates_) {
@@ -209,6 +228,17 @@ class Machine {
     std::vector<std::pair<std::size_t, Move>> out;
     std::vector<std::vector<Move>> promises(threads_);
     for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
+    for (std::size_t t = 0; t < threads_; ++t)
+      for (EventId u : s.th[t].async) {
+        if (!async_ready(s.th[t], u) || !async_independent(s, u)) continue;
+        std::vector<Move> m;
+        if (ev(u).is_read())
+          step_read(s, t, u, m);
+        else
+          step_write(s, t, u, m);
+        for (Move& x : m) out.emplace_back(t, std::move(x));
+        if (!out.empty()) return out;
+      }
     for (std::size_t t = 0; t < threads_; ++t) {
       if (!promises[t].empty() || !independent(s, t)) continue;
       std::vector<Move> m;
@@ -236,7 +266,7 @@ class Machine {
 
   bool finished(const State& s) const {
     for (std::size_t t = 0; t < threads_; ++t)
-      if (s.th[t].pc != end_[t]) return false;
+      if (s.th[t].pc != end_[t] || !s.th[t].async.empty()) return false;
     return true;
   }
 
@@ -264,7 +294,7 @@ class Machine {
       }
       std::vector<Values> next;
       for (const Values& x : out)
-        for (std::uint64_t v : finals(s, cell_index_.at(o.loc))) {
+        for (std::uint64_t v : finals(s, paths_.cell(o.loc))) {
           next.push_back(x);
           next.back().push_back(o.view(v));
         }
@@ -299,7 +329,7 @@ class Machine {
       const std::size_t p = f == op::kNoMsg ? 0 : s.mem.position(c, f);
       for (std::size_t i = 0; i <= p && i < j; ++i) has_out[i] = 1;
       for (std::size_t i = 1; i < j; ++i)
-        if (!has_out[i] && ms(ev(o[i]), ev(o[j]))) has_out[i] = 1;
+        if (!has_out[i] && morally_strong(ev(o[i]), ev(o[j]))) has_out[i] = 1;
     }
     std::vector<std::uint64_t> vals;
     for (std::size_t i = 0; i < o.size(); ++i)
@@ -317,79 +347,124 @@ class Machine {
   const Event& ev(EventId e) const { return sk_.ev(e); }
   const Placement& place(std::size_t t) const { return sk_.placement[t]; }
   const Placement& place(const Event& e) const { return place(static_cast<std::size_t>(e.thread)); }
-  std::size_t cell(const Event& e) const { return cell_index_.at(e.loc); }
+  std::size_t cell(const Event& e) const { return paths_.cell(e); }
   std::vector<op::Node> nodes(const Event& e) const { return op::nodes_up_to(place(e), e.scope); }
   std::uint64_t eval(const ExprPtr& e, const State& s) const {
     return evaluate(e, [&](ReadRef r) { return s.vals[sk_.vertex(r)]; });
   }
 
-  // Morally strong (PTX §8.6): same thread, or both strong and each one's
-  // scope contains the other's thread. Initial writes are weak.
-  bool ms(const Event& a, const Event& b) const {
-    if (a.thread == b.thread && !a.is_init) return true;
-    if (!a.is_strong() || !b.is_strong()) return false;
-    return scope_includes(a.scope, place(a), place(b)) &&
-           scope_includes(b.scope, place(b), place(a));
+  // The slot an access keeps what it writes or observes in, and the newest
+  // message its path bounds it by in view v (it reads that or a later one,
+  // and writes after it): op_paths.hpp.
+  op::Slot own(const Event& x) const { return paths_.own(x, place(x)); }
+  MsgId bound(const State& s, const View& v, const Event& x) const {
+    const std::size_t c = cell(x);
+    MsgId b = s.mem.order(c).front();
+    for (op::Slot k : paths_.bounds(x, place(x)))
+      if (s.mem.position(c, v[k]) > s.mem.position(c, b)) b = v[k];
+    return b;
+  }
+  std::size_t bound_pos(const State& s, const View& v, const Event& x) const {
+    return s.mem.position(cell(x), bound(s, v, x));
   }
 
-  // Would write `w` placed at order(c)[index] land between an RMW's source
-  // and its write while meeting that RMW? (No morally strong write between
-  // an RMW's read and write, PTX §8.9 Atomicity; sm_6x exempts plain stores
-  // against shared-memory RMWs.)
-  bool breaks_atomicity(const State& s, std::size_t c, std::size_t index, const Event& w) const {
+  // Two accesses take the same path to memory: one proxy, one virtual address.
+  bool same_path(const Event& a, const Event& b) const {
+    return a.proxy == b.proxy && paths_.address(a) == paths_.address(b);
+  }
+  // Two strong operations meet when their ways up the scope tree, each from
+  // its thread's CTA to its own scope instance, share a storage node.
+  bool meet(const Event& a, const Event& b) const {
+    if (!a.is_strong() || !b.is_strong()) return false;
+    const auto na = nodes(a), nb = nodes(b);
+    for (const op::Node& n : na)
+      if (std::find(nb.begin(), nb.end(), n) != nb.end()) return true;
+    return false;
+  }
+  // Accesses of one thread on one path, or strong ones on one path that
+  // meet at a node: a read observes such a write (it is delivered along the
+  // path the reader uses, through a node the reader passes), and such
+  // writes are ordered where the model's co needs them (finals).
+  bool morally_strong(const Event& a, const Event& b) const {
+    if (a.is_init || b.is_init || !same_path(a, b)) return false;
+    return a.thread == b.thread || meet(a, b);
+  }
+
+  // Atomicity as a memory-system mechanism: an RMW is performed in one step
+  // at the nodes of its way up to its scope instance, on its path, holding
+  // the stretch of the cell's order from the message it read to its own
+  // write. A write that passes one of those nodes on that path (or comes
+  // from the RMW's own thread) cannot be placed inside a held stretch; one
+  // that does not pass them (another CTA's `.cta` write, another proxy,
+  // another virtual address, a weak store) can: a lost update. On sm_6x a
+  // shared-memory RMW is a read then a write at the CTA's shared-memory
+  // unit, which only other RMWs wait for: a plain store passes (the `red`
+  // seed). `c`, `index`: the cell and the place `w` would take in its order.
+  bool held(const Event& w, const Event& rmw) const {
+    if (!morally_strong(w, rmw)) return false;
+    return w.in_rmw || !(has_sm6x_rule(model_) && shared_space(rmw.space));
+  }
+  bool lands_in_held(const State& s, std::size_t c, std::size_t index, const Event& w) const {
     const auto& o = s.mem.order(c);
     for (std::size_t k = index; k < o.size(); ++k) {
       const Message& m = s.mem.msg(o[k]);
       if (m.rmw_source == op::kNoMsg || s.mem.position(c, m.rmw_source) >= index) continue;
-      const Event& rw = ev(o[k]);
-      if (!ms(w, rw) || !ms(w, ev(m.rmw_read))) continue;
-      if (!w.in_rmw && has_sm6x_rule(model_) && shared_space(rw.space)) continue;
-      return true;
+      if (held(w, ev(o[k]))) return true;
     }
     return false;
   }
+  // The same from the RMW's side: its write placed at `index`, after the
+  // message it read at `from`, would hold a stretch containing a write that
+  // passed its nodes.
+  bool holds_other(const State& s, std::size_t c, std::size_t from, std::size_t index,
+                   const Event& w) const {
+    const auto& o = s.mem.order(c);
+    for (std::size_t k = from + 1; k < index; ++k)
+      if (held(ev(o[k]), w)) return true;
+    return false;
+  }
 
-  // Reading message m: coherence (the view v), observation (ms ∩ rf) of the
-  // views the message carries, and an acquire read's pull. `v` is the
-  // thread's view, or for an element of a vector instruction the element's
-  // own copy of the view the instruction began with.
+  // Reading message m: coherence (the view v), observation of the views the
+  // message carries, and an acquire read's pull. `v` is the thread's view,
+  // or for an element of a vector instruction (or a unit of a bulk
+  // operation) that unit's own copy of the view it began with.
   void read(State& n, std::size_t t, EventId e, MsgId m, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
-    const std::size_t c = cell(x);
+    const std::size_t c = cell(x), a = paths_.address(x);
+    const op::Slot k = own(x);
     n.vals[e] = n.mem.msg(m).value;
-    // Only observation (ms ∩ rf) raises the view and collects what the
-    // message carries; any other read takes a copy that orders nothing.
-    if (ms(ev(m), x)) {
-      v[c] = m;
+    // Only observation raises the view and collects what the message
+    // carries; any other read takes a copy that orders nothing.
+    if (morally_strong(ev(m), x)) {
+      if (n.mem.position(c, m) > n.mem.position(c, v[k])) v[k] = m;
       if (x.is_strong()) {
         n.mem.join(T.seen, n.mem.msg(m).released);
-        n.mem.join(T.seen_at[c], n.mem.msg(m).released);
+        n.mem.join(T.seen_at[a], n.mem.msg(m).released);
       }
     }
     // Reading another thread's promise (a write it has not performed yet)
     // always raises the view to it, so that every event causally after this
     // read knows the promise was read: its writer cannot perform it once
     // that knowledge reaches it (Causality: rf ; cause irreflexive).
-    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[c])) v[c] = m;
+    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[k])) v[k] = m;
     if (candidates_) n.taint[e] = n.taint[m] | (unfulfilled(n, m) ? bit(m) : 0);
-    if (x.is_acquire()) n.mem.pull(v, T.seen_at[c], nodes(x));
+    if (x.is_acquire()) n.mem.pull(v, T.seen_at[a], nodes(x));
   }
 
   // What a strong write e carries when thread t performs it with view v:
-  // release fences so far, release writes to its cell so far, and its own
-  // release (the view with e itself).
+  // release fences so far, release writes to its address so far, and its
+  // own release (the view with e itself).
   NodeViews carries(const State& n, std::size_t t, EventId e, const View& v) const {
     const Event& x = ev(e);
     const ThreadState& T = n.th[t];
-    const std::size_t c = cell(x);
     NodeViews r;
     if (!x.is_strong()) return r;
     r = T.by_fence;
-    n.mem.join(r, T.by_write[c]);
+    n.mem.join(r, T.by_write[paths_.address(x)]);
     if (x.is_release()) {
       View with = v;
-      with[c] = e;
+      with[own(x)] = e;
       n.mem.push(r, nodes(x), with);
     }
     return r;
@@ -401,23 +476,22 @@ class Machine {
              const NodeViews* carried, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
-    const std::size_t c = cell(x);
+    const std::size_t c = cell(x), a = paths_.address(x);
     msg.value = eval(x.value, n);
     if (x.is_strong()) {
       msg.released = T.by_fence;
-      n.mem.join(msg.released, T.by_write[c]);
+      n.mem.join(msg.released, T.by_write[a]);
       if (carried) n.mem.join(msg.released, *carried);
     }
-    msg.floor = v[c];
+    msg.floor = bound(n, v, x);
     if (candidates_) n.taint[e] = taint_of(n, e);
     n.mem.insert(c, index, e, std::move(msg));
-    v[c] = e;
+    v[own(x)] = e;
     if (x.is_release()) {
-      n.mem.push(T.by_write[c], nodes(x), v);
+      n.mem.push(T.by_write[a], nodes(x), v);
       n.mem.push(n.mem.released(e), nodes(x), v);
     }
   }
-
   // The units of the instruction at thread t's pc not yet performed (a
   // scalar instruction has one).
   std::vector<EventId> pending(const State& s, std::size_t t) const {
@@ -428,14 +502,25 @@ class Machine {
     return out;
   }
 
-  // The view a unit starts from: the thread's view, or for an element of a
-  // vector instruction the view the instruction began with.
-  const View& from_view(const State& s, std::size_t t) const {
+  // The view unit e starts from: the thread's view; for an element of a
+  // vector instruction the view the instruction began with; for a unit of a
+  // bulk operation, the view its instruction was issued with.
+  const View& from_view(const State& s, std::size_t t, EventId e) const {
     const ThreadState& T = s.th[t];
+    if (ev(e).async_until) return async_base(T, e);
     return T.done ? T.base : T.view;
   }
-  View& begin_unit(State& n, std::size_t t, View& local) const {
+  const View& async_base(const ThreadState& T, EventId e) const {
+    for (const auto& [g, v] : T.async_base)
+      if (g == instr_start_[e]) return v;
+    throw std::logic_error("op: a bulk unit without its issuing view");
+  }
+  View& begin_unit(State& n, std::size_t t, EventId e, View& local) const {
     ThreadState& T = n.th[t];
+    if (ev(e).async_until) {
+      local = async_base(T, e);
+      return local;
+    }
     if (!multi_[T.pc]) return T.view;
     if (T.done == 0) T.base = T.view;
     local = T.base;
@@ -443,6 +528,7 @@ class Machine {
   }
   void end_unit(State& n, std::size_t t, EventId e, const View& local) const {
     ThreadState& T = n.th[t];
+    if (const auto until = ev(e).async_until) return end_async_unit(n, t, e, *until, local);
     if (!multi_[T.pc]) {
       T.pc = e + (ev(e).in_rmw ? 2 : 1);
       return;
@@ -456,8 +542,62 @@ class Machine {
     }
   }
 
+  // Bulk operations (PTX ISA "Asynchronous Operations": not part of the
+  // issuing thread's program order). Issuing one hands its units (each
+  // element's source read, each replica's RMW) to asynchronous agents that
+  // perform them at any later moment, each from the view the instruction was
+  // issued with; an RMW unit waits for its element's source read (its data).
+  // The thread goes on, but an instruction that a cp.async.bulk.wait_group
+  // orders after a unit (Event::async_until) waits until the unit is done
+  // and then takes in what the completed units saw and wrote.
+  void end_async_unit(State& n, std::size_t t, EventId e, std::size_t until,
+                      const View& local) const {
+    ThreadState& T = n.th[t];
+    T.async.erase(std::find(T.async.begin(), T.async.end(), e));
+    if (until != SIZE_MAX) {
+      auto it = std::find_if(T.async_done.begin(), T.async_done.end(),
+                             [&](const auto& kv) { return kv.first == until; });
+      if (it == T.async_done.end())
+        T.async_done.insert(
+            std::upper_bound(T.async_done.begin(), T.async_done.end(), until,
+                             [](std::size_t k, const auto& kv) { return k < kv.first; }),
+            {until, local});
+      else
+        n.mem.join(it->second, local);
+    }
+    const EventId g = instr_start_[e];
+    if (std::none_of(T.async.begin(), T.async.end(),
+                     [&](EventId u) { return instr_start_[u] == g; }))
+      T.async_base.erase(std::find_if(T.async_base.begin(), T.async_base.end(),
+                                      [&](const auto& kv) { return kv.first == g; }));
+  }
+  bool async_ready(const ThreadState& T, EventId u) const {
+    auto open = [&](EventId d) {
+      return d != u && std::find(T.async.begin(), T.async.end(), d) != T.async.end();
+    };
+    for (EventId d : deps_[u])
+      if (open(d)) return false;
+    if (ev(u).in_rmw)
+      for (EventId d : deps_[u + 1])
+        if (open(d)) return false;
+    return true;
+  }
+  // Does the event at pc have to wait for a unit not yet performed?
+  bool waits_for_async(const ThreadState& T, std::size_t instr) const {
+    for (EventId u : T.async)
+      if (*ev(u).async_until <= instr) return true;
+    return false;
+  }
+
   void step(const State& s, std::size_t t, std::vector<Move>& out) const {
     const ThreadState& T = s.th[t];
+    for (EventId u : T.async) {
+      if (!async_ready(T, u)) continue;
+      if (ev(u).is_read())
+        step_read(s, t, u, out);
+      else
+        step_write(s, t, u, out);
+    }
     if (T.pc == end_[t]) return;
     const EventId e = T.pc;
     const Event& x = ev(e);
@@ -466,6 +606,27 @@ class Machine {
       State n = s;
       n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
       out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
+      return;
+    }
+    if (waits_for_async(T, x.instr)) return;
+    if (!T.async_done.empty() && T.async_done.front().first <= x.instr) {
+      State n = s;
+      ThreadState& N = n.th[t];
+      while (!N.async_done.empty() && N.async_done.front().first <= x.instr) {
+        n.mem.join(N.view, N.async_done.front().second);
+        N.async_done.erase(N.async_done.begin());
+      }
+      out.push_back({std::move(n), "takes in its completed bulk operations"});
+      return;
+    }
+    if (x.async_until) {  // a bulk operation: issued, performed later
+      State n = s;
+      ThreadState& N = n.th[t];
+      N.async_base.emplace_back(e, N.view);
+      for (EventId u : units_[e])
+        N.async.insert(std::upper_bound(N.async.begin(), N.async.end(), u), u);
+      N.pc = instr_end_[e];
+      out.push_back({std::move(n), fmt::format("{} (issued)", x.text)});
       return;
     }
     if (x.is_memory()) {
@@ -489,6 +650,12 @@ class Machine {
 
   void fence(State& n, std::size_t t, const Event& x) const {
     ThreadState& T = n.th[t];
+    if (x.proxy_fence) {
+      // fence.proxy.K (and a wait's completion): reconcile the paths.
+      paths_.reconcile(*x.proxy_fence, place(x),
+                       [&](op::Slot into, op::Slot from) { n.mem.raise(T.view, into, from); });
+      return;
+    }
     const auto N = nodes(x);
     if (x.is_acquire()) n.mem.pull(T.view, T.seen, N);
     if (x.is_sc_fence()) {
@@ -519,8 +686,11 @@ class Machine {
     const auto& mine = s.th[t].promised;
     // An RMW whose write is promised reads the source it promised from.
     const bool promised_rmw = x.in_rmw && std::find(mine.begin(), mine.end(), e + 1) != mine.end();
-    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]); i < o.size(); ++i) {
-      if (promised_rmw && o[i] != s.mem.msg(e + 1).rmw_source) continue;
+    for (std::size_t i = bound_pos(s, from_view(s, t, e), x); i < o.size(); ++i) {
+      // (a promised atom.exch takes any source: fulfil records it)
+      if (promised_rmw && s.mem.msg(e + 1).rmw_source != op::kNoMsg &&
+          o[i] != s.mem.msg(e + 1).rmw_source)
+        continue;
       // A thread never reads its own promise (that read would be po-before
       // the write it reads).
       if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end()) continue;
@@ -529,33 +699,57 @@ class Machine {
       // its thread has not performed yet (they may read what the reader
       // writes next: LB+RMW-b). Readers it is not morally strong with take it
       // as any other unordered copy.
-      if (ev(o[i]).is_release() && ms(ev(o[i]), x) && unfulfilled(s, o[i])) continue;
+      if (ev(o[i]).is_release() && morally_strong(ev(o[i]), x) && unfulfilled(s, o[i])) continue;
       State n = s;
       View local;
-      View& v = begin_unit(n, t, local);
+      View& v = begin_unit(n, t, e, local);
       read(n, t, e, o[i], v);
       std::string what =
           fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
+      const bool observed = x.is_strong() && morally_strong(ev(o[i]), x);
+      const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
       if (promised_rmw) {
-        const NodeViews carried =
-            x.is_strong() && ms(ev(o[i]), x) ? s.mem.msg(o[i]).released : NodeViews{};
-        if (!fulfil(n, t, e + 1, v, &carried)) continue;
+        if (holds_other(n, c, i, n.mem.position(c, e + 1), ev(e + 1))) continue;
+        if (!fulfil(n, t, e + 1, v, &carried, o[i])) continue;
         what += fmt::format(", writes {}={} (performs its promise)", x.loc, n.mem.msg(e + 1).value);
       } else if (x.in_rmw) {
         const Event& w = ev(e + 1);
-        if (w.guard && eval(w.guard, n) == 0) {
-          end_unit(n, t, e, local);
-          out.push_back({std::move(n), what + ", compare fails"});
+        if (!w.guard || eval(w.guard, n) != 0) {
+          rmw_write(n, t, e, i, carried, &v == &local, local, what, out);
           continue;
         }
-        if (breaks_atomicity(s, c, i + 1, w)) continue;
-        const bool observed = x.is_strong() && ms(ev(o[i]), x);
-        const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
-        write(n, t, e + 1, i + 1, Message{0, {}, o[i], e}, &carried, v);
-        what += fmt::format(", writes {}={}", x.loc, n.mem.msg(e + 1).value);
+        what += ", compare fails";
       }
       end_unit(n, t, e, local);
       out.push_back({std::move(n), std::move(what)});
+    }
+  }
+
+  // The write of an RMW whose read (event e) has just taken order(c)[i]:
+  // placed anywhere after what the thread knows of its path (the read, if
+  // it observed its source, included), and outside every stretch another
+  // RMW holds; if after its source, with no write that passed its own nodes
+  // in between (held). Placed before its source, it holds nothing: the two
+  // RMWs of `LB` through `atom.exch` at scopes that do not meet each read
+  // the other's write.
+  void rmw_write(const State& n, std::size_t t, EventId e, std::size_t i, const NodeViews& carried,
+                 bool is_local, const View& local, const std::string& what,
+                 std::vector<Move>& out) const {
+    const Event& w = ev(e + 1);
+    const std::size_t c = cell(w);
+    const MsgId src = n.mem.order(c)[i];
+    const View& v0 = is_local ? local : n.th[t].view;
+    const std::size_t n_msgs = n.mem.order(c).size();
+    for (std::size_t j = bound_pos(n, v0, w) + 1; j <= n_msgs; ++j) {
+      if (holds_other(n, c, i, j, w) || lands_in_held(n, c, j, w)) continue;
+      State m = n;
+      View mine = local;
+      View& v = is_local ? mine : m.th[t].view;
+      write(m, t, e + 1, j, Message{0, {}, src, e}, &carried, v);
+      end_unit(m, t, e, mine);
+      std::string text = what + fmt::format(", writes {}={}", w.loc, m.mem.msg(e + 1).value);
+      if (j < n_msgs) text += fmt::format(" (coherence-before {} of {})", n_msgs - j, w.loc);
+      out.push_back({std::move(m), std::move(text)});
     }
   }
 
@@ -565,11 +759,11 @@ class Machine {
     const auto& mine = s.th[t].promised;
     if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil_store(s, t, e, out);
     const std::size_t n_msgs = s.mem.order(c).size();
-    for (std::size_t i = s.mem.position(c, from_view(s, t)[c]) + 1; i <= n_msgs; ++i) {
-      if (breaks_atomicity(s, c, i, x)) continue;
+    for (std::size_t i = bound_pos(s, from_view(s, t, e), x) + 1; i <= n_msgs; ++i) {
+      if (lands_in_held(s, c, i, x)) continue;
       State n = s;
       View local;
-      View& v = begin_unit(n, t, local);
+      View& v = begin_unit(n, t, e, local);
       write(n, t, e, i, Message{}, nullptr, v);
       end_unit(n, t, e, local);
       std::string what = fmt::format("{} writes {}={}", x.text, x.loc, n.mem.msg(e).value);
@@ -618,19 +812,24 @@ class Machine {
     for (EventId w : promisable_[t]) {
       const Event& x = ev(w);
       const EventId first = x.in_rmw ? w - 1 : w;
-      if (first <= T.pc || std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
+      // (an atom.exch at pc may be promised: its write goes out before its read)
+      if (first < T.pc || (first == T.pc && !free_rmw(w)) ||
+          std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
         continue;
       const std::size_t c = cell(x);
       if (!about_to_access(s, t, c, x.in_rmw)) continue;
       const auto& o = s.mem.order(c);
-      const std::size_t lo = s.mem.position(c, T.view[c]);
-      if (!x.in_rmw) {
+      const std::size_t lo = bound_pos(s, T.view, x);
+      if (!x.in_rmw || free_rmw(w)) {
         // Only where the read that prompts it can take it (a position below
         // every such reader's view would do as well when a later read prompts it).
+        // An RMW whose value does not depend on its read (atom.exch) is
+        // promised the same way; its read takes its source when performed.
         for (std::size_t i = std::max(lo, reader_floor(s, t, c)) + 1; i <= o.size(); ++i) {
-          if (breaks_atomicity(s, c, i, x)) continue;
+          if (lands_in_held(s, c, i, x)) continue;
           State n = s;
-          Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg, op::kNoMsg};
+          Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg,
+                      x.in_rmw ? w - 1 : op::kNoMsg};
           n.mem.insert(c, i, w, std::move(msg));
           add_promise(n, t, w);
           std::string what =
@@ -646,12 +845,12 @@ class Machine {
       // (not a promise: the source must exist).
       for (std::size_t i = lo; i < o.size(); ++i) {
         const MsgId m = o[i];
-        if (unfulfilled(s, m) || breaks_atomicity(s, c, i + 1, x)) continue;
+        if (unfulfilled(s, m) || lands_in_held(s, c, i + 1, x)) continue;
         State n = s;
         n.vals[w - 1] = s.mem.msg(m).value;
         if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
         const Event& r = ev(w - 1);
-        const bool observed = r.is_strong() && ms(ev(m), r);
+        const bool observed = r.is_strong() && morally_strong(ev(m), r);
         Message msg{eval(x.value, n), carries(s, t, w, T.view), m, w - 1};
         if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
         n.vals[w - 1] = 0;
@@ -690,7 +889,7 @@ class Machine {
       if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
       for (EventId e : pending(s, u))
         if (ev(e).is_read() && cell(ev(e)) == c)
-          lo = std::min(lo, s.mem.position(c, from_view(s, u)[c]));
+          lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
     }
     return lo == ~std::size_t{0} ? 0 : lo;
   }
@@ -708,12 +907,13 @@ class Machine {
   // exactly what a write performed now would carry (no release since the
   // promise added to it), its value and guard agree, and it does not depend
   // on itself through rf ∪ dep (No-Thin-Air). Otherwise the run is dropped.
-  bool fulfil(State& n, std::size_t t, EventId e, View& v, const NodeViews* carried) const {
+  bool fulfil(State& n, std::size_t t, EventId e, View& v, const NodeViews* carried,
+              MsgId source = op::kNoMsg) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
     ThreadState& T = n.th[t];
     const Message& msg = n.mem.msg(e);
-    if (n.mem.position(c, v[c]) >= n.mem.position(c, e)) return false;
+    if (bound_pos(n, v, x) >= n.mem.position(c, e)) return false;
     if (x.guard && eval(x.guard, n) == 0) return false;
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
@@ -725,9 +925,10 @@ class Machine {
     n.ptaint[static_cast<std::size_t>(cand_[e])] = dep;
     n.performed |= bit(e);
     T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
-    n.mem.set_floor(e, v[c]);
-    v[c] = e;
-    if (x.is_release()) n.mem.push(T.by_write[c], nodes(x), v);
+    n.mem.set_floor(e, bound(n, v, x));
+    if (x.in_rmw && msg.rmw_source == op::kNoMsg) n.mem.set_source(e, source);
+    v[own(x)] = e;
+    if (x.is_release()) n.mem.push(T.by_write[paths_.address(x)], nodes(x), v);
     return true;
   }
 
@@ -814,8 +1015,8 @@ class Machine {
 
   void summarise() {
     for (std::size_t t = 0; t < threads_; ++t) {
-      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(cell_index_.size()),
-                                                        std::vector<char>(cell_index_.size())});
+      std::vector<Rest> r(end_[t] - begin_[t] + 1, Rest{std::vector<char>(paths_.cells()),
+                                                        std::vector<char>(paths_.cells())});
       for (EventId e = end_[t]; e-- > begin_[t];) {
         Rest& x = r[e - begin_[t]];
         x = r[e - begin_[t] + 1];
@@ -843,6 +1044,9 @@ class Machine {
   bool independent(const State& s, std::size_t t) const {
     if (s.th[t].pc == end_[t]) return false;
     const Event& head = ev(s.th[t].pc);
+    if (head.async_until) return false;
+    for (const ThreadState& T : s.th)
+      if (!T.async.empty()) return false;
     if (head.is_barrier()) return false;
     const Rest& mine = rest(s, t);
     const std::vector<EventId> units =
@@ -862,10 +1066,29 @@ class Machine {
     return true;
   }
 
+  // A bulk unit commutes with everything left to do when no
+  // other activity (any thread's remaining events, its own thread's
+  // included, and every other pending unit) writes its cell, or, if the
+  // unit writes, accesses it. Taking it alone then keeps every final state.
+  bool async_independent(const State& s, EventId u) const {
+    const std::size_t c = cell(ev(u));
+    const bool writes = ev(u).in_rmw || ev(u).is_write();
+    for (std::size_t v = 0; v < threads_; ++v) {
+      const Rest& r = rest(s, v);
+      if (r.writes[c] || (writes && r.reads[c])) return false;
+      for (EventId o : s.th[v].async) {
+        if (o == u || cell(ev(o)) != c) continue;
+        if (writes || ev(o).in_rmw || ev(o).is_write()) return false;
+      }
+    }
+    return true;
+  }
+
   // Instructions: where each ends, its units (a read, a write, or an RMW
   // element's read standing for its pair), and whether it has several.
   void index_instructions() {
     instr_end_.assign(sk_.size() + 1, 0);
+    instr_start_.assign(sk_.size() + 1, 0);
     units_.assign(sk_.size() + 1, {});
     multi_.assign(sk_.size() + 1, 0);
     all_units_.assign(sk_.size() + 1, 0);
@@ -887,6 +1110,7 @@ class Machine {
               Diagnostic{test_.file, ev(g).src,
                          "an instruction with more than 64 events: too large for --engine op"});
         instr_end_[g] = h;
+        for (EventId e = g; e < h; ++e) instr_start_[e] = g;
         for (EventId e = g; e < h; ++e)
           if (!(ev(e).in_rmw && ev(e).is_write())) {
             units_[g].push_back(e);
@@ -901,6 +1125,13 @@ class Machine {
         g = h;
       }
     }
+  }
+
+  // An RMW whose value and compare read nothing (atom.exch): its promise
+  // need not choose a source.
+  bool free_rmw(EventId w) const {
+    const Event& x = ev(w);
+    return x.in_rmw && !x.guard && reads_of(x.value).empty();
   }
 
   // The instruction [g, h) can be promised: see promise().
@@ -957,9 +1188,10 @@ class Machine {
   ModelKind model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
+  op::Paths paths_;
   std::size_t threads_;
   std::vector<EventId> begin_, end_;
-  std::map<std::string, std::size_t> cell_index_;
+  std::vector<EventId> instr_start_;              // per event: its instruction's first event
   std::vector<std::vector<Rest>> rest_;           // per thread, per position
   std::vector<EventId> instr_end_;                // per instruction's first event
   std::vector<std::vector<EventId>> units_;       // the same
@@ -1066,14 +1298,6 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                                 {0, 0},
                                 "the operational machine (--engine op) has no axioms to leave out; "
                                 "use the z3 or enum engine"});
-  // Nor does it model proxies (per-proxy caches, aliases): it says so per
-  // test rather than answer with the generic machine.
-  if (const std::optional<SourceLoc> at = first_proxy_use(test))
-    throw InputError(Diagnostic{test.file, *at,
-                                "the operational machine (--engine op) does not model proxies "
-                                "(aliases, surface/texture/constant accesses, async bulk "
-                                "reductions, fence.proxy): "
-                                "check this test with the z3 or enum engine"});
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   // Each skeleton's search is split into items (frontier); the items of all
@@ -1105,7 +1329,11 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
   for (std::size_t i = 0; i < work.size(); ++i) {
     if (errors[i]) std::rethrow_exception(errors[i]);
     by_skeleton[work[i].skeleton].add(reports[i]);
-    found.insert(per[i].begin(), per[i].end());
+    for (auto& [vals, trace] : per[i]) {
+      std::vector<std::uint64_t> key = vals;
+      clear_ended(r.observables, key);
+      found.emplace(std::move(key), std::move(trace));
+    }
   }
   for (std::size_t i = 0; i < machines.size(); ++i) {
     const Skeleton& sk = ex.skeletons[i];

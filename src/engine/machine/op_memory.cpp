@@ -1,6 +1,7 @@
 #include "engine/machine/op_memory.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace redscope::op {
 
@@ -14,7 +15,10 @@ std::vector<Node> nodes_up_to(const Placement& p, Scope s) {
   return out;
 }
 
-Memory::Memory(std::size_t cells, std::size_t events) : order_(cells), msgs_(events) {}
+Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_t events)
+    : slot_cell_(std::move(slot_cell)),
+      order_(cells),
+      msgs_(events) {}
 
 void Memory::init(std::size_t cell, MsgId m, std::uint64_t value) {
   order_[cell] = {m};
@@ -33,14 +37,21 @@ std::size_t Memory::position(std::size_t cell, MsgId m) const {
 }
 
 View Memory::initial_view() const {
-  View v(order_.size());
-  for (std::size_t c = 0; c < order_.size(); ++c) v[c] = order_[c].front();
+  View v(slot_cell_.size());
+  for (std::size_t s = 0; s < v.size(); ++s) v[s] = order_[slot_cell_[s]].front();
   return v;
 }
 
 void Memory::join(View& into, const View& from) const {
-  for (std::size_t c = 0; c < into.size(); ++c)
-    if (into[c] != from[c] && position(c, from[c]) > position(c, into[c])) into[c] = from[c];
+  for (std::size_t s = 0; s < into.size(); ++s) {
+    const std::size_t c = slot_cell_[s];
+    if (into[s] != from[s] && position(c, from[s]) > position(c, into[s])) into[s] = from[s];
+  }
+}
+
+void Memory::raise(View& v, std::size_t into, std::size_t from) const {
+  const std::size_t c = slot_cell_[into];
+  if (v[into] != v[from] && position(c, v[from]) > position(c, v[into])) v[into] = v[from];
 }
 
 void Memory::join(NodeViews& into, const NodeViews& from) const {

@@ -39,7 +39,8 @@ struct Node {
 // its CTA, then each enclosing level up to its `s` instance.
 std::vector<Node> nodes_up_to(const Placement& p, Scope s);
 
-// Per cell: the newest message known (coherence-order horizon).
+// Per slot (a path to a cell, op_paths.hpp): the newest message known
+// there (a coherence-order horizon).
 using View = std::vector<MsgId>;
 
 // Views held by scope-tree nodes, sorted by node.
@@ -56,7 +57,8 @@ struct Message {
 
 class Memory {
  public:
-  Memory(std::size_t cells, std::size_t events);
+  // `slot_cell`: per slot of a View, the cell it is a horizon of.
+  Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_t events);
 
   // The initial message of a cell (first in its coherence order).
   void init(std::size_t cell, MsgId m, std::uint64_t value);
@@ -67,14 +69,18 @@ class Memory {
   const Message& msg(MsgId m) const { return msgs_[m]; }
   NodeViews& released(MsgId m) { return msgs_[m].released; }
   void set_floor(MsgId m, MsgId floor) { msgs_[m].floor = floor; }
+  void set_source(MsgId m, MsgId source) { msgs_[m].rmw_source = source; }
   std::size_t position(std::size_t cell, MsgId m) const;
   std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
   std::size_t cells() const { return order_.size(); }
 
-  // A view with every cell at its initial message.
+  // A view with every slot at its cell's initial message.
   View initial_view() const;
-  // Per cell, the later of the two messages in coherence order.
+  // Per slot, the later of the two messages in coherence order.
   void join(View& into, const View& from) const;
+  // Slot `into` of v raised to (at least) slot `from`.
+  void raise(View& v, std::size_t into, std::size_t from) const;
+  std::size_t slot_cell(std::size_t slot) const { return slot_cell_[slot]; }
   void join(NodeViews& into, const NodeViews& from) const;
   // Release: `v` joined into each of `nodes`. Acquire: the views of those of
   // `nodes` present in `from` joined into `v`.
@@ -85,6 +91,7 @@ class Memory {
   void encode(std::vector<std::uint64_t>& out) const;
 
  private:
+  std::vector<std::size_t> slot_cell_;
   std::vector<std::vector<MsgId>> order_;  // per cell, coherence order
   std::vector<Message> msgs_;              // indexed by MsgId
 };
