@@ -691,9 +691,12 @@ class Machine {
       if (promised_rmw && s.mem.msg(e + 1).rmw_source != op::kNoMsg &&
           o[i] != s.mem.msg(e + 1).rmw_source)
         continue;
-      // A thread never reads its own promise (that read would be po-before
-      // the write it reads).
-      if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end()) continue;
+      // A thread never reads its own promise on the path it was written by
+      // (that read would be po-before the write it reads); through another
+      // proxy or virtual address it may (nothing orders the two paths).
+      if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end() &&
+          same_path(ev(o[i]), x))
+        continue;
       // A promised release write is not observed before it is performed: a
       // release would synchronize the reader with events po-before it that
       // its thread has not performed yet (they may read what the reader
@@ -817,7 +820,7 @@ class Machine {
           std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
         continue;
       const std::size_t c = cell(x);
-      if (!about_to_access(s, t, c, x.in_rmw)) continue;
+      if (!about_to_access(s, t, w, x.in_rmw)) continue;
       const auto& o = s.mem.order(c);
       const std::size_t lo = bound_pos(s, T.view, x);
       if (!x.in_rmw || free_rmw(w)) {
@@ -825,7 +828,7 @@ class Machine {
         // every such reader's view would do as well when a later read prompts it).
         // An RMW whose value does not depend on its read (atom.exch) is
         // promised the same way; its read takes its source when performed.
-        for (std::size_t i = std::max(lo, reader_floor(s, t, c)) + 1; i <= o.size(); ++i) {
+        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i) {
           if (lands_in_held(s, c, i, x)) continue;
           State n = s;
           Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg,
@@ -873,22 +876,34 @@ class Machine {
   // performed can be made at any later time, with the same placements
   // (views only grow, and performing it already requires what it carries to
   // be unchanged).
-  bool about_to_access(const State& s, std::size_t t, std::size_t c, bool writes_too) const {
+  // (Its own thread's next read prompts it too when it takes another path.)
+  bool about_to_access(const State& s, std::size_t t, EventId w, bool writes_too) const {
+    const std::size_t c = cell(ev(w));
     for (std::size_t u = 0; u < threads_; ++u) {
-      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      if (!performs_at_pc(s, u)) continue;
       for (EventId e : pending(s, u))
-        if (cell(ev(e)) == c && (writes_too || ev(e).is_read())) return true;
+        if (prompts(u == t, e, w, c, writes_too)) return true;
     }
     return false;
   }
+  // Thread u's next step is a memory access of its own (not a bulk issue).
+  bool performs_at_pc(const State& s, std::size_t u) const {
+    return s.th[u].pc != end_[u] && ev(s.th[u].pc).is_memory() && !ev(s.th[u].pc).async_until;
+  }
+  bool prompts(bool own, EventId e, EventId w, std::size_t c, bool writes_too) const {
+    if (cell(ev(e)) != c) return false;
+    if (own) return ev(e).is_read() && !same_path(ev(e), ev(w));
+    return writes_too || ev(e).is_read();
+  }
 
-  // The lowest view position of cell c among the other threads about to read it.
-  std::size_t reader_floor(const State& s, std::size_t t, std::size_t c) const {
+  // The lowest bound among the reads about to take w's cell that prompt its promise.
+  std::size_t reader_floor(const State& s, std::size_t t, EventId w) const {
+    const std::size_t c = cell(ev(w));
     std::size_t lo = ~std::size_t{0};
     for (std::size_t u = 0; u < threads_; ++u) {
-      if (u == t || s.th[u].pc == end_[u] || !ev(s.th[u].pc).is_memory()) continue;
+      if (!performs_at_pc(s, u)) continue;
       for (EventId e : pending(s, u))
-        if (ev(e).is_read() && cell(ev(e)) == c)
+        if (ev(e).is_read() && prompts(u == t, e, w, c, false))
           lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
     }
     return lo == ~std::size_t{0} ? 0 : lo;
