@@ -575,3 +575,13 @@ TEST_CASE("op: proxies reach memory by paths that proxy fences reconcile", "[op]
       " | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
   CHECK(reaches_text(mp));
 }
+
+TEST_CASE("op: a thread reads its own later write through another path", "[op][proxy]") {
+  // The generic load and the surface store take different paths to x:
+  // nothing orders them, and the load may take the store's value (the
+  // store is promised; the model allows it: not morally strong, no
+  // proxy-preserved causality between them). Through one path it may not.
+  const std::string head = "PTX t\n{ x = 0; s @ surface aliases x; }\n P0@cta 0,gpu 0 ;\n";
+  CHECK(reaches_text(head + " ld.weak r0, x ;\n sust.weak s, 1 ;\nexists (P0:r0 == 1)\n"));
+  CHECK_FALSE(reaches_text(head + " ld.weak r0, x ;\n st.weak x, 1 ;\nexists (P0:r0 == 1)\n"));
+}
