@@ -11,6 +11,7 @@
 #include "engine/z3/pto_z3_values.hpp"
 #include "frontend/pto/pto_dialect.hpp"
 #include "redscope/analysis/pto_cycles.hpp"
+#include "redscope/analysis/xval.hpp"
 #include "redscope/core/pto.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
@@ -310,4 +311,38 @@ TEST_CASE("pto: JSON reports no NVIDIA target", "[pto]") {
   const std::string ptx =
       json_test_head("t", "t.litmus", true, ModelKind::Ptx, 90).dump(Json::Layout::Line);
   CHECK(ptx.find("\"target\": \"sm_90\"") != std::string::npos);
+}
+
+// xval checks a PTO program by its two formulations: the Z3 twin allows, the
+// explicit explorer reaches; both are exact, so any difference is a defect.
+TEST_CASE("pto: xval pairs the explorer with the Z3 twin", "[pto][xval]") {
+  const std::string dir = std::string(REDSCOPE_SOURCE_DIR) + "/litmus/pto/";
+  EngineOptions o;
+  o.observe_all = true;
+  for (const char* name : {"hazard-no-barrier", "race-message-passing", "vcadd-f16-order-tree"}) {
+    INFO(name);
+    const XvalResult x = xval_file(dir + name + ".litmus", o);
+    REQUIRE(!x.error);
+    CHECK(x.pair == XvalPair::PtoExplorerVsZ3);
+    CHECK(x.model == ModelKind::Pto);
+    CHECK(x.count(XvalStatus::AllowedReached) >= 2);  // a choice per outcome
+    CHECK(x.count(XvalStatus::AllowedUnreached) == 0);
+    CHECK(x.count(XvalStatus::ReachedForbidden) == 0);
+    CHECK(!x.defect());
+    for (const XvalOutcome& out : x.outcomes) {
+      CHECK(!out.trace.empty());  // the explorer's choices
+      CHECK(!out.z3_choices.empty());
+    }
+    CHECK_THAT(render_xval_text(x), Catch::Contains("(pto: explorer vs z3 twin): allowed-"));
+    CHECK_THAT(render_xval_json({x}), Catch::Contains("\"pair\": \"explorer vs z3 twin\""));
+  }
+  // A disagreement either way is a defect (exit status 4).
+  XvalResult d;
+  d.pair = XvalPair::PtoExplorerVsZ3;
+  d.outcomes.push_back(XvalOutcome{{}, XvalStatus::AllowedUnreached, "", {}, ""});
+  CHECK(d.defect());
+  d.pair = XvalPair::MachineVsZ3;  // the machine may be stronger than the model
+  CHECK(!d.defect());
+  d.outcomes.back().status = XvalStatus::ReachedForbidden;
+  CHECK(d.defect());
 }

@@ -1,5 +1,6 @@
-// `redscope xval`: classify every outcome of the Z3 engine and the
-// operational machine (see xval.hpp).
+// `redscope xval`: classify every outcome of two formulations of a test:
+// the Z3 engine and the operational machine, or for a PTO program the Z3
+// twin and the explicit explorer (see xval.hpp).
 #include "redscope/analysis/xval.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/core/failure.hpp"
@@ -10,6 +11,8 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "engine/pto_exec.hpp"
+#include "engine/z3/pto_z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/report/report.hpp"
 
@@ -24,6 +27,19 @@ std::string_view to_string(XvalStatus s) {
   return "?";
 }
 
+std::string_view to_string(XvalPair p) {
+  return p == XvalPair::PtoExplorerVsZ3 ? "explorer vs z3 twin" : "machine vs z3";
+}
+
+std::string_view via(XvalPair p) {
+  return p == XvalPair::SassViaLowering ? "lowering to PTX events" : "";
+}
+
+bool XvalResult::defect() const {
+  return count(XvalStatus::ReachedForbidden) > 0 ||
+         (pair == XvalPair::PtoExplorerVsZ3 && count(XvalStatus::AllowedUnreached) > 0);
+}
+
 std::size_t XvalResult::count(XvalStatus s) const {
   return static_cast<std::size_t>(std::count_if(
       outcomes.begin(), outcomes.end(), [&](const XvalOutcome& o) { return o.status == s; }));
@@ -31,17 +47,25 @@ std::size_t XvalResult::count(XvalStatus s) const {
 
 namespace {
 
-XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
-  XvalResult x;
-  x.test = t.name;
-  x.file = t.file;
-  EngineOptions z = opts;
-  z.engine = EngineKind::Z3;
-  const TestResult allowed = run_z3(t, z);
-  std::map<std::vector<std::uint64_t>, std::string> traces;
-  const TestResult reached = run_op(t, z, &traces);
+XvalPair pair_of(const LitmusTest& t) {
+  if (t.pto_program) return XvalPair::PtoExplorerVsZ3;
+  return t.arch == "SASS" ? XvalPair::SassViaLowering : XvalPair::MachineVsZ3;
+}
+
+std::string lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& l : v) s += l + "\n";
+  return s;
+}
+
+// Sorts every outcome `allowed` has or `reached` (values -> the reaching
+// side's witness) has into the three classes; `forbidden_by` names what
+// forbids a reached outcome `allowed` lacks.
+void classify(XvalResult& x, const TestResult& allowed,
+              const std::map<std::vector<std::uint64_t>, std::string>& reached,
+              const std::function<std::vector<std::string>(const std::vector<std::uint64_t>&)>&
+                  forbidden_by) {
   x.model = allowed.model;
-  x.model_file = opts.model_file;
   for (const Observable& o : allowed.observables) x.labels.push_back(o.label);
   std::map<std::vector<std::uint64_t>, XvalOutcome> all;
   auto render = [&](const std::vector<std::uint64_t>& v) {
@@ -51,19 +75,63 @@ XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
     return s;
   };
   for (const Outcome& o : allowed.outcomes)
-    all[o.values] = XvalOutcome{render(o.values), XvalStatus::AllowedUnreached, "", {}};
-  for (const auto& [vals, trace] : traces) {
+    all[o.values] = XvalOutcome{
+        render(o.values), XvalStatus::AllowedUnreached, "", {}, lines(o.witness.choices)};
+  for (const auto& [vals, trace] : reached) {
     auto it = all.find(vals);
     if (it != all.end()) {
       it->second.status = XvalStatus::AllowedReached;
       it->second.trace = trace;
       continue;
     }
-    all[vals] = XvalOutcome{render(vals), XvalStatus::ReachedForbidden, trace,
-                            forbidding_axioms(t, z, allowed.observables, vals)};
+    all[vals] =
+        XvalOutcome{render(vals), XvalStatus::ReachedForbidden, trace, forbidden_by(vals), ""};
   }
   for (auto& [v, o] : all) x.outcomes.push_back(std::move(o));
+}
+
+// PTX and SASS: the Z3 engine (the cat model) allows, the machine reaches.
+XvalResult xval_events(const LitmusTest& t, const EngineOptions& opts) {
+  XvalResult x;
+  x.test = t.name;
+  x.file = t.file;
+  x.pair = pair_of(t);
+  EngineOptions z = opts;
+  z.engine = EngineKind::Z3;
+  const TestResult allowed = run_z3(t, z);
+  std::map<std::vector<std::uint64_t>, std::string> traces;
+  (void)run_op(t, z, &traces);
+  x.model_file = opts.model_file;
+  classify(x, allowed, traces, [&](const std::vector<std::uint64_t>& vals) {
+    return forbidding_axioms(t, z, allowed.observables, vals);
+  });
   return x;
+}
+
+// PTO: the Z3 twin (lanes as solver terms, choices as variables) allows,
+// the explicit explorer (lanes computed by core/pto.cpp, every choice
+// enumerated) reaches. They share only the observables.
+XvalResult xval_pto(const LitmusTest& t, const EngineOptions& opts) {
+  XvalResult x;
+  x.test = t.name;
+  x.file = t.file;
+  x.pair = XvalPair::PtoExplorerVsZ3;
+  EngineOptions z = opts;
+  z.engine = EngineKind::Z3;
+  const TestResult allowed = run_pto_z3(t, z);
+  EngineOptions e = opts;
+  e.engine = EngineKind::Enum;
+  std::map<std::vector<std::uint64_t>, std::string> choices;
+  for (const Outcome& o : pto_exec::run_explorer(t, e).outcomes)
+    choices[o.values] = lines(o.witness.choices);
+  // No axiom forbids: the twin's encoding simply has no run with the values.
+  classify(x, allowed, choices,
+           [](const std::vector<std::uint64_t>&) { return std::vector<std::string>{}; });
+  return x;
+}
+
+XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
+  return t.pto_program ? xval_pto(t, opts) : xval_events(t, opts);
 }
 
 std::string state(const XvalResult& r, const XvalOutcome& o) {
@@ -82,6 +150,12 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   r.file = path;
   const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    // Known from here on, also if the pair cannot check the test.
+    r.test = t.name;
+    r.pair = pair_of(t);
+    r.model =
+        t.pto_program ? ModelKind::Pto : opts.model.value_or(model_for_test(t.arch, t.target_sm));
+    if (!t.pto_program) r.model_file = opts.model_file;
     // One budget for the pair (Z3 engine, machine): report inherits it too.
     r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, o); });
   });
@@ -93,25 +167,60 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   return r;
 }
 
+namespace {
+
+// The pair in a test's header: "ptx", "sass-sm30; sass, via lowering to PTX
+// events", "pto: explorer vs z3 twin".
+std::string pair_text(const XvalResult& r) {
+  const std::string model = model_name(r.model, r.model_file);
+  switch (r.pair.value_or(XvalPair::MachineVsZ3)) {
+    case XvalPair::MachineVsZ3: return model;
+    case XvalPair::SassViaLowering: return fmt::format("{}; sass, via {}", model, via(*r.pair));
+    case XvalPair::PtoExplorerVsZ3: return fmt::format("pto: {}", to_string(*r.pair));
+  }
+  return model;
+}
+
+// `text`'s lines, each indented by `indent`; `none` when there are none.
+std::string indented(const std::string& text, std::string_view indent, std::string_view none) {
+  if (text.empty()) return none.empty() ? "" : fmt::format("{}{}\n", indent, none);
+  std::string o;
+  for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find('\n', a);
+    o += fmt::format("{}{}\n", indent, text.substr(a, b - a));
+  }
+  return o;
+}
+
+}  // namespace
+
 std::string render_xval_text(const XvalResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
+  const bool pto = r.pair == XvalPair::PtoExplorerVsZ3;
   std::string o = fmt::format(
       "Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n",
-      r.test, model_name(r.model, r.model_file), r.count(XvalStatus::AllowedReached),
+      r.test, pair_text(r), r.count(XvalStatus::AllowedReached),
       r.count(XvalStatus::AllowedUnreached), r.count(XvalStatus::ReachedForbidden));
   for (const XvalOutcome& x : r.outcomes) {
     if (x.status == XvalStatus::AllowedReached) continue;
     o += fmt::format("  {} {}\n", to_string(x.status), state(r, x));
+    if (pto && x.status == XvalStatus::AllowedUnreached) {
+      o += "    z3 twin choices:\n" + indented(x.z3_choices, "      ", "(none: one run)");
+      continue;
+    }
     if (x.status != XvalStatus::ReachedForbidden) continue;
+    if (pto) {
+      o += "    forbidden by: the z3 twin (no run of its encoding gives these values)\n"
+           "    explorer choices:\n" +
+           indented(x.trace, "      ", "(none: one run)");
+      continue;
+    }
     std::string axioms;
     for (const std::string& a : x.forbidden_by)
       axioms += fmt::format("{}{}", axioms.empty() ? "" : ", ", a);
     o += fmt::format("    forbidden by: {}\n    machine trace:\n",
                      axioms.empty() ? "(no single skeleton core)" : axioms);
-    for (std::size_t a = 0, b; a < x.trace.size(); a = b + 1) {
-      b = x.trace.find('\n', a);
-      o += "      " + x.trace.substr(a, b - a) + "\n";
-    }
+    o += indented(x.trace, "      ", "");
   }
   return o + "\n";
 }
@@ -140,6 +249,8 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
   for (const XvalResult& r : rs) {
     Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
     if (!r.model_file.empty()) t.set("model", r.model_file);
+    t.set("pair", r.pair ? Json(to_string(*r.pair)) : Json());
+    t.set("via", r.pair && !via(*r.pair).empty() ? Json(via(*r.pair)) : Json());
     set_json_error(t, r.error, r.error_kind);
     Json outcomes = Json::array();
     for (const XvalOutcome& x : r.outcomes) {
@@ -147,11 +258,13 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
       for (std::size_t j = 0; j < r.labels.size(); ++j) values.set(r.labels[j], x.values[j]);
       Json axioms = Json::array();
       for (const std::string& a : x.forbidden_by) axioms.push(a);
-      outcomes.push(Json::object()
-                        .set("values", std::move(values))
-                        .set("status", to_string(x.status))
-                        .set("forbidden_by", std::move(axioms))
-                        .set("trace", x.trace));
+      Json o = Json::object()
+                   .set("values", std::move(values))
+                   .set("status", to_string(x.status))
+                   .set("forbidden_by", std::move(axioms))
+                   .set("trace", x.trace);
+      if (r.pair == XvalPair::PtoExplorerVsZ3) o.set("z3_choices", x.z3_choices);
+      outcomes.push(std::move(o));
     }
     all.push(t.set("outcomes", std::move(outcomes)));
   }

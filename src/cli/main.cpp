@@ -76,11 +76,18 @@ Usage:
                                     test (source, outcomes, witness pictures,
                                     explanation); --no-xval skips the machine,
                                     --no-pictures the pictures
-  redscope xval [options] PATH...   run the Z3 engine and the operational
-                                    machine; classify each outcome as allowed
-                                    and reached, allowed but never reached, or
-                                    reached but forbidden (a defect: trace and
-                                    the forbidding axioms are printed)
+  redscope xval [options] PATH...   check each test by two independent
+                                    formulations and classify each outcome as
+                                    allowed and reached, allowed but never
+                                    reached, or reached but forbidden (a
+                                    defect: the trace and what forbids it are
+                                    printed). PTX: the Z3 engine allows, the
+                                    operational machine reaches; SASS: the
+                                    same, on the PTX events SASS lowers to
+                                    ("sass, via lowering to PTX events"); PTO:
+                                    the Z3 twin allows, the explicit explorer
+                                    reaches ("pto: explorer vs z3 twin"; any
+                                    difference is a defect)
   redscope merge SHARD.json...      join the JSON of `run --shard i/n
                                     --format json` runs into one run's JSON
                                     (results ordered by file path; - reads
@@ -120,8 +127,8 @@ Usage:
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
-those and --observe-all; every command takes -q, -v, --timeout, --max-memory
-and --max-file-size):
+those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
+--max-memory and --max-file-size):
   --format text|json|jsonl
                        output format: text (default, herd7-like), json (one
                        array, streamed: each test's object is printed as it
@@ -208,7 +215,7 @@ Exit status:
      the run, or a .test claim is not met (the summary reads "N passed,
      M failed, K errors")
   4  xval or report: the operational machine reached an outcome the model
-     forbids
+     forbids; xval: a PTO program's explorer and Z3 twin disagree
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
 )";
 
@@ -634,7 +641,8 @@ int run(const Cli& c) {
   return any_error ? kExitInputError : kExitOk;
 }
 
-// Exit 4 when some outcome is reached by the machine but forbidden by the model.
+// Exit 4 when some outcome is reached by the machine but forbidden by the
+// model, or a PTO program's explorer and Z3 twin disagree (XvalResult::defect).
 int run_xval(const Cli& c) {
   const Inputs in = inputs_of(c);
   if (!report_inputs(c, in)) return kExitInputError;
@@ -653,7 +661,7 @@ int run_xval(const Cli& c) {
             any_error = true;
             progress.print(stderr, *r.error + "\n");
           }
-          const bool bad = r.count(redscope::XvalStatus::ReachedForbidden) > 0;
+          const bool bad = r.defect();
           defect = defect || bad;
           if (c.format == "text" && (!c.quiet || bad))
             progress.print(stdout, redscope::render_xval_text(r));
@@ -904,7 +912,8 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run(parse_run(argc, argv));
   if (cmd == "xval") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect) usage_error("xval takes --format, -j, --model, --unroll and --observe-all only");
+    if (c.expect)
+      usage_error("xval takes --format, -j, --model, --unroll, --observe-all, --pto-order only");
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);

@@ -1,7 +1,11 @@
-// `redscope xval`: the axiomatic (Z3) and operational engines side by side.
-// Each outcome is allowed and reached, allowed but never reached (the
-// machine is stronger than the model there), or reached but forbidden (a
-// defect in one of the two engines).
+// `redscope xval`: two independent formulations of a test's semantics side
+// by side. PTX tests (and SASS tests, through the PTX events their
+// instructions lower to): the Z3 engine (the cat model) allows, the
+// operational machine reaches. PTO programs, which have no event graph: the
+// Z3 twin (engine/z3/pto_z3.cpp) allows, the explicit explorer
+// (engine/pto_exec.cpp) reaches. Each outcome is allowed and reached,
+// allowed but never reached (the machine is stronger than the model there;
+// for PTO, a defect), or reached but forbidden (a defect in one of the two).
 #pragma once
 
 #include <optional>
@@ -12,14 +16,29 @@
 
 namespace redscope {
 
+// The pair of formulations a test was checked by.
+enum class XvalPair : std::uint8_t {
+  MachineVsZ3,      // PTX: the operational machine against the Z3 engine
+  SassViaLowering,  // SASS: the same pair, on the PTX events SASS lowers to
+  PtoExplorerVsZ3,  // PTO: the explicit explorer against the Z3 twin
+};
+// "machine vs z3" or "explorer vs z3 twin" (JSON "pair").
+std::string_view to_string(XvalPair p);
+// "lowering to PTX events" for SASS, else empty (JSON "via").
+std::string_view via(XvalPair p);
+
 enum class XvalStatus : std::uint8_t { AllowedReached, AllowedUnreached, ReachedForbidden };
 std::string_view to_string(XvalStatus s);
 
 struct XvalOutcome {
   std::vector<std::string> values;  // rendered, parallel to XvalResult::labels
   XvalStatus status = XvalStatus::AllowedReached;
-  std::string trace;                      // machine trace (reached outcomes)
+  // The reaching side's witness (reached outcomes): the machine's trace,
+  // or for PTO the explorer's choices, one a line.
+  std::string trace;
   std::vector<std::string> forbidden_by;  // reached-but-forbidden only: axiom names
+  // PTO: the Z3 twin's choices for an outcome it allows, one a line.
+  std::string z3_choices;
 };
 
 struct XvalResult {
@@ -28,7 +47,12 @@ struct XvalResult {
   std::string model_file;  // the user's model, if any (model_name)
   std::vector<std::string> labels;
   std::vector<XvalOutcome> outcomes;
+  std::optional<XvalPair> pair;  // known once the file parsed
   std::size_t count(XvalStatus s) const;
+  // Whether the pair disagrees beyond what it may (exit status 4): anything
+  // reached but forbidden; for PTO, where both sides are exact, also an
+  // outcome allowed but never reached.
+  bool defect() const;
   double seconds = 0;
   std::optional<std::string> error;
   std::string error_kind;  // "input", "timeout", "memory" or "internal" (failure.hpp)
