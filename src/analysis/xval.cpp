@@ -144,6 +144,12 @@ std::string state(const XvalResult& r, const XvalOutcome& o) {
 
 }  // namespace
 
+TestResult run_reaching_side(const LitmusTest& t, const EngineOptions& opts) {
+  EngineOptions o = opts;
+  o.engine = t.pto_program ? EngineKind::Enum : EngineKind::Op;
+  return t.pto_program ? pto_exec::run_explorer(t, o) : run_op(t, o);
+}
+
 XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   XvalResult r;

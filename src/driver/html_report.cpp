@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/xval.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/report/dot.hpp"
@@ -76,14 +77,14 @@ std::string verdict(const TestResult& r) {
 
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
   e.z3 = check_file(e.file, opts);
-  if (e.z3.error || !e.z3.source || !e.z3.expansion) return;
+  if (e.z3.error || !e.z3.source) return;
   const LitmusTest& t = *e.z3.source;
   if (ro.xval) {
     try {
-      EngineOptions o = opts;
-      o.engine = EngineKind::Op;
-      // The machine and the explanation get their own budgets (--timeout).
-      const TestResult m = with_budget(o, [&](const EngineOptions& b) { return run_op(t, b); });
+      // The pair's reaching side (the machine; a PTO program's explorer) and
+      // the explanation get their own budgets (--timeout).
+      const TestResult m =
+          with_budget(opts, [&](const EngineOptions& b) { return run_reaching_side(t, b); });
       for (const Outcome& x : m.outcomes) e.reached.insert(x.values);
       e.machine_ran = true;
     } catch (const InputError& x) {
@@ -110,7 +111,7 @@ void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
   } catch (const std::exception& x) {
     e.explanation_html = "<p class=muted>no explanation: " + html_escape(x.what()) + "</p>";
   }
-  if (!ro.pictures) return;
+  if (!ro.pictures || !e.z3.expansion) return;  // (a PTO program has no event graph)
   const Expansion& ex = *e.z3.expansion;
   for (std::size_t k = 0; k < e.z3.outcomes.size(); ++k) {
     const Witness& w = e.z3.outcomes[k].witness;

@@ -187,10 +187,12 @@ class Explorer {
       stack.pop_back();
       if (opts_.budget) opts_.budget->check();
       if (++out_.paths > opts_.enum_limit)
-        throw InputError(Diagnostic{
-            t_.file,
-            {1, 1},
-            fmt::format("more than {} PTO execution paths (--enum-limit)", opts_.enum_limit)});
+        throw InputError(
+            Diagnostic{t_.file,
+                       {1, 1},
+                       fmt::format("more than {} PTO execution paths: too many for the explorer "
+                                   "(--engine enum); the z3 engine does not enumerate paths",
+                                   opts_.enum_limit)});
       std::vector<State> next = successors(s);
       if (next.empty()) record(s);
       for (auto it = next.rbegin(); it != next.rend(); ++it) stack.push_back(std::move(*it));

@@ -59,6 +59,10 @@ struct XvalResult {
 };
 
 XvalResult xval_file(const std::string& path, const EngineOptions& opts);
+// The reaching side of a test's pair, as a result: the operational
+// machine's outcomes, or for a PTO program the explicit explorer's (the
+// report's machine column).
+TestResult run_reaching_side(const LitmusTest& t, const EngineOptions& opts);
 std::string render_xval_text(const XvalResult& r);
 std::string render_xval_summary(const std::vector<XvalResult>& rs);
 std::string render_xval_json(const std::vector<XvalResult>& rs);
