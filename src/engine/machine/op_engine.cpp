@@ -266,7 +266,8 @@ class Machine {
 
   bool finished(const State& s) const {
     for (std::size_t t = 0; t < threads_; ++t)
-      if (s.th[t].pc != end_[t] || !s.th[t].async.empty()) return false;
+      if (s.th[t].pc != end_[t] || !s.th[t].async.empty() || !s.th[t].promised.empty())
+        return false;
     return true;
   }
 
@@ -603,6 +604,11 @@ class Machine {
     const Event& x = ev(e);
     if (!T.done && x.guard && eval(x.guard, s) == 0 &&
         !(x.in_rmw && x.is_write())) {  // not executed
+      // A promised write its thread does not get to is never performed:
+      // the run is dropped (the message it placed was never written).
+      const EventId last = multi_[e] ? instr_end_[e] - 1 : e + (x.in_rmw ? 1 : 0);
+      for (EventId w : T.promised)
+        if (w >= e && w <= last) return;
       State n = s;
       n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
       out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
