@@ -584,4 +584,8 @@ TEST_CASE("op: a thread reads its own later write through another path", "[op][p
   const std::string head = "PTX t\n{ x = 0; s @ surface aliases x; }\n P0@cta 0,gpu 0 ;\n";
   CHECK(reaches_text(head + " ld.weak r0, x ;\n sust.weak s, 1 ;\nexists (P0:r0 == 1)\n"));
   CHECK_FALSE(reaches_text(head + " ld.weak r0, x ;\n st.weak x, 1 ;\nexists (P0:r0 == 1)\n"));
+  // A surface fence between them carries the read's knowledge to the
+  // surface path (proxy-preserved causality: read, fence, write).
+  CHECK_FALSE(reaches_text(head + " ld.weak r0, x ;\n fence.proxy.surface ;\n sust.weak s, 1 ;\n"
+                                  "exists (P0:r0 == 1)\n"));
 }

@@ -445,10 +445,15 @@ class Machine {
       }
     }
     // Reading another thread's promise (a write it has not performed yet)
-    // always raises the view to it, so that every event causally after this
-    // read knows the promise was read: its writer cannot perform it once
-    // that knowledge reaches it (Causality: rf ; cause irreflexive).
-    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[k])) v[k] = m;
+    // always records it in the cell's promise-read slot, so that every
+    // event causally after this read knows the promise was read: its writer
+    // cannot perform it once that knowledge reaches it (Causality: rf ;
+    // cause irreflexive). It bounds no access: a read that does not observe
+    // the promise orders nothing else.
+    // (Its own promise, read through another path, is known on the read's
+    // own path: a proxy fence between the two carries it to the write's.)
+    const op::Slot known = ev(m).thread == x.thread ? k : paths_.promise_read(c);
+    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[known])) v[known] = m;
     if (candidates_) n.taint[e] = n.taint[m] | (unfulfilled(n, m) ? bit(m) : 0);
     if (x.is_acquire()) n.mem.pull(v, T.seen_at[a], nodes(x));
   }
@@ -724,7 +729,13 @@ class Machine {
       } else if (x.in_rmw) {
         const Event& w = ev(e + 1);
         if (!w.guard || eval(w.guard, n) != 0) {
-          rmw_write(n, t, e, i, carried, &v == &local, local, what, out);
+          // Its write is bounded by what the thread knew before the read,
+          // and by the source if the read observed it; reading a promise
+          // raised the view for what comes causally after, which the RMW's
+          // own write is not unless observation ordered it.
+          const std::size_t lo = morally_strong(ev(o[i]), x) ? bound_pos(n, v, w)
+                                                             : bound_pos(s, from_view(s, t, e), w);
+          rmw_write(n, t, e, i, lo, carried, &v == &local, local, what, out);
           continue;
         }
         what += ", compare fails";
@@ -741,15 +752,14 @@ class Machine {
   // in between (held). Placed before its source, it holds nothing: the two
   // RMWs of `LB` through `atom.exch` at scopes that do not meet each read
   // the other's write.
-  void rmw_write(const State& n, std::size_t t, EventId e, std::size_t i, const NodeViews& carried,
-                 bool is_local, const View& local, const std::string& what,
-                 std::vector<Move>& out) const {
+  void rmw_write(const State& n, std::size_t t, EventId e, std::size_t i, std::size_t lo,
+                 const NodeViews& carried, bool is_local, const View& local,
+                 const std::string& what, std::vector<Move>& out) const {
     const Event& w = ev(e + 1);
     const std::size_t c = cell(w);
     const MsgId src = n.mem.order(c)[i];
-    const View& v0 = is_local ? local : n.th[t].view;
     const std::size_t n_msgs = n.mem.order(c).size();
-    for (std::size_t j = bound_pos(n, v0, w) + 1; j <= n_msgs; ++j) {
+    for (std::size_t j = lo + 1; j <= n_msgs; ++j) {
       if (holds_other(n, c, i, j, w) || lands_in_held(n, c, j, w)) continue;
       State m = n;
       View mine = local;
@@ -934,7 +944,9 @@ class Machine {
     const std::size_t c = cell(x);
     ThreadState& T = n.th[t];
     const Message& msg = n.mem.msg(e);
-    if (bound_pos(n, v, x) >= n.mem.position(c, e)) return false;
+    if (std::max(bound_pos(n, v, x), n.mem.position(c, v[paths_.promise_read(c)])) >=
+        n.mem.position(c, e))
+      return false;
     if (x.guard && eval(x.guard, n) == 0) return false;
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
@@ -1160,7 +1172,7 @@ class Machine {
     const Event& x = ev(h - 1);
     if (!x.is_write() || x.is_init || !x.value) return false;
     if (h - g == 1) return !x.in_rmw && reads_of(x.value).empty();
-    if (h - g != 2 || !x.in_rmw || x.is_release() || ev(g).guard) return false;
+    if (h - g != 2 || !x.in_rmw || ev(g).guard) return false;
     auto own = [&](const ExprPtr& e) {
       for (const ReadRef& r : reads_of(e))
         if (sk_.vertex(r) != g) return false;
