@@ -312,11 +312,14 @@ class Machine {
   // Partial coherence. The machine's order of a cell is total, but the
   // model's co only has to contain the pairs the axioms require: the initial
   // write first, morally strong pairs (ordered as the machine ordered them),
-  // and writes causality-before a write (Coherence). Each write records its
-  // *floor*, the newest message of its cell its writer had seen when it
-  // wrote; everything causality-before it is at or before the floor (views
-  // hold every write causality-before an event), so "at or before the floor"
-  // over-approximates the causality pairs. The closure of these pairs is a
+  // and writes causality-before a write (Coherence). Each write records the
+  // messages of its cell its writer *knew* on the write's path when it
+  // wrote (View::known: what it wrote, observed or took in by
+  // synchronization, through the same steps that carry views); every write
+  // causality-before it is among them, and all of them are before it in the
+  // machine's order (known messages are at or below the horizon the write
+  // was placed after). A message the order merely passed (placed earlier by
+  // a thread nobody synchronized with) is not known. The closure of these pairs is a
   // co inside the machine's order, so every axiom that holds for the
   // machine's order holds for it (they only forbid cycles through co and
   // fr = rf⁻¹;co), and Coherence holds by construction. The final value of
@@ -324,11 +327,11 @@ class Machine {
   std::vector<std::uint64_t> finals(const State& s, std::size_t c) const {
     const auto& o = s.mem.order(c);
     std::vector<char> has_out(o.size(), 0);
+    has_out[0] = o.size() > 1;  // the initial write first
     for (std::size_t j = 1; j < o.size(); ++j) {
-      has_out[0] = 1;
-      const MsgId f = s.mem.msg(o[j]).floor;
-      const std::size_t p = f == op::kNoMsg ? 0 : s.mem.position(c, f);
-      for (std::size_t i = 0; i <= p && i < j; ++i) has_out[i] = 1;
+      const auto& known = s.mem.msg(o[j]).known;
+      for (std::size_t i = 1; i < o.size(); ++i)
+        if (i != j && op::Memory::has(known, o[i])) has_out[i] = 1;
       for (std::size_t i = 1; i < j; ++i)
         if (!has_out[i] && morally_strong(ev(o[i]), ev(o[j]))) has_out[i] = 1;
     }
@@ -438,7 +441,7 @@ class Machine {
     // Only observation raises the view and collects what the message
     // carries; any other read takes a copy that orders nothing.
     if (morally_strong(ev(m), x)) {
-      if (n.mem.position(c, m) > n.mem.position(c, v[k])) v[k] = m;
+      n.mem.learn(v, k, m);
       if (x.is_strong()) {
         n.mem.join(T.seen, n.mem.msg(m).released);
         n.mem.join(T.seen_at[a], n.mem.msg(m).released);
@@ -470,7 +473,7 @@ class Machine {
     n.mem.join(r, T.by_write[paths_.address(x)]);
     if (x.is_release()) {
       View with = v;
-      with[own(x)] = e;
+      n.mem.learn(with, own(x), e);
       n.mem.push(r, nodes(x), with);
     }
     return r;
@@ -489,10 +492,10 @@ class Machine {
       n.mem.join(msg.released, T.by_write[a]);
       if (carried) n.mem.join(msg.released, *carried);
     }
-    msg.floor = bound(n, v, x);
+    msg.known = n.mem.known_in(v, paths_.bounds(x, place(x)));
     if (candidates_) n.taint[e] = taint_of(n, e);
     n.mem.insert(c, index, e, std::move(msg));
-    v[own(x)] = e;
+    n.mem.learn(v, own(x), e);
     if (x.is_release()) {
       n.mem.push(T.by_write[a], nodes(x), v);
       n.mem.push(n.mem.released(e), nodes(x), v);
@@ -958,9 +961,9 @@ class Machine {
     n.ptaint[static_cast<std::size_t>(cand_[e])] = dep;
     n.performed |= bit(e);
     T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
-    n.mem.set_floor(e, bound(n, v, x));
+    n.mem.set_known(e, n.mem.known_in(v, paths_.bounds(x, place(x))));
     if (x.in_rmw && msg.rmw_source == op::kNoMsg) n.mem.set_source(e, source);
-    v[own(x)] = e;
+    n.mem.learn(v, own(x), e);
     if (x.is_release()) n.mem.push(T.by_write[paths_.address(x)], nodes(x), v);
     return true;
   }

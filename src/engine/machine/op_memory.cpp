@@ -17,6 +17,7 @@ std::vector<Node> nodes_up_to(const Placement& p, Scope s) {
 
 Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_t events)
     : slot_cell_(std::move(slot_cell)),
+      words_((events + 63) / 64),
       order_(cells),
       msgs_(events) {}
 
@@ -37,8 +38,13 @@ std::size_t Memory::position(std::size_t cell, MsgId m) const {
 }
 
 View Memory::initial_view() const {
-  View v(slot_cell_.size());
-  for (std::size_t s = 0; s < v.size(); ++s) v[s] = order_[slot_cell_[s]].front();
+  View v;
+  v.at.resize(slot_cell_.size());
+  v.known.assign(slot_cell_.size() * words_, 0);
+  for (std::size_t s = 0; s < v.size(); ++s) {
+    v[s] = order_[slot_cell_[s]].front();
+    learn(v, s, v[s]);
+  }
   return v;
 }
 
@@ -47,11 +53,30 @@ void Memory::join(View& into, const View& from) const {
     const std::size_t c = slot_cell_[s];
     if (into[s] != from[s] && position(c, from[s]) > position(c, into[s])) into[s] = from[s];
   }
+  if (into.known.size() == from.known.size())
+    for (std::size_t w = 0; w < into.known.size(); ++w) into.known[w] |= from.known[w];
 }
 
 void Memory::raise(View& v, std::size_t into, std::size_t from) const {
   const std::size_t c = slot_cell_[into];
   if (v[into] != v[from] && position(c, v[from]) > position(c, v[into])) v[into] = v[from];
+  if (v.known.empty()) return;
+  for (std::size_t w = 0; w < words_; ++w) v.known[into * words_ + w] |= v.known[from * words_ + w];
+}
+
+void Memory::learn(View& v, std::size_t s, MsgId m) const {
+  const std::size_t c = slot_cell_[s];
+  if (v[s] != m && position(c, m) > position(c, v[s])) v[s] = m;
+  if (!v.known.empty()) v.known[s * words_ + m / 64] |= std::uint64_t{1} << (m % 64);
+}
+
+std::vector<std::uint64_t> Memory::known_in(const View& v,
+                                            const std::vector<std::size_t>& slots) const {
+  std::vector<std::uint64_t> out(words_, 0);
+  if (v.known.empty()) return out;
+  for (std::size_t s : slots)
+    for (std::size_t w = 0; w < words_; ++w) out[w] |= v.known[s * words_ + w];
+  return out;
 }
 
 void Memory::join(NodeViews& into, const NodeViews& from) const {
@@ -76,7 +101,8 @@ void Memory::pull(View& into, const NodeViews& from, const std::vector<Node>& no
 
 void encode(const View& v, std::vector<std::uint64_t>& out) {
   out.push_back(v.size());
-  out.insert(out.end(), v.begin(), v.end());
+  out.insert(out.end(), v.at.begin(), v.at.end());
+  out.insert(out.end(), v.known.begin(), v.known.end());
 }
 
 void encode(const NodeViews& nv, std::vector<std::uint64_t>& out) {
@@ -97,7 +123,8 @@ void Memory::encode(std::vector<std::uint64_t>& out) const {
       out.push_back(m);
       out.push_back(x.value);
       out.push_back(x.rmw_source);
-      out.push_back(x.floor);
+      out.push_back(x.known.size());
+      out.insert(out.end(), x.known.begin(), x.known.end());
       op::encode(x.released, out);
     }
   }

@@ -17,6 +17,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -40,8 +41,25 @@ struct Node {
 std::vector<Node> nodes_up_to(const Placement& p, Scope s);
 
 // Per slot (a path to a cell, op_paths.hpp): the newest message known
-// there (a coherence-order horizon).
-using View = std::vector<MsgId>;
+// there (a coherence-order horizon, which bounds reads and writes), and the
+// set of the cell's messages actually known there (what the thread wrote,
+// observed, or took in by synchronization: a write's predecessors in the
+// model's co, see op_engine.cpp finals). A horizon may pass messages that
+// are not known: another thread's write placed earlier in the order.
+struct View {
+  std::vector<MsgId> at;
+  std::vector<std::uint64_t> known;  // per slot, Memory::words() words of bits by MsgId
+  View() = default;
+  View(std::initializer_list<MsgId> a) : at(a) {}
+  MsgId& operator[](std::size_t s) { return at[s]; }
+  const MsgId& operator[](std::size_t s) const { return at[s]; }
+  std::size_t size() const { return at.size(); }
+  void clear() {
+    at.clear();
+    known.clear();
+  }
+  bool operator==(const View&) const = default;
+};
 
 // Views held by scope-tree nodes, sorted by node.
 using NodeViews = std::vector<std::pair<Node, View>>;
@@ -51,8 +69,9 @@ struct Message {
   NodeViews released;         // what releases covering this write pushed (travels with it)
   MsgId rmw_source = kNoMsg;  // an RMW's write: the message its read read
   EventId rmw_read = kNoMsg;  // and that read
-  MsgId floor = kNoMsg;  // the newest message of the cell its writer had seen (kNoMsg: init, or
-                         // promised and not yet performed)
+  // The messages of the cell its writer knew when it wrote (bits by MsgId;
+  // empty: init, or promised and not yet performed).
+  std::vector<std::uint64_t> known;
 };
 
 class Memory {
@@ -68,7 +87,7 @@ class Memory {
   const std::vector<MsgId>& order(std::size_t cell) const { return order_[cell]; }
   const Message& msg(MsgId m) const { return msgs_[m]; }
   NodeViews& released(MsgId m) { return msgs_[m].released; }
-  void set_floor(MsgId m, MsgId floor) { msgs_[m].floor = floor; }
+  void set_known(MsgId m, std::vector<std::uint64_t> known) { msgs_[m].known = std::move(known); }
   void set_source(MsgId m, MsgId source) { msgs_[m].rmw_source = source; }
   std::size_t position(std::size_t cell, MsgId m) const;
   std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
@@ -78,8 +97,16 @@ class Memory {
   View initial_view() const;
   // Per slot, the later of the two messages in coherence order.
   void join(View& into, const View& from) const;
-  // Slot `into` of v raised to (at least) slot `from`.
+  // Slot `into` of v raised to (at least) slot `from`, knowing what it knows.
   void raise(View& v, std::size_t into, std::size_t from) const;
+  // Slot `s` of v raised to (at least) message m, which it now knows.
+  void learn(View& v, std::size_t s, MsgId m) const;
+  // The messages known in any of `slots` (bits by MsgId).
+  std::vector<std::uint64_t> known_in(const View& v, const std::vector<std::size_t>& slots) const;
+  static bool has(const std::vector<std::uint64_t>& bits, MsgId m) {
+    return m / 64 < bits.size() && (bits[m / 64] >> (m % 64) & 1);
+  }
+  std::size_t words() const { return words_; }
   std::size_t slot_cell(std::size_t slot) const { return slot_cell_[slot]; }
   void join(NodeViews& into, const NodeViews& from) const;
   // Release: `v` joined into each of `nodes`. Acquire: the views of those of
@@ -92,6 +119,7 @@ class Memory {
 
  private:
   std::vector<std::size_t> slot_cell_;
+  std::size_t words_ = 0;                  // 64-bit words of a slot's known set
   std::vector<std::vector<MsgId>> order_;  // per cell, coherence order
   std::vector<Message> msgs_;              // indexed by MsgId
 };
