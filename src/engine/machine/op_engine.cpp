@@ -474,6 +474,7 @@ class Machine {
     if (x.is_release()) {
       View with = v;
       n.mem.learn(with, own(x), e);
+      with.after |= bit(e);  // whoever takes this in is synchronized after e
       n.mem.push(r, nodes(x), with);
     }
     return r;
@@ -493,6 +494,7 @@ class Machine {
       if (carried) n.mem.join(msg.released, *carried);
     }
     msg.known = n.mem.known_in(v, paths_.bounds(x, place(x)));
+    msg.after = v.after;
     if (candidates_) n.taint[e] = taint_of(n, e);
     n.mem.insert(c, index, e, std::move(msg));
     n.mem.learn(v, own(x), e);
@@ -685,6 +687,13 @@ class Machine {
                      : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
   }
 
+  // The bits of thread t's open promises.
+  std::uint64_t open_bits(const State& s, std::size_t t) const {
+    std::uint64_t b = 0;
+    for (MsgId p : s.th[t].promised) b |= bit(p);
+    return b;
+  }
+
   // Is m a write its thread has promised and not yet performed?
   bool unfulfilled(const State& s, MsgId m) const {
     const Event& w = ev(m);
@@ -711,12 +720,13 @@ class Machine {
       if (!mine.empty() && std::find(mine.begin(), mine.end(), o[i]) != mine.end() &&
           same_path(ev(o[i]), x))
         continue;
-      // A promised release write is not observed before it is performed: a
-      // release would synchronize the reader with events po-before it that
-      // its thread has not performed yet (they may read what the reader
-      // writes next: LB+RMW-b). Readers it is not morally strong with take it
-      // as any other unordered copy.
-      if (ev(o[i]).is_release() && morally_strong(ev(o[i]), x) && unfulfilled(s, o[i])) continue;
+      // A promised release synchronizes whoever acquires it with the events
+      // po-before it, some not performed yet: those may not read what comes
+      // after such an acquire (Causality: they are causally before it;
+      // LB+RMW-b). What the acquirer does next carries the promise's bit
+      // (View::after); a read here of a message carrying one of its own
+      // thread's open promises is not taken.
+      if (s.mem.msg(o[i]).after & open_bits(s, t)) continue;
       State n = s;
       View local;
       View& v = begin_unit(n, t, e, local);
@@ -852,6 +862,7 @@ class Machine {
           State n = s;
           Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg,
                       x.in_rmw ? w - 1 : op::kNoMsg};
+          msg.after = T.view.after;
           n.mem.insert(c, i, w, std::move(msg));
           add_promise(n, t, w);
           std::string what =
@@ -874,6 +885,7 @@ class Machine {
         const Event& r = ev(w - 1);
         const bool observed = r.is_strong() && morally_strong(ev(m), r);
         Message msg{eval(x.value, n), carries(s, t, w, T.view), m, w - 1};
+        msg.after = T.view.after;
         if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
         n.vals[w - 1] = 0;
         n.mem.insert(c, i + 1, w, std::move(msg));
@@ -962,6 +974,7 @@ class Machine {
     n.performed |= bit(e);
     T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
     n.mem.set_known(e, n.mem.known_in(v, paths_.bounds(x, place(x))));
+    n.mem.set_after(e, v.after);
     if (x.in_rmw && msg.rmw_source == op::kNoMsg) n.mem.set_source(e, source);
     n.mem.learn(v, own(x), e);
     if (x.is_release()) n.mem.push(T.by_write[paths_.address(x)], nodes(x), v);

@@ -55,6 +55,7 @@ void Memory::join(View& into, const View& from) const {
   }
   if (into.known.size() == from.known.size())
     for (std::size_t w = 0; w < into.known.size(); ++w) into.known[w] |= from.known[w];
+  into.after |= from.after;
 }
 
 void Memory::raise(View& v, std::size_t into, std::size_t from) const {
@@ -103,6 +104,7 @@ void encode(const View& v, std::vector<std::uint64_t>& out) {
   out.push_back(v.size());
   out.insert(out.end(), v.at.begin(), v.at.end());
   out.insert(out.end(), v.known.begin(), v.known.end());
+  out.push_back(v.after);
 }
 
 void encode(const NodeViews& nv, std::vector<std::uint64_t>& out) {
@@ -123,6 +125,7 @@ void Memory::encode(std::vector<std::uint64_t>& out) const {
       out.push_back(m);
       out.push_back(x.value);
       out.push_back(x.rmw_source);
+      out.push_back(x.after);
       out.push_back(x.known.size());
       out.insert(out.end(), x.known.begin(), x.known.end());
       op::encode(x.released, out);

@@ -49,6 +49,9 @@ std::vector<Node> nodes_up_to(const Placement& p, Scope s);
 struct View {
   std::vector<MsgId> at;
   std::vector<std::uint64_t> known;  // per slot, Memory::words() words of bits by MsgId
+  // Promised release writes (bits by promise) this view is synchronized
+  // after: it took in what one of them carries (op_engine.cpp, promises).
+  std::uint64_t after = 0;
   View() = default;
   View(std::initializer_list<MsgId> a) : at(a) {}
   MsgId& operator[](std::size_t s) { return at[s]; }
@@ -57,6 +60,7 @@ struct View {
   void clear() {
     at.clear();
     known.clear();
+    after = 0;
   }
   bool operator==(const View&) const = default;
 };
@@ -72,6 +76,7 @@ struct Message {
   // The messages of the cell its writer knew when it wrote (bits by MsgId;
   // empty: init, or promised and not yet performed).
   std::vector<std::uint64_t> known;
+  std::uint64_t after = 0;  // its writer's View::after when it wrote
 };
 
 class Memory {
@@ -89,6 +94,7 @@ class Memory {
   NodeViews& released(MsgId m) { return msgs_[m].released; }
   void set_known(MsgId m, std::vector<std::uint64_t> known) { msgs_[m].known = std::move(known); }
   void set_source(MsgId m, MsgId source) { msgs_[m].rmw_source = source; }
+  void set_after(MsgId m, std::uint64_t after) { msgs_[m].after = after; }
   std::size_t position(std::size_t cell, MsgId m) const;
   std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
   std::size_t cells() const { return order_.size(); }
