@@ -125,7 +125,7 @@ TEST_CASE("op: scope-tree nodes: a push is found by exactly the morally strong p
   const std::vector<Scope> scopes{Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys};
   op::Memory mem({0}, 1, 4);
   mem.init(0, 0, 0);
-  mem.insert(0, 1, 1, op::Message{7, {}, op::kNoMsg, op::kNoMsg});
+  mem.insert(0, 1, 1, op::Message(7, {}));
   for (const Placement& a : ps)
     for (const Placement& b : ps)
       for (Scope sa : scopes)
@@ -142,8 +142,8 @@ TEST_CASE("op: views join by coherence position, not by message name", "[op][mem
   op::Memory mem({0, 1}, 2, 8);
   mem.init(0, 0, 0);
   mem.init(1, 1, 0);
-  mem.insert(0, 1, 5, op::Message{1, {}, op::kNoMsg, op::kNoMsg});  // x: 0 5
-  mem.insert(0, 1, 3, op::Message{2, {}, op::kNoMsg, op::kNoMsg});  // x: 0 3 5 (3 placed before 5)
+  mem.insert(0, 1, 5, op::Message(1, {}));  // x: 0 5
+  mem.insert(0, 1, 3, op::Message(2, {}));  // x: 0 3 5 (3 placed before 5)
   CHECK(mem.order(0) == std::vector<op::MsgId>{0, 3, 5});
   CHECK(mem.position(0, 5) == 2);
   op::View a{3, 1}, b{5, 1};

@@ -232,10 +232,7 @@ class Machine {
       for (EventId u : s.th[t].async) {
         if (!async_ready(s.th[t], u) || !async_independent(s, u)) continue;
         std::vector<Move> m;
-        if (ev(u).is_read())
-          step_read(s, t, u, m);
-        else
-          step_write(s, t, u, m);
+        step_unit(s, t, u, m);
         for (Move& x : m) out.emplace_back(t, std::move(x));
         if (!out.empty()) return out;
       }
@@ -600,15 +597,18 @@ class Machine {
     return false;
   }
 
+  // A unit's moves: a read (an RMW element's read stands for its pair) or a write.
+  void step_unit(const State& s, std::size_t t, EventId u, std::vector<Move>& out) const {
+    if (ev(u).is_read())
+      step_read(s, t, u, out);
+    else
+      step_write(s, t, u, out);
+  }
+
   void step(const State& s, std::size_t t, std::vector<Move>& out) const {
     const ThreadState& T = s.th[t];
-    for (EventId u : T.async) {
-      if (!async_ready(T, u)) continue;
-      if (ev(u).is_read())
-        step_read(s, t, u, out);
-      else
-        step_write(s, t, u, out);
-    }
+    for (EventId u : T.async)
+      if (async_ready(T, u)) step_unit(s, t, u, out);
     if (T.pc == end_[t]) return;
     const EventId e = T.pc;
     const Event& x = ev(e);
@@ -646,12 +646,7 @@ class Machine {
       return;
     }
     if (x.is_memory()) {
-      for (EventId u : pending(s, t)) {
-        if (ev(u).is_read())
-          step_read(s, t, u, out);
-        else
-          step_write(s, t, u, out);
-      }
+      for (EventId u : pending(s, t)) step_unit(s, t, u, out);
       return;
     }
     State n = s;
@@ -733,7 +728,8 @@ class Machine {
       read(n, t, e, o[i], v);
       std::string what =
           fmt::format("{} reads {}={} from {}", x.text, x.loc, n.vals[e], from(s, o[i]));
-      const bool observed = x.is_strong() && morally_strong(ev(o[i]), x);
+      const bool ms_source = morally_strong(ev(o[i]), x);
+      const bool observed = x.is_strong() && ms_source;
       const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
       if (promised_rmw) {
         if (holds_other(n, c, i, n.mem.position(c, e + 1), ev(e + 1))) continue;
@@ -743,11 +739,10 @@ class Machine {
         const Event& w = ev(e + 1);
         if (!w.guard || eval(w.guard, n) != 0) {
           // Its write is bounded by what the thread knew before the read,
-          // and by the source if the read observed it; reading a promise
-          // raised the view for what comes causally after, which the RMW's
-          // own write is not unless observation ordered it.
-          const std::size_t lo = morally_strong(ev(o[i]), x) ? bound_pos(n, v, w)
-                                                             : bound_pos(s, from_view(s, t, e), w);
+          // and by the source only if the read is morally strong with it
+          // (observation); otherwise it may precede its source.
+          const std::size_t lo =
+              ms_source ? bound_pos(n, v, w) : bound_pos(s, from_view(s, t, e), w);
           rmw_write(n, t, e, i, lo, carried, &v == &local, local, what, out);
           continue;
         }
@@ -777,7 +772,7 @@ class Machine {
       State m = n;
       View mine = local;
       View& v = is_local ? mine : m.th[t].view;
-      write(m, t, e + 1, j, Message{0, {}, src, e}, &carried, v);
+      write(m, t, e + 1, j, Message(0, {}, src), &carried, v);
       end_unit(m, t, e, mine);
       std::string text = what + fmt::format(", writes {}={}", w.loc, m.mem.msg(e + 1).value);
       if (j < n_msgs) text += fmt::format(" (coherence-before {} of {})", n_msgs - j, w.loc);
@@ -860,8 +855,7 @@ class Machine {
         for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i) {
           if (lands_in_held(s, c, i, x)) continue;
           State n = s;
-          Message msg{eval(x.value, s), carries(s, t, w, T.view), op::kNoMsg,
-                      x.in_rmw ? w - 1 : op::kNoMsg};
+          Message msg(eval(x.value, s), carries(s, t, w, T.view));
           msg.after = T.view.after;
           n.mem.insert(c, i, w, std::move(msg));
           add_promise(n, t, w);
@@ -884,7 +878,7 @@ class Machine {
         if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
         const Event& r = ev(w - 1);
         const bool observed = r.is_strong() && morally_strong(ev(m), r);
-        Message msg{eval(x.value, n), carries(s, t, w, T.view), m, w - 1};
+        Message msg(eval(x.value, n), carries(s, t, w, T.view), m);
         msg.after = T.view.after;
         if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
         n.vals[w - 1] = 0;
@@ -1159,12 +1153,12 @@ class Machine {
               Diagnostic{test_.file, ev(g).src,
                          "an instruction with more than 64 events: too large for --engine op"});
         instr_end_[g] = h;
-        for (EventId e = g; e < h; ++e) instr_start_[e] = g;
-        for (EventId e = g; e < h; ++e)
-          if (!(ev(e).in_rmw && ev(e).is_write())) {
-            units_[g].push_back(e);
-            all_units_[g] |= std::uint64_t{1} << (e - g);
-          }
+        for (EventId e = g; e < h; ++e) {
+          instr_start_[e] = g;
+          if (ev(e).in_rmw && ev(e).is_write()) continue;
+          units_[g].push_back(e);
+          all_units_[g] |= std::uint64_t{1} << (e - g);
+        }
         multi_[g] = units_[g].size() > 1;
         if (candidates_ < 64 && promisable(g, h)) {
           const EventId w = h - 1;

@@ -23,7 +23,7 @@ Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_
 
 void Memory::init(std::size_t cell, MsgId m, std::uint64_t value) {
   order_[cell] = {m};
-  msgs_[m] = Message{value, {}, kNoMsg, kNoMsg};
+  msgs_[m] = Message(value, {});
 }
 
 void Memory::insert(std::size_t cell, std::size_t index, MsgId m, Message msg) {

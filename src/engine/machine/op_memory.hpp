@@ -69,10 +69,14 @@ struct View {
 using NodeViews = std::vector<std::pair<Node, View>>;
 
 struct Message {
+  Message() = default;
+  Message(std::uint64_t v, NodeViews carried, MsgId source = kNoMsg)
+      : value(v),
+        released(std::move(carried)),
+        rmw_source(source) {}
   std::uint64_t value = 0;
   NodeViews released;         // what releases covering this write pushed (travels with it)
   MsgId rmw_source = kNoMsg;  // an RMW's write: the message its read read
-  EventId rmw_read = kNoMsg;  // and that read
   // The messages of the cell its writer knew when it wrote (bits by MsgId;
   // empty: init, or promised and not yet performed).
   std::vector<std::uint64_t> known;
