@@ -19,6 +19,7 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

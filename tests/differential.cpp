@@ -24,6 +24,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/machine/machine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 namespace redscope::differential {
 

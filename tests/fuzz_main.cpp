@@ -56,6 +56,7 @@
 #include <fmt/format.h>
 
 #include "fuzz.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 
 using namespace redscope::fuzz;
 namespace fs = std::filesystem;

@@ -29,6 +29,9 @@
 #include "redscope/report/dot.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/machine/machine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 namespace redscope::fuzz {
 

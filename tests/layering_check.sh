@@ -20,15 +20,16 @@ declare -A allowed=(
   [frontend/pto]="core frontend frontend/pto"
   [events]="core frontend events"
   [model]="core frontend events model"
-  [engine]="core frontend events model engine"
-  [engine/z3]="core frontend events model engine engine/z3"
-  [engine/enumerate]="core frontend events model engine engine/enumerate"
-  [engine/machine]="core frontend events model engine engine/machine"
-  [report]="core frontend events model engine report"
-  [analysis]="core frontend events model engine engine/z3 engine/machine report analysis"
-  [driver]="core frontend events model engine engine/z3 engine/enumerate engine/machine
+  [results]="core frontend events model results"
+  [engine]="core frontend events model results engine"
+  [engine/z3]="core frontend events model results engine engine/z3"
+  [engine/enumerate]="core frontend events model results engine engine/enumerate"
+  [engine/machine]="core frontend events model results engine engine/machine"
+  [report]="core frontend events model results report"
+  [analysis]="core frontend events model results engine engine/z3 engine/machine report analysis"
+  [driver]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
             report analysis driver"
-  [cli]="core frontend events model engine engine/z3 engine/enumerate engine/machine
+  [cli]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
          report analysis driver cli"
 )
 

@@ -1,6 +1,7 @@
 // The enumerator's consistency check before issue 13, frozen (moved here from
 // src/engine/enumerate/enum_engine.cpp unchanged but for the candidate it reads from).
 #include "oracle_ptx.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope::oracle {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope::oracle {
 

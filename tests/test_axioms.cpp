@@ -6,6 +6,8 @@
 
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 

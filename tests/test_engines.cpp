@@ -16,6 +16,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "suite_files.hpp"
+#include "redscope/driver/engines.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 

@@ -8,6 +8,7 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/dot.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

@@ -12,6 +12,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

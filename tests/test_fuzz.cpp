@@ -17,6 +17,8 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/driver/engines.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

@@ -18,6 +18,7 @@
 #include "frontend/pto/pto_dialect.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 using Catch::Matchers::Contains;

@@ -4,6 +4,7 @@
 
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 

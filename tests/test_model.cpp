@@ -15,6 +15,8 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "suite_files.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

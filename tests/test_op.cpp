@@ -6,6 +6,8 @@
 #include "engine/machine/op_memory.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/engine/machine/machine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 #include <random>
 #include <set>

@@ -14,6 +14,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "suite_files.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

@@ -15,6 +15,7 @@
 #include "redscope/core/pto.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
+#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 namespace p = redscope::pto;

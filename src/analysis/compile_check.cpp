@@ -113,8 +113,8 @@ std::string outcome_text(const std::vector<Observable>& obs, const std::vector<s
   return s;
 }
 
-TestResult checked(const LitmusTest& t, const EngineOptions& opts) {
-  TestResult r = run_engine(t, opts);
+TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
+  TestResult r = run(t, opts);
   if (r.error) throw InputError(Diagnostic{t.file, {}, *r.error});
   if (r.incomplete.total())
     throw InputError(Diagnostic{
@@ -127,8 +127,8 @@ TestResult checked(const LitmusTest& t, const EngineOptions& opts) {
 
 }  // namespace
 
-CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass,
-                           const EngineOptions& opts) {
+CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass, const EngineOptions& opts,
+                           const TestRunner& run) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileCheck c;
   c.ptx_test = ptx.name;
@@ -138,8 +138,8 @@ CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass,
   c.pairs = pair_up(ptx, sass);
   EngineOptions o = opts;
   o.observe_all = false;
-  const TestResult p = checked(ptx, o);
-  const TestResult s = checked(sass, o);
+  const TestResult p = checked(ptx, o, run);
+  const TestResult s = checked(sass, o, run);
   c.ptx_model = model_name(p.model, p.model_file);
   c.sass_model = model_name(s.model, s.model_file);
   c.ptx_outcomes = p.outcomes.size();

@@ -24,6 +24,7 @@
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/dialect.hpp"
@@ -752,9 +753,10 @@ int run_compile_check(const Cli& c) {
     if (sass.arch != "SASS")
       usage_error(fmt::format("compile-check: {} is not a SASS test (first the PTX, then the SASS)",
                               c.paths[1]));
-    const redscope::CompileCheck r = redscope::with_budget(
-        options_of(c),
-        [&](const redscope::EngineOptions& o) { return redscope::compile_check(ptx, sass, o); });
+    const redscope::CompileCheck r =
+        redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
+          return redscope::compile_check(ptx, sass, o, redscope::run_engine);
+        });
     fmt::print("{}", c.format == "json" ? redscope::render_json(r) : redscope::render_text(r));
     return r.miscompilations.empty() ? kExitOk : kExitInputError;
   } catch (const redscope::InputError& e) {

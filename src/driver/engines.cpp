@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include "redscope/engine/engine.hpp"
+#include "redscope/driver/engines.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/machine/machine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 namespace redscope {
 

@@ -17,6 +17,7 @@
 #include "redscope/core/input.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/driver/engines.hpp"
 
 namespace fs = std::filesystem;
 

@@ -38,9 +38,10 @@ struct CompileCheck {
   double seconds = 0;
 };
 
-// Throws InputError when a test cannot be checked or the two do not pair.
-CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass,
-                           const EngineOptions& opts);
+// Runs both tests with `run` (the driver's run_engine). Throws InputError
+// when a test cannot be checked or the two do not pair.
+CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass, const EngineOptions& opts,
+                           const TestRunner& run);
 
 std::string render_text(const CompileCheck& c);
 std::string render_json(const CompileCheck& c);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "redscope/engine/engine.hpp"
+#include "redscope/results/results.hpp"
 
 namespace redscope {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "redscope/core/json.hpp"
-#include "redscope/engine/engine.hpp"
+#include "redscope/results/results.hpp"
 
 namespace redscope {
 

@@ -22,6 +22,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope {
 

@@ -10,6 +10,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/events/value_sets.hpp"
 #include "redscope/model/primitives.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope {
 

@@ -47,6 +47,7 @@
 #include "engine/machine/op_paths.hpp"
 #include "redscope/core/parallel.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/machine/machine.hpp"
 
 namespace redscope {
 namespace {

@@ -1,6 +1,6 @@
 #include "engine/z3/z3_condition.hpp"
 
-#include "engine/condition_plan.hpp"
+#include "results/condition_plan.hpp"
 #include "engine/z3/z3_values.hpp"
 
 namespace redscope {

@@ -17,6 +17,7 @@
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/engine/z3/z3.hpp"
 
 namespace redscope {
 namespace {

@@ -1,15 +1,14 @@
-// Result plumbing shared by every engine: the observables of a test, its
-// condition evaluated on concrete values, and a TestResult started and
-// settled from the outcomes an engine found. Engine-neutral: no solver here.
+// Results, whatever produced them: the observables of a test, its condition
+// evaluated on concrete values, and a TestResult settled from the outcomes
+// an engine found. No engine, solver or model here.
 #include <algorithm>
 #include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "engine/condition_plan.hpp"
-#include "redscope/engine/engine.hpp"
-#include "redscope/model/cat.hpp"
+#include "redscope/results/results.hpp"
+#include "results/condition_plan.hpp"
 
 namespace redscope {
 
@@ -238,23 +237,6 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
   return compare_values(c.cmp, p.type, v[0], v[1]);
 }
 
-TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const Expansion& ex) {
-  TestResult r;
-  r.test = test.name;
-  r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
-  r.target_sm = test.target_sm;
-  r.quantifier = test.quantifier;
-  r.condition_text = test.condition_text;
-  r.skeletons = ex.skeletons.size();
-  r.expansion = std::make_shared<const Expansion>(ex);
-  r.model_file = opts.model_file;
-  r.observables = observables_of(test, ex, opts.observe_all);
-  r.undefined_reasons = ex.undefined_reasons;
-  check_condition_literals(test, r.observables);
-  return r;
-}
-
 void clear_ended(const std::vector<Observable>& observables, std::vector<std::uint64_t>& v) {
   const auto status = status_index(observables);
   if (!status || v[*status] == 0) return;
@@ -326,24 +308,6 @@ std::vector<std::string> EdgeTexts::texts() const {
   v.reserve(items_.size());
   for (const Item& i : items_) v.push_back(*i);
   return v;
-}
-
-std::string_view to_string(EngineKind e) {
-  switch (e) {
-    case EngineKind::Auto: return "auto";
-    case EngineKind::Z3: return "z3";
-    case EngineKind::Enum: return "enum";
-    case EngineKind::Op: break;
-  }
-  return "op";
-}
-
-std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const LitmusTest& test) {
-  if (opts.user_model) return opts.user_model;
-  if (!opts.model_file.empty())
-    return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file, opts.max_file_bytes));
-  const ModelKind kind = opts.model.value_or(model_for_test(test.arch, test.target_sm));
-  return {std::shared_ptr<const cat::Model>(), &cat::builtin_model(kind)};  // not owned: a static
 }
 
 }  // namespace redscope
