@@ -16,10 +16,10 @@
 
 #include <fmt/format.h>
 
+#include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

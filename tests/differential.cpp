@@ -21,12 +21,12 @@
 
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
-#include "redscope/events/events.hpp"
-#include "redscope/frontend/frontend.hpp"
-#include "redscope/model/cat.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/events/events.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/model/cat.hpp"
 
 namespace redscope::differential {
 

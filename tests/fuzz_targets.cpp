@@ -21,6 +21,9 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/machine/machine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/frontend/sass.hpp"
@@ -29,9 +32,6 @@
 #include "redscope/report/dot.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
-#include "redscope/engine/machine/machine.hpp"
-#include "redscope/engine/z3/z3.hpp"
 
 namespace redscope::fuzz {
 

@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "redscope/engine/engine.hpp"
-#include "redscope/frontend/frontend.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;
 

@@ -11,14 +11,14 @@
 #include <fmt/format.h>
 
 #include "engine/z3/z3_encoding.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "suite_files.hpp"
-#include "redscope/driver/engines.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
-#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 

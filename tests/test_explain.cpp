@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "redscope/analysis/explain.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/dot.hpp"
-#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

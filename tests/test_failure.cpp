@@ -9,10 +9,10 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/failure.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

@@ -13,12 +13,12 @@
 #include <sstream>
 
 #include "fuzz.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/driver/engines.hpp"
-#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

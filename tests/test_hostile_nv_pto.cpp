@@ -17,8 +17,8 @@
 #include "frontend/nvtest/nv_test.hpp"
 #include "frontend/pto/pto_dialect.hpp"
 #include "redscope/core/budget.hpp"
-#include "redscope/engine/engine.hpp"
 #include "redscope/driver/engines.hpp"
+#include "redscope/engine/engine.hpp"
 
 using namespace redscope;
 using Catch::Matchers::Contains;

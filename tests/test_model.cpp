@@ -12,11 +12,11 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "suite_files.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
-#include "redscope/engine/z3/z3.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

@@ -5,9 +5,9 @@
 
 #include "engine/machine/op_memory.hpp"
 #include "redscope/engine/engine.hpp"
-#include "redscope/frontend/frontend.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 #include <random>
 #include <set>

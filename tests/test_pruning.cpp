@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "engine/enumerate/symmetry.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "suite_files.hpp"
-#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 

@@ -13,9 +13,9 @@
 #include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/pto.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
-#include "redscope/driver/engines.hpp"
 
 using namespace redscope;
 namespace p = redscope::pto;

@@ -13,10 +13,10 @@
 
 #include "engine/pto_exec.hpp"
 #include "engine/z3/pto_z3.hpp"
-#include "redscope/frontend/frontend.hpp"
-#include "redscope/report/report.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/report/report.hpp"
 
 namespace redscope {
 

@@ -2,8 +2,8 @@
 // knows all three, and the auto engine that picks between two of them.
 #include <fmt/format.h>
 
-#include "redscope/engine/engine.hpp"
 #include "redscope/driver/engines.hpp"
+#include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"

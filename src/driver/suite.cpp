@@ -15,9 +15,9 @@
 #include <z3++.h>
 
 #include "redscope/core/input.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/driver/engines.hpp"
 
 namespace fs = std::filesystem;
 

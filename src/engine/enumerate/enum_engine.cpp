@@ -20,9 +20,9 @@
 #include "engine/pto_exec.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope {
 

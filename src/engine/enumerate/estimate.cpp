@@ -8,9 +8,9 @@
 #include "engine/enumerate/symmetry.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/events/value_sets.hpp"
 #include "redscope/model/primitives.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
 
 namespace redscope {
 

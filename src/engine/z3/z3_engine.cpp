@@ -16,8 +16,8 @@
 #include "engine/z3/pto_z3.hpp"
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
-#include "redscope/model/cat.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/model/cat.hpp"
 
 namespace redscope {
 namespace {
