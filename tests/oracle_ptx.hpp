@@ -12,7 +12,7 @@
 namespace redscope::oracle {
 
 // One oracle per test: it keeps the static relations of each skeleton it saw.
-// Ignores EngineOptions::disabled_axioms (as the old enumerator did).
+// Ignores EngineOptions::disabled_checks (as the old enumerator did).
 class PtxOracle {
  public:
   bool operator()(const EnumCandidate& c);

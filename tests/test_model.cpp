@@ -62,14 +62,19 @@ TEST_CASE("models/ptx.cat and the frozen oracle allow the same outcomes on every
   WARN(compared << " tests compared");
 }
 
-TEST_CASE("models/ptx.cat names every axiom as to_string(Axiom) does", "[model]") {
+// The checks are named by the model: explain, xval and the tests that leave
+// one out use these names, the six axioms of PTX ISA §8.9 as the text spells
+// them.
+TEST_CASE("models/ptx.cat names the six axioms of PTX ISA 8.9, once each", "[model]") {
   std::vector<std::string> names;
   for (const cat::Stmt& s : cat::builtin_ptx().stmts)
     if (s.check) names.push_back(s.check->name);
-  for (Axiom a : kAllAxioms) {
-    INFO(to_string(a));
-    CHECK(std::count(names.begin(), names.end(), std::string(to_string(a))) == 1);
+  for (const char* a :
+       {"Coherence", "Fence-SC", "Atomicity", "No-Thin-Air", "SC-per-Location", "Causality"}) {
+    INFO(a);
+    CHECK(std::count(names.begin(), names.end(), std::string(a)) == 1);
   }
+  CHECK(names.size() == 6);
   CHECK(cat::builtin_ptx().title == "PTX memory consistency model, as redscope checks it");
 }
 

@@ -45,16 +45,14 @@ struct EngineOptions {
   ExpandOptions expand;
   bool observe_all = false;
   std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
-  // Axioms left out of the check (for experiments and for the unit tests
-  // that show each axiom forbidding something on its own).
-  std::vector<Axiom> disabled_axioms;
-  bool disables(Axiom a) const {
-    return std::find(disabled_axioms.begin(), disabled_axioms.end(), a) != disabled_axioms.end();
-  }
-  // Whether the model's check named `axiom` forbids (not disabled).
-  bool enables(std::string_view axiom) const {
-    return std::none_of(disabled_axioms.begin(), disabled_axioms.end(),
-                        [&](Axiom a) { return to_string(a) == axiom; });
+  // Checks of the model left out, by the names the model gives them
+  // (`as Coherence`): for experiments, and for the unit tests that show each
+  // axiom forbidding something on its own.
+  std::vector<std::string> disabled_checks;
+  // Whether the model's check named `check` forbids (is not left out).
+  bool enables(std::string_view check) const {
+    return std::find(disabled_checks.begin(), disabled_checks.end(), check) ==
+           disabled_checks.end();
   }
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).

@@ -1337,7 +1337,7 @@ TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                                 "check PTO vector programs with the z3 or enum engine"});
   // The machine is written independently of the axioms: it has none to
   // leave out, and answering as if it had would be a silent wrong answer.
-  if (!opts.disabled_axioms.empty())
+  if (!opts.disabled_checks.empty())
     throw InputError(Diagnostic{test.file,
                                 {0, 0},
                                 "the operational machine (--engine op) has no axioms to leave out; "
