@@ -114,6 +114,7 @@ folder_of() {
 }
 
 temporaries=()
+declare -A allow_used=() # "FILE FOLDER" of the allow lines some include or symbol needs
 while IFS= read -r file; do
   folder_of "$file"
   from=$folder
@@ -133,7 +134,10 @@ while IFS= read -r file; do
     close='"'
     [[ $quote == '"' ]] || close='>'
     if may_use "$file" "$from" "$to"; then
-      ((!temporary)) || temporaries+=("$file:$line: #include $quote$target$close (folder $to)")
+      if ((temporary)); then
+        temporaries+=("$file:$line: #include $quote$target$close (folder $to)")
+        allow_used["$file $to"]=1
+      fi
       continue
     fi
     fail "$file:$line: folder '$from' includes $quote$target$close from '$to', which it may" \
@@ -231,9 +235,23 @@ if [[ -n $build ]]; then
   while IFS= read -r line; do
     case $line in
       FAIL*) fail "${line#FAIL }" ;;
-      TEMP*) temporaries+=("${line#TEMP }") ;;
+      TEMP*)
+        temporaries+=("${line#TEMP }")
+        read -r _ used_file _ _ _ _ used_folder <<<"$line"
+        allow_used["${used_file%:} $used_folder"]=1
+        ;;
     esac
   done <<<"$report"
+fi
+
+# An allow line nothing needs any more is removed (with a build: some allow only symbols).
+if [[ -n $build ]]; then
+  for file in "${!allow[@]}"; do
+    for f in ${allow[$file]}; do
+      [[ -n ${allow_used["$file $f"]+x} ]] ||
+        fail "$stages_file: 'allow $file $f' is no longer needed: remove it"
+    done
+  done
 fi
 
 for t in "${temporaries[@]}"; do

@@ -99,6 +99,9 @@ expect dialect-cycle-allowed pass \
   '^allowed temporarily by cmake/stages.txt: src/frontend/front.cpp: 1 symbols of folder frontend/pto' \
   'printf "int pto();\nint front2() { return pto(); }\n" >>src/frontend/front.cpp' \
   '&& echo "allow src/frontend/front.cpp frontend/pto" >>cmake/stages.txt'
+expect stale-allow fail \
+  "^cmake/stages.txt: 'allow src/frontend/front.cpp frontend/pto' is no longer needed" \
+  'echo "allow src/frontend/front.cpp frontend/pto" >>cmake/stages.txt'
 expect outside-stage fail '^src/misc/x.hpp: not in a known stage folder .misc.' \
   'mkdir src/misc && echo "int x();" >src/misc/x.hpp'
 expect stage-order-cycle fail \
