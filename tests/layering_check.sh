@@ -1,73 +1,265 @@
 #!/usr/bin/env bash
-# Each pipeline stage may include only its own headers and those of the stages
-# below it: the same order in which CMakeLists.txt links the stage libraries
-# (docs/architecture.md, "Source layout"). A stage reaching upwards fails here,
-# with the file and line, before it turns into a link cycle.
+# The stages of cmake/stages.txt, checked on the sources and on the built libraries:
+#  - every file under src/ and include/redscope/ lies in a folder the stage file names;
+#  - every #include "..." and #include <...> of a project header (resolved against the
+#    including file's folder, include/ and src/) points at the file's own folder or one
+#    that folder may use;
+#  - with BUILD_DIR: every symbol a stage's static library (or the program's objects)
+#    leaves undefined and some project object defines is defined in the same folder, a
+#    folder it may use, or (across libraries) a library below it. This sees a call that
+#    no #include shows (a declaration written by hand) and a stage calling its dialects.
+# A violation prints file:line (or the object, the symbol and where it is defined) and
+# fails; a use an `allow` line permits is listed as temporary and passes.
 #
-# Usage: tests/layering_check.sh [REPO_ROOT]
+# Usage: tests/layering_check.sh [REPO_ROOT [BUILD_DIR]]
+# tests/layering_selftest.sh plants one violation of each kind and expects a failure.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+build=${2:-}
+[[ -z $build ]] || build=$(cd "$build" && pwd)
 cd "$root"
-
-# Stage -> the stages it may include (itself included). "engine" means the
-# engine folder's own headers, not its sub-engines.
-declare -A allowed=(
-  [core]="core"
-  [frontend]="core frontend frontend/ptx frontend/nvtest frontend/sass frontend/pto"
-  [frontend/ptx]="core frontend frontend/ptx"
-  [frontend/nvtest]="core frontend frontend/nvtest"
-  [frontend/sass]="core frontend frontend/sass"
-  [frontend/pto]="core frontend frontend/pto"
-  [events]="core frontend events"
-  [model]="core frontend events model"
-  [results]="core frontend events model results"
-  [engine]="core frontend events model results engine"
-  [engine/z3]="core frontend events model results engine engine/z3"
-  [engine/enumerate]="core frontend events model results engine engine/enumerate"
-  [engine/machine]="core frontend events model results engine engine/machine"
-  [report]="core frontend events model results report"
-  [analysis]="core frontend events model results engine engine/z3 engine/machine report analysis"
-  [driver]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
-            report analysis driver"
-  [cli]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
-         report analysis driver cli"
-)
-
-# The stage a file belongs to: its folder under src/ or include/redscope/.
-stage_of() {
-  local dir
-  dir=$(dirname "${1#src/}")
-  dir=${dir#include/redscope/}
-  echo "$dir"
+stages_file=cmake/stages.txt
+status=0
+fail() {
+  echo "$*"
+  status=1
 }
 
-status=0
-while IFS= read -r file; do
-  stage=$(stage_of "$file")
-  if [[ -z ${allowed[$stage]+x} ]]; then
-    echo "$file: not in a known stage folder ($stage); add it to tests/layering_check.sh"
-    status=1
+# --- the stage file -----------------------------------------------------------------
+declare -A kind=() lib=() may=() allow=()
+order=()
+lineno=0
+while read -r line; do
+  lineno=$((lineno + 1))
+  line=${line%%#*}
+  read -r -a words <<<"$line"
+  ((${#words[@]})) || continue
+  key=${words[0]} folder=${words[1]:-}
+  where="$stages_file:$lineno"
+  if [[ $key == allow ]]; then
+    allow[$folder]="${allow[$folder]:-} ${words[*]:2}"
     continue
   fi
-  while IFS=: read -r line target; do
-    target=${target#redscope/}
-    case $target in
-      ptx_cat_text.hpp | sass_cat_text.hpp) continue ;; # generated into the build tree for model/
-    esac
-    used=$(dirname "$target")
-    ok=0
-    for a in ${allowed[$stage]}; do
-      [[ $used == "$a" ]] && ok=1
-    done
-    if ((!ok)); then
-      echo "$file:$line: stage '$stage' includes \"$target\" from stage '$used'," \
-        "which is not below it"
-      status=1
+  if [[ $key != stage && $key != dialect && $key != program ]] || [[ -z $folder ]]; then
+    fail "$where: expected 'stage|dialect|program FOLDER USES...' or 'allow FILE FOLDER...'"
+    continue
+  fi
+  [[ -z ${kind[$folder]+x} ]] || fail "$where: $folder is declared twice"
+  closure=" $folder "
+  for u in "${words[@]:2}"; do
+    if [[ -z ${kind[$u]+x} ]]; then
+      fail "$where: $folder uses $u, which is not declared on an earlier line"
+      continue
     fi
-  done < <(grep -n '^#include "' "$file" | sed 's/^\([0-9]*\):#include "\([^"]*\)".*/\1:\2/')
-done < <(find src include/redscope -name '*.cpp' -o -name '*.hpp' | sort)
+    for f in ${may[$u]}; do
+      [[ $closure == *" $f "* ]] || closure+="$f "
+    done
+  done
+  case $key in
+    stage) lib[$folder]=redscope_stage_${folder//\//_} ;;
+    program) lib[$folder]=program:$folder ;;
+    dialect)
+      parent=$(dirname "$folder")
+      if [[ ${kind[$parent]:-} != stage ]]; then
+        fail "$where: dialect $folder is not in a stage folder declared above it"
+        continue
+      fi
+      lib[$folder]=${lib[$parent]}
+      ;;
+  esac
+  kind[$folder]=$key
+  may[$folder]=$closure
+  order+=("$folder")
+done <"$stages_file"
+for file in "${!allow[@]}"; do
+  for f in ${allow[$file]}; do
+    [[ -n ${kind[$f]+x} ]] || fail "$stages_file: allow $file names an unknown folder $f"
+  done
+done
 
+# True when FILE (in folder FROM) may use folder TO; sets `temporary` when only an allow
+# line permits it.
+may_use() {
+  local file=$1 from=$2 to=$3
+  temporary=0
+  [[ ${may[$from]} == *" $to "* ]] && return 0
+  if [[ " ${allow[$file]:-} " == *" $to "* ]]; then
+    temporary=1
+    return 0
+  fi
+  return 1
+}
+
+# --- includes -----------------------------------------------------------------------
+# Sets `resolved` to the project file an include names, or to nothing for a system or
+# generated header.
+resolve() {
+  local file=$1 quote=$2 target=$3 dir
+  resolved=
+  if [[ $quote == '"' && -f ${file%/*}/$target ]]; then
+    resolved=$(realpath --relative-to=. "${file%/*}/$target")
+    return
+  fi
+  for dir in include src; do
+    [[ -f $dir/$target ]] && resolved=$dir/$target && return
+  done
+  return 0
+}
+
+# Sets `folder` to the folder of a file: src/engine/z3/x.cpp -> engine/z3.
+folder_of() {
+  folder=${1%/*}
+  folder=${folder#src/}
+  folder=${folder#include/redscope/}
+}
+
+temporaries=()
+declare -A allow_used=() # "FILE FOLDER" of the allow lines some include or symbol needs
+while IFS= read -r file; do
+  folder_of "$file"
+  from=$folder
+  if [[ -z ${kind[$from]+x} ]]; then
+    fail "$file: not in a known stage folder ($from); declare it in $stages_file"
+    continue
+  fi
+  while IFS=$'\t' read -r line quote target; do
+    resolve "$file" "$quote" "$target"
+    if [[ -z $resolved ]]; then
+      [[ $quote == '<' ]] || [[ $target == *_cat_text.hpp ]] ||
+        fail "$file:$line: #include \"$target\" is not a project header"
+      continue # generated into the build tree, or a system header
+    fi
+    folder_of "$resolved"
+    to=$folder
+    close='"'
+    [[ $quote == '"' ]] || close='>'
+    if may_use "$file" "$from" "$to"; then
+      if ((temporary)); then
+        temporaries+=("$file:$line: #include $quote$target$close (folder $to)")
+        allow_used["$file $to"]=1
+      fi
+      continue
+    fi
+    fail "$file:$line: folder '$from' includes $quote$target$close from '$to', which it may" \
+      "not use (not below it in $stages_file)"
+  done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$file" |
+    sed 's/^\([0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*\(["<]\)\([^">]*\).*/\1\t\2\t\3/')
+done < <(find src include/redscope -type f | sort)
+
+# --- symbols ------------------------------------------------------------------------
+# Lines "SOURCE TYPE SYMBOL" for every symbol of every project object in BUILD_DIR.
+symbols() {
+  local f l members
+  members=$(mktemp)
+  for f in "${order[@]}"; do # the object file names of a library's members
+    [[ ${kind[$f]} == program ]] && continue
+    find "src/$f" -maxdepth 1 -name '*.cpp' -printf "${lib[$f]} %f.o %p\n"
+  done >"$members"
+  for l in "${libraries[@]}"; do
+    [[ -f $build/lib$l.a ]] || continue
+    nm -P -A "$build/lib$l.a" | sed "s/^[^[]*\[\([^]]*\)\]:/$l \1/"
+  done | awk -v members="$members" '
+    BEGIN { while ((getline line < members) > 0) { split(line, w, " "); src[w[1] " " w[2]] = w[3] } }
+    { s = src[$1 " " $2]
+      if (s == "") { print "?" $1 "/" $2, $4, $3; next }
+      print s, $4, $3 }'
+  for f in "${order[@]}"; do
+    [[ ${kind[$f]} == program ]] || continue
+    find "$build/CMakeFiles" -path "*.dir/src/$f/*.o" -exec nm -P -A {} + |
+      sed 's|^[^ ]*\.dir/\(src/[^ ]*\)\.o: |\1 |' | awk '{ print $1, $3, $2 }'
+  done
+  rm -f "$members"
+}
+
+# Lines "FOLDER FOLDER2" (FOLDER may use FOLDER2), "lib L M" (library L may use library
+# M whole), "file FILE FOLDER" (an allow line) and "in FOLDER LIBRARY".
+relations() {
+  local f g l
+  declare -A below=()
+  for f in "${order[@]}"; do
+    echo "in $f ${lib[$f]}"
+    for g in ${may[$f]}; do
+      echo "$f $g"
+      [[ ${lib[$g]} == "${lib[$f]}" ]] || below[${lib[$f]} ${lib[$g]}]=1
+    done
+  done
+  for l in "${!below[@]}"; do echo "lib $l"; done
+  for f in "${!allow[@]}"; do
+    for g in ${allow[$f]}; do echo "file $f $g"; done
+  done
+}
+
+if [[ -n $build ]]; then
+  mapfile -t libraries < <(printf '%s\n' "${lib[@]}" | grep -v '^program:' | sort -u)
+  for l in "${libraries[@]}"; do
+    [[ -f $build/lib$l.a ]] || fail "$build/lib$l.a: not found (build the project first)"
+  done
+  rel=$(mktemp)
+  relations >"$rel"
+  report=$(symbols | awk -v rel="$rel" '
+    function folder(s) { sub(/^src\//, "", s); sub(/\/[^\/]*$/, "", s); return s }
+    BEGIN {
+      while ((getline line < rel) > 0) {
+        n = split(line, w, " ")
+        if (w[1] == "in") libof[w[2]] = w[3]
+        else if (w[1] == "lib") oklib[w[2] " " w[3]] = 1
+        else if (w[1] == "file") okfile[w[2] " " w[3]] = 1
+        else okfolder[w[1] " " w[2]] = 1
+      }
+    }
+    $1 ~ /^\?/ { print "FAIL " substr($1, 2) ": an object of no source file in a stage folder"; next }
+    $2 == "U" { nu++; usrc[nu] = $1; usym[nu] = $3; next }
+    $2 ~ /^[A-TV-Zu]$/ { defs[$3] = defs[$3] " " $1 }
+    END {
+      for (i = 1; i <= nu; i++) {
+        s = usym[i]; if (!(s in defs)) continue          # a system library defines it
+        from = usrc[i]; f = folder(from); l = libof[f]
+        n = split(substr(defs[s], 2), d, " "); ok = 0; temp = ""
+        for (j = 1; j <= n && !ok; j++) {
+          g = folder(d[j]); m = libof[g]
+          if ((l == m && (f " " g) in okfolder) || (l != m && (l " " m) in oklib)) ok = 1
+          else if ((from " " g) in okfile) temp = g
+        }
+        if (ok) continue
+        if (temp != "") { count[from " " temp]++; continue }
+        print "FAIL " from ": uses " s ", defined in " d[1] " (folder " folder(d[1]) \
+          ", library " libof[folder(d[1])] "), which folder " f " (library " l \
+          ") may not use"
+      }
+      for (k in count) {
+        split(k, w, " ")
+        print "TEMP " w[1] ": " count[k] " symbols of folder " w[2]
+      }
+    }' | c++filt | sort)
+  rm -f "$rel"
+  while IFS= read -r line; do
+    case $line in
+      FAIL*) fail "${line#FAIL }" ;;
+      TEMP*)
+        temporaries+=("${line#TEMP }")
+        read -r _ used_file _ _ _ _ used_folder <<<"$line"
+        allow_used["${used_file%:} $used_folder"]=1
+        ;;
+    esac
+  done <<<"$report"
+fi
+
+# An allow line nothing needs any more is removed (with a build: some allow only symbols).
+if [[ -n $build ]]; then
+  for file in "${!allow[@]}"; do
+    for f in ${allow[$file]}; do
+      [[ -n ${allow_used["$file $f"]+x} ]] ||
+        fail "$stages_file: 'allow $file $f' is no longer needed: remove it"
+    done
+  done
+fi
+
+for t in "${temporaries[@]}"; do
+  echo "allowed temporarily by $stages_file: $t"
+done
 if ((status == 0)); then
-  echo "layering: every #include points at the same stage or one below it"
+  echo -n "layering: every #include points at the folder's own stage or one it may use"
+  [[ -z $build ]] && echo " (symbols not checked: no build directory)" ||
+    echo ", and so does every symbol the libraries in $build use"
 fi
 exit $status

@@ -3,6 +3,7 @@
 
 #include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 
 using namespace redscope;
 
@@ -444,4 +445,48 @@ TEST_CASE("Dat3M alias declarations: located errors", "[frontend]") {
   CHECK_THAT(error_of("PTX t\n{ x=0; y @ cache aliases x; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, y ;\n"
                       "exists (P0:r0 == 0)"),
              Catch::Contains("unknown proxy 'cache'"));
+}
+
+// The lexer toolkit (redscope/frontend/text_cursor.hpp) every reader uses.
+TEST_CASE("text cursor: positions, comments, strings, numbers, punctuation", "[frontend]") {
+  const std::string file = "t.txt";
+  TextCursor c("ab\n  (* x (* y *) *)\"s\"0x1fz 2.5e-3 ->", file, SourceLoc{3, 7});
+  CHECK(c.take_while(is_alpha) == "ab");
+  CHECK((c.loc().line == 3 && c.loc().col == 9));
+  c.take_while(is_space);
+  CHECK((c.loc().line == 4 && c.loc().col == 3));
+  c.skip_block_comment("(*", "*)", true, "unterminated comment");
+  CHECK(c.quoted(false) == "s");
+  CHECK(c.number(false) == "0x1f");
+  CHECK(c.peek() == 'z');
+  c.advance(2);
+  CHECK(c.number(false) == "2.5e-3");
+  c.advance();
+  static constexpr std::pair<std::string_view, int> kPunct[] = {{"->", 1}, {"-", 2}};
+  const auto p = c.punctuation(kPunct);
+  REQUIRE(p);
+  CHECK(p->second == 1);
+  CHECK(c.done());
+  CHECK(TextCursor("0f3F800000", file).number(true) == "0f3F800000");
+  CHECK(TextCursor("0f3F800000", file).number(false) == "0");
+  CHECK(TextCursor("1e+x", file).number(false) == "1");
+
+  TextCursor open("\n (* (* *)", file);
+  open.advance(2);
+  try {
+    open.skip_block_comment("(*", "*)", true, "unterminated comment");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("t.txt:2:2: error: unterminated comment"));
+  }
+  TextCursor str("x \"ab\ncd\"", file);
+  str.advance(2);
+  CHECK_THROWS_WITH(TextCursor(str).quoted(false),
+                    Catch::Matchers::Contains("t.txt:1:3: error: unterminated string"));
+  CHECK(str.quoted(true) == "ab\ncd");
+
+  CHECK(first_word_is("// c\n(* d *) SASS x", "SASS"));
+  CHECK_FALSE(first_word_is("SASSY x", "SASS"));
+  CHECK_FALSE(first_word_is("SASS", "SASS"));
+  CHECK_FALSE(first_word_is("(* open SASS x", "SASS"));
 }

@@ -9,6 +9,7 @@
 #include "frontend/pto/pto_dialect.hpp"
 #include "frontend/sass/sass_litmus.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 
 namespace redscope {
 
@@ -17,22 +18,7 @@ namespace {
 // SASS litmus tests: *.litmus files whose first word is SASS (comment lines
 // `//` and `(* *)` before it are skipped).
 bool sass_head(std::string_view head) {
-  std::size_t i = 0;
-  for (;;) {
-    i = head.find_first_not_of(" \t\r\n", i);
-    if (i == std::string_view::npos) return false;
-    if (head.substr(i, 2) == "//") {
-      i = head.find('\n', i);
-    } else if (head.substr(i, 2) == "(*") {
-      i = head.find("*)", i);
-      if (i != std::string_view::npos) i += 2;
-    } else {
-      break;
-    }
-    if (i == std::string_view::npos) return false;
-  }
-  const std::string_view w = head.substr(i, 5);
-  return w == "SASS " || w == "SASS\t" || w == "sass " || w == "sass\t";
+  return first_word_is(head, "SASS") || first_word_is(head, "sass");
 }
 
 bool sass_claims(const std::filesystem::path& path, std::string_view head) {

@@ -1,5 +1,7 @@
 #include "frontend/lexer.hpp"
 
+#include "redscope/frontend/text_cursor.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,17 +11,22 @@
 namespace redscope::detail {
 namespace {
 
-bool ident_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '%' || c == '$';
-}
-bool ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%' ||
-         c == '$';
-}
+bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '%' || c == '$'; }
+bool ident_char(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '%' || c == '$'; }
+
+// Two-byte operators before the one-byte ones they start with.
+constexpr std::pair<std::string_view, Tok> kPunct[] = {
+    {"/\\", Tok::And},    {"\\/", Tok::Or},       {"==", Tok::EqEq},   {"!=", Tok::NotEq},
+    {"<=", Tok::LessEq},  {">=", Tok::GreaterEq}, {"{", Tok::LBrace},  {"}", Tok::RBrace},
+    {"[", Tok::LBracket}, {"]", Tok::RBracket},   {"(", Tok::LParen},  {")", Tok::RParen},
+    {";", Tok::Semi},     {"|", Tok::Bar},        {",", Tok::Comma},   {":", Tok::Colon},
+    {"@", Tok::At},       {"&", Tok::Amp},        {"+", Tok::Plus},    {"-", Tok::Minus},
+    {"=", Tok::Assign},   {"<", Tok::Less},       {">", Tok::Greater}, {"~", Tok::Tilde},
+    {"!", Tok::Bang}};
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& file) : s_(text), file_(file) {}
+  Lexer(std::string_view text, const std::string& file) : c_(text, file) {}
 
   // A token costs about 48 bytes (70 while the list grows) whatever its
   // length, so a file of one-byte tokens would take 70 times its size:
@@ -28,219 +35,69 @@ class Lexer {
 
   std::vector<Token> run() {
     std::vector<Token> out;
-    while (i_ < s_.size()) {
+    while (!c_.done()) {
       if (out.size() >= kMaxTokens)
-        fail(fmt::format("more than {} tokens in one file: is it a litmus test?", kMaxTokens));
-      const char c = s_[i_];
+        c_.fail(fmt::format("more than {} tokens in one file: is it a litmus test?", kMaxTokens));
+      const char c = c_.peek();
       if (c == '\n') {
-        push(out, Tok::Newline, "\\n", 1);
-        ++line_;
-        col_ = 1;
-        continue;
-      }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-        advance(1);
-        continue;
-      }
-      if (c == '(' && peek(1) == '*') {  // herd's comments
-        block_comment(')');
-        continue;
-      }
-      if (c == '/' && peek(1) == '/') {
-        while (i_ < s_.size() && s_[i_] != '\n') advance(1);
-        continue;
-      }
-      if (c == '/' && peek(1) == '*') {  // PTX ISA 4.2: C's comments; cuobjdump's /* 0x... */
-        block_comment('/');
-        continue;
-      }
-      if (c == '"') {
-        out.push_back(string_lit());
-        continue;
-      }
-      if (std::isdigit(static_cast<unsigned char>(c))) {
+        out.push_back(Token{Tok::Newline, "\\n", c_.loc()});
+        c_.advance();
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        c_.advance();
+      } else if (c_.at("(*")) {  // herd's comments
+        c_.skip_block_comment("(*", "*)", false, "unterminated comment '(*'");
+      } else if (c_.at("//")) {
+        c_.skip_line_comment();
+      } else if (c_.at("/*")) {  // PTX ISA 4.2: C's comments; cuobjdump's /* 0x... */
+        c_.skip_block_comment("/*", "*/", false, "unterminated comment '/*'");
+      } else if (c == '"') {
+        const SourceLoc at = c_.loc();
+        out.push_back(Token{Tok::String, std::string(c_.quoted(true)), at});
+      } else if (is_digit(c)) {
         out.push_back(number());
-        continue;
-      }
-      if (ident_start(c)) {
+      } else if (ident_start(c)) {
         out.push_back(ident());
-        continue;
-      }
-      if (!punct(out)) {
+      } else if (const SourceLoc at = c_.loc(); const auto p = c_.punctuation(kPunct)) {
+        out.push_back(Token{p->second, std::string(p->first), at});
+      } else {
         const unsigned char uc = static_cast<unsigned char>(c);
         std::string shown =
             std::isprint(uc) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", uc);
-        fail(fmt::format("unexpected character {}", shown));
+        c_.fail(fmt::format("unexpected character {}", shown));
       }
     }
-    out.push_back(Token{Tok::End, "end of file", here()});
+    out.push_back(Token{Tok::End, "end of file", c_.loc()});
     return out;
   }
 
  private:
-  char peek(std::size_t k) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
-  SourceLoc here() const { return SourceLoc{line_, col_}; }
-  void advance(std::size_t n) {
-    for (std::size_t k = 0; k < n && i_ < s_.size(); ++k) {
-      if (s_[i_] == '\n') {
-        ++line_;
-        col_ = 1;
-      } else {
-        ++col_;
-      }
-      ++i_;
-    }
-  }
-  [[noreturn]] void fail(std::string msg, SourceLoc at = {}) const {
-    if (at.line == 0) at = here();
-    throw InputError(Diagnostic{file_, at, std::move(msg)});
-  }
-  void push(std::vector<Token>& out, Tok k, std::string text, std::size_t len) {
-    out.push_back(Token{k, std::move(text), here()});
-    i_ += len;
-    col_ += static_cast<int>(len);
-  }
-
-  // From the opening `(*` or `/*` to the `*)` or `*/` that closes it.
-  void block_comment(char close) {
-    const SourceLoc start = here();
-    const char open = s_[i_];
-    advance(2);
-    while (i_ < s_.size() && !(s_[i_] == '*' && peek(1) == close)) advance(1);
-    if (i_ >= s_.size()) fail(fmt::format("unterminated comment '{}*'", open), start);
-    advance(2);
-  }
-
-  Token string_lit() {
-    const SourceLoc start = here();
-    advance(1);
-    std::string text;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      text += s_[i_];
-      advance(1);
-    }
-    if (i_ >= s_.size()) fail("unterminated string", start);
-    advance(1);
-    return Token{Tok::String, std::move(text), start};
-  }
-
   // Integers (decimal, 0x hexadecimal), decimal floats (1.5, 1e8, 2.5e-3)
   // and PTX hexadecimal floats (0f3F800000, 0d3FF0000000000000).
   Token number() {
-    const SourceLoc start = here();
-    std::string text;
-    auto digits = [&](auto pred) {
-      while (i_ < s_.size() && pred(static_cast<unsigned char>(s_[i_]))) {
-        text += s_[i_];
-        advance(1);
-      }
-    };
-    const char p1 = peek(1);
-    if (s_[i_] == '0' &&
-        (p1 == 'x' || p1 == 'X' || p1 == 'f' || p1 == 'F' || p1 == 'd' || p1 == 'D')) {
-      text = {s_[i_], p1};
-      advance(2);
-      digits([](unsigned char c) { return std::isxdigit(c) != 0; });
-      if (text.size() == 2) fail("hexadecimal literal without digits", start);
-    } else {
-      digits([](unsigned char c) { return std::isdigit(c) != 0; });
-      if (peek(0) == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
-        text += '.';
-        advance(1);
-        digits([](unsigned char c) { return std::isdigit(c) != 0; });
-      }
-      const bool sign = peek(1) == '+' || peek(1) == '-';
-      if ((peek(0) == 'e' || peek(0) == 'E') &&
-          std::isdigit(static_cast<unsigned char>(peek(sign ? 2 : 1)))) {
-        text += 'e';
-        advance(1);
-        if (sign) {
-          text += s_[i_];
-          advance(1);
-        }
-        digits([](unsigned char c) { return std::isdigit(c) != 0; });
-      }
-    }
-    if (i_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
-      fail(fmt::format("malformed number '{}{}'", text, s_[i_]), start);
+    const SourceLoc start = c_.loc();
+    std::string text(c_.number(true));
+    const bool hex = text.size() > 1 && text[0] == '0' &&
+                     std::string_view("xXfFdD").find(text[1]) != std::string_view::npos;
+    if (hex && text.size() == 2) c_.fail(start, "hexadecimal literal without digits");
+    if (!hex) std::replace(text.begin(), text.end(), 'E', 'e');  // 1E8 reads as 1e8
+    if (is_alpha(c_.peek()) || c_.peek() == '_')
+      c_.fail(start, fmt::format("malformed number '{}{}'", text, c_.peek()));
     return Token{Tok::Number, std::move(text), start};
   }
 
   Token ident() {
-    const SourceLoc start = here();
-    std::string text;
-    for (;;) {
-      while (i_ < s_.size() && ident_char(s_[i_])) {
-        text += s_[i_];
-        advance(1);
-      }
-      // `.shared::cta`, `.L2::cache_hint`: a double colon inside a qualifier chain.
-      if (peek(0) == ':' && peek(1) == ':' && ident_char(peek(2))) {
-        text += "::";
-        advance(2);
-        continue;
-      }
-      break;
+    const SourceLoc start = c_.loc();
+    std::string text(c_.take_while(ident_char));
+    // `.shared::cta`, `.L2::cache_hint`: a double colon inside a qualifier chain.
+    while (c_.at("::") && ident_char(c_.peek(2))) {
+      c_.advance(2);
+      text += "::";
+      text += c_.take_while(ident_char);
     }
     return Token{Tok::Ident, std::move(text), start};
   }
 
-  bool punct(std::vector<Token>& out) {
-    const char c = s_[i_];
-    const char d = peek(1);
-    if (c == '/' && d == '\\') {
-      push(out, Tok::And, "/\\", 2);
-      return true;
-    }
-    if (c == '\\' && d == '/') {
-      push(out, Tok::Or, "\\/", 2);
-      return true;
-    }
-    if (c == '=' && d == '=') {
-      push(out, Tok::EqEq, "==", 2);
-      return true;
-    }
-    if (c == '!' && d == '=') {
-      push(out, Tok::NotEq, "!=", 2);
-      return true;
-    }
-    if (c == '<' && d == '=') {
-      push(out, Tok::LessEq, "<=", 2);
-      return true;
-    }
-    if (c == '>' && d == '=') {
-      push(out, Tok::GreaterEq, ">=", 2);
-      return true;
-    }
-    switch (c) {
-      case '{': push(out, Tok::LBrace, "{", 1); return true;
-      case '}': push(out, Tok::RBrace, "}", 1); return true;
-      case '[': push(out, Tok::LBracket, "[", 1); return true;
-      case ']': push(out, Tok::RBracket, "]", 1); return true;
-      case '(': push(out, Tok::LParen, "(", 1); return true;
-      case ')': push(out, Tok::RParen, ")", 1); return true;
-      case ';': push(out, Tok::Semi, ";", 1); return true;
-      case '|': push(out, Tok::Bar, "|", 1); return true;
-      case ',': push(out, Tok::Comma, ",", 1); return true;
-      case ':': push(out, Tok::Colon, ":", 1); return true;
-      case '@': push(out, Tok::At, "@", 1); return true;
-      case '&': push(out, Tok::Amp, "&", 1); return true;
-      case '+': push(out, Tok::Plus, "+", 1); return true;
-      case '-': push(out, Tok::Minus, "-", 1); return true;
-      case '=': push(out, Tok::Assign, "=", 1); return true;
-      case '<': push(out, Tok::Less, "<", 1); return true;
-      case '>': push(out, Tok::Greater, ">", 1); return true;
-      case '~': push(out, Tok::Tilde, "~", 1); return true;
-      case '!': push(out, Tok::Bang, "!", 1); return true;
-      default: return false;
-    }
-  }
-
-  std::string_view s_;
-  const std::string& file_;
-  std::size_t i_ = 0;
-  int line_ = 1;
-  int col_ = 1;
+  TextCursor c_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "redscope/frontend/text_cursor.hpp"
 #include "redscope/model/cat.hpp"
 
 namespace redscope::cat {
@@ -48,119 +49,58 @@ struct Token {
   SourceLoc loc;
 };
 
-bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-}
+bool name_start(char c) { return is_alpha(c) || c == '_'; }
+bool name_char(char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& file) : s_(text), file_(&file) {}
+  Lexer(std::string_view text, const std::string& file) : c_(text, file) {}
 
   // The next token; End (again and again) at the end of the text.
   Token next() {
     skip_space();
     Token t;
-    t.loc = {line_, col_};
-    if (i_ < s_.size()) t.kind = lex_one(t.text);
+    t.loc = c_.loc();
+    if (!c_.done()) t.kind = lex_one(t.text);
     return t;
   }
 
  private:
-  [[noreturn]] void fail(SourceLoc at, std::string m) const {
-    throw InputError(Diagnostic{*file_, at, std::move(m)});
-  }
-  void step() {
-    if (s_[i_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++i_;
-  }
-  bool at(std::string_view w) const { return s_.substr(i_, w.size()) == w; }
-
   void skip_space() {
     for (;;) {
-      while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) step();
-      if (at("//")) {  // to the end of the line (Dat3M's cat files use them)
-        while (i_ < s_.size() && s_[i_] != '\n') step();
-        continue;
-      }
-      if (!at("(*")) return;
-      skip_comment();
+      c_.take_while(is_space);
+      if (c_.at("//"))  // to the end of the line (Dat3M's cat files use them)
+        c_.skip_line_comment();
+      else if (c_.at("(*"))  // nested, as in herd
+        c_.skip_block_comment("(*", "*)", true, "unterminated comment");
+      else
+        return;
     }
-  }
-
-  // (* ... *), nested as in herd.
-  void skip_comment() {
-    const SourceLoc start{line_, col_};
-    int depth = 0;
-    do {
-      if (i_ >= s_.size()) fail(start, "unterminated comment");
-      if (at("(*")) {
-        ++depth;
-        step();
-        step();
-        continue;
-      }
-      if (at("*)")) {
-        --depth;
-        step();
-        step();
-        continue;
-      }
-      step();
-    } while (depth > 0);
   }
 
   Tok lex_one(std::string& text) {
-    const char c = s_[i_];
+    static constexpr std::pair<std::string_view, Tok> kPunct[] = {
+        {"^-1", Tok::Inv},  {"(", Tok::LPar},  {")", Tok::RPar}, {"[", Tok::LBrack},
+        {"]", Tok::RBrack}, {"|", Tok::Bar},   {"&", Tok::Amp},  {"\\", Tok::Backslash},
+        {";", Tok::Semi},   {"+", Tok::Plus},  {"*", Tok::Star}, {"?", Tok::Opt},
+        {"~", Tok::Tilde},  {"=", Tok::Equal}, {"0", Tok::Zero}};
+    const char c = c_.peek();
     if (name_start(c)) {
-      while (i_ < s_.size() && name_char(s_[i_])) {
-        text += s_[i_];
-        step();
-      }
+      text = c_.take_while(name_char);
       return text == "_" ? Tok::Underscore : Tok::Name;
     }
-    if (c == '"') return lex_string(text);
-    if (at("^-1")) {
-      step();
-      step();
-      step();
-      return Tok::Inv;
+    if (c == '"') {
+      text = c_.quoted(false);
+      return Tok::String;
     }
-    static constexpr std::pair<char, Tok> kOne[] = {
-        {'(', Tok::LPar},  {')', Tok::RPar}, {'[', Tok::LBrack},     {']', Tok::RBrack},
-        {'|', Tok::Bar},   {'&', Tok::Amp},  {'\\', Tok::Backslash}, {';', Tok::Semi},
-        {'+', Tok::Plus},  {'*', Tok::Star}, {'?', Tok::Opt},        {'~', Tok::Tilde},
-        {'=', Tok::Equal}, {'0', Tok::Zero}};
-    for (const auto& [ch, kind] : kOne)
-      if (c == ch) {
-        text = c;
-        step();
-        return kind;
-      }
-    fail({line_, col_}, fmt::format("unexpected character '{}'", printable(std::string(1, c))));
+    if (const auto p = c_.punctuation(kPunct)) {
+      if (p->second != Tok::Inv) text = p->first;
+      return p->second;
+    }
+    c_.fail(fmt::format("unexpected character '{}'", printable(std::string(1, c))));
   }
 
-  Tok lex_string(std::string& text) {
-    const SourceLoc start{line_, col_};
-    step();
-    while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\n') {
-      text += s_[i_];
-      step();
-    }
-    if (i_ >= s_.size() || s_[i_] != '"') fail(start, "unterminated string");
-    step();
-    return Tok::String;
-  }
-
-  std::string_view s_;
-  const std::string* file_;
-  std::size_t i_ = 0;
-  int line_ = 1, col_ = 1;
+  TextCursor c_;
 };
 
 bool is_keyword(const std::string& w) {

@@ -209,7 +209,14 @@ class SkeletonEnumerator {
       choose_sf();
       return;
     }
-    const std::vector<EventId>& ws = cell_list_[c].second;
+    each_cell_order(cell_list_[c].second, [&] { choose_co(c + 1); });
+  }
+
+  // Calls `visit` with co_ holding, on the cell's writes `ws`, each strict partial
+  // order the rules above allow (pinned pairs fixed, the rest an odometer over
+  // their options, kept when transitive); leaves the cell's co_ empty.
+  template <class Visit>
+  void each_cell_order(const std::vector<EventId>& ws, Visit visit) {
     std::vector<std::pair<EventId, EventId>> pairs;
     std::vector<std::vector<Order>> options;
     for (std::size_t i = 0; i < ws.size(); ++i)
@@ -228,7 +235,7 @@ class SkeletonEnumerator {
     for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
     for (;;) {
       tick();
-      if (transitive_on(ws)) choose_co(c + 1);
+      if (transitive_on(ws)) visit();
       std::size_t k = pairs.size();
       for (; k > 0; --k) {
         const std::size_t p = k - 1;
@@ -238,7 +245,6 @@ class SkeletonEnumerator {
       }
       if (k == 0) break;  // every combination seen
     }
-    for (const auto& [a, b] : pairs) orient({a, b}, Order::None);
     for (EventId a : ws)
       for (EventId b : ws) co_.set(a, b, false);
   }
@@ -448,43 +454,14 @@ class SkeletonEnumerator {
 
   void cell_odometer(std::size_t c) {
     const std::vector<EventId>& ws = cell_list_[c].second;
-    std::vector<std::pair<EventId, EventId>> pairs;
-    std::vector<std::vector<Order>> options;
-    for (std::size_t i = 0; i < ws.size(); ++i)
-      for (std::size_t j = i + 1; j < ws.size(); ++j) {
-        const EventId a = ws[i], b = ws[j];
-        if (pin_po_loc_ && st_.ms.has(a, b) && (st_.poloc.has(a, b) || st_.poloc.has(b, a))) {
-          co_.set(st_.poloc.has(a, b) ? a : b, st_.poloc.has(a, b) ? b : a);
-          continue;
-        }
-        pairs.emplace_back(a, b);
-        options.push_back(st_.ms.has(a, b) && must_order_ms_
-                              ? std::vector<Order>{Order::Forward, Order::Backward}
-                              : std::vector<Order>{Order::None, Order::Forward, Order::Backward});
-      }
     const BitRel hi = co_hi_;
-    std::vector<std::size_t> at(pairs.size(), 0);
-    for (std::size_t k = 0; k < pairs.size(); ++k) orient(pairs[k], options[k][0]);
-    for (;;) {
-      tick();
-      if (transitive_on(ws)) {
-        for (EventId a : ws)
-          for (EventId b : ws) co_hi_.set(a, b, co_.has(a, b));
-        set_co();
-        if (check_at(2)) choose_cell(c + 1);
-        co_hi_ = hi;
-      }
-      std::size_t k = pairs.size();
-      for (; k > 0; --k) {
-        const std::size_t p = k - 1;
-        at[p] = (at[p] + 1) % options[p].size();
-        orient(pairs[p], options[p][at[p]]);
-        if (at[p] != 0) break;
-      }
-      if (k == 0) break;
-    }
-    for (EventId a : ws)
-      for (EventId b : ws) co_.set(a, b, false);
+    each_cell_order(ws, [&] {
+      for (EventId a : ws)
+        for (EventId b : ws) co_hi_.set(a, b, co_.has(a, b));
+      set_co();
+      if (check_at(2)) choose_cell(c + 1);
+      co_hi_ = hi;
+    });
     set_co();
   }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "frontend/lexer.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 
 namespace redscope::detail {
 namespace {
@@ -64,82 +65,60 @@ constexpr std::size_t kMaxNameBytes = 256;
 // Tokens of `text`, which starts at `start` in the file. `//` comments run to
 // the end of the line.
 std::vector<Tok> lex(std::string_view text, SourceLoc start, const std::string& file) {
+  static constexpr std::pair<std::string_view, T> kPunct[] = {
+      {"==", T::EqEq},    {"!=", T::NotEq}, {"&&", T::AndAnd}, {"||", T::OrOr},  {".", T::Dot},
+      {",", T::Comma},    {";", T::Semi},   {"{", T::LBrace},  {"}", T::RBrace}, {"[", T::LBracket},
+      {"]", T::RBracket}, {"(", T::LParen}, {")", T::RParen}};
   std::vector<Tok> out;
-  int line = start.line, col = start.col;
-  std::size_t i = 0;
-  auto advance = [&](std::size_t n) {
-    for (std::size_t k = 0; k < n; ++k, ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    const SourceLoc at{line, col};
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      advance(1);
+  TextCursor c(text, file, start);
+  while (!c.done()) {
+    const char ch = c.peek();
+    const SourceLoc at = c.loc();
+    if (is_space(ch)) {
+      c.advance();
       continue;
     }
-    if (text.substr(i, 2) == "//") {
-      while (i < text.size() && text[i] != '\n') advance(1);
+    if (c.at("//")) {
+      c.skip_line_comment();
       continue;
     }
     Tok t;
     t.loc = at;
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      std::size_t j = i;
-      while (j < text.size() &&
-             (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
-        ++j;
+    if (is_alpha(ch) || ch == '_') {
       t.kind = T::Ident;
-      if (j - i > kMaxNameBytes)
+      t.text = c.take_while([](char k) { return is_alnum(k) || k == '_'; });
+      if (t.text.size() > kMaxNameBytes)
         fail(file, at,
-             fmt::format("a name of {} bytes: names are at most {}", j - i, kMaxNameBytes));
-      t.text = std::string(text.substr(i, j - i));
-    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '-' && i + 1 < text.size() &&
-                std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
-      std::size_t j = i + 1;
-      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+             fmt::format("a name of {} bytes: names are at most {}", t.text.size(), kMaxNameBytes));
+    } else if (is_digit(ch) || (ch == '-' && is_digit(c.peek(1)))) {
+      const std::size_t from = c.offset();
+      c.advance();
+      c.take_while(is_digit);
       t.kind = T::Number;
-      t.text = std::string(text.substr(i, j - i));
+      t.text = c.since(from);
       // Past 21 characters no number fits in 64 bits: refused here, where
       // it is read once, not copied into every row of a template first.
       if (t.text.size() > 21)
-        integer_at(std::string_view(t.text).substr(c == '-' ? 1 : 0), c == '-', file, at);
-    } else if (c == '$') {
-      std::size_t j = i + 1;
-      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-      if (j == i + 1) fail(file, at, "'$' must be followed by a hole number, as in $0");
+        integer_at(std::string_view(t.text).substr(ch == '-' ? 1 : 0), ch == '-', file, at);
+    } else if (ch == '$') {
+      const std::size_t from = c.offset();
+      c.advance();
+      c.take_while(is_digit);
+      if (c.offset() == from + 1) fail(file, at, "'$' must be followed by a hole number, as in $0");
       t.kind = T::Hole;
-      t.text = std::string(text.substr(i, j - i));
+      t.text = c.since(from);
       t.hole = static_cast<std::size_t>(integer_at(t.text.substr(1), false, file, at));
+    } else if (const auto p = c.punctuation(kPunct)) {
+      t.kind = p->second;
+      t.text = p->first;
     } else {
-      static constexpr std::pair<std::string_view, T> kPunct[] = {
-          {"==", T::EqEq},  {"!=", T::NotEq},   {"&&", T::AndAnd},  {"||", T::OrOr},
-          {".", T::Dot},    {",", T::Comma},    {";", T::Semi},     {"{", T::LBrace},
-          {"}", T::RBrace}, {"[", T::LBracket}, {"]", T::RBracket}, {"(", T::LParen},
-          {")", T::RParen}};
-      bool found = false;
-      for (const auto& [p, k] : kPunct)
-        if (text.substr(i, p.size()) == p) {
-          t.kind = k;
-          t.text = std::string(p);
-          found = true;
-          break;
-        }
-      if (!found) fail(file, at, fmt::format("unexpected character '{}'", c));
+      fail(file, at, fmt::format("unexpected character '{}'", ch));
     }
-    advance(t.text.size());
     if (out.size() >= kMaxTokens)
       fail(file, t.loc, fmt::format("more than {} tokens in the file", kMaxTokens));
     out.push_back(std::move(t));
   }
-  out.push_back(Tok{T::End, "", SourceLoc{line, col}, 0});
+  out.push_back(Tok{T::End, "", c.loc(), 0});
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "frontend/lexer.hpp"
 #include "frontend/pto/pto_lexer.hpp"
 #include "redscope/core/pto.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 
 namespace redscope::detail {
 
@@ -1153,22 +1154,7 @@ class PtoParser {
 }  // namespace
 
 bool pto_head(std::string_view head) {
-  std::size_t i = 0;
-  for (;;) {
-    i = head.find_first_not_of(" \t\r\n", i);
-    if (i == std::string_view::npos) return false;
-    if (head.substr(i, 2) == "//") {
-      i = head.find('\n', i);
-    } else if (head.substr(i, 2) == "(*") {
-      i = head.find("*)", i);
-      if (i != std::string_view::npos) i += 2;
-    } else {
-      break;
-    }
-    if (i == std::string_view::npos) return false;
-  }
-  const std::string_view w = head.substr(i, 4);
-  return w == "PTO " || w == "PTO\t" || w == "pto " || w == "pto\t";
+  return first_word_is(head, "PTO") || first_word_is(head, "pto");
 }
 
 std::vector<LitmusTest> parse_pto_litmus(std::string_view text, const std::string& file) {

@@ -1,6 +1,6 @@
 #include "frontend/pto/pto_lexer.hpp"
 
-#include <cctype>
+#include "redscope/frontend/text_cursor.hpp"
 
 #include <fmt/format.h>
 
@@ -8,177 +8,119 @@ namespace redscope::detail::pto_syntax {
 
 namespace {
 
-bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$';
-}
+bool word_char(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '$'; }
+
+constexpr std::pair<std::string_view, T> kPunct[] = {
+    {"...", T::Punct}, {"->", T::Punct}, {"{", T::Punct}, {"}", T::Punct}, {"[", T::Punct},
+    {"]", T::Punct},   {"(", T::Punct},  {")", T::Punct}, {",", T::Punct}, {":", T::Punct},
+    {"=", T::Punct},   {";", T::Punct},  {"<", T::Punct}, {">", T::Punct}, {"-", T::Punct},
+    {"+", T::Punct},   {"~", T::Punct}};
 
 class Lexer {
  public:
-  Lexer(std::string_view s, const std::string& file) : s_(s), file_(file) {}
+  Lexer(std::string_view s, const std::string& file) : c_(s, file) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
     for (;;) {
       skip_space();
       Token t;
-      t.loc = {line_, col_};
-      t.offset = i_;
-      if (i_ >= s_.size()) {
+      t.loc = c_.loc();
+      t.offset = c_.offset();
+      if (c_.done()) {
         out.push_back(t);
         return out;
       }
       lex_one(t);
       if (t.text.size() > kMaxWordBytes &&
           (t.kind == T::Ident || t.kind == T::Value || t.kind == T::Attr))
-        fail(t.loc,
-             fmt::format("a name of {} bytes: names are at most {}", t.text.size(), kMaxWordBytes));
+        c_.fail(t.loc, fmt::format("a name of {} bytes: names are at most {}", t.text.size(),
+                                   kMaxWordBytes));
       if (out.size() >= kMaxTokens)
-        fail(t.loc, fmt::format("more than {} tokens in the file", kMaxTokens));
+        c_.fail(t.loc, fmt::format("more than {} tokens in the file", kMaxTokens));
       out.push_back(std::move(t));
     }
   }
 
  private:
-  char peek(std::size_t k = 0) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
-
-  void advance(std::size_t n = 1) {
-    for (std::size_t k = 0; k < n && i_ < s_.size(); ++k, ++i_) {
-      if (s_[i_] == '\n') {
-        ++line_;
-        col_ = 1;
-      } else {
-        ++col_;
-      }
-    }
-  }
-
-  [[noreturn]] void fail(SourceLoc at, std::string msg) const {
-    throw InputError(Diagnostic{file_, at, std::move(msg)});
-  }
-
   void skip_space() {
     for (;;) {
-      while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) advance();
-      if (peek() == '/' && peek(1) == '/') {
-        while (i_ < s_.size() && s_[i_] != '\n') advance();
-      } else if (peek() == '(' && peek(1) == '*') {
-        const SourceLoc at{line_, col_};
-        const std::size_t end = s_.find("*)", i_ + 2);
-        if (end == std::string_view::npos) fail(at, "unterminated comment '(*'");
-        advance(end + 2 - i_);
-      } else {
+      c_.take_while(is_space);
+      if (c_.at("//"))
+        c_.skip_line_comment();
+      else if (c_.at("(*"))
+        c_.skip_block_comment("(*", "*)", false, "unterminated comment '(*'");
+      else
         return;
-      }
     }
   }
 
-  std::string word() {
-    const std::size_t b = i_;
-    while (i_ < s_.size() && word_char(s_[i_])) advance();
-    return std::string(s_.substr(b, i_ - b));
-  }
+  std::string word() { return std::string(c_.take_while(word_char)); }
 
   void lex_one(Token& t) {
-    const char c = peek();
+    const char c = c_.peek();
     if (c == '%') {
-      advance();
+      c_.advance();
       t.kind = T::Value;
       t.text = "%" + word();
-      if (t.text.size() == 1) fail(t.loc, "expected a value name after '%'");
-    } else if (c == '!' && word_char(peek(1))) {
+      if (t.text.size() == 1) c_.fail(t.loc, "expected a value name after '%'");
+    } else if (c == '!' && word_char(c_.peek(1))) {
       lex_type(t);
-    } else if (c == '#' && word_char(peek(1))) {
-      advance();
+    } else if (c == '#' && word_char(c_.peek(1))) {
+      c_.advance();
       t.kind = T::Attr;
       t.text = "#" + word();
-      if (peek() == '<') t.text += balanced(t.loc);
+      if (c_.peek() == '<') t.text += balanced(t.loc);
     } else if (c == '"') {
-      lex_string(t);
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      t.kind = T::String;
+      t.text = std::string(c_.quoted(false));
+    } else if (is_digit(c)) {
       lex_number(t);
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    } else if (is_alpha(c) || c == '_') {
       t.kind = T::Ident;
       t.text = word();
-    } else if (c == '.' && peek(1) == '.' && peek(2) == '.') {
+    } else if (const auto p = c_.punctuation(kPunct)) {
       t.kind = T::Punct;
-      t.text = "...";
-      advance(3);
-    } else if (c == '-' && peek(1) == '>') {
-      t.kind = T::Punct;
-      t.text = "->";
-      advance(2);
-    } else if (std::string_view("{}[](),:=;<>-+~").find(c) != std::string_view::npos) {
-      t.kind = T::Punct;
-      t.text = std::string(1, c);
-      advance();
+      t.text = std::string(p->first);
     } else {
       t.kind = T::Other;
       t.text = std::string(1, c);
-      advance();
+      c_.advance();
     }
   }
 
   // `<...>` with nested angle brackets, as part of a type or attribute.
   std::string balanced(SourceLoc at) {
-    const std::size_t b = i_;
+    const std::size_t b = c_.offset();
     int depth = 0;
     do {
-      if (i_ >= s_.size() || peek() == '\n') fail(at, "unterminated '<' in a type");
-      if (peek() == '<') ++depth;
-      if (peek() == '>') --depth;
-      advance();
+      if (c_.done() || c_.peek() == '\n') c_.fail(at, "unterminated '<' in a type");
+      if (c_.peek() == '<') ++depth;
+      if (c_.peek() == '>') --depth;
+      c_.advance();
     } while (depth > 0);
-    return std::string(s_.substr(b, i_ - b));
+    return std::string(c_.since(b));
   }
 
   void lex_type(Token& t) {
-    advance();
+    c_.advance();
     t.kind = T::Type;
     t.text = "!" + word();
-    if (peek() == '<') t.text += balanced(t.loc);
-  }
-
-  void lex_string(Token& t) {
-    advance();
-    const std::size_t b = i_;
-    while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\n') advance();
-    if (peek() != '"') fail(t.loc, "unterminated string");
-    t.kind = T::String;
-    t.text = std::string(s_.substr(b, i_ - b));
-    advance();
+    if (c_.peek() == '<') t.text += balanced(t.loc);
   }
 
   // Decimal or hexadecimal integers and decimal floats (1.5, 2e-3, 1.0E+4).
   void lex_number(Token& t) {
-    const std::size_t b = i_;
+    const std::size_t b = c_.offset();
     t.kind = T::Number;
-    if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
-      advance(2);
-      while (std::isxdigit(static_cast<unsigned char>(peek()))) advance();
-    } else {
-      while (std::isdigit(static_cast<unsigned char>(peek()))) advance();
-      if (peek() == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
-        advance();
-        while (std::isdigit(static_cast<unsigned char>(peek()))) advance();
-      }
-      if ((peek() == 'e' || peek() == 'E') &&
-          (std::isdigit(static_cast<unsigned char>(peek(1))) ||
-           ((peek(1) == '-' || peek(1) == '+') &&
-            std::isdigit(static_cast<unsigned char>(peek(2)))))) {
-        advance(2);
-        while (std::isdigit(static_cast<unsigned char>(peek()))) advance();
-      }
-    }
+    c_.number(false);
     // Letters run on (PTX's 0f3F800000 in a condition): the reader of the
     // number judges it.
-    while (word_char(peek()) && peek() != '.') advance();
-    t.text = std::string(s_.substr(b, i_ - b));
+    c_.take_while([](char c) { return word_char(c) && c != '.'; });
+    t.text = std::string(c_.since(b));
   }
 
-  std::string_view s_;
-  const std::string& file_;
-  std::size_t i_ = 0;
-  int line_ = 1, col_ = 1;
+  TextCursor c_;
 };
 
 }  // namespace
