@@ -32,6 +32,13 @@ struct InstructionCell {
 using InstructionParser = std::function<void(const InstructionCell& cell, ThreadCode& thread)>;
 
 // What differs between the dialects that share the container.
+// The placement rule every dialect's tests obey (PTX ISA §2.2.2), in the
+// words of the target-rule table (docs/litmus-format.md "Targets").
+inline constexpr std::string_view kSharedClusterFeature =
+    "a cluster shared by CTAs (placement `cluster N`)";
+inline constexpr std::string_view kSharedClusterSource =
+    "PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes";
+
 struct ContainerOptions {
   std::string_view arch = "PTX";        // the first word of the file
   bool address_registers = false;       // init may give a register a location's address: P0:R2 = x;

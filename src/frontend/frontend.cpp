@@ -17,8 +17,6 @@
 
 #include "frontend/container.hpp"
 #include "frontend/lexer.hpp"
-#include "frontend/ptx/ptx_instructions.hpp"
-#include "frontend/ptx/ptx_rules.hpp"
 #include "redscope/core/budget.hpp"
 
 namespace redscope {
@@ -574,18 +572,25 @@ class Parser {
     check_cluster_target();
   }
 
-  // Clusters of several CTAs exist from sm_90 (PTX ISA §2.2.2); before, every
-  // CTA is an implicit cluster of one. So below sm_90 a `cluster N` is valid
-  // only as the CTA's own (N = its CTA number), which is what no cluster says.
+  // Clusters of several CTAs exist from sm_90 (PTX ISA §2.2.2: "Cluster level
+  // is applicable only on target architecture sm_90 or higher ... otherwise it
+  // will be treated as implicit cluster launch with default dimension 1x1x1";
+  // %clusterid: "Requires sm_90 or higher."); before, every CTA is an implicit
+  // cluster of one. So below sm_90 a `cluster N` is valid only as the CTA's own
+  // (N = its CTA number), which is what no cluster says. A rule of the machine
+  // the placement row describes, so the container's, whatever the dialect.
   void check_cluster_target() const {
+    constexpr int kClusterSm = 90;
+    if (t_.target_sm >= kClusterSm) return;
     for (std::size_t i = 0; i < t_.threads.size(); ++i) {
       const Placement& p = t_.threads[i].place;
       if (p.cluster < 0 || p.cluster == p.cta) continue;  // implicit, or the CTA's own
-      detail::TargetUse u;
-      u.instr = detail::TargetInstr::Placement;
-      u.explicit_cluster = true;
-      if (const auto v = detail::target_violation(t_.target_sm, u))
-        fail(cluster_at_.at(i), v->message);
+      fail(cluster_at_.at(i),
+           fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}",
+                       detail::kSharedClusterFeature, kClusterSm, detail::kSharedClusterSource,
+                       t_.target_sm,
+                       "; before sm_90 each CTA is an implicit cluster of its own: drop "
+                       "`cluster N` or give each CTA its own number (cta N, cluster N)"));
     }
   }
 
@@ -995,11 +1000,5 @@ LitmusTest parse_condition_tail(std::string_view tail, const std::string& file, 
 }
 
 }  // namespace detail
-
-LitmusTest parse_litmus(std::string_view text, const std::string& file) {
-  LitmusTest t = detail::parse_container(text, file, detail::parse_ptx_instruction);
-  detail::check_references(t);
-  return t;
-}
 
 }  // namespace redscope

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "frontend/ptx/ptx_rules.hpp"
+#include "redscope/frontend/frontend.hpp"
 
 namespace redscope::detail {
 
@@ -1353,3 +1354,14 @@ void parse_ptx_instruction(const InstructionCell& cell, ThreadCode& thread) {
 }
 
 }  // namespace redscope::detail
+
+namespace redscope {
+
+// The PTX litmus dialect: the container's layout with PTX instruction cells.
+LitmusTest parse_litmus(std::string_view text, const std::string& file) {
+  LitmusTest t = detail::parse_container(text, file, detail::parse_ptx_instruction);
+  detail::check_references(t);
+  return t;
+}
+
+}  // namespace redscope

@@ -218,16 +218,6 @@ constexpr std::string_view kLdSt = "PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Targe
 constexpr std::string_view kFence = "PTX ISA §9.7.13.4 membar/fence, Target ISA notes";
 constexpr std::string_view kSemHint = "; sm_6x code uses .volatile and membar";
 constexpr std::string_view kWeakHint = "; a plain ld/st (no .weak) is weak on every target";
-// §2.2.2: "Cluster level is applicable only on target architecture sm_90 or
-// higher ... otherwise it will be treated as implicit cluster launch with
-// default dimension 1x1x1"; the special register %clusterid: "Requires sm_90
-// or higher."
-constexpr std::string_view kCluster =
-    "PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes";
-constexpr std::string_view kClusterHint =
-    "; before sm_90 each CTA is an implicit cluster of its own: drop `cluster N` or give "
-    "each CTA its own number (cta N, cluster N)";
-
 using RS = RuleSite;
 const TargetRule kTargetRules[] = {
     // ---- red (§9.7.13.6) ----
@@ -342,10 +332,6 @@ const TargetRule kTargetRules[] = {
     {"membar.sys", 20, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Membar && u.scope == Scope::Sys; }},
 
     // ---- placements: clusters (§2.2.2) ----
-    // A cluster of CTAs exists from sm_90; before, every CTA is a one-CTA
-    // cluster, which `cta N` alone (or `cta N, cluster N`) already says.
-    {"a cluster shared by CTAs (placement `cluster N`)", 90, RS::Mnemonic, kCluster, kClusterHint,
-     [](const TargetUse& u) { return u.instr == TI::Placement && u.explicit_cluster; }},
 };
 
 }  // namespace

@@ -46,7 +46,7 @@ std::optional<RuleViolation> check_rmw_form(const RmwForm& f);
 // What an instruction uses that the "Target ISA notes" of its PTX ISA section
 // put a minimum sm_NN on. Qualifiers the line does not write (a default .sem,
 // .scope or state space) need nothing.
-enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar, Placement };
+enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar };
 
 struct TargetUse {
   TargetInstr instr = TargetInstr::Red;
@@ -60,7 +60,6 @@ struct TargetUse {
   RmwOp op = RmwOp::Add;
   unsigned vec = 1;
   bool cache_hint = false;
-  bool explicit_cluster = false;  // Placement: `cluster N` other than the CTA's own
 };
 
 // One row of the table: `feature` needs sm_`min_sm` or later; `source` names
