@@ -18,6 +18,7 @@
 #include <z3++.h>
 
 #include "engine/z3/z3_encoding.hpp"
+#include "engine/z3/z3_guard.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
@@ -190,7 +191,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
   z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
+  const detail::InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
   const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const detail::ModelChoice choice = detail::choice_for(test, opts, *model);

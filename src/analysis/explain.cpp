@@ -12,6 +12,7 @@
 
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
+#include "engine/z3/z3_guard.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
@@ -470,7 +471,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
       all.push_back(st.check->name);
   const std::vector<Observable> test_obs = observables_of(test, *ex, false);
   z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
+  const detail::InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
   struct Forbidden {
     std::size_t skeleton;
     std::vector<std::string> core;
