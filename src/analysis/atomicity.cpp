@@ -15,10 +15,8 @@
 #include <tuple>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
-#include "engine/z3/z3_encoding.hpp"
-#include "engine/z3/z3_guard.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
@@ -26,8 +24,6 @@
 
 namespace redscope {
 namespace {
-
-using detail::Encoding;
 
 struct Site {
   EventId read = 0, write = 0;  // RMW halves; a plain store has read == write
@@ -62,65 +58,33 @@ std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, cons
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> finals(Encoding& enc, const Skeleton& sk,
-                                                        const z3::model& m) {
+std::vector<std::pair<std::string, std::string>> finals(const Query& q, const Skeleton& sk) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [cell, ty] : sk.loc_types) {
-    const z3::expr v = m.eval(enc.final_value_of(cell), true);
-    out.emplace_back(cell, format_value(v.get_numeral_uint64(), ty));
-  }
+  for (const auto& [cell, v] : q.final_values())
+    out.emplace_back(cell, format_value(v, sk.loc_types.at(cell)));
   return out;
 }
 
-class SkeletonQueries {
- public:
-  SkeletonQueries(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
-                  const Budget* budget)
-      : c_(c),
-        kind_(detail::solver_kind_for(sk)),
-        s_(detail::make_solver(c, kind_)),
-        sk_(sk),
-        enc_(c, s_, sk, model, kind_, budget) {
-    enc_.encode();
-    for (const auto& [cell, ty] : sk.loc_types)
-      (void)enc_.final_value_of(cell);  // part of every query's model
+// The lost-update condition for a pair, in words when some execution the
+// model allows meets it (`q` then holds that execution).
+std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site& a, const Site& b) {
+  using F = ExecutionFact;
+  std::vector<std::pair<std::vector<F>, std::string>> ways;
+  if (b.is_rmw) {
+    for (EventId w = 0; w < sk.size(); ++w)
+      if (sk.ev(w).is_write() && sk.ev(w).loc == sk.ev(a.read).loc)
+        ways.emplace_back(std::vector<F>{F::rf(w, a.read), F::rf(w, b.read), F::executed(a.write),
+                                         F::executed(b.write)},
+                          fmt::format("both RMWs read {}", witness_label(sk, w)));
+  } else {
+    ways.emplace_back(
+        std::vector<F>{F::fr(a.read, b.write), F::co(b.write, a.write), F::executed(a.write)},
+        "the store lands between the RMW's read and its write");
   }
-
-  // Lost-update condition for a pair, in words when it holds.
-  std::optional<std::string> query(const Site& a, const Site& b, z3::model* out) {
-    std::vector<std::pair<z3::expr, std::string>> ways;
-    if (b.is_rmw) {
-      for (EventId w = 0; w < sk_.size(); ++w)
-        if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(a.read).loc)
-          ways.emplace_back(enc_.rf(w, a.read) && enc_.rf(w, b.read) && enc_.executed(a.write) &&
-                                enc_.executed(b.write),
-                            fmt::format("both RMWs read {}", detail::event_label(sk_, w)));
-    } else {
-      ways.emplace_back(
-          enc_.fr(a.read, b.write) && enc_.co(b.write, a.write) && enc_.executed(a.write),
-          "the store lands between the RMW's read and its write");
-    }
-    const z3::expr_vector lits = enc_.all_literals(true);
-    for (const auto& [cond, words] : ways) {
-      s_.push();
-      s_.add(cond);
-      const bool sat = detail::is_sat(s_, lits);
-      if (sat) *out = s_.get_model();
-      s_.pop();
-      if (sat) return words;
-    }
-    return std::nullopt;
-  }
-
-  Encoding& encoding() { return enc_; }
-
- private:
-  z3::context& c_;
-  detail::SolverKind kind_;
-  z3::solver s_;
-  const Skeleton& sk_;
-  Encoding enc_;
-};
+  for (const auto& [facts, words] : ways)
+    if (q.possible_with(facts)) return words;
+  return std::nullopt;
+}
 
 // RMW sites and plain stores of one skeleton, by cell.
 std::map<std::string, std::vector<Site>> sites(const Skeleton& sk) {
@@ -142,9 +106,10 @@ PairKey key_of(const Skeleton& sk, const Site& a, const Site& b) {
   return {x.loc, x.thread, x.src.line, x.src.col, y.thread, y.src.line, y.src.col};
 }
 
-void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel& model,
                     const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
-  SkeletonQueries q(c, sk, model, budget);
+  Query q(session, sk, model, budget);
+  q.encode_final_values();  // part of every query's model
   for (const auto& [cell, list] : sites(sk)) {
     // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
     const auto rmws =
@@ -162,18 +127,17 @@ void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoic
           p.cell = cell;
           p.a = site_of(sk.ev(a.read));
           p.b = site_of(sk.ev(b.read));
-          p.mutually_in_scope = q.encoding().static_prims().rel("ms").has(a.read, b.read);
+          p.mutually_in_scope = q.static_primitives().rel("ms").has(a.read, b.read);
           // The model's own relation decides, and says why (cat::ms_words).
           p.scope_reason = cat::ms_words(sk, a.read, b.read);
         }
         if (p.lost_update) continue;
-        z3::model m(c);
-        if (auto how = q.query(a, b, &m)) {
+        if (auto how = lost_update(q, sk, a, b)) {
           p.lost_update = true;
           p.how = *how;
-          p.lost_update_reason = lost_reason(sk, model.kind, a, b, p);
-          p.witness = q.encoding().witness(m);
-          p.final_values = finals(q.encoding(), sk, m);
+          p.lost_update_reason = lost_reason(sk, model.kind(), a, b, p);
+          p.witness = q.witness();
+          p.final_values = finals(q, sk);
         }
       }
   }
@@ -190,14 +154,12 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
-  z3::context c;
-  const detail::InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
+  QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
+  const QueryModel model(test, opts);
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
-    if (!sk.cut) check_skeleton(c, sk, choice, opts.budget, pairs);
+    if (!sk.cut) check_skeleton(session, sk, model, opts.budget, pairs);
   }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -10,17 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "engine/z3/z3_condition.hpp"
-#include "engine/z3/z3_encoding.hpp"
-#include "engine/z3/z3_guard.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
-
-using detail::Encoding;
 
 std::string describe_event(const Skeleton& sk, EventId e) {
   const Event& x = sk.ev(e);
@@ -77,67 +73,25 @@ Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRe
   return t;
 }
 
-// One path's solver with the target asserted.
-struct PathCheck {
-  detail::SolverKind kind;
-  z3::solver s;
-  Encoding enc;
-  // `test_obs`: the test's own observables (condition, filter, locations),
-  // which the filter is read over whatever the target names.
-  PathCheck(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
-            const LitmusTest& test, const Target& t, const std::vector<Observable>& test_obs,
-            const Budget* budget)
-      : kind(detail::solver_kind_for(sk)),
-        s(detail::make_solver(c, kind)),
-        enc(c, s, sk, model, kind, budget) {
-    enc.encode();
-    std::vector<z3::expr> terms;
-    for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
-    if (t.values.empty()) {
-      s.add(condition_to_z3(c, test.condition, t.obs, terms));
-    } else {
-      for (std::size_t i = 0; i < terms.size(); ++i)
-        s.add(terms[i] ==
-              c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
-    }
-    if (test.filter) {
-      std::vector<z3::expr> all;
-      for (const Observable& o : test_obs) all.push_back(enc.observable(o));
-      s.add(condition_to_z3(c, *test.filter, test_obs, all));
-    }
-    // Values are an outcome of an execution that ends normally, not of one
-    // that trapped or went undefined (events.hpp, kStatusRegister).
-    const RegName status{kStatusThread, kStatusRegister};
-    if (sk.final_regs.count(status))
-      s.add(enc.observable(Observable{"status", true, status, "", DataType::U32}) ==
-            c.bv_val(0, 32));
-  }
-  // Satisfiable with the named axioms (and every unnamed check) assumed.
-  bool sat_with(const std::vector<std::string>& axioms) {
-    z3::expr_vector v(s.ctx());
-    for (const auto& ch : enc.checks())
-      if (ch.name.empty() || std::count(axioms.begin(), axioms.end(), ch.name))
-        v.push_back(ch.literal);
-    v.push_back(enc.barrier_literal());
-    return detail::is_sat(s, v);
-  }
-};
+// One path's query with the target asserted. `test_obs`: the test's own
+// observables (condition, filter, locations), which the filter is read over
+// whatever the target names.
+std::unique_ptr<Query> path_query(QuerySession& session, const Skeleton& sk,
+                                  const QueryModel& model, const LitmusTest& test, const Target& t,
+                                  const std::vector<Observable>& test_obs, const Budget* budget) {
+  auto q = std::make_unique<Query>(session, sk, model, budget);
+  if (t.values.empty())
+    q->require_condition(test.condition, t.obs);
+  else
+    q->require_values(t.obs, t.values);
+  if (test.filter) q->require_condition(*test.filter, test_obs);
+  q->require_normal_end();
+  return q;
+}
 
 std::vector<std::string> without(std::vector<std::string> v, const std::string& a) {
   v.erase(std::remove(v.begin(), v.end(), a), v.end());
   return v;
-}
-
-// Deletion-based minimization of an unsat set of axioms.
-std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
-  for (std::size_t i = 0; i < core.size();) {
-    const std::vector<std::string> smaller = without(core, core[i]);
-    if (!p.sat_with(smaller))
-      core = smaller;
-    else
-      ++i;
-  }
-  return core;
 }
 
 // --- the edges that break an axiom, read off the execution -----------------
@@ -150,23 +104,21 @@ std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
 // an inverse, as fr = rf^-1 ; co does). Works for any model.
 class Breaker {
  public:
-  Breaker(const Skeleton& sk, const cat::Model& model, const detail::ModelChoice& choice,
-          Encoding& enc, const z3::model& m, const Budget* budget)
+  // The execution of `q`'s last satisfiable check, whose witness is `w`.
+  Breaker(const Skeleton& sk, const QueryModel& model, const Query& q, const Witness& w,
+          const Budget* budget)
       : budget_(budget),
-        value_words_([&enc, &m, &sk](EventId e) {
-          return fmt::format("{}={}", sk.ev(e).loc,
-                             m.eval(enc.value(e), true).get_numeral_uint64());
-        }),
+        values_(w.values.begin(), w.values.end()),
         sk_(sk),
-        m_(model),
-        variants_(model_variants(choice.kind)),
+        m_(model.model()),
+        variants_(model.variants()),
         ev_(
-            model, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
-    const Encoding::Chosen c = enc.chosen(m);
-    cat::load_candidate(ev_, enc.static_prims(),
+            m_, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
+    const ChosenExecution c = q.execution();
+    cat::load_candidate(ev_, q.static_primitives(),
                         cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
     ev_.update(0);
-    for (const cat::Stmt& st : model.stmts)
+    for (const cat::Stmt& st : m_.stmts)
       if (st.let && !st.let->rec) bound_.emplace(st.let->slots[0], st.let->exprs[0].get());
   }
 
@@ -186,6 +138,11 @@ class Breaker {
   };
 
   std::string ev(EventId e) const { return describe_event(sk_, e); }
+  // "x=1": the value a read returns.
+  std::string value_words(EventId e) const {
+    const auto it = values_.find(e);
+    return fmt::format("{}={}", sk_.ev(e).loc, it == values_.end() ? 0 : it->second);
+  }
   std::size_t n() const { return sk_.size(); }
 
   bool broken(const cat::Check& c, Breach& b) {
@@ -281,7 +238,7 @@ class Breaker {
   Step primitive_step(const std::string& name, EventId u, EventId v) const {
     Step s{{ExecEdge{u, v, name}}, {}};
     if (name == "rf")
-      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words_(v), ev(u)));
+      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words(v), ev(u)));
     else if (name == "sf")
       s.notes.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(u), ev(v)));
     else if (name == "sync_barrier")
@@ -422,7 +379,7 @@ class Breaker {
   const std::vector<std::string>& ev_variants() const { return variants_; }
 
   const Budget* budget_;
-  std::function<std::string(EventId)> value_words_;  // "x=1": the value a read returns
+  std::map<EventId, std::uint64_t> values_;  // of the executed memory events
   const Skeleton& sk_;
   const cat::Model& m_;
   std::vector<std::string> variants_;
@@ -445,11 +402,11 @@ std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
 
 namespace {
 
-// The one service behind `explain` and `xval`'s "forbidden by": per complete
-// path, the target asserted with the test's filter and a normal end
-// (PathCheck), and a minimal unsat core of the enabled named axioms; the
-// axioms are their union in file order. `breaches`: also the execution that
-// breaks each one (explain's words; xval needs only the names).
+// The one unsat-core service, behind `explain` and `xval`'s "forbidden by":
+// per complete path, the target asserted with the test's filter and a normal
+// end (path_query), and a minimal unsat core of the enabled named checks
+// (Query::minimal_core); the axioms are their union in file order. `breaches`: also the execution
+// that breaks each one (explain's words; xval needs only the names).
 Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
                            std::shared_ptr<const Expansion> ex, const Target& target,
                            bool breaches) {
@@ -461,17 +418,10 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   out.expansion = ex;
   out.outcome = target.text;
   out.target_sm = test.target_sm;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
-  // The named axioms the options enable, in file order.
-  std::vector<std::string> all;
-  for (const cat::Stmt& st : model->stmts)
-    if (st.check && !st.check->flag && !st.check->name.empty() && opts.enables(st.check->name) &&
-        std::find(all.begin(), all.end(), st.check->name) == all.end())
-      all.push_back(st.check->name);
+  const QueryModel model(test, opts);
+  const std::vector<std::string> all = model.enabled_checks();  // in file order
   const std::vector<Observable> test_obs = observables_of(test, *ex, false);
-  z3::context c;
-  const detail::InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
+  QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   struct Forbidden {
     std::size_t skeleton;
     std::vector<std::string> core;
@@ -481,23 +431,22 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
     const Skeleton& sk = ex->skeletons[i];
     if (sk.cut) continue;
     ++out.paths;
-    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
-    if (p.sat_with(all)) {
+    const auto p = path_query(session, sk, model, test, target, test_obs, opts.budget);
+    if (p->possible_under(all)) {
       out.allowed = true;
-      out.witness = p.enc.witness(p.s.get_model(), i);
+      out.witness = p->witness(i);
       out.notes = sync_notes(sk, out.witness);
       return out;
     }
-    z3::expr_vector lits = p.enc.all_literals(false);
-    if (detail::is_sat(p.s, lits)) {
+    if (p->possible(Barriers::MayHang)) {
       out.barrier_needed = true;
       continue;
     }
-    if (!p.sat_with({})) {
+    if (!p->possible_under({})) {
       ++out.paths_without_values;
       continue;
     }
-    cores.push_back({i, minimize(p, all)});
+    cores.push_back({i, p->minimal_core(all)});
   }
   for (const std::string& a : all)  // file order
     for (const Forbidden& f : cores)
@@ -512,11 +461,11 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
       return std::count(x.core.begin(), x.core.end(), a);
     });
     const Skeleton& sk = ex->skeletons[f->skeleton];
-    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
-    if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
-    const z3::model m = p.s.get_model();
-    Breach b = Breaker(sk, *model, choice, p.enc, m, opts.budget).breach(a);
-    b.execution = p.enc.witness(m, f->skeleton);
+    const auto p = path_query(session, sk, model, test, target, test_obs, opts.budget);
+    if (!p->possible_under(without(all, a)) && !p->possible_under(without(f->core, a))) continue;
+    const Witness w = p->witness(f->skeleton);
+    Breach b = Breaker(sk, model, *p, w, opts.budget).breach(a);
+    b.execution = w;
     out.breaches.push_back(std::move(b));
   }
   return out;
