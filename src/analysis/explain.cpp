@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/model_view.hpp"
 #include "redscope/engine/z3/query.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
@@ -111,16 +112,8 @@ class Breaker {
         values_(w.values.begin(), w.values.end()),
         sk_(sk),
         m_(model.model()),
-        variants_(model.variants()),
-        ev_(
-            m_, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
-    const ChosenExecution c = q.execution();
-    cat::load_candidate(ev_, q.static_primitives(),
-                        cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
-    ev_.update(0);
-    for (const cat::Stmt& st : m_.stmts)
-      if (st.let && !st.let->rec) bound_.emplace(st.let->slots[0], st.let->exprs[0].get());
-  }
+        exec_(q.execution()),
+        view_(sk, model, q.static_primitives(), &exec_, budget) {}
 
   Breach breach(const std::string& axiom) {
     Breach b;
@@ -146,7 +139,7 @@ class Breaker {
   std::size_t n() const { return sk_.size(); }
 
   bool broken(const cat::Check& c, Breach& b) {
-    const cat::Value v = ev_.eval(*c.expr);
+    const cat::Value v = view_.eval(*c.expr);
     const std::string text = cat::to_text(m_, *c.expr);
     Step st;
     if (c.negated) {
@@ -232,7 +225,7 @@ class Breaker {
     return p;
   }
 
-  bool has(const cat::Expr& e, EventId u, EventId v) const { return ev_.eval(e).rel.has(u, v); }
+  bool has(const cat::Expr& e, EventId u, EventId v) const { return view_.eval(e).rel.has(u, v); }
 
   // A step in a primitive, with words for the engine's own relations.
   Step primitive_step(const std::string& name, EventId u, EventId v) const {
@@ -264,15 +257,14 @@ class Breaker {
       case Op::Ref: {
         const cat::Slot& slot = m_.slots[e.slot];
         if (slot.primitive) return primitive_step(slot.name, u, v);
-        const auto it = bound_.find(e.slot);
-        if (it == bound_.end()) return {{ExecEdge{u, v, slot.name}}, {}};
-        Step inner = derive(*it->second, u, v, depth + 1);
+        const cat::Expr* def = view_.definition(e.slot);
+        if (!def) return {{ExecEdge{u, v, slot.name}}, {}};
+        Step inner = derive(*def, u, v, depth + 1);
         if (depth > 0 && u != v && slot.name == "sync")
           inner.notes.insert(inner.notes.begin(),
                              fmt::format("{} synchronizes with {}", ev(u), ev(v)));
         // No path (fr = rf^-1 ; co): one step under its name, with its notes.
-        if (depth > 0 && has_inverse(*it->second, 0))
-          return {{ExecEdge{u, v, slot.name}}, inner.notes};
+        if (depth > 0 && has_inverse(*def, 0)) return {{ExecEdge{u, v, slot.name}}, inner.notes};
         return inner;
       }
       case Op::Union: {  // n-ary: the first operand that holds the pair
@@ -293,7 +285,7 @@ class Breaker {
       case Op::Star:
       case Op::Opt: {
         if (u == v && e.op != Op::Plus) return {};
-        const BitRel r = ev_.eval(*e.args[0]).rel;
+        const BitRel r = view_.eval(*e.args[0]).rel;
         if (e.op == Op::Opt) return derive(*e.args[0], u, v, depth + 1);
         const std::vector<EventId> p = path(r, u, v);
         Step s;
@@ -306,9 +298,7 @@ class Breaker {
         return s;
       }
       case Op::IfVariant: {
-        const auto& vars = ev_variants();
-        const bool on = std::find(vars.begin(), vars.end(), e.variant) != vars.end();
-        return derive(*e.args[on ? 0 : 1], u, v, depth + 1);
+        return derive(*e.args[view_.variant_on(e.variant) ? 0 : 1], u, v, depth + 1);
       }
       default: return {};  // [S], S * T, ~r: membership, not a step
     }
@@ -325,7 +315,7 @@ class Breaker {
     at[u] = 1;
     for (std::size_t i = 0; i < k; ++i) {
       check(budget_);
-      const BitRel r = ev_.eval(*e.args[i]).rel;
+      const BitRel r = view_.eval(*e.args[i]).rel;
       std::vector<char> next(n(), 0);
       for (EventId w = 0; w < n(); ++w)
         for (EventId x = 0; x < n() && at[w]; ++x)
@@ -348,7 +338,7 @@ class Breaker {
   Step intersection(const cat::Expr& e, EventId u, EventId v, int depth) {
     std::size_t main = 0;
     for (std::size_t i = 0; i < e.args.size(); ++i)
-      if (!symmetric(ev_.eval(*e.args[i]).rel)) {
+      if (!symmetric(view_.eval(*e.args[i]).rel)) {
         main = i;
         if (e.args[i]->op != cat::Op::Ref) break;
       }
@@ -356,13 +346,15 @@ class Breaker {
     for (std::size_t i = 0; i < e.args.size(); ++i) {
       if (i == main) continue;
       const cat::Expr& a = *e.args[i];
-      const bool prim = a.op == cat::Op::Ref && m_.slots[a.slot].primitive;
+      const bool ref = a.op == cat::Op::Ref;
+      const bool prim = ref && m_.slots[a.slot].primitive;
       const std::string name = prim ? m_.slots[a.slot].name : "";
-      if (name == "ms")  // (one note per pair, whichever way it was reached)
+      if (ref && m_.slots[a.slot].name == "ms")  // the model's ms, primitive or defined
+        // (one note per pair, whichever way it was reached)
         s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
                                       ev(std::max(u, v)),
-                                      cat::ms_words(sk_, std::min(u, v), std::max(u, v))));
-      else if (prim && !symmetric(ev_.eval(a).rel))
+                                      view_.pair_words(a.slot, std::min(u, v), std::max(u, v))));
+      else if (prim && !symmetric(view_.eval(a).rel))
         s.edges.push_back(ExecEdge{u, v, name});
     }
     return s;
@@ -376,25 +368,29 @@ class Breaker {
                        [&](const auto& a) { return has_inverse(*a, depth + 1); });
   }
 
-  const std::vector<std::string>& ev_variants() const { return variants_; }
-
   const Budget* budget_;
   std::map<EventId, std::uint64_t> values_;  // of the executed memory events
   const Skeleton& sk_;
   const cat::Model& m_;
-  std::vector<std::string> variants_;
-  cat::Evaluator ev_;
-  std::map<std::size_t, const cat::Expr*> bound_;
+  ChosenExecution exec_;  // the execution the model is evaluated on
+  ModelView view_;
   std::size_t derived_ = 0;  // derive() calls so far (kMaxDerive)
 };
 
-// Sync edges of an allowed witness, in words.
-std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
+// Sync edges of an allowed witness, in words, with why the two are morally
+// strong (the model's `ms`, in its words).
+std::vector<std::string> sync_notes(const Skeleton& sk, const QueryModel& model, const Query& q,
+                                    const Witness& w, const Budget* budget) {
   std::vector<std::string> out;
-  for (const ExecEdge& e : w.edges)
-    if (e.kind == "sync")
-      out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from),
-                                describe_event(sk, e.to), cat::ms_words(sk, e.from, e.to)));
+  std::optional<ModelView> statics;  // made only when there is a sync edge
+  for (const ExecEdge& e : w.edges) {
+    if (e.kind != "sync") continue;
+    if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
+    const std::optional<std::size_t> ms = statics->slot("ms");
+    out.push_back(fmt::format(
+        "{} synchronizes with {}{}", describe_event(sk, e.from), describe_event(sk, e.to),
+        ms ? fmt::format(" ({})", statics->pair_words(*ms, e.from, e.to)) : ""));
+  }
   return out;
 }
 
@@ -435,7 +431,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
     if (p->possible_under(all)) {
       out.allowed = true;
       out.witness = p->witness(i);
-      out.notes = sync_notes(sk, out.witness);
+      out.notes = sync_notes(sk, model, *p, out.witness, opts.budget);
       return out;
     }
     if (p->possible(Barriers::MayHang)) {

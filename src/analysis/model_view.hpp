@@ -32,6 +32,7 @@ class ModelView {
   bool holds(std::size_t slot, EventId u, EventId v) const;
   bool holds(const cat::Expr& e, EventId u, EventId v) const;
   bool member(const cat::Expr& set, EventId e) const;
+  cat::Value eval(const cat::Expr& e) const { return ev_.eval(e); }
   // The definition of a let-bound slot (null for a primitive or `let rec`).
   const cat::Expr* definition(std::size_t slot) const;
   const cat::Model& model() const { return m_; }
