@@ -1,11 +1,14 @@
-// `redscope atomicity`: lost-update queries over the PTX encoding.
+// `redscope atomicity`: lost-update queries through the Z3 engine's query
+// interface (engine/z3/query.hpp), under the test's model.
 //
 // A lost update is an allowed execution in which either two RMWs read the
 // same write (one increment disappears), or a plain store lands between an
-// RMW's read and its write (fr ; co — the store disappears). Both are what
-// the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3); for
-// pairs that are not mutually in scope, or under the sm_6x rule for shared
-// memory, the model allows them and the query finds a witness.
+// RMW's read and its write (fr ; co — the store disappears). In PTX both are
+// what the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3).
+// Everything the report says about a pair is the model's: whether it is
+// morally strong is the model's `ms`, whether it loses an update is the
+// model's checks, and why a morally strong pair may is read off the model's
+// atomicity check (in models/ptx.cat, the sm6x variant of Atomicity).
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/core/json.hpp"
@@ -20,7 +23,6 @@
 #include "redscope/engine/z3/query.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
-#include "redscope/model/primitives.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
