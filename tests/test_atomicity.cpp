@@ -14,9 +14,11 @@ using namespace redscope;
 
 namespace {
 
-LitmusTest reds(const std::string& scope) {
-  return parse_litmus("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n red." +
-                          scope + ".global.add.u32 [x], 1 | red." + scope +
+// Two red.SCOPE.global.add [x], 1, in CTAs 0 and `cta` of one GPU.
+LitmusTest reds(const std::string& scope, int cta = 1) {
+  return parse_litmus("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta " +
+                          std::to_string(cta) + ",gpu 0 ;\n red." + scope +
+                          ".global.add.u32 [x], 1 | red." + scope +
                           ".global.add.u32 [x], 1 ;\nexists (x == 1)\n",
                       "t.litmus");
 }
@@ -60,7 +62,7 @@ TEST_CASE(
   CHECK(p.scope_reason ==
         "P0 (.gpu) and P1 (.gpu) are in different CTAs of one GPU, so each one's scope contains "
         "the other's thread; P0's red.gpu.global.add.u32 [x], 1 (its read) and P1's "
-        "red.gpu.global.add.u32 [x], 1 (its read) are in ext");
+        "red.gpu.global.add.u32 [x], 1 (its read) are in different threads");
   CHECK(p.lost_update);
   CHECK(p.how == "both RMWs read init x");
   CHECK(p.lost_update_reason == "not morally strong: " + p.scope_reason);
@@ -70,8 +72,35 @@ TEST_CASE(
   CHECK(all.pairs[0].mutually_in_scope);
   CHECK(all.pairs[0].scope_reason ==
         "P0's red.cta.global.add.u32 [x], 1 (its read) and P1's red.cta.global.add.u32 [x], 1 "
-        "(its read) are in ext");
+        "(its read) are in different threads");
   CHECK_FALSE(all.pairs[0].lost_update);
+}
+
+TEST_CASE(
+    "atomicity: ms defined without the primitive: the definition's words, down to the "
+    "primitives",
+    "[atomicity]") {
+  // A cruder ms (two events of one thread, or strong in one CTA, at one
+  // address; an event with itself is not ms, or Coherence would want it
+  // co-before itself): the
+  // red.gpu of two CTAs are not in it, and lose an update; in one CTA they
+  // are, and do not.
+  const EngineOptions o = with_ms("((int | ((STRONG * STRONG) & scta)) & vloc) \\ id");
+  const AtomicityResult apart = check_atomicity(reds("gpu"), o);
+  REQUIRE(apart.pairs.size() == 1);
+  const std::string a = "P0's red.gpu.global.add.u32 [x], 1 (its read)";
+  const std::string b = "P1's red.gpu.global.add.u32 [x], 1 (its read)";
+  CHECK_FALSE(apart.pairs[0].mutually_in_scope);
+  CHECK(apart.pairs[0].scope_reason ==
+        a + " and " + b + " are not in one thread; " + a + " and " + b + " are not in one CTA");
+  CHECK(apart.pairs[0].lost_update);
+  const AtomicityResult together = check_atomicity(reds("gpu", 0), o);
+  REQUIRE(together.pairs.size() == 1);
+  CHECK(together.pairs[0].mutually_in_scope);
+  CHECK(together.pairs[0].scope_reason ==
+        a + " is in STRONG and " + b + " in STRONG; " + a + " and " + b + " are in one CTA; " + a +
+            " and " + b + " use one virtual address (x); " + a + " and " + b + " are not in id");
+  CHECK_FALSE(together.pairs[0].lost_update);
 }
 
 TEST_CASE("atomicity: the sm6x variant's exemption, read off the model's Atomicity",

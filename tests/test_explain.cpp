@@ -207,6 +207,6 @@ TEST_CASE("explain: a model that defines ms gets its morally-strong notes from t
   const Explanation own = explain(t, o, ExplainRequest{});
   REQUIRE(own.breaches.size() == 1);
   CHECK(own.breaches[0].why.find(because +
-                                 "; P0's st.relaxed.gpu x, 1 and P1's ld.relaxed.gpu r0, x are "
-                                 "in loc (3 steps") != std::string::npos);
+                                 "; P0's st.relaxed.gpu x, 1 and P1's ld.relaxed.gpu r0, x "
+                                 "access one location (x) (3 steps") != std::string::npos);
 }

@@ -87,16 +87,62 @@ std::string ModelView::not_member_words(const cat::Expr& set, EventId e) const {
   return fmt::format("{} is not in {}", ev(e), cat::to_text(m_, set));
 }
 
-// A primitive speaks for itself: `ms` in the words of its definition
-// (cat::ms_words), program order as such, any other by its name. A
-// let-bound name is opened.
+namespace {
+
+// Words for a pair of a primitive, by name: what the engine's relation
+// (docs/model.md "Primitives") says of these two events, whether or not it
+// holds. `ms` speaks in the words of its definition (cat::ms_words). A
+// primitive without words here is named ("are in NAME").
+struct PrimitiveWords {
+  std::string_view name;
+  std::string (*words)(const Skeleton& sk, EventId u, EventId v, bool in);
+};
+
+std::string both(const Skeleton& sk, EventId u, EventId v) {
+  return fmt::format("{} and {}", describe_event(sk, u), describe_event(sk, v));
+}
+
+constexpr PrimitiveWords kPrimitiveWords[] = {
+    {"ms", [](const Skeleton& sk, EventId u, EventId v, bool) { return cat::ms_words(sk, u, v); }},
+    {"po",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return fmt::format("{} {} {} in program order", describe_event(sk, u),
+                          in ? "precedes" : "does not precede", describe_event(sk, v));
+     }},
+    {"int",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return fmt::format("{} are {}in one thread", both(sk, u, v), in ? "" : "not ");
+     }},
+    {"ext",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return fmt::format("{} are {}in different threads", both(sk, u, v), in ? "" : "not ");
+     }},
+    {"scta",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return fmt::format("{} are {}in one CTA", both(sk, u, v), in ? "" : "not ");
+     }},
+    {"loc",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return in ? fmt::format("{} access one location ({})", both(sk, u, v), sk.ev(u).loc)
+                 : fmt::format("{} do not access one location", both(sk, u, v));
+     }},
+    {"vloc",
+     [](const Skeleton& sk, EventId u, EventId v, bool in) {
+       return in ? fmt::format("{} use one virtual address ({})", both(sk, u, v), sk.ev(u).vloc)
+                 : fmt::format("{} do not use one virtual address", both(sk, u, v));
+     }},
+};
+
+}  // namespace
+
+// A primitive speaks for itself (kPrimitiveWords); a let-bound name is
+// opened.
 std::string ModelView::ref_words(std::size_t slot, EventId u, EventId v, int depth) const {
   const cat::Slot& s = m_.slots[slot];
   const bool in = holds(slot, u, v);
-  if (s.primitive && s.name == "ms") return cat::ms_words(sk_, u, v);
-  if (s.primitive && s.name == "po")
-    return fmt::format("{} {} {} in program order", ev(u), in ? "precedes" : "does not precede",
-                       ev(v));
+  if (s.primitive)
+    for (const PrimitiveWords& p : kPrimitiveWords)
+      if (p.name == s.name) return p.words(sk_, u, v, in);
   if (const cat::Expr* def = definition(slot); def && depth < cat::kMaxNesting)
     return reason(*def, u, v, depth + 1);
   return fmt::format("{} and {} are {}in {}", ev(u), ev(v), in ? "" : "not ", s.name);
