@@ -3,9 +3,10 @@
 # scopes do not include each other's thread, so Atomicity does not apply) and
 # a witness is printed; two red.gpu on one GPU cannot (morally strong, so the
 # Atomicity axiom forbids it). On sm_60 a plain store can be lost against
-# red.shared; on sm_70 it cannot. When the sm_6x rule is the reason a
-# mutually-in-scope pair loses a store, text and JSON name it
-# (lost_update_reason). JSON carries the same verdicts.
+# red.shared; on sm_70 it cannot. When the model's sm6x variant is the reason
+# a mutually-in-scope pair loses a store, text and JSON say so in the model's
+# terms, read off its Atomicity check (lost_update_reason). JSON carries the
+# same verdicts.
 set -uo pipefail
 bin=$1; dir=$2/cli_atomicity; src=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"
@@ -31,17 +32,17 @@ grep -q "lost update: impossible" <<<"$out" || fail "red.gpu must not lose an up
 out=$("$bin" atomicity "$dir/store-sm60.litmus") || fail "exit status $?"
 grep -q "ptx-sm6x" <<<"$out" || fail "sm_60 selects the sm6x model: $out"
 grep -q "lost update: POSSIBLE: the store lands between" <<<"$out" || fail "sm_60 store vs red.shared: $out"
-grep -q "mutually in scope: yes (P0 (.gpu) and P1 (.sys) are in the same CTA, so each one's scope contains the other's thread), but lost: sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For sm_6x and earlier architectures, red operations on .shared state space" <<<"$out" || fail "sm_60 lost store must name the sm_6x rule: $out"
+grep -qF "mutually in scope: yes (P0 (.gpu) and P1 (.sys) are in the same CTA, so each one's scope contains the other's thread), but lost: variant \"sm6x\" of the model: Atomicity's between is (msfr ; [RMW] ; msco) | (msfr ; msco ; [_ \ SHARED]), which leaves this pair out: P1's st.volatile.shared.u32 [x], 5 is not in RMW; P0's red.shared.add.u32 [x], 1 (its write) is in SHARED" <<<"$out" || fail "sm_60 lost store must name the sm6x variant: $out"
 json=$("$bin" atomicity --format json "$dir/store-sm60.litmus") || fail "json exit status $?"
 grep -q '"mutually_in_scope": true, "scope_reason": "P0 (.gpu) and P1 (.sys) are in the same CTA, so each one'"'"'s scope contains the other'"'"'s thread", "lost_update": true' <<<"$json" || fail "json sm_60 pair: $json"
-grep -q '"lost_update_reason": "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores' <<<"$json" || fail "json sm_60 lost_update_reason: $json"
+grep -qF '"lost_update_reason": "variant \"sm6x\" of the model: Atomicity'"'"'s between is' <<<"$json" || fail "json sm_60 lost_update_reason: $json"
 out=$("$bin" atomicity "$src/litmus/sm6x/store-vs-atom-shared-sm60-lost.litmus") || fail "exit status $?"
-grep -q "mutually in scope: yes (.*), but lost: sm_6x rule" <<<"$out" || fail "atom.shared vs store on sm_60 names the sm_6x rule: $out"
+grep -q 'mutually in scope: yes (.*), but lost: variant "sm6x" of the model' <<<"$out" || fail "atom.shared vs store on sm_60 names the sm6x variant: $out"
 out=$("$bin" atomicity "$src/litmus/sm6x/store-vs-red-global-sm60-safe.litmus") || fail "exit status $?"
 grep -q "but lost" <<<"$out" && fail "global red on sm_60 loses nothing: $out"
 out=$("$bin" atomicity "$dir/store-sm70.litmus") || fail "exit status $?"
 grep -q "lost update: impossible" <<<"$out" || fail "sm_70 store vs red.shared: $out"
-grep -q "but lost" <<<"$out" && fail "no sm_6x reason on sm_70: $out"
+grep -q "but lost" <<<"$out" && fail "no sm6x reason on sm_70: $out"
 out=$("$bin" atomicity --model ptx "$dir/store-sm60.litmus") || fail "exit status $?"
 grep -q "lost update: impossible" <<<"$out" || fail "--model ptx overrides the target: $out"
 json=$("$bin" atomicity --format json "$dir/red-cta.litmus" "$dir/red-gpu.litmus") || fail "json exit status $?"

@@ -101,6 +101,26 @@ TEST_CASE("Budget::charge refuses an allocation past --max-memory before it is m
   CHECK(kind_of([&] { Rel r(c, 200'000, &z); }) == BudgetKind::Memory);
 }
 
+TEST_CASE("Budget::InterruptGuard: hooks run at stop, at once when stopped, not once gone",
+          "[budget]") {
+  Budget b(BudgetLimits{0, 0});
+  int first = 0, late = 0;
+  {
+    const Budget::InterruptGuard g(&b, [&first] { ++first; });
+    CHECK(first == 0);
+    b.stop(BudgetKind::Timeout);
+    CHECK(first == 1);
+    CHECK(b.poll());  // a stopped budget keeps interrupting
+    CHECK(first == 2);
+    const Budget::InterruptGuard h(&b, [&late] { ++late; });
+    CHECK(late == 1);  // registered after the stop: interrupted at once
+  }
+  b.poll();  // both guards are gone: nothing is called
+  CHECK(first == 2);
+  CHECK(late == 1);
+  const Budget::InterruptGuard none(nullptr, [] { FAIL("no budget: never called"); });
+}
+
 TEST_CASE("static relations: 20,000 stores are refused at the memory budget", "[budget]") {
   const Skeleton sk = skeleton_of(stores(20'000));
   const Budget b(BudgetLimits{0, 300});

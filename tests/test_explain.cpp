@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 
 #include "redscope/analysis/explain.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/dot.hpp"
 
@@ -176,4 +178,35 @@ TEST_CASE("xval's forbidding axioms are explain's, filter included", "[explain]"
     if (o.label == "P1:r1") obs.push_back(o);
   REQUIRE(obs.size() == 1);
   CHECK(forbidding_axioms(t, EngineOptions{}, obs, {0}) == e.axioms);
+}
+
+TEST_CASE("explain: a model that defines ms gets its morally-strong notes from the definition",
+          "[explain]") {
+  // models/ptx.cat with `let ms = ms & loc` before its first use: the note
+  // on the rf step walks the definition (both operands of the intersection)
+  // where the built-in model names the primitive's words alone.
+  const std::string_view text = cat::builtin_ptx_model();
+  const std::size_t title = text.find('\n');
+  EngineOptions o;
+  o.user_model = std::make_shared<const cat::Model>(
+      cat::parse_cat(std::string(text.substr(0, title)) + "\nlet ms = ms & loc\n" +
+                         std::string(text.substr(title)),
+                     "m.cat", cat::ptx_primitives()));
+  o.model_file = "m.cat";
+  const LitmusTest t = parse_litmus(
+      "PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | "
+      "ld.relaxed.gpu r0, x ;\n | ld.relaxed.gpu r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+      "t.litmus");
+  const std::string because =
+      "P0's st.relaxed.gpu x, 1 and P1's ld.relaxed.gpu r0, x are morally strong because P0 "
+      "(.gpu) and P1 (.gpu) are in different CTAs of one GPU, so each one's scope contains the "
+      "other's thread";
+  const Explanation builtin = explain(t, EngineOptions{}, ExplainRequest{});
+  REQUIRE(builtin.breaches.size() == 1);
+  CHECK(builtin.breaches[0].why.find(because + " (3 steps") != std::string::npos);
+  const Explanation own = explain(t, o, ExplainRequest{});
+  REQUIRE(own.breaches.size() == 1);
+  CHECK(own.breaches[0].why.find(because +
+                                 "; P0's st.relaxed.gpu x, 1 and P1's ld.relaxed.gpu r0, x "
+                                 "access one location (x) (3 steps") != std::string::npos);
 }

@@ -1,11 +1,14 @@
-// `redscope atomicity`: lost-update queries over the PTX encoding.
+// `redscope atomicity`: lost-update queries through the Z3 engine's query
+// interface (engine/z3/query.hpp), under the test's model.
 //
 // A lost update is an allowed execution in which either two RMWs read the
 // same write (one increment disappears), or a plain store lands between an
-// RMW's read and its write (fr ; co — the store disappears). Both are what
-// the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3); for
-// pairs that are not mutually in scope, or under the sm_6x rule for shared
-// memory, the model allows them and the query finds a witness.
+// RMW's read and its write (fr ; co — the store disappears). In PTX both are
+// what the Atomicity axiom forbids for morally strong pairs (PTX §8.9.3).
+// Everything the report says about a pair is the model's: whether it is
+// morally strong is the model's `ms`, whether it loses an update is the
+// model's checks, and why a morally strong pair may is read off the model's
+// atomicity check (in models/ptx.cat, the sm6x variant of Atomicity).
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/core/json.hpp"
@@ -15,18 +18,15 @@
 #include <tuple>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
-#include "engine/z3/z3_encoding.hpp"
+#include "analysis/model_view.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
-#include "redscope/model/primitives.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
 namespace {
-
-using detail::Encoding;
 
 struct Site {
   EventId read = 0, write = 0;  // RMW halves; a plain store has read == write
@@ -40,86 +40,188 @@ AccessSite site_of(const Event& e) {
   return AccessSite{e.thread, e.text, e.src, e.scope, e.sem, e.in_rmw, e.is_strong()};
 }
 
-// Why the model lets a pair lose an update although both are mutually in
-// scope: on ptx-sm6x an RMW on shared memory is not atomic against a plain
-// store (docs/model.md §Targets and the sm_6x variant). For pairs that are
-// not mutually in scope, Atomicity does not apply and scope_reason says why.
-constexpr std::string_view kSm6xRule =
-    "sm_6x rule — red/atom on .shared is not atomic with respect to plain stores (red seed: 'For "
-    "sm_6x and earlier "
-    "architectures, red operations on .shared state space do not guarantee atomicity with respect "
-    "to normal store "
-    "instructions to the same address')";
+// ---- the model's reasons, read off its definitions -------------------------
 
-std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, const Site& b,
-                        const AtomicityPair& p) {
-  const Space sp = sk.ev(a.write).space;
-  const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
-  if (has_sm6x_rule(model) && shared && !b.is_rmw && p.mutually_in_scope)
-    return std::string(kSm6xRule);
-  if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
+// The model's check against lost updates: the one named Atomicity, else the
+// first forbidding check whose definition reads the primitive `rmw`.
+bool reads_rmw(const ModelView& v, const cat::Expr& e, int depth) {
+  if (depth > cat::kMaxNesting) return false;
+  if (e.op == cat::Op::Ref) {
+    const cat::Slot& s = v.model().slots[e.slot];
+    if (s.primitive) return s.name == "rmw";
+    const cat::Expr* def = v.definition(e.slot);
+    return def && reads_rmw(v, *def, depth + 1);
+  }
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [&](const auto& a) { return reads_rmw(v, *a, depth + 1); });
+}
+
+const cat::Check* atomicity_check(const ModelView& v, const QueryModel& model) {
+  const cat::Check* first = nullptr;
+  for (const cat::Stmt& st : v.model().stmts) {
+    if (!st.check || st.check->flag || !model.enabled(st.check->name)) continue;
+    if (st.check->name == "Atomicity") return &*st.check;
+    if (!first && reads_rmw(v, *st.check->expr, 0)) first = &*st.check;
+  }
+  return first;
+}
+
+// An `if "v" then a else b` that takes (u, w) out of a check's relation: the
+// branch the model's variants select lacks the pair, the other has it.
+// Found through let-bound names (`name`: the innermost one), the operands
+// of an intersection that lack the pair and every operand of a union.
+struct Exemption {
+  const cat::Expr* node;
+  std::string name;
+};
+
+std::optional<Exemption> exemption(const ModelView& v, const cat::Expr& e, EventId u, EventId w,
+                                   const std::string& name, int depth) {
+  using cat::Op;
+  if (depth > cat::kMaxNesting) return std::nullopt;
+  switch (e.op) {
+    case Op::Ref: {
+      const cat::Expr* def = v.definition(e.slot);
+      if (!def) return std::nullopt;
+      return exemption(v, *def, u, w, v.model().slots[e.slot].name, depth + 1);
+    }
+    case Op::Inter:
+    case Op::Union:
+      for (const auto& a : e.args)
+        if (e.op == Op::Union || !v.holds(*a, u, w))
+          if (auto x = exemption(v, *a, u, w, name, depth + 1)) return x;
+      return std::nullopt;
+    case Op::IfVariant: {
+      const bool on = v.variant_on(e.variant);
+      const cat::Expr& taken = *e.args[on ? 0 : 1];
+      if (!v.holds(taken, u, w) && v.holds(*e.args[on ? 1 : 0], u, w)) return Exemption{&e, name};
+      return exemption(v, taken, u, w, name, depth + 1);
+    }
+    default: return std::nullopt;
+  }
+}
+
+// The events of a path from u to w through the operands of a sequence
+// (u, w alone for another relation).
+std::vector<EventId> seq_path(const ModelView& v, const cat::Expr& e, EventId u, EventId w,
+                              std::size_t n) {
+  if (e.op != cat::Op::Seq) return {u, w};
+  const std::size_t k = e.args.size();
+  std::vector<std::vector<EventId>> from(k, std::vector<EventId>(n, 0));
+  std::vector<char> at(n, 0);
+  at[u] = 1;
+  for (std::size_t i = 0; i < k; ++i) {
+    std::vector<char> next(n, 0);
+    for (EventId x = 0; x < n; ++x)
+      for (EventId y = 0; y < n && at[x]; ++y)
+        if (!next[y] && v.holds(*e.args[i], x, y)) next[y] = 1, from[i][y] = x;
+    at = std::move(next);
+  }
+  if (!at[w]) return {u, w};
+  std::vector<EventId> path(k + 1, w);
+  for (std::size_t i = k; i-- > 0;) path[i] = from[i][path[i + 1]];
+  return path;
+}
+
+// Where a relation (a sequence, typically) fails along `path`: the first
+// membership test [S] or step that does not hold, in words; "" when it
+// holds all the way or the path does not fit its shape.
+std::string fails_along(const ModelView& v, const cat::Expr& e, const std::vector<EventId>& path) {
+  std::vector<const cat::Expr*> steps;
+  if (e.op == cat::Op::Seq)
+    for (const auto& a : e.args) steps.push_back(a.get());
+  else
+    steps.push_back(&e);
+  std::size_t i = 0;
+  for (const cat::Expr* s : steps) {
+    if (s->op == cat::Op::Identity) {
+      if (!v.member(*s->args[0], path[i])) return v.not_member_words(*s->args[0], path[i]);
+      continue;
+    }
+    if (i + 1 >= path.size()) return "";
+    if (!v.holds(*s, path[i], path[i + 1])) return v.why(*s, path[i], path[i + 1]);
+    ++i;
+  }
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> finals(Encoding& enc, const Skeleton& sk,
-                                                        const z3::model& m) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [cell, ty] : sk.loc_types) {
-    const z3::expr v = m.eval(enc.final_value_of(cell), true);
-    out.emplace_back(cell, format_value(v.get_numeral_uint64(), ty));
+// "variant "sm6x" of the model: Atomicity's between is (msfr ; [RMW] ;
+// msco) | (msfr ; msco ; [_ \ SHARED]), which leaves this pair out: P1's
+// st... is not in RMW; P0's red... (its write) is in SHARED".
+std::string exemption_words(const ModelView& v, const Exemption& x, const std::string& check,
+                            EventId u, EventId w, std::size_t n) {
+  const bool on = v.variant_on(x.node->variant);
+  const cat::Expr& taken = *x.node->args[on ? 0 : 1];
+  const std::vector<EventId> path = seq_path(v, *x.node->args[on ? 1 : 0], u, w, n);
+  std::string notes;
+  if (taken.op == cat::Op::Union) {
+    for (const auto& a : taken.args)
+      if (const std::string f = fails_along(v, *a, path); !f.empty())
+        notes += (notes.empty() ? "" : "; ") + f;
+  } else {
+    notes = fails_along(v, taken, path);
   }
+  return fmt::format("{} \"{}\" of the model: {}'s {} is {}{}{}",
+                     on ? "variant" : "without variant", x.node->variant, check, x.name,
+                     cat::to_text(v.model(), taken),
+                     notes.empty() ? "" : ", which leaves this pair out: ", notes);
+}
+
+// Why the model lets a pair lose an update. Not morally strong (the model's
+// `ms`): its words. Morally strong: the model's atomicity check left the
+// witness's RMW out, and where a variant of the model decides that, in
+// the model's own terms (ptx-sm6x: an RMW on .shared is not atomic against a
+// plain store; models/ptx.cat, Atomicity). Otherwise none.
+std::string lost_reason(const Skeleton& sk, const QueryModel& model, const Query& q, const Site& a,
+                        const Site& b, const AtomicityPair& p) {
+  if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
+  const ChosenExecution exec = q.execution();
+  const ModelView v(sk, model, q.static_primitives(), &exec, nullptr);
+  const cat::Check* check = atomicity_check(v, model);
+  if (!check) return "";
+  std::vector<std::pair<EventId, EventId>> rmws{{a.read, a.write}};
+  if (b.is_rmw) rmws.emplace_back(b.read, b.write);
+  for (const auto& [r, w] : rmws)
+    if (auto x = exemption(v, *check->expr, r, w, check->name, 0))
+      return exemption_words(v, *x, check->name, r, w, sk.size());
+  return "";
+}
+
+// Whether a pair is morally strong, by the model's own `ms` (a primitive
+// or the model's definition), and why in words.
+std::pair<bool, std::string> morally_strong(const ModelView& v, EventId a, EventId b) {
+  const std::optional<std::size_t> ms = v.slot("ms");
+  if (!ms) return {false, "the model defines no morally strong relation (ms)"};
+  return {v.holds(*ms, a, b), v.pair_words(*ms, a, b)};
+}
+
+std::vector<std::pair<std::string, std::string>> finals(const Query& q, const Skeleton& sk) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [cell, v] : q.final_values())
+    out.emplace_back(cell, format_value(v, sk.loc_types.at(cell)));
   return out;
 }
 
-class SkeletonQueries {
- public:
-  SkeletonQueries(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
-                  const Budget* budget)
-      : c_(c),
-        kind_(detail::solver_kind_for(sk)),
-        s_(detail::make_solver(c, kind_)),
-        sk_(sk),
-        enc_(c, s_, sk, model, kind_, budget) {
-    enc_.encode();
-    for (const auto& [cell, ty] : sk.loc_types)
-      (void)enc_.final_value_of(cell);  // part of every query's model
+// The lost-update condition for a pair, in words when some execution the
+// model allows meets it (`q` then holds that execution).
+std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site& a, const Site& b) {
+  using F = ExecutionFact;
+  std::vector<std::pair<std::vector<F>, std::string>> ways;
+  if (b.is_rmw) {
+    for (EventId w = 0; w < sk.size(); ++w)
+      if (sk.ev(w).is_write() && sk.ev(w).loc == sk.ev(a.read).loc)
+        ways.emplace_back(std::vector<F>{F::rf(w, a.read), F::rf(w, b.read), F::executed(a.write),
+                                         F::executed(b.write)},
+                          fmt::format("both RMWs read {}", witness_label(sk, w)));
+  } else {
+    ways.emplace_back(
+        std::vector<F>{F::fr(a.read, b.write), F::co(b.write, a.write), F::executed(a.write)},
+        "the store lands between the RMW's read and its write");
   }
-
-  // Lost-update condition for a pair, in words when it holds.
-  std::optional<std::string> query(const Site& a, const Site& b, z3::model* out) {
-    std::vector<std::pair<z3::expr, std::string>> ways;
-    if (b.is_rmw) {
-      for (EventId w = 0; w < sk_.size(); ++w)
-        if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(a.read).loc)
-          ways.emplace_back(enc_.rf(w, a.read) && enc_.rf(w, b.read) && enc_.executed(a.write) &&
-                                enc_.executed(b.write),
-                            fmt::format("both RMWs read {}", detail::event_label(sk_, w)));
-    } else {
-      ways.emplace_back(
-          enc_.fr(a.read, b.write) && enc_.co(b.write, a.write) && enc_.executed(a.write),
-          "the store lands between the RMW's read and its write");
-    }
-    const z3::expr_vector lits = enc_.all_literals(true);
-    for (const auto& [cond, words] : ways) {
-      s_.push();
-      s_.add(cond);
-      const bool sat = detail::is_sat(s_, lits);
-      if (sat) *out = s_.get_model();
-      s_.pop();
-      if (sat) return words;
-    }
-    return std::nullopt;
-  }
-
-  Encoding& encoding() { return enc_; }
-
- private:
-  z3::context& c_;
-  detail::SolverKind kind_;
-  z3::solver s_;
-  const Skeleton& sk_;
-  Encoding enc_;
-};
+  for (const auto& [facts, words] : ways)
+    if (q.possible_with(facts)) return words;
+  return std::nullopt;
+}
 
 // RMW sites and plain stores of one skeleton, by cell.
 std::map<std::string, std::vector<Site>> sites(const Skeleton& sk) {
@@ -141,9 +243,11 @@ PairKey key_of(const Skeleton& sk, const Site& a, const Site& b) {
   return {x.loc, x.thread, x.src.line, x.src.col, y.thread, y.src.line, y.src.col};
 }
 
-void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
+void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel& model,
                     const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
-  SkeletonQueries q(c, sk, model, budget);
+  Query q(session, sk, model, budget);
+  q.encode_final_values();           // part of every query's model
+  std::optional<ModelView> statics;  // the model's static relations (ms), once needed
   for (const auto& [cell, list] : sites(sk)) {
     // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
     const auto rmws =
@@ -161,18 +265,17 @@ void check_skeleton(z3::context& c, const Skeleton& sk, const detail::ModelChoic
           p.cell = cell;
           p.a = site_of(sk.ev(a.read));
           p.b = site_of(sk.ev(b.read));
-          p.mutually_in_scope = q.encoding().static_prims().rel("ms").has(a.read, b.read);
-          // The model's own relation decides, and says why (cat::ms_words).
-          p.scope_reason = cat::ms_words(sk, a.read, b.read);
+          // The model's own relation decides, and says why.
+          if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
+          std::tie(p.mutually_in_scope, p.scope_reason) = morally_strong(*statics, a.read, b.read);
         }
         if (p.lost_update) continue;
-        z3::model m(c);
-        if (auto how = q.query(a, b, &m)) {
+        if (auto how = lost_update(q, sk, a, b)) {
           p.lost_update = true;
           p.how = *how;
-          p.lost_update_reason = lost_reason(sk, model.kind, a, b, p);
-          p.witness = q.encoding().witness(m);
-          p.final_values = finals(q.encoding(), sk, m);
+          p.lost_update_reason = lost_reason(sk, model, q, a, b, p);
+          p.witness = q.witness();
+          p.final_values = finals(q, sk);
         }
       }
   }
@@ -189,14 +292,12 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);
-  z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
+  QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
+  const QueryModel model(test, opts);
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
-    if (!sk.cut) check_skeleton(c, sk, choice, opts.budget, pairs);
+    if (!sk.cut) check_skeleton(session, sk, model, opts.budget, pairs);
   }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -10,16 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "engine/z3/z3_condition.hpp"
-#include "engine/z3/z3_encoding.hpp"
+#include "analysis/model_view.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
-
-using detail::Encoding;
 
 std::string describe_event(const Skeleton& sk, EventId e) {
   const Event& x = sk.ev(e);
@@ -76,67 +74,25 @@ Target parse_target(const LitmusTest& test, const Expansion& ex, const ExplainRe
   return t;
 }
 
-// One path's solver with the target asserted.
-struct PathCheck {
-  detail::SolverKind kind;
-  z3::solver s;
-  Encoding enc;
-  // `test_obs`: the test's own observables (condition, filter, locations),
-  // which the filter is read over whatever the target names.
-  PathCheck(z3::context& c, const Skeleton& sk, const detail::ModelChoice& model,
-            const LitmusTest& test, const Target& t, const std::vector<Observable>& test_obs,
-            const Budget* budget)
-      : kind(detail::solver_kind_for(sk)),
-        s(detail::make_solver(c, kind)),
-        enc(c, s, sk, model, kind, budget) {
-    enc.encode();
-    std::vector<z3::expr> terms;
-    for (const Observable& o : t.obs) terms.push_back(enc.observable(o));
-    if (t.values.empty()) {
-      s.add(condition_to_z3(c, test.condition, t.obs, terms));
-    } else {
-      for (std::size_t i = 0; i < terms.size(); ++i)
-        s.add(terms[i] ==
-              c.bv_val(static_cast<std::uint64_t>(t.values[i]), width_of(t.obs[i].type)));
-    }
-    if (test.filter) {
-      std::vector<z3::expr> all;
-      for (const Observable& o : test_obs) all.push_back(enc.observable(o));
-      s.add(condition_to_z3(c, *test.filter, test_obs, all));
-    }
-    // Values are an outcome of an execution that ends normally, not of one
-    // that trapped or went undefined (events.hpp, kStatusRegister).
-    const RegName status{kStatusThread, kStatusRegister};
-    if (sk.final_regs.count(status))
-      s.add(enc.observable(Observable{"status", true, status, "", DataType::U32}) ==
-            c.bv_val(0, 32));
-  }
-  // Satisfiable with the named axioms (and every unnamed check) assumed.
-  bool sat_with(const std::vector<std::string>& axioms) {
-    z3::expr_vector v(s.ctx());
-    for (const auto& ch : enc.checks())
-      if (ch.name.empty() || std::count(axioms.begin(), axioms.end(), ch.name))
-        v.push_back(ch.literal);
-    v.push_back(enc.barrier_literal());
-    return detail::is_sat(s, v);
-  }
-};
+// One path's query with the target asserted. `test_obs`: the test's own
+// observables (condition, filter, locations), which the filter is read over
+// whatever the target names.
+std::unique_ptr<Query> path_query(QuerySession& session, const Skeleton& sk,
+                                  const QueryModel& model, const LitmusTest& test, const Target& t,
+                                  const std::vector<Observable>& test_obs, const Budget* budget) {
+  auto q = std::make_unique<Query>(session, sk, model, budget);
+  if (t.values.empty())
+    q->require_condition(test.condition, t.obs);
+  else
+    q->require_values(t.obs, t.values);
+  if (test.filter) q->require_condition(*test.filter, test_obs);
+  q->require_normal_end();
+  return q;
+}
 
 std::vector<std::string> without(std::vector<std::string> v, const std::string& a) {
   v.erase(std::remove(v.begin(), v.end(), a), v.end());
   return v;
-}
-
-// Deletion-based minimization of an unsat set of axioms.
-std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
-  for (std::size_t i = 0; i < core.size();) {
-    const std::vector<std::string> smaller = without(core, core[i]);
-    if (!p.sat_with(smaller))
-      core = smaller;
-    else
-      ++i;
-  }
-  return core;
 }
 
 // --- the edges that break an axiom, read off the execution -----------------
@@ -149,25 +105,15 @@ std::vector<std::string> minimize(PathCheck& p, std::vector<std::string> core) {
 // an inverse, as fr = rf^-1 ; co does). Works for any model.
 class Breaker {
  public:
-  Breaker(const Skeleton& sk, const cat::Model& model, const detail::ModelChoice& choice,
-          Encoding& enc, const z3::model& m, const Budget* budget)
+  // The execution of `q`'s last satisfiable check, whose witness is `w`.
+  Breaker(const Skeleton& sk, const QueryModel& model, const Query& q, const Witness& w,
+          const Budget* budget)
       : budget_(budget),
-        value_words_([&enc, &m, &sk](EventId e) {
-          return fmt::format("{}={}", sk.ev(e).loc,
-                             m.eval(enc.value(e), true).get_numeral_uint64());
-        }),
+        values_(w.values.begin(), w.values.end()),
         sk_(sk),
-        m_(model),
-        variants_(model_variants(choice.kind)),
-        ev_(
-            model, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
-    const Encoding::Chosen c = enc.chosen(m);
-    cat::load_candidate(ev_, enc.static_prims(),
-                        cat::CandidateRels{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
-    ev_.update(0);
-    for (const cat::Stmt& st : model.stmts)
-      if (st.let && !st.let->rec) bound_.emplace(st.let->slots[0], st.let->exprs[0].get());
-  }
+        m_(model.model()),
+        exec_(q.execution()),
+        view_(sk, model, q.static_primitives(), &exec_, budget) {}
 
   Breach breach(const std::string& axiom) {
     Breach b;
@@ -185,10 +131,15 @@ class Breaker {
   };
 
   std::string ev(EventId e) const { return describe_event(sk_, e); }
+  // "x=1": the value a read returns.
+  std::string value_words(EventId e) const {
+    const auto it = values_.find(e);
+    return fmt::format("{}={}", sk_.ev(e).loc, it == values_.end() ? 0 : it->second);
+  }
   std::size_t n() const { return sk_.size(); }
 
   bool broken(const cat::Check& c, Breach& b) {
-    const cat::Value v = ev_.eval(*c.expr);
+    const cat::Value v = view_.eval(*c.expr);
     const std::string text = cat::to_text(m_, *c.expr);
     Step st;
     if (c.negated) {
@@ -274,13 +225,13 @@ class Breaker {
     return p;
   }
 
-  bool has(const cat::Expr& e, EventId u, EventId v) const { return ev_.eval(e).rel.has(u, v); }
+  bool has(const cat::Expr& e, EventId u, EventId v) const { return view_.eval(e).rel.has(u, v); }
 
   // A step in a primitive, with words for the engine's own relations.
   Step primitive_step(const std::string& name, EventId u, EventId v) const {
     Step s{{ExecEdge{u, v, name}}, {}};
     if (name == "rf")
-      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words_(v), ev(u)));
+      s.notes.push_back(fmt::format("{} reads {} from {}", ev(v), value_words(v), ev(u)));
     else if (name == "sf")
       s.notes.push_back(fmt::format("{} precedes {} in Fence-SC order", ev(u), ev(v)));
     else if (name == "sync_barrier")
@@ -306,15 +257,14 @@ class Breaker {
       case Op::Ref: {
         const cat::Slot& slot = m_.slots[e.slot];
         if (slot.primitive) return primitive_step(slot.name, u, v);
-        const auto it = bound_.find(e.slot);
-        if (it == bound_.end()) return {{ExecEdge{u, v, slot.name}}, {}};
-        Step inner = derive(*it->second, u, v, depth + 1);
+        const cat::Expr* def = view_.definition(e.slot);
+        if (!def) return {{ExecEdge{u, v, slot.name}}, {}};
+        Step inner = derive(*def, u, v, depth + 1);
         if (depth > 0 && u != v && slot.name == "sync")
           inner.notes.insert(inner.notes.begin(),
                              fmt::format("{} synchronizes with {}", ev(u), ev(v)));
         // No path (fr = rf^-1 ; co): one step under its name, with its notes.
-        if (depth > 0 && has_inverse(*it->second, 0))
-          return {{ExecEdge{u, v, slot.name}}, inner.notes};
+        if (depth > 0 && has_inverse(*def, 0)) return {{ExecEdge{u, v, slot.name}}, inner.notes};
         return inner;
       }
       case Op::Union: {  // n-ary: the first operand that holds the pair
@@ -335,7 +285,7 @@ class Breaker {
       case Op::Star:
       case Op::Opt: {
         if (u == v && e.op != Op::Plus) return {};
-        const BitRel r = ev_.eval(*e.args[0]).rel;
+        const BitRel r = view_.eval(*e.args[0]).rel;
         if (e.op == Op::Opt) return derive(*e.args[0], u, v, depth + 1);
         const std::vector<EventId> p = path(r, u, v);
         Step s;
@@ -348,9 +298,7 @@ class Breaker {
         return s;
       }
       case Op::IfVariant: {
-        const auto& vars = ev_variants();
-        const bool on = std::find(vars.begin(), vars.end(), e.variant) != vars.end();
-        return derive(*e.args[on ? 0 : 1], u, v, depth + 1);
+        return derive(*e.args[view_.variant_on(e.variant) ? 0 : 1], u, v, depth + 1);
       }
       default: return {};  // [S], S * T, ~r: membership, not a step
     }
@@ -367,7 +315,7 @@ class Breaker {
     at[u] = 1;
     for (std::size_t i = 0; i < k; ++i) {
       check(budget_);
-      const BitRel r = ev_.eval(*e.args[i]).rel;
+      const BitRel r = view_.eval(*e.args[i]).rel;
       std::vector<char> next(n(), 0);
       for (EventId w = 0; w < n(); ++w)
         for (EventId x = 0; x < n() && at[w]; ++x)
@@ -390,7 +338,7 @@ class Breaker {
   Step intersection(const cat::Expr& e, EventId u, EventId v, int depth) {
     std::size_t main = 0;
     for (std::size_t i = 0; i < e.args.size(); ++i)
-      if (!symmetric(ev_.eval(*e.args[i]).rel)) {
+      if (!symmetric(view_.eval(*e.args[i]).rel)) {
         main = i;
         if (e.args[i]->op != cat::Op::Ref) break;
       }
@@ -398,13 +346,15 @@ class Breaker {
     for (std::size_t i = 0; i < e.args.size(); ++i) {
       if (i == main) continue;
       const cat::Expr& a = *e.args[i];
-      const bool prim = a.op == cat::Op::Ref && m_.slots[a.slot].primitive;
+      const bool ref = a.op == cat::Op::Ref;
+      const bool prim = ref && m_.slots[a.slot].primitive;
       const std::string name = prim ? m_.slots[a.slot].name : "";
-      if (name == "ms")  // (one note per pair, whichever way it was reached)
+      if (ref && m_.slots[a.slot].name == "ms")  // the model's ms, primitive or defined
+        // (one note per pair, whichever way it was reached)
         s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
                                       ev(std::max(u, v)),
-                                      cat::ms_words(sk_, std::min(u, v), std::max(u, v))));
-      else if (prim && !symmetric(ev_.eval(a).rel))
+                                      view_.pair_words(a.slot, std::min(u, v), std::max(u, v))));
+      else if (prim && !symmetric(view_.eval(a).rel))
         s.edges.push_back(ExecEdge{u, v, name});
     }
     return s;
@@ -418,25 +368,29 @@ class Breaker {
                        [&](const auto& a) { return has_inverse(*a, depth + 1); });
   }
 
-  const std::vector<std::string>& ev_variants() const { return variants_; }
-
   const Budget* budget_;
-  std::function<std::string(EventId)> value_words_;  // "x=1": the value a read returns
+  std::map<EventId, std::uint64_t> values_;  // of the executed memory events
   const Skeleton& sk_;
   const cat::Model& m_;
-  std::vector<std::string> variants_;
-  cat::Evaluator ev_;
-  std::map<std::size_t, const cat::Expr*> bound_;
+  ChosenExecution exec_;  // the execution the model is evaluated on
+  ModelView view_;
   std::size_t derived_ = 0;  // derive() calls so far (kMaxDerive)
 };
 
-// Sync edges of an allowed witness, in words.
-std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
+// Sync edges of an allowed witness, in words, with why the two are morally
+// strong (the model's `ms`, in its words).
+std::vector<std::string> sync_notes(const Skeleton& sk, const QueryModel& model, const Query& q,
+                                    const Witness& w, const Budget* budget) {
   std::vector<std::string> out;
-  for (const ExecEdge& e : w.edges)
-    if (e.kind == "sync")
-      out.push_back(fmt::format("{} synchronizes with {} ({})", describe_event(sk, e.from),
-                                describe_event(sk, e.to), cat::ms_words(sk, e.from, e.to)));
+  std::optional<ModelView> statics;  // made only when there is a sync edge
+  for (const ExecEdge& e : w.edges) {
+    if (e.kind != "sync") continue;
+    if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
+    const std::optional<std::size_t> ms = statics->slot("ms");
+    out.push_back(fmt::format(
+        "{} synchronizes with {}{}", describe_event(sk, e.from), describe_event(sk, e.to),
+        ms ? fmt::format(" ({})", statics->pair_words(*ms, e.from, e.to)) : ""));
+  }
   return out;
 }
 
@@ -444,11 +398,11 @@ std::vector<std::string> sync_notes(const Skeleton& sk, const Witness& w) {
 
 namespace {
 
-// The one service behind `explain` and `xval`'s "forbidden by": per complete
-// path, the target asserted with the test's filter and a normal end
-// (PathCheck), and a minimal unsat core of the enabled named axioms; the
-// axioms are their union in file order. `breaches`: also the execution that
-// breaks each one (explain's words; xval needs only the names).
+// The one unsat-core service, behind `explain` and `xval`'s "forbidden by":
+// per complete path, the target asserted with the test's filter and a normal
+// end (path_query), and a minimal unsat core of the enabled named checks
+// (Query::minimal_core); the axioms are their union in file order. `breaches`: also the execution
+// that breaks each one (explain's words; xval needs only the names).
 Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
                            std::shared_ptr<const Expansion> ex, const Target& target,
                            bool breaches) {
@@ -460,17 +414,10 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   out.expansion = ex;
   out.outcome = target.text;
   out.target_sm = test.target_sm;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const detail::ModelChoice choice = detail::choice_for(test, opts, *model);
-  // The named axioms the options enable, in file order.
-  std::vector<std::string> all;
-  for (const cat::Stmt& st : model->stmts)
-    if (st.check && !st.check->flag && !st.check->name.empty() && opts.enables(st.check->name) &&
-        std::find(all.begin(), all.end(), st.check->name) == all.end())
-      all.push_back(st.check->name);
+  const QueryModel model(test, opts);
+  const std::vector<std::string> all = model.enabled_checks();  // in file order
   const std::vector<Observable> test_obs = observables_of(test, *ex, false);
-  z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
+  QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   struct Forbidden {
     std::size_t skeleton;
     std::vector<std::string> core;
@@ -480,23 +427,22 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
     const Skeleton& sk = ex->skeletons[i];
     if (sk.cut) continue;
     ++out.paths;
-    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
-    if (p.sat_with(all)) {
+    const auto p = path_query(session, sk, model, test, target, test_obs, opts.budget);
+    if (p->possible_under(all)) {
       out.allowed = true;
-      out.witness = p.enc.witness(p.s.get_model(), i);
-      out.notes = sync_notes(sk, out.witness);
+      out.witness = p->witness(i);
+      out.notes = sync_notes(sk, model, *p, out.witness, opts.budget);
       return out;
     }
-    z3::expr_vector lits = p.enc.all_literals(false);
-    if (detail::is_sat(p.s, lits)) {
+    if (p->possible(Barriers::MayHang)) {
       out.barrier_needed = true;
       continue;
     }
-    if (!p.sat_with({})) {
+    if (!p->possible_under({})) {
       ++out.paths_without_values;
       continue;
     }
-    cores.push_back({i, minimize(p, all)});
+    cores.push_back({i, p->minimal_core(all)});
   }
   for (const std::string& a : all)  // file order
     for (const Forbidden& f : cores)
@@ -511,11 +457,11 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
       return std::count(x.core.begin(), x.core.end(), a);
     });
     const Skeleton& sk = ex->skeletons[f->skeleton];
-    PathCheck p(c, sk, choice, test, target, test_obs, opts.budget);
-    if (!p.sat_with(without(all, a)) && !p.sat_with(without(f->core, a))) continue;
-    const z3::model m = p.s.get_model();
-    Breach b = Breaker(sk, *model, choice, p.enc, m, opts.budget).breach(a);
-    b.execution = p.enc.witness(m, f->skeleton);
+    const auto p = path_query(session, sk, model, test, target, test_obs, opts.budget);
+    if (!p->possible_under(without(all, a)) && !p->possible_under(without(f->core, a))) continue;
+    const Witness w = p->witness(f->skeleton);
+    Breach b = Breaker(sk, model, *p, w, opts.budget).breach(a);
+    b.execution = w;
     out.breaches.push_back(std::move(b));
   }
   return out;

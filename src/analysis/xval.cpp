@@ -9,7 +9,6 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include "engine/pto_exec.hpp"
 #include "engine/z3/pto_z3.hpp"

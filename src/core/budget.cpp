@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 namespace redscope {
 
@@ -55,7 +54,7 @@ void Budget::stop(BudgetKind k) {
   int expected = -1;
   stopped_.compare_exchange_strong(expected, static_cast<int>(k));
   std::lock_guard<std::mutex> lock(mu_);
-  for (z3::context* c : contexts_) c->interrupt();
+  for (const InterruptGuard* g : hooks_) g->interrupt_();
 }
 
 bool Budget::poll() {
@@ -74,18 +73,19 @@ bool Budget::poll() {
   return false;
 }
 
-Budget::Z3Guard::Z3Guard(const Budget* b, z3::context& c) : b_(b), c_(&c) {
+Budget::InterruptGuard::InterruptGuard(const Budget* b, std::function<void()> interrupt)
+    : b_(b),
+      interrupt_(std::move(interrupt)) {
   if (!b_) return;
   std::lock_guard<std::mutex> lock(b_->mu_);
-  b_->contexts_.push_back(c_);
-  if (b_->stopped_.load() >= 0) c_->interrupt();
+  b_->hooks_.push_back(this);
+  if (b_->stopped_.load() >= 0) interrupt_();
 }
 
-Budget::Z3Guard::~Z3Guard() {
+Budget::InterruptGuard::~InterruptGuard() {
   if (!b_) return;
   std::lock_guard<std::mutex> lock(b_->mu_);
-  b_->contexts_.erase(std::remove(b_->contexts_.begin(), b_->contexts_.end(), c_),
-                      b_->contexts_.end());
+  b_->hooks_.erase(std::remove(b_->hooks_.begin(), b_->hooks_.end(), this), b_->hooks_.end());
 }
 
 namespace {

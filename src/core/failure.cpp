@@ -3,7 +3,6 @@
 #include <exception>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
@@ -27,8 +26,8 @@ std::optional<TestFailure> capture_failure(const std::string& path,
   } catch (const BudgetExceeded& e) {
     return TestFailure{fmt::format("{}: error: {}", path, e.what()),
                        std::string(to_string(e.kind()))};
-  } catch (const z3::exception& e) {
-    return TestFailure{fmt::format("{}: error: internal solver error: {}", path, e.msg()),
+  } catch (const SolverError& e) {
+    return TestFailure{fmt::format("{}: error: internal solver error: {}", path, e.what()),
                        "internal"};
   } catch (const std::exception& e) {
     return TestFailure{fmt::format("{}: error: internal error: {}", path, e.what()), "internal"};

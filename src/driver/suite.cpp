@@ -12,7 +12,6 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"

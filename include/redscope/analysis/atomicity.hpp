@@ -26,13 +26,16 @@ struct AccessSite {
 struct AtomicityPair {
   std::string cell;
   AccessSite a, b;  // a is an RMW; b an RMW or a plain store
-  bool mutually_in_scope =
-      false;                 // morally strong: both strong, each scope contains the other thread
-  std::string scope_reason;  // why (not), in words
+  // Morally strong: in the model's `ms` (PTX: both strong, each one's scope
+  // containing the other's thread, one proxy, one virtual address).
+  bool mutually_in_scope = false;
+  std::string scope_reason;  // why (not), in words read off the model's `ms`
   bool lost_update = false;  // some allowed execution loses an update
   std::string how;           // "both read <write>" / "<store> lands between the read and the write"
-  std::string lost_update_reason;  // why the model allows it, when a rule says so (empty: none)
-  Witness witness;                 // of the lost update
+  // Why the model allows it: not morally strong, or a variant of the model's
+  // atomicity check that leaves it out (empty: neither).
+  std::string lost_update_reason;
+  Witness witness;                                                // of the lost update
   std::vector<std::pair<std::string, std::string>> final_values;  // cell → value in the witness
 };
 

@@ -1,24 +1,22 @@
 // Per-test budgets (--timeout, --max-memory). A Budget is a deadline and a
-// memory cap for one test. Engines call check() in their loops; Z3 work
-// registers its context (Budget::Z3Guard) so that the watchdog can interrupt
-// a solver call that runs past the deadline. Nothing here is global: each
-// test owns its Budget, so suites run on many threads.
+// memory cap for one test. Engines call check() in their loops; work that
+// cannot poll (a solver call) registers an interrupt hook for its scope
+// (Budget::InterruptGuard; the Z3 engine registers its context's interrupt)
+// so that the watchdog can stop it past the deadline. Nothing here is
+// global: each test owns its Budget, so suites run on many threads.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
-
-namespace z3 {
-class context;
-}
 
 namespace redscope {
 
@@ -56,24 +54,30 @@ class Budget {
   void charge(std::size_t bytes) const;
   const BudgetLimits& limits() const { return limits_; }
 
-  // Stops the test: later check() calls throw, registered Z3 contexts are
-  // interrupted (their check() returns unknown).
+  // Stops the test: later check() calls throw, and every registered
+  // interrupt hook is called (a Z3 context's check() then returns unknown).
   void stop(BudgetKind k);
   // Called by the watchdog: stops the test when the deadline has passed or
   // the process's resident memory is over the cap; true when stopped.
   bool poll();
 
-  // Registers a Z3 context for the duration of a scope.
-  class Z3Guard {
+  // Registers `interrupt` with the budget `b` (may be null: then nothing)
+  // for the guard's lifetime. The watchdog calls it, on its own thread and
+  // under the budget's lock, when it stops the test and at every later poll
+  // (a solver made after the first stop must stop too); it is called at
+  // once when the test is already stopped. It must be safe to call from
+  // another thread (z3::context::interrupt is).
+  class InterruptGuard {
    public:
-    Z3Guard(const Budget* b, z3::context& c);
-    ~Z3Guard();
-    Z3Guard(const Z3Guard&) = delete;
-    Z3Guard& operator=(const Z3Guard&) = delete;
+    InterruptGuard(const Budget* b, std::function<void()> interrupt);
+    ~InterruptGuard();
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
 
    private:
     const Budget* b_;
-    z3::context* c_;
+    std::function<void()> interrupt_;
+    friend class Budget;
   };
 
  private:
@@ -84,7 +88,7 @@ class Budget {
   mutable std::atomic<int> stopped_{-1};         // -1, or a BudgetKind
   mutable std::atomic<std::size_t> pending_{0};  // small charges not yet compared
   mutable std::mutex mu_;
-  mutable std::vector<z3::context*> contexts_;
+  mutable std::vector<const InterruptGuard*> hooks_;  // guarded by mu_
 };
 
 // Resident memory of this process, in MiB (0 when unknown).
@@ -135,7 +139,7 @@ void every(std::stop_token st, std::chrono::milliseconds period, F tick) {
 
 // Runs body(o) where `o` is `opts` with a fresh Budget from opts.limits,
 // watched by a thread that stops it at the deadline or the memory cap (and
-// interrupts its Z3 contexts). Any failure once the budget is spent (an
+// calls its interrupt hooks). Any failure once the budget is spent (an
 // interrupted solver's "unknown", say) becomes BudgetExceeded.
 template <class Opts, class F>
 auto with_budget(const Opts& opts, F body) {

@@ -7,9 +7,19 @@
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace redscope {
+
+// A solver's own failure (it gave up, ran out of resources or rejected a
+// term): an internal error of that test. The engine that owns the solver
+// translates the solver's exceptions into it (engine/z3/z3_guard.hpp), so
+// this stage needs no solver headers.
+class SolverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct TestFailure {
   std::string message;  // "file:line:col: error: ..." or "file: error: ..."

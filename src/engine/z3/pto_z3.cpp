@@ -8,6 +8,7 @@
 
 #include "engine/pto_exec.hpp"
 #include "engine/z3/pto_z3_values.hpp"
+#include "engine/z3/z3_guard.hpp"
 
 namespace redscope {
 
@@ -65,7 +66,7 @@ class PtoZ3 {
         orders_(pto_exec::orders(opts)) {}
 
   std::map<std::vector<std::uint64_t>, Witness> run() {
-    const Budget::Z3Guard guard(opts_.budget, c_);
+    const detail::InterruptOnStop guard(opts_.budget, c_);
     std::size_t cores_with_memory = 0;
     for (const p::Core& core : prog_.cores)
       cores_with_memory += std::any_of(core.ops.begin(), core.ops.end(), is_memory) ? 1 : 0;
@@ -411,7 +412,7 @@ TestResult run_pto_z3(const LitmusTest& test, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const pto_exec::Observed obs = pto_exec::observe(test, opts.observe_all);
   TestResult r = pto_exec::start_result(test, opts, obs);
-  auto found = PtoZ3(test, opts, obs).run();
+  auto found = detail::translate_z3_errors([&] { return PtoZ3(test, opts, obs).run(); });
   // The notes are the explorer's (a report, not part of the cross-check);
   // a program with more paths than the explorer takes still gets its
   // outcomes here, with the static notes and a word on the rest.

@@ -16,6 +16,7 @@
 #include "engine/z3/pto_z3.hpp"
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
+#include "engine/z3/z3_guard.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/model/cat.hpp"
 
@@ -25,7 +26,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using detail::choice_for;
 using detail::Encoding;
+using detail::InterruptOnStop;
 using detail::ModelChoice;
+using detail::translate_z3_errors;
 
 // One skeleton's encoding behind a solver that starts as Z3's general SMT
 // core, cheap per check (the many satisfiable checks of a test with many
@@ -197,19 +200,21 @@ void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const Litm
 
 TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   if (test.pto_program) return run_pto_z3(test, opts);  // a PTO vector program
-  const auto t0 = Clock::now();
-  const Expansion ex = expand(test, opts.expand);
-  TestResult r = start_result(test, opts, ex);
-  z3::context c;
-  const Budget::Z3Guard guard(opts.budget, c);  // the watchdog may interrupt its checks
-  std::map<std::vector<std::uint64_t>, Witness> found;
-  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-  const ModelChoice choice = choice_for(test, opts, *model);
-  for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
-    enumerate(c, ex.skeletons[i], i, test, r.observables, opts, choice, found, r.incomplete);
-  settle_result(r, test, std::move(found));
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return r;
+  return translate_z3_errors([&] {
+    const auto t0 = Clock::now();
+    const Expansion ex = expand(test, opts.expand);
+    TestResult r = start_result(test, opts, ex);
+    z3::context c;
+    const InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
+    std::map<std::vector<std::uint64_t>, Witness> found;
+    const std::shared_ptr<const cat::Model> model = model_of(opts, test);
+    const ModelChoice choice = choice_for(test, opts, *model);
+    for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
+      enumerate(c, ex.skeletons[i], i, test, r.observables, opts, choice, found, r.incomplete);
+    settle_result(r, test, std::move(found));
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  });
 }
 
 }  // namespace redscope

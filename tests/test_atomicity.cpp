@@ -1,0 +1,124 @@
+// `redscope atomicity` asks the model: whether a pair is morally strong is
+// the model's `ms` (a primitive or the model's own definition), and why a
+// morally strong pair may lose an update is read off the model's atomicity
+// check, so another model gives other answers in its own terms.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/model/cat.hpp"
+
+using namespace redscope;
+
+namespace {
+
+// Two red.SCOPE.global.add [x], 1, in CTAs 0 and `cta` of one GPU.
+LitmusTest reds(const std::string& scope, int cta = 1) {
+  return parse_litmus("PTX t\n{ global u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta " +
+                          std::to_string(cta) + ",gpu 0 ;\n red." + scope +
+                          ".global.add.u32 [x], 1 | red." + scope +
+                          ".global.add.u32 [x], 1 ;\nexists (x == 1)\n",
+                      "t.litmus");
+}
+
+// models/ptx.cat with `ms` redefined before its first use.
+EngineOptions with_ms(const std::string& definition) {
+  const std::string_view text = cat::builtin_ptx_model();
+  const std::size_t title = text.find('\n');
+  const std::string model = std::string(text.substr(0, title)) + "\nlet ms = " + definition + "\n" +
+                            std::string(text.substr(title));
+  EngineOptions o;
+  o.user_model =
+      std::make_shared<const cat::Model>(cat::parse_cat(model, "m.cat", cat::ptx_primitives()));
+  o.model_file = "m.cat";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("atomicity: the built-in model's ms decides, in its own words", "[atomicity]") {
+  const AtomicityResult r = check_atomicity(reds("gpu"), EngineOptions{});
+  REQUIRE(r.pairs.size() == 1);
+  CHECK(r.pairs[0].mutually_in_scope);
+  CHECK(r.pairs[0].scope_reason ==
+        "P0 (.gpu) and P1 (.gpu) are in different CTAs of one GPU, so each one's scope contains "
+        "the other's thread");
+  CHECK_FALSE(r.pairs[0].lost_update);
+}
+
+TEST_CASE(
+    "atomicity: a model that defines ms otherwise gets other answers, derived from its "
+    "definition",
+    "[atomicity]") {
+  // Only one thread's operations are morally strong here: the two red.gpu
+  // may lose an update, and the reason walks `ms \ ext` down to the
+  // primitives.
+  const AtomicityResult r = check_atomicity(reds("gpu"), with_ms("ms \\ ext"));
+  REQUIRE(r.pairs.size() == 1);
+  const AtomicityPair& p = r.pairs[0];
+  CHECK_FALSE(p.mutually_in_scope);
+  CHECK(p.scope_reason ==
+        "P0 (.gpu) and P1 (.gpu) are in different CTAs of one GPU, so each one's scope contains "
+        "the other's thread; P0's red.gpu.global.add.u32 [x], 1 (its read) and P1's "
+        "red.gpu.global.add.u32 [x], 1 (its read) are in different threads");
+  CHECK(p.lost_update);
+  CHECK(p.how == "both RMWs read init x");
+  CHECK(p.lost_update_reason == "not morally strong: " + p.scope_reason);
+  // A definition that holds: the branch of the union that does.
+  const AtomicityResult all = check_atomicity(reds("cta"), with_ms("ms | ext"));
+  REQUIRE(all.pairs.size() == 1);
+  CHECK(all.pairs[0].mutually_in_scope);
+  CHECK(all.pairs[0].scope_reason ==
+        "P0's red.cta.global.add.u32 [x], 1 (its read) and P1's red.cta.global.add.u32 [x], 1 "
+        "(its read) are in different threads");
+  CHECK_FALSE(all.pairs[0].lost_update);
+}
+
+TEST_CASE(
+    "atomicity: ms defined without the primitive: the definition's words, down to the "
+    "primitives",
+    "[atomicity]") {
+  // A cruder ms (two events of one thread, or strong in one CTA, at one
+  // address; an event with itself is not ms, or Coherence would want it
+  // co-before itself): the
+  // red.gpu of two CTAs are not in it, and lose an update; in one CTA they
+  // are, and do not.
+  const EngineOptions o = with_ms("((int | ((STRONG * STRONG) & scta)) & vloc) \\ id");
+  const AtomicityResult apart = check_atomicity(reds("gpu"), o);
+  REQUIRE(apart.pairs.size() == 1);
+  const std::string a = "P0's red.gpu.global.add.u32 [x], 1 (its read)";
+  const std::string b = "P1's red.gpu.global.add.u32 [x], 1 (its read)";
+  CHECK_FALSE(apart.pairs[0].mutually_in_scope);
+  CHECK(apart.pairs[0].scope_reason ==
+        a + " and " + b + " are not in one thread; " + a + " and " + b + " are not in one CTA");
+  CHECK(apart.pairs[0].lost_update);
+  const AtomicityResult together = check_atomicity(reds("gpu", 0), o);
+  REQUIRE(together.pairs.size() == 1);
+  CHECK(together.pairs[0].mutually_in_scope);
+  CHECK(together.pairs[0].scope_reason ==
+        a + " is in STRONG and " + b + " in STRONG; " + a + " and " + b + " are in one CTA; " + a +
+            " and " + b + " use one virtual address (x); " + a + " and " + b + " are not in id");
+  CHECK_FALSE(together.pairs[0].lost_update);
+}
+
+TEST_CASE("atomicity: the sm6x variant's exemption, read off the model's Atomicity",
+          "[atomicity]") {
+  const LitmusTest t = parse_litmus(
+      "PTX t\nTarget=sm_60\n{ shared u32 x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n "
+      "red.shared.add.u32 [x], 1 | st.volatile.shared.u32 [x], 5 ;\nexists (x == 1)\n",
+      "t.litmus");
+  const AtomicityResult r = check_atomicity(t, EngineOptions{});
+  REQUIRE(r.pairs.size() == 1);
+  CHECK(r.pairs[0].mutually_in_scope);
+  REQUIRE(r.pairs[0].lost_update);
+  CHECK(r.pairs[0].lost_update_reason ==
+        "variant \"sm6x\" of the model: Atomicity's between is (msfr ; [RMW] ; msco) | (msfr ; "
+        "msco ; [_ \\ SHARED]), which leaves this pair out: P1's st.volatile.shared.u32 [x], 5 "
+        "is not in RMW; P0's red.shared.add.u32 [x], 1 (its write) is in SHARED");
+  // On sm_70 the variant is off and Atomicity forbids the lost store.
+  EngineOptions sm70;
+  sm70.model = ModelKind::Ptx;
+  CHECK_FALSE(check_atomicity(t, sm70).pairs[0].lost_update);
+}
