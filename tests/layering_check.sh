@@ -13,11 +13,9 @@ cd "$root"
 # engine folder's own headers, not its sub-engines.
 declare -A allowed=(
   [core]="core"
-  [frontend]="core frontend frontend/ptx frontend/nvtest frontend/sass frontend/pto"
+  [frontend]="core frontend frontend/ptx frontend/nvtest"
   [frontend/ptx]="core frontend frontend/ptx"
   [frontend/nvtest]="core frontend frontend/nvtest"
-  [frontend/sass]="core frontend frontend/sass"
-  [frontend/pto]="core frontend frontend/pto"
   [events]="core frontend events"
   [model]="core frontend events model"
   [results]="core frontend events model results"
@@ -25,12 +23,19 @@ declare -A allowed=(
   [engine/z3]="core frontend events model results engine engine/z3"
   [engine/enumerate]="core frontend events model results engine engine/enumerate"
   [engine/machine]="core frontend events model results engine engine/machine"
+  [dialects/sass]="core frontend events model results engine engine/z3 engine/enumerate
+                   engine/machine dialects/sass"
+  [dialects/pto]="core frontend events model results engine engine/z3 engine/enumerate
+                  engine/machine dialects/pto"
+  [registry]="core frontend frontend/nvtest events model results engine engine/z3
+              engine/enumerate engine/machine dialects/sass dialects/pto registry"
   [report]="core frontend events model results report"
-  [analysis]="core frontend events model results engine engine/z3 engine/machine report analysis"
+  [analysis]="core frontend events model results engine engine/z3 engine/machine registry report
+              analysis"
   [driver]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
-            report analysis driver"
+            registry report analysis driver"
   [cli]="core frontend events model results engine engine/z3 engine/enumerate engine/machine
-         report analysis driver cli"
+         registry report analysis driver cli"
 )
 
 # The stage a file belongs to: its folder under src/ or include/redscope/.

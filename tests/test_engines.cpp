@@ -18,6 +18,7 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
 using namespace redscope;

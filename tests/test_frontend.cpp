@@ -1,7 +1,7 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
-#include "redscope/frontend/dialect.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;

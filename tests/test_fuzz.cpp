@@ -17,7 +17,7 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/z3/z3.hpp"
-#include "redscope/frontend/dialect.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;

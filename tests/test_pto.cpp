@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/z3/pto_z3_values.hpp"
-#include "frontend/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_dialect.hpp"
 #include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/pto.hpp"

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "frontend/ptx/ptx_rules.hpp"
-#include "redscope/frontend/dialect.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 using namespace redscope;

@@ -21,6 +21,7 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {

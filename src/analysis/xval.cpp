@@ -16,6 +16,7 @@
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {

@@ -15,21 +15,20 @@
 
 #include <fmt/format.h>
 
-#include "cli/cli_args.hpp"
 #include "cli/pto_command.hpp"
 #include "cli/ptxas_command.hpp"
-#include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
+#include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/dot.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
@@ -919,7 +918,8 @@ int main(int argc, char** argv) {
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);
-  if (cmd == "sass") return redscope::cli::run_sass(argc, argv);
+  if (const redscope::Dialect* d = redscope::dialect_with_command(cmd))
+    return d->run_command(argc, argv);
   if (cmd == "pto") return redscope::cli::run_pto(argc, argv);
   if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
   if (cmd == "models") {

@@ -6,11 +6,12 @@
 
 #include <string>
 
-#include "cli/cli_args.hpp"
 #include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/core/budget.hpp"
+#include "redscope/core/cli_args.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 namespace redscope::cli {
 

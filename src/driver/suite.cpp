@@ -16,8 +16,8 @@
 
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 namespace fs = std::filesystem;
 

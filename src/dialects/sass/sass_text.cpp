@@ -1,8 +1,8 @@
 // SASS text: cuobjdump's spelling of the seed's instructions (its
 // "Instruction usage" lines), read into Instr and printed back in one
 // canonical form (docs/sass.md "Text").
-#include "frontend/sass/sass_text.hpp"
-#include "frontend/sass/sass_fields.hpp"
+#include "dialects/sass/sass_text.hpp"
+#include "dialects/sass/sass_fields.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "redscope/frontend/sass.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 
 namespace redscope::sass::detail {
 

@@ -1,4 +1,4 @@
-#include "frontend/pto/pto_lexer.hpp"
+#include "dialects/pto/pto_lexer.hpp"
 
 #include <cctype>
 

@@ -14,9 +14,6 @@
 
 namespace redscope::detail {
 
-// Whether `head`'s first word (after comments) is PTO.
-bool pto_head(std::string_view head);
-
 // The test in a PTO file; throws InputError at the offending token.
 std::vector<LitmusTest> parse_pto_litmus(std::string_view text, const std::string& file);
 

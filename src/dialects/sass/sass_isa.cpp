@@ -23,8 +23,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "frontend/sass/sass_fields.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "dialects/sass/sass_fields.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 
 namespace redscope::sass {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "frontend/lexer.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 
 namespace redscope::sass::detail {
 

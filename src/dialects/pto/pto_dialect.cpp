@@ -1,7 +1,7 @@
 // The PTO dialect: parses the seed's `pto.vecscope` syntax, checks types and
 // masks, unrolls `scf.for` and folds constants into pto::Program (see
 // pto_dialect.hpp; docs/litmus-format.md "PTO vector programs").
-#include "frontend/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_dialect.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "dialects/pto/pto_lexer.hpp"
 #include "frontend/container.hpp"
 #include "frontend/lexer.hpp"
-#include "frontend/pto/pto_lexer.hpp"
 #include "redscope/core/pto.hpp"
 
 namespace redscope::detail {
@@ -1151,25 +1151,6 @@ class PtoParser {
 };
 
 }  // namespace
-
-bool pto_head(std::string_view head) {
-  std::size_t i = 0;
-  for (;;) {
-    i = head.find_first_not_of(" \t\r\n", i);
-    if (i == std::string_view::npos) return false;
-    if (head.substr(i, 2) == "//") {
-      i = head.find('\n', i);
-    } else if (head.substr(i, 2) == "(*") {
-      i = head.find("*)", i);
-      if (i != std::string_view::npos) i += 2;
-    } else {
-      break;
-    }
-    if (i == std::string_view::npos) return false;
-  }
-  const std::string_view w = head.substr(i, 4);
-  return w == "PTO " || w == "PTO\t" || w == "pto " || w == "pto\t";
-}
 
 std::vector<LitmusTest> parse_pto_litmus(std::string_view text, const std::string& file) {
   std::vector<LitmusTest> out;

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "frontend/sass/sass_fields.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "dialects/sass/sass_fields.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 
 namespace redscope::sass {
 

@@ -1,15 +1,15 @@
 // `redscope sass encode [FILE]` and `redscope sass decode [FILE]`: the
 // sm_30 encoder and decoder on text (docs/cli.md, docs/sass.md).
-#include "cli/sass_command.hpp"
+#include "dialects/sass/sass_command.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <optional>
 
-#include "cli/cli_args.hpp"
+#include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 
 namespace redscope::cli {
 
