@@ -1,8 +1,8 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
-#include "redscope/registry/registry.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 

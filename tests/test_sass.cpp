@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "dialects/sass/sass_fields.hpp"
-#include "redscope/registry/registry.hpp"
 #include "redscope/dialects/sass/sass.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 using namespace redscope::sass;

@@ -527,7 +527,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   // Explanations are a cat model's axioms on event graphs; a PTO program has
   // neither (its semantics are its operations', docs/model.md): refused
   // (std::invalid_argument: a usage error, exit 2), not explained wrongly.
-  if (test.pto_program)
+  if (test.program)
     throw std::invalid_argument(fmt::format(
         "{}: explain needs an event-graph test; PTO programs have no events or model axioms to "
         "explain: `redscope run {}` lists their outcomes, notes and each witness's choices",

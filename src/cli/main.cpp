@@ -1,6 +1,7 @@
 // redscope command line: `redscope run [options] PATH...`
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -15,7 +16,6 @@
 
 #include <fmt/format.h>
 
-#include "cli/pto_command.hpp"
 #include "cli/ptxas_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
@@ -226,7 +226,8 @@ struct Cli {
   int unroll = 2;
   bool observe_all = false;
   std::optional<redscope::ModelKind> model;
-  std::optional<redscope::pto::Order> pto_order;  // --pto-order; nullopt: both
+  // A dialect's semantics options (--pto-order tree: {"pto-order", "tree"}).
+  std::map<std::string, std::string, std::less<>> semantics_options;
   redscope::EngineKind engine = redscope::EngineKind::Auto;
   bool quiet = false, verbose = false;
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
@@ -327,14 +328,11 @@ Cli parse_run(int argc, char** argv) {
         usage_error(fmt::format("unknown engine '{}' (available: auto, z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
-    } else if (a == "--pto-order") {
+    } else if (const redscope::SemanticsOption* so = redscope::semantics_option(a)) {
       const std::string o = value();
-      if (o == "tree")
-        c.pto_order = redscope::pto::Order::Tree;
-      else if (o == "sequential")
-        c.pto_order = redscope::pto::Order::Sequential;
-      else if (o != "both")
-        usage_error(fmt::format("unknown --pto-order '{}' (tree, sequential or both)", o));
+      if (std::find(so->values.begin(), so->values.end(), o) == so->values.end())
+        usage_error(fmt::format("unknown {} '{}' ({})", a, o, so->values_text()));
+      c.semantics_options[std::string(so->name)] = o;
     } else if (a == "--observe-all") {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
@@ -505,7 +503,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   redscope::EngineOptions opts;
   opts.expand.unroll = c.unroll;
   opts.observe_all = c.observe_all;
-  opts.pto_order = c.pto_order;
+  opts.semantics_options = c.semantics_options;
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
@@ -919,8 +917,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "merge") return run_merge(argc, argv);
   if (const redscope::Dialect* d = redscope::dialect_with_command(cmd))
-    return d->run_command(argc, argv);
-  if (cmd == "pto") return redscope::cli::run_pto(argc, argv);
+    return d->run_command(argc, argv, redscope::parse_litmus_file);
   if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
   if (cmd == "models") {
     if (argc > 2) usage_error("models takes no arguments");

@@ -6,10 +6,14 @@
 #include <algorithm>
 #include <array>
 
+#include "dialects/pto/pto_command.hpp"
 #include "dialects/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_exec.hpp"
+#include "dialects/pto/pto_semantics.hpp"
 #include "dialects/sass/sass_command.hpp"
 #include "dialects/sass/sass_litmus.hpp"
 #include "frontend/nvtest/nv_test.hpp"
+#include "registry/event_graphs.hpp"
 
 namespace redscope {
 
@@ -47,34 +51,69 @@ std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string
   return out;
 }
 
-// herd/Dat3M PTX litmus tests (docs/litmus-format.md), NVIDIA's mixed-proxy
-// tests (".test files"), SASS litmus tests (docs/sass.md) and PTO vector
-// programs (docs/litmus-format.md "PTO vector programs").
-constexpr std::array kDialects{
-    Dialect{.name = "ptx-litmus", .accepts = ".litmus", .parse = one_litmus_test},
-    Dialect{.name = "nvidia-test",
-            .accepts = ".test",
-            .parse = detail::parse_nv_test,
-            .parse_nth = detail::parse_nv_test_nth},
-    Dialect{.name = "sass-litmus",
-            .accepts = ".litmus",
-            .first_word = "SASS",
-            .parse = detail::parse_sass_litmus,
-            .command = "sass",
-            .run_command = cli::run_sass},
-    Dialect{.name = "pto-litmus",
-            .accepts = ".litmus",
-            .first_word = "PTO",
-            .parse = detail::parse_pto_litmus},
-};
+// The PTX IR's events under a cat model, and the same events reached by
+// lowering SASS onto them (named so in xval's header).
+const EventGraphs kEventGraphs;
+const EventGraphs kLoweredSass{"sass", "lowering to PTX events"};
 
 }  // namespace
+
+std::span<const Dialect> dialects() {
+  // herd/Dat3M PTX litmus tests (docs/litmus-format.md), NVIDIA's
+  // mixed-proxy tests (".test files"), SASS litmus tests (docs/sass.md) and
+  // PTO vector programs (docs/litmus-format.md "PTO vector programs").
+  static const std::array kDialects{
+      Dialect{.name = "ptx-litmus",
+              .accepts = ".litmus",
+              .parse = one_litmus_test,
+              .semantics = &kEventGraphs},
+      Dialect{.name = "nvidia-test",
+              .accepts = ".test",
+              .parse = detail::parse_nv_test,
+              .parse_nth = detail::parse_nv_test_nth,
+              .semantics = &kEventGraphs},
+      Dialect{.name = "sass-litmus",
+              .accepts = ".litmus",
+              .first_word = "SASS",
+              .parse = detail::parse_sass_litmus,
+              .semantics = &kLoweredSass,
+              .command = "sass",
+              .run_command = cli::run_sass},
+      Dialect{.name = "pto-litmus",
+              .accepts = ".litmus",
+              .first_word = "PTO",
+              .parse = detail::parse_pto_litmus,
+              .semantics = &pto::semantics(),
+              .option = SemanticsOption{pto_exec::kOrderOption, pto::kOrderValues},
+              .command = "pto",
+              .run_command = cli::run_pto},
+  };
+  return kDialects;
+}
 
 bool Dialect::claims(const std::filesystem::path& path, std::string_view head) const {
   return path.extension() == accepts && (first_word.empty() || first_word_is(head, first_word));
 }
 
-std::span<const Dialect> dialects() { return kDialects; }
+std::string SemanticsOption::values_text() const {
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(values[i]);
+  return s;
+}
+
+const Semantics& semantics_of(const LitmusTest& test) {
+  for (const Dialect& d : dialects())
+    if (!d.first_word.empty() && d.first_word == test.arch) return *d.semantics;
+  return *dialects().front().semantics;
+}
+
+const SemanticsOption* semantics_option(std::string_view flag) {
+  if (!flag.starts_with("--")) return nullptr;
+  for (const Dialect& d : dialects())
+    if (d.option && d.option->name == flag.substr(2)) return &*d.option;
+  return nullptr;
+}
 
 const Dialect* dialect_for(const std::filesystem::path& path, std::string_view head) {
   for (const bool by_word : {true, false})

@@ -13,19 +13,15 @@
 #include <vector>
 
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/semantics.hpp"
 
 namespace redscope {
 
-// The pair of formulations a test was checked by.
-enum class XvalPair : std::uint8_t {
-  MachineVsZ3,      // PTX: the operational machine against the Z3 engine
-  SassViaLowering,  // SASS: the same pair, on the PTX events SASS lowers to
-  PtoExplorerVsZ3,  // PTO: the explicit explorer against the Z3 twin
-};
+// The pair of formulations a test was checked by: its semantics'
+// (Semantics::formulations, redscope/engine/semantics.hpp).
+using XvalPair = XvalFormulations;
 // "machine vs z3" or "explorer vs z3 twin" (JSON "pair").
-std::string_view to_string(XvalPair p);
-// "lowering to PTX events" for SASS, else empty (JSON "via").
-std::string_view via(XvalPair p);
+std::string to_string(const XvalPair& p);
 
 enum class XvalStatus : std::uint8_t { AllowedReached, AllowedUnreached, ReachedForbidden };
 std::string_view to_string(XvalStatus s);

@@ -18,7 +18,6 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
-#include "redscope/core/pto.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/results/results.hpp"
 
@@ -87,9 +86,10 @@ struct EngineOptions {
   // operational machine is hand-written and ignores it (it is the cross-check).
   std::string model_file;
   std::shared_ptr<const cat::Model> user_model;
-  // PTO float sums (--pto-order): one order, or both (nullopt), so that a
-  // condition that depends on the order is reported as such.
-  std::optional<pto::Order> pto_order;
+  // Options a test's semantics reads, by name without the dashes (a
+  // dialect's row declares them; `--pto-order tree` is {"pto-order",
+  // "tree"}); an option left out has its default.
+  std::map<std::string, std::string, std::less<>> semantics_options;
 };
 
 // The cat model `opts` selects for `test` (see EngineOptions::model_file).

@@ -26,6 +26,11 @@ constexpr std::size_t kDefaultMaxFileBytes = kDefaultMaxInputBytes;
 std::string read_litmus_source(const std::string& path,
                                std::size_t max_bytes = kDefaultMaxFileBytes);
 
+// Reads one test file (or FILE#N) with whichever dialect claims it: the
+// registry's parse_litmus_file, handed to a dialect's command, which sits
+// below the registry and cannot call it.
+using TestFileReader = LitmusTest (*)(const std::string& path, std::size_t max_bytes);
+
 // "FILE#N" -> (FILE, N) when FILE is not itself a file and N a number of
 // at most six digits (a test address, redscope/registry/registry.hpp).
 std::optional<std::pair<std::string, std::size_t>> split_address(const std::string& address);

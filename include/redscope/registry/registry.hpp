@@ -15,9 +15,19 @@
 #include <vector>
 
 #include "redscope/core/litmus.hpp"
+#include "redscope/engine/semantics.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 namespace redscope {
+
+// A named option of a dialect's semantics: `--<name> VALUE` on the command
+// line, EngineOptions::semantics_options[name] for the semantics.
+struct SemanticsOption {
+  std::string_view name;                     // "pto-order"
+  std::span<const std::string_view> values;  // the values it takes: tree, sequential, both
+  // "tree, sequential or both", for messages.
+  std::string values_text() const;
+};
 
 struct Dialect {
   std::string_view name;     // "ptx-litmus"
@@ -34,10 +44,15 @@ struct Dialect {
   // or none when there are fewer; null when `parse` is as cheap.
   std::optional<LitmusTest> (*parse_nth)(std::string_view text, const std::string& file,
                                          std::size_t n) = nullptr;
+  // What its tests mean: event graphs under a cat model, or a program the
+  // dialect's own semantics runs (redscope/engine/semantics.hpp).
+  const Semantics* semantics = nullptr;
+  // Options its semantics reads (none, or one `--<name> VALUE` flag).
+  std::optional<SemanticsOption> option = std::nullopt;
   // The dialect's own command, `redscope <command> ...` (argv[1] is the
   // command; returns the exit status), or none.
   std::string_view command = {};
-  int (*run_command)(int argc, char** argv) = nullptr;
+  int (*run_command)(int argc, char** argv, TestFileReader read) = nullptr;
 
   // Whether the dialect reads the file at `path`; `head` holds its first
   // kDialectHeadBytes bytes, or fewer (empty when unread or unreadable).
@@ -53,6 +68,13 @@ std::span<const Dialect> dialects();
 // The dialect that claims the file, or null: first those that name a first
 // word, then those that take any file of their extension, each in list order.
 const Dialect* dialect_for(const std::filesystem::path& path, std::string_view head);
+
+// The semantics of a test: that of the dialect whose first word is the
+// test's architecture (LitmusTest::arch), else event graphs (the first row's).
+const Semantics& semantics_of(const LitmusTest& test);
+
+// The semantics option a flag names ("--pto-order"), or null.
+const SemanticsOption* semantics_option(std::string_view flag);
 
 // The dialect whose command is `name`, or null.
 const Dialect* dialect_with_command(std::string_view name);

@@ -14,7 +14,7 @@
 #include "dialects/pto/pto_lexer.hpp"
 #include "frontend/container.hpp"
 #include "frontend/lexer.hpp"
-#include "redscope/core/pto.hpp"
+#include "redscope/dialects/pto/pto.hpp"
 
 namespace redscope::detail {
 
@@ -113,7 +113,7 @@ class PtoParser {
     finish_cores();
     parse_condition();
     check_condition();
-    test_.pto_program = std::make_shared<const p::Program>(std::move(prog_));
+    test_.program = std::make_shared<const p::Program>(std::move(prog_));
     return std::move(test_);
   }
 

@@ -56,7 +56,7 @@ std::string sass_input(std::string& file, std::size_t max_bytes) {
 
 }  // namespace
 
-int run_sass(int argc, char** argv) {
+int run_sass(int argc, char** argv, TestFileReader /*read: the command reads listings*/) {
   if (argc >= 3 && (std::string(argv[2]) == "-h" || std::string(argv[2]) == "--help")) {
     fmt::print("{}", kSassUsage);
     return 0;

@@ -21,8 +21,8 @@
 #include <optional>
 #include <set>
 
-#include "frontend/container.hpp"
 #include "dialects/sass/sass_text.hpp"
+#include "frontend/container.hpp"
 
 namespace redscope::detail {
 

@@ -17,7 +17,6 @@
 
 #include "engine/enumerate/estimate.hpp"
 #include "engine/enumerate/symmetry.hpp"
-#include "engine/pto_exec.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
@@ -979,7 +978,6 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
 
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
-  if (test.pto_program) return pto_exec::run_explorer(test, opts);  // a PTO vector program
   return enumerate_test(test, opts, *model_of(opts, test), nullptr);
 }
 

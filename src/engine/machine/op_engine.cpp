@@ -1330,11 +1330,6 @@ std::vector<Item> frontier(const Machine& m) {
 TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                   std::map<std::vector<std::uint64_t>, std::string>* traces) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (test.pto_program)
-    throw InputError(Diagnostic{test.file,
-                                {1, 1},
-                                "the operational machine (--engine op) runs PTX event graphs; "
-                                "check PTO vector programs with the z3 or enum engine"});
   // The machine is written independently of the axioms: it has none to
   // leave out, and answering as if it had would be a silent wrong answer.
   if (!opts.disabled_axioms.empty())

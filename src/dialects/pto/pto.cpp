@@ -1,6 +1,6 @@
 // The PTO reductions over bit patterns (include/redscope/core/pto.hpp states
 // each rule; docs/model.md "PTO vector reductions" gives the reasons).
-#include "redscope/core/pto.hpp"
+#include "redscope/dialects/pto/pto.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 // Mirrors src/core/pto.cpp rule by rule; see there for the reasons.
-#include "engine/z3/pto_z3_values.hpp"
+#include "dialects/pto/pto_z3_values.hpp"
 
 #include <optional>
 

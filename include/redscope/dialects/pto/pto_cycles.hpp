@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "redscope/core/json.hpp"
-#include "redscope/core/pto.hpp"
+#include "redscope/dialects/pto/pto.hpp"
 
 namespace redscope {
 

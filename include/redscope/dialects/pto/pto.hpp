@@ -1,5 +1,5 @@
 // Ascend PTO vector programs (seed ../shared/seeds/pto-vector-reductions.txt):
-// the program the PTO dialect produces (src/frontend/pto) and the bit-exact
+// the program the PTO dialect produces (src/dialects/pto) and the bit-exact
 // semantics of the seven reductions over lane bit patterns. The Z3 twin of
 // `reduce` is src/engine/z3/pto_z3_values.hpp; tests/test_pto.cpp runs the
 // two against each other. Every choice the seed leaves open is stated at
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/core/litmus.hpp"
 #include "redscope/core/types.hpp"
 #include "redscope/core/values.hpp"
 
@@ -155,11 +156,17 @@ struct StaticOp {
   std::string core;
 };
 
-struct Program {
+struct Program : redscope::Program {
   std::vector<Buffer> buffers;
   std::vector<Core> cores;
   std::vector<StaticOp> statics;  // in source order
   const Buffer* buffer(std::string_view name) const;
 };
+
+// The PTO program a test carries (LitmusTest::program), or null when it
+// carries none or another dialect's.
+inline const Program* program_of(const LitmusTest& t) {
+  return dynamic_cast<const Program*>(t.program.get());
+}
 
 }  // namespace redscope::pto

@@ -8,7 +8,7 @@
 
 #include <z3++.h>
 
-#include "redscope/core/pto.hpp"
+#include "redscope/dialects/pto/pto.hpp"
 
 namespace redscope {
 

@@ -1,4 +1,4 @@
-#include "engine/z3/pto_z3.hpp"
+#include "dialects/pto/pto_z3.hpp"
 
 #include <chrono>
 #include <set>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/pto_exec.hpp"
-#include "engine/z3/pto_z3_values.hpp"
+#include "dialects/pto/pto_exec.hpp"
+#include "dialects/pto/pto_z3_values.hpp"
 
 namespace redscope {
 
@@ -58,7 +58,7 @@ class PtoZ3 {
  public:
   PtoZ3(const LitmusTest& t, const EngineOptions& opts, const pto_exec::Observed& obs)
       : t_(t),
-        prog_(*t.pto_program),
+        prog_(*pto::program_of(t)),
         opts_(opts),
         obs_(obs),
         s_(c_),

@@ -2,9 +2,11 @@
 // (docs/cli.md).
 #pragma once
 
+#include "redscope/frontend/frontend.hpp"
+
 namespace redscope::cli {
 
 // argv[1] is "pto"; returns the exit status.
-int run_pto(int argc, char** argv);
+int run_pto(int argc, char** argv, TestFileReader read);
 
 }  // namespace redscope::cli

@@ -1,4 +1,4 @@
-#include "engine/pto_exec.hpp"
+#include "dialects/pto/pto_exec.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,7 +70,7 @@ void add_observable(Observed& o, const p::Program& prog, bool is_reg, std::size_
 }  // namespace
 
 Observed observe(const LitmusTest& t, bool observe_all) {
-  const p::Program& prog = *t.pto_program;
+  const p::Program& prog = *pto::program_of(t);
   Observed o;
   std::function<void(const CondTerm&)> term = [&](const CondTerm& c) {
     if (c.kind == CondTerm::Kind::Reg)
@@ -116,7 +116,9 @@ TestResult start_result(const LitmusTest& t, const EngineOptions& opts, const Ob
 }
 
 std::vector<p::Order> orders(const EngineOptions& opts) {
-  if (opts.pto_order) return {*opts.pto_order};
+  const auto o = opts.semantics_options.find(kOrderOption);
+  if (o != opts.semantics_options.end() && o->second == "tree") return {p::Order::Tree};
+  if (o != opts.semantics_options.end() && o->second == "sequential") return {p::Order::Sequential};
   return {p::Order::Tree, p::Order::Sequential};
 }
 
@@ -149,7 +151,7 @@ class Explorer {
  public:
   Explorer(const LitmusTest& t, const Observed& o, const EngineOptions& opts)
       : t_(t),
-        prog_(*t.pto_program),
+        prog_(*pto::program_of(t)),
         obs_(o),
         opts_(opts),
         orders_(orders(opts)) {
@@ -409,7 +411,7 @@ TestResult run_explorer(const LitmusTest& t, const EngineOptions& opts) {
 }
 
 std::set<std::string> static_notes(const LitmusTest& t, const Budget* budget) {
-  const p::Program& prog = *t.pto_program;
+  const p::Program& prog = *pto::program_of(t);
   std::set<std::string> notes;
   // Cross-core accesses of the same elements, one of them a store: the
   // dialect has no cross-core synchronization, so each is a data race.

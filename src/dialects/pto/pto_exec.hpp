@@ -6,7 +6,7 @@
 //
 // Choices (docs/model.md "PTO vector reductions"):
 //   order       a float vcadd/vcgadd sums in tree or sequential order
-//               (EngineOptions::pto_order: one of them, or both)
+//               (the option kOrderOption: one of them, or both)
 //   completion  a group reduction's result reaches the core's later vector
 //               ops only after it completes; until a pto.barrier #pto.pipe
 //               each consumer may still read the register's old contents,
@@ -20,8 +20,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "redscope/dialects/pto/pto.hpp"
 #include "redscope/engine/engine.hpp"
 
 namespace redscope::pto_exec {
@@ -58,6 +60,10 @@ struct Exploration {
 // Every outcome of the program over all choices; throws InputError beyond
 // opts.enum_limit paths.
 Exploration explore(const LitmusTest& t, const Observed& o, const EngineOptions& opts);
+
+// The option that names the order of float sums (--pto-order): "tree",
+// "sequential" or "both" (the default).
+inline constexpr std::string_view kOrderOption = "pto-order";
 
 // The orders a run explores.
 std::vector<pto::Order> orders(const EngineOptions& opts);

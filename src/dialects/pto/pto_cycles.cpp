@@ -1,5 +1,5 @@
 // The seed's cycle tables applied to a PTO program (analysis/pto_cycles.hpp).
-#include "redscope/analysis/pto_cycles.hpp"
+#include "redscope/dialects/pto/pto_cycles.hpp"
 
 #include <algorithm>
 #include <map>

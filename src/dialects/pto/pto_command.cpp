@@ -1,17 +1,17 @@
 // `redscope pto cycles`: the seed's A2/A3 and A5 cycle tables applied to a
-// PTO program's reductions (analysis/pto_cycles.hpp).
-#include "cli/pto_command.hpp"
+// PTO program's reductions (pto_cycles.hpp).
+#include "dialects/pto/pto_command.hpp"
 
 #include <fmt/format.h>
 
 #include <string>
 
-#include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/dialects/pto/pto.hpp"
+#include "redscope/dialects/pto/pto_cycles.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/registry/registry.hpp"
 
 namespace redscope::cli {
 
@@ -48,14 +48,16 @@ struct CycleOptions {
 };
 
 // Reads, parses and counts FILE under the budget of `o`.
-PtoCycles cycles_of(const std::string& file, PtoArch arch, const CycleOptions& o) {
+PtoCycles cycles_of(const std::string& file, PtoArch arch, const CycleOptions& o,
+                    TestFileReader read) {
   return with_budget(o, [&](const CycleOptions& b) {
-    const LitmusTest t = parse_litmus_file(file, b.max_file_bytes);
+    const LitmusTest t = read(file, b.max_file_bytes);
     check(b.budget);
-    if (!t.pto_program)
+    const pto::Program* program = pto::program_of(t);
+    if (!program)
       throw InputError(Diagnostic{
           file, {1, 1}, fmt::format("not a PTO program (its first word is {}, not PTO)", t.arch)});
-    PtoCycles c = pto_cycles(*t.pto_program, arch);
+    PtoCycles c = pto_cycles(*program, arch);
     check(b.budget);
     return c;
   });
@@ -68,7 +70,7 @@ int usage(const std::string& msg) {
 
 }  // namespace
 
-int run_pto(int argc, char** argv) {
+int run_pto(int argc, char** argv, TestFileReader read) {
   if (argc >= 3 && (std::string(argv[2]) == "-h" || std::string(argv[2]) == "--help")) {
     fmt::print("{}", kPtoUsage);
     return 0;
@@ -115,7 +117,7 @@ int run_pto(int argc, char** argv) {
   }
   if (file.empty()) return usage("pto cycles needs a FILE");
   try {
-    const PtoCycles c = cycles_of(file, arch, opts);
+    const PtoCycles c = cycles_of(file, arch, opts, read);
     if (format == "json")
       fmt::print("{}\n", render_cycles_json(c, file).dump(Json::Layout::Nested));
     else
