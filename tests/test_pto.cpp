@@ -308,10 +308,10 @@ TEST_CASE("pto: one summation order per run, on both engines", "[pto][engines]")
 // (the container's default Target, sm_90, is meaningless there).
 TEST_CASE("pto: JSON reports no NVIDIA target", "[pto]") {
   const std::string pto =
-      json_test_head("t", "t.litmus", true, ModelKind::Pto, 90).dump(Json::Layout::Line);
+      json_test_head("t", "t.litmus", true, &p::kModel, 90).dump(Json::Layout::Line);
   CHECK(pto.find("\"target\": null") != std::string::npos);
   const std::string ptx =
-      json_test_head("t", "t.litmus", true, ModelKind::Ptx, 90).dump(Json::Layout::Line);
+      json_test_head("t", "t.litmus", true, kDefaultModel, 90).dump(Json::Layout::Line);
   CHECK(ptx.find("\"target\": \"sm_90\"") != std::string::npos);
 }
 
@@ -328,7 +328,7 @@ TEST_CASE("pto: xval pairs the explorer with the Z3 twin", "[pto][xval]") {
     REQUIRE(x.pair);
     CHECK(x.pair->exact);
     CHECK(to_string(*x.pair) == "explorer vs z3 twin");
-    CHECK(x.model == ModelKind::Pto);
+    CHECK(x.model == &p::kModel);
     CHECK(x.count(XvalStatus::AllowedReached) >= 2);  // a choice per outcome
     CHECK(x.count(XvalStatus::AllowedUnreached) == 0);
     CHECK(x.count(XvalStatus::ReachedForbidden) == 0);

@@ -52,11 +52,11 @@ constexpr std::string_view kSm6xRule =
     "to normal store "
     "instructions to the same address')";
 
-std::string lost_reason(const Skeleton& sk, ModelKind model, const Site& a, const Site& b,
+std::string lost_reason(const Skeleton& sk, ModelRef model, const Site& a, const Site& b,
                         const AtomicityPair& p) {
   const Space sp = sk.ev(a.write).space;
   const bool shared = sp == Space::SharedCta || sp == Space::SharedCluster;
-  if (has_sm6x_rule(model) && shared && !b.is_rmw && p.mutually_in_scope)
+  if (model->has_variant("sm6x") && shared && !b.is_rmw && p.mutually_in_scope)
     return std::string(kSm6xRule);
   if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
   return "";
@@ -186,7 +186,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   AtomicityResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  r.model = opts.model.value_or(model_for_test(test));
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);

@@ -158,7 +158,7 @@ class Breaker {
         }),
         sk_(sk),
         m_(model),
-        variants_(model_variants(choice.kind)),
+        variants_(choice.kind->variant_list()),
         ev_(
             model, sk.size(), variants_, [](std::string_view) { return true; }, budget) {
     const Encoding::Chosen c = enc.chosen(m);
@@ -455,7 +455,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   Explanation out;
   out.test = test.name;
   out.file = test.file;
-  out.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  out.model = opts.model.value_or(model_for_test(test));
   out.model_file = opts.model_file;
   out.expansion = ex;
   out.outcome = target.text;

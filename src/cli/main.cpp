@@ -35,6 +35,14 @@
 
 namespace {
 
+// "ptx, ptx-sm6x, sass-sm30": the names --model takes.
+std::string builtin_model_names() {
+  std::string s;
+  for (const redscope::BuiltinModel& m : redscope::kBuiltinModels)
+    s += fmt::format("{}{}", s.empty() ? "" : ", ", m.name);
+  return s;
+}
+
 constexpr const char* kVersion = "0.1.0";
 
 // Exit statuses (stable; also listed in --help and docs/cli.md).
@@ -225,7 +233,7 @@ struct Cli {
   std::optional<std::string> expect;
   int unroll = 2;
   bool observe_all = false;
-  std::optional<redscope::ModelKind> model;
+  std::optional<redscope::ModelRef> model;
   // A dialect's semantics options (--pto-order tree: {"pto-order", "tree"}).
   std::map<std::string, std::string, std::less<>> semantics_options;
   redscope::EngineKind engine = redscope::EngineKind::Auto;
@@ -302,18 +310,14 @@ Cli parse_run(int argc, char** argv) {
       c.expect = value();
     } else if (a == "--model" || a == "--cat") {
       const std::string m = value();
-      if (a == "--model" && m == "ptx")
-        c.model = redscope::ModelKind::Ptx;
-      else if (a == "--model" && m == "ptx-sm6x")
-        c.model = redscope::ModelKind::PtxSm6x;
-      else if (a == "--model" && m == "sass-sm30")
-        c.model = redscope::ModelKind::SassSm30;
+      if (a == "--model" && redscope::builtin_model_named(m))
+        c.model = redscope::builtin_model_named(m);
       else if (a == "--cat" || m.find('/') != std::string::npos ||
                (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
         c.cat = m;  // loaded after the options (load_user_model)
       else
-        usage_error(fmt::format(
-            "unknown model '{}' (ptx, ptx-sm6x, sass-sm30, or a cat file: FILE.cat)", m));
+        usage_error(fmt::format("unknown model '{}' ({}, or a cat file: FILE.cat)", m,
+                                builtin_model_names()));
     } else if (a == "--engine") {
       const std::string e = value();
       if (e == "auto")
@@ -831,15 +835,18 @@ int run_atomicity(const Cli& c) {
 // `redscope models`: the shipped models (--model names), the file each is
 // written in and which engines read that file.
 int run_models() {
-  const std::string title = redscope::cat::builtin_ptx().title;
-  fmt::print("ptx       models/ptx.cat (built in): \"{}\"; sm_70 and later\n", title);
+  auto row = [](const redscope::BuiltinModel& m) {
+    std::string about(m.about);
+    if (const std::size_t at = about.find("{title}"); at != std::string::npos)
+      about.replace(at, 7, redscope::cat::builtin_model(m).title);
+    fmt::print("{:<9} {}\n", m.name, about);
+  };
+  // The model table's rows, then the models of dialects that are their own
+  // semantics (no cat file).
+  for (const redscope::BuiltinModel& m : redscope::kBuiltinModels) row(m);
+  for (const redscope::Dialect& d : redscope::dialects())
+    if (d.default_model && d.default_model->file.empty()) row(*d.default_model);
   fmt::print(
-      "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
-      "          .shared is not atomic against plain stores\n"
-      "sass-sm30 models/sass-sm30.cat (built in, includes ptx.cat, variant \"sm6x\"): SASS\n"
-      "          litmus tests (Kepler sm_30)\n"
-      "pto       PTO vector programs: their operations' semantics (docs/model.md), not a\n"
-      "          cat file; chosen by the file's first word PTO\n"
       "--model picks one (default: from each test's Target) or takes your own file,\n"
       "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
       "all evaluate the model file; the operational machine (--engine op, and xval's\n"

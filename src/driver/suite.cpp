@@ -121,7 +121,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
       const LitmusTest& t = *source;
       r.parsed = true;
       r.test = t.name;
-      r.model = o.model.value_or(model_for_test(t.arch, t.target_sm));
+      r.model = o.model.value_or(model_for_test(t));
       r.target_sm = t.target_sm;
       o.budget->check();
       TestResult res = run_engine(t, o);

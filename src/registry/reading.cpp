@@ -30,7 +30,7 @@ LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
     const std::string text = read_litmus_source(file, max_bytes);
     const Dialect& d = reader_of(file, text);
     if (d.parse_nth)
-      if (std::optional<LitmusTest> t = d.parse_nth(text, file, addr->second)) return std::move(*t);
+      if (std::optional<LitmusTest> t = d.parse_one(text, file, addr->second)) return std::move(*t);
   }
   std::vector<LitmusTest> tests = parse_litmus_tests(file, max_bytes);
   if (addr) {

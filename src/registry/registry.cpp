@@ -65,30 +65,45 @@ std::span<const Dialect> dialects() {
   static const std::array kDialects{
       Dialect{.name = "ptx-litmus",
               .accepts = ".litmus",
-              .parse = one_litmus_test,
+              .read = one_litmus_test,
               .semantics = &kEventGraphs},
       Dialect{.name = "nvidia-test",
               .accepts = ".test",
-              .parse = detail::parse_nv_test,
+              .read = detail::parse_nv_test,
               .parse_nth = detail::parse_nv_test_nth,
               .semantics = &kEventGraphs},
       Dialect{.name = "sass-litmus",
               .accepts = ".litmus",
               .first_word = "SASS",
-              .parse = detail::parse_sass_litmus,
+              .read = detail::parse_sass_litmus,
               .semantics = &kLoweredSass,
+              .default_model = builtin_model_named("sass-sm30"),
               .command = "sass",
               .run_command = cli::run_sass},
       Dialect{.name = "pto-litmus",
               .accepts = ".litmus",
               .first_word = "PTO",
-              .parse = detail::parse_pto_litmus,
+              .read = detail::parse_pto_litmus,
               .semantics = &pto::semantics(),
+              .default_model = &pto::kModel,
               .option = SemanticsOption{pto_exec::kOrderOption, pto::kOrderValues},
               .command = "pto",
               .run_command = cli::run_pto},
   };
   return kDialects;
+}
+
+std::vector<LitmusTest> Dialect::parse(std::string_view text, const std::string& file) const {
+  std::vector<LitmusTest> tests = read(text, file);
+  for (LitmusTest& t : tests) t.default_model = default_model;
+  return tests;
+}
+
+std::optional<LitmusTest> Dialect::parse_one(std::string_view text, const std::string& file,
+                                             std::size_t n) const {
+  std::optional<LitmusTest> t = parse_nth(text, file, n);
+  if (t) t->default_model = default_model;
+  return t;
 }
 
 bool Dialect::claims(const std::filesystem::path& path, std::string_view head) const {

@@ -39,7 +39,7 @@ struct XvalOutcome {
 
 struct XvalResult {
   std::string test, file;
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   std::string model_file;  // the user's model, if any (model_name)
   std::vector<std::string> labels;
   std::vector<XvalOutcome> outcomes;

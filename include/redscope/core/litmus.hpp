@@ -16,6 +16,8 @@ namespace redscope {
 // The program of a test whose semantics is not an event graph (a dialect's
 // own, docs/architecture.md "Semantics"): owned by the semantics that reads
 // it, which alone knows its type; core only carries it.
+struct BuiltinModel;  // core/model.hpp
+
 struct Program {
   Program() = default;
   Program(const Program&) = default;
@@ -238,6 +240,9 @@ struct LitmusTest {
   // A program its dialect's semantics runs instead of `threads` (which then
   // only name its cores); null for event-graph tests.
   std::shared_ptr<const Program> program;
+  // The model its dialect checks it against by default (the registry's row
+  // sets it); null: the model its target selects (model_for_test).
+  const BuiltinModel* default_model = nullptr;
 };
 
 // The location holding GPU g's replica of multimem range `range` ("m_gpu1"):

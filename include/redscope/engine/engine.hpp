@@ -43,7 +43,7 @@ struct EngineOptions {
   EngineKind engine = EngineKind::Auto;
   ExpandOptions expand;
   bool observe_all = false;
-  std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
+  std::optional<ModelRef> model;  // default: chosen from the test (model_for_test)
   // Axioms left out of the check (for experiments and for the unit tests
   // that show each axiom forbidding something on its own).
   std::vector<Axiom> disabled_axioms;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "redscope/core/litmus.hpp"
+#include "redscope/core/model.hpp"
 #include "redscope/engine/semantics.hpp"
 #include "redscope/frontend/frontend.hpp"
 
@@ -38,8 +39,8 @@ struct Dialect {
   // any file of its extension (dialect_for).
   std::string_view first_word = {};
   // The tests in a file's text (a template file may yield many); throws
-  // InputError at the offending position.
-  std::vector<LitmusTest> (*parse)(std::string_view text, const std::string& file);
+  // InputError at the offending position. (parse() adds the default model.)
+  std::vector<LitmusTest> (*read)(std::string_view text, const std::string& file);
   // Test n (from 1) alone, without building the others (a template's row),
   // or none when there are fewer; null when `parse` is as cheap.
   std::optional<LitmusTest> (*parse_nth)(std::string_view text, const std::string& file,
@@ -47,12 +48,22 @@ struct Dialect {
   // What its tests mean: event graphs under a cat model, or a program the
   // dialect's own semantics runs (redscope/engine/semantics.hpp).
   const Semantics* semantics = nullptr;
+  // The model its tests are checked against by default (a row of
+  // kBuiltinModels, or the semantics' own); null: the model their target
+  // selects (model_for_target).
+  const BuiltinModel* default_model = nullptr;
   // Options its semantics reads (none, or one `--<name> VALUE` flag).
   std::optional<SemanticsOption> option = std::nullopt;
   // The dialect's own command, `redscope <command> ...` (argv[1] is the
   // command; returns the exit status), or none.
   std::string_view command = {};
   int (*run_command)(int argc, char** argv, TestFileReader read) = nullptr;
+
+  // read(), each test given the dialect's default model.
+  std::vector<LitmusTest> parse(std::string_view text, const std::string& file) const;
+  // Test n alone (parse_nth), given the dialect's default model.
+  std::optional<LitmusTest> parse_one(std::string_view text, const std::string& file,
+                                      std::size_t n) const;
 
   // Whether the dialect reads the file at `path`; `head` holds its first
   // kDialectHeadBytes bytes, or fewer (empty when unread or unreadable).

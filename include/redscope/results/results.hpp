@@ -111,7 +111,7 @@ struct IncompletePaths {
 struct TestResult {
   std::string test;
   std::string file;
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   int target_sm = 90;
   Quantifier quantifier = Quantifier::Exists;
   std::string condition_text;

@@ -1,4 +1,5 @@
 #include "dialects/pto/pto_exec.hpp"
+#include "dialects/pto/pto_semantics.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -104,7 +105,7 @@ TestResult start_result(const LitmusTest& t, const EngineOptions& opts, const Ob
   TestResult r;
   r.test = t.name;
   r.file = t.file;
-  r.model = ModelKind::Pto;
+  r.model = &p::kModel;
   r.target_sm = t.target_sm;
   r.quantifier = t.quantifier;
   r.condition_text = t.condition_text;

@@ -7,11 +7,22 @@
 #include <array>
 #include <string_view>
 
+#include "redscope/core/model.hpp"
 #include "redscope/engine/semantics.hpp"
 
 namespace redscope::pto {
 
 const Semantics& semantics();
+
+// What results name as the model of a PTO program: its operations'
+// semantics, no cat file, no NVIDIA target.
+inline constexpr BuiltinModel kModel{
+    .name = "pto",
+    .file = "",
+    .nvidia_target = false,
+    .about =
+        "PTO vector programs: their operations' semantics (docs/model.md), not a\n"
+        "          cat file; chosen by the file's first word PTO"};
 
 // The values of --pto-order (pto_exec::kOrderOption); "both" is the default.
 inline constexpr std::array<std::string_view, 3> kOrderValues{"tree", "sequential", "both"};
