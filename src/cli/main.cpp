@@ -747,16 +747,16 @@ int run_explain(const Cli& c) {
 int run_compile_check(const Cli& c) {
   try {
     const redscope::LitmusTest ptx = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
-    const redscope::LitmusTest sass = redscope::parse_litmus_file(c.paths[1], c.max_file_bytes);
+    const redscope::LitmusTest compiled = redscope::parse_litmus_file(c.paths[1], c.max_file_bytes);
     if (ptx.arch != "PTX")
       usage_error(fmt::format("compile-check: {} is not a PTX test (first the PTX, then the SASS)",
                               c.paths[0]));
-    if (sass.arch != "SASS")
+    if (compiled.arch != "SASS")
       usage_error(fmt::format("compile-check: {} is not a SASS test (first the PTX, then the SASS)",
                               c.paths[1]));
     const redscope::CompileCheck r =
         redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
-          return redscope::compile_check(ptx, sass, o, redscope::run_engine);
+          return redscope::compile_check(ptx, compiled, o, redscope::run_engine);
         });
     fmt::print("{}", c.format == "json" ? redscope::render_json(r) : redscope::render_text(r));
     return r.miscompilations.empty() ? kExitOk : kExitInputError;
