@@ -2,8 +2,8 @@
 // by side. PTX tests (and SASS tests, through the PTX events their
 // instructions lower to): the Z3 engine (the cat model) allows, the
 // operational machine reaches. PTO programs, which have no event graph: the
-// Z3 twin (engine/z3/pto_z3.cpp) allows, the explicit explorer
-// (engine/pto_exec.cpp) reaches. Each outcome is allowed and reached,
+// Z3 twin (dialects/pto/pto_z3.cpp) allows, the explicit explorer
+// (dialects/pto/pto_exec.cpp) reaches. Each outcome is allowed and reached,
 // allowed but never reached (the machine is stronger than the model there;
 // for PTO, a defect), or reached but forbidden (a defect in one of the two).
 #pragma once
