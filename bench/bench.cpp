@@ -20,6 +20,7 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 

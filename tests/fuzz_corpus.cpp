@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "fuzz.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 #include "redscope/driver/suite.hpp"
-#include "redscope/frontend/dialect.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope::fuzz {

@@ -16,19 +16,19 @@
 #include "fuzz.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/explain.hpp"
-#include "redscope/analysis/pto_cycles.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/dialects/pto/pto_cycles.hpp"
+#include "redscope/dialects/sass/sass.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
-#include "redscope/frontend/sass.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/dot.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
@@ -307,11 +307,10 @@ Verdict fast_litmus(const Input& in) {
     }
     for (std::size_t i = 0; i < std::min<std::size_t>(tests.size(), 4); ++i) {
       const LitmusTest& t = tests[i];
-      if (t.pto_program) {
+      if (const pto::Program* program = pto::program_of(t)) {
         stage = "pto_cycles";
-        (void)render_cycles_text(pto_cycles(*t.pto_program, PtoArch::A2A3), file);
-        (void)render_cycles_json(pto_cycles(*t.pto_program, PtoArch::A5), file)
-            .dump(Json::Layout::Line);
+        (void)render_cycles_text(pto_cycles(*program, PtoArch::A2A3), file);
+        (void)render_cycles_json(pto_cycles(*program, PtoArch::A5), file).dump(Json::Layout::Line);
       } else {
         stage = "expand";
         (void)expand(t, ExpandOptions{1, 16});
@@ -561,9 +560,15 @@ std::set<std::vector<std::uint64_t>> outcome_set(const TestResult& r) {
 
 // z3, enum (when its search is small) and a comparison of their outcomes;
 // the witness pictures of a few z3 outcomes (--dot).
+// Engine `k` on the test's semantics (PTO programs run their own engines).
+TestResult run_as(const LitmusTest& t, EngineOptions o, EngineKind k) {
+  o.engine = k;
+  return semantics_of(t).run(t, o);
+}
+
 void engines(const LitmusTest& t, const EngineOptions& o, FullContext& ctx, std::string& stage) {
   stage = "run_z3";
-  const TestResult z = timed(ctx, stage, [&] { return run_z3(t, o); });
+  const TestResult z = timed(ctx, stage, [&] { return run_as(t, o, EngineKind::Z3); });
   (void)render_text(z);
   (void)render_json({z});
   stage = "dot";
@@ -574,13 +579,13 @@ void engines(const LitmusTest& t, const EngineOptions& o, FullContext& ctx, std:
   }
   stage = "expand";
   const double log2_co =
-      t.pto_program ? 0 : timed(ctx, stage, [&] { return enum_search_log2(expand(t, o.expand)); });
+      t.program ? 0 : timed(ctx, stage, [&] { return enum_search_log2(expand(t, o.expand)); });
   if (log2_co > kEnumMaxLog2) {
     ctx.enum_skipped = true;
     return;
   }
   stage = "run_enum";
-  const TestResult e = timed(ctx, stage, [&] { return run_enum(t, o); });
+  const TestResult e = timed(ctx, stage, [&] { return run_as(t, o, EngineKind::Enum); });
   (void)render_text(e);
   stage = "z3 vs enum";
   if (!z.error && !e.error && z.incomplete.total() == e.incomplete.total() &&
@@ -603,13 +608,13 @@ void analysis(const LitmusTest& t, FullContext& ctx, std::string& stage, const c
 
 void full_test(const LitmusTest& t, const EngineOptions& o, FullContext& ctx, std::string& stage) {
   engines(t, o, ctx, stage);
-  if (!t.pto_program)  // the machine runs PTX event graphs only (a located refusal)
+  if (!t.program)  // the machine runs PTX event graphs only (a located refusal)
     analysis(t, ctx, stage, "run_op", [&] { return render_text(run_op(t, o)); });
   analysis(t, ctx, stage, "atomicity", [&] {
     const AtomicityResult a = check_atomicity(t, o);
     return render_atomicity_text(a) + render_atomicity_json({a});
   });
-  if (t.pto_program) return;  // explain refuses PTO programs (a usage error, explain.cpp)
+  if (t.program) return;  // explain refuses PTO programs (a usage error, explain.cpp)
   analysis(t, ctx, stage, "explain", [&] {
     const Explanation x = explain(t, o, ExplainRequest{});
     return render_text(x) + render_json(x);

@@ -63,7 +63,8 @@ bool atomicity(const EnumCandidate& c, const PtxOracle::Statics& st, const BitRe
       for (EventId x = 0; x < n; ++x) {
         if (x == w || !st.ms.has(r, x) || !st.ms.has(x, w) || !fr.has(r, x) || !c.co.has(x, w))
           continue;
-        if (has_sm6x_rule(c.model) && is_shared(c.sk.ev(w).space) && !c.sk.ev(x).in_rmw) continue;
+        if (c.model->has_variant("sm6x") && is_shared(c.sk.ev(w).space) && !c.sk.ev(x).in_rmw)
+          continue;
         return false;
       }
     }

@@ -119,6 +119,6 @@ TEST_CASE("atomicity: the sm6x variant's exemption, read off the model's Atomici
         "is not in RMW; P0's red.shared.add.u32 [x], 1 (its write) is in SHARED");
   // On sm_70 the variant is off and Atomicity forbids the lost store.
   EngineOptions sm70;
-  sm70.model = ModelKind::Ptx;
+  sm70.model = builtin_model_named("ptx");
   CHECK_FALSE(check_atomicity(t, sm70).pairs[0].lost_update);
 }

@@ -1,9 +1,9 @@
 // Parser: the accepted syntax (Dat3M shorthand and real PTX) and diagnostics.
 #include <catch2/catch.hpp>
 
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/frontend/text_cursor.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 
@@ -346,6 +346,53 @@ TEST_CASE("dialect registry: *.litmus is PTX, SASS or PTO litmus, *.test is NVID
   const std::vector<LitmusTest> tests = d->parse(text, "t.litmus");
   REQUIRE(tests.size() == 1);
   CHECK(tests[0].name == "t");
+}
+
+// Issue 32, item 1: the registry decides who reads a file (a dialect that
+// names its first word before one that takes any file of its extension),
+// which semantics a test has, and its default model; the model table names
+// the built-in models.
+TEST_CASE("registry: claims by rule, semantics and default model by row; the model table",
+          "[frontend][registry]") {
+  // ptx-litmus is listed first but takes any .litmus file: it comes last.
+  CHECK(dialects()[0].first_word.empty());
+  CHECK(dialect_for("a.litmus", "(* c *) SASS t\n")->name == "sass-litmus");
+  CHECK(dialect_for("a.litmus", "sass t\n")->name == "sass-litmus");
+  CHECK(dialect_for("a.litmus", "SASSY t\n")->name == "ptx-litmus");
+  CHECK(dialect_for("a.litmus", "PTO")->name == "ptx-litmus");  // no blank after the word
+  // Each row's semantics: event graphs with model axioms, or PTO's exact pair.
+  const std::string sass =
+      "SASS s\n{ x = 0; P0:R2 = x; P0:R3 = 1; }\n P0@cta 0,gpu 0 ;\n ST.E [R2], R3 ;\n"
+      "exists (x == 1)\n";
+  const LitmusTest s = dialect_for("s.litmus", sass)->parse(sass, "s.litmus").front();
+  REQUIRE(s.default_model != nullptr);
+  CHECK(s.default_model->name == "sass-sm30");
+  CHECK(model_for_test(s)->name == "sass-sm30");
+  CHECK(semantics_of(s).has_model_axioms());
+  CHECK(semantics_of(s).formulations().via == "lowering to PTX events");
+  LitmusTest p = s;
+  p.arch = "PTX";
+  p.default_model = nullptr;
+  CHECK(semantics_of(p).formulations().via.empty());
+  p.arch = "PTO";
+  CHECK(semantics_of(p).formulations().exact);
+  CHECK_FALSE(semantics_of(p).has_model_axioms());
+  // The PTO row's option and command.
+  const SemanticsOption* order = semantics_option("--pto-order");
+  REQUIRE(order != nullptr);
+  CHECK(order->values_text() == "tree, sequential or both");
+  CHECK(semantics_option("--unroll") == nullptr);
+  CHECK(dialect_with_command("pto") != nullptr);
+  CHECK(dialect_with_command("sass") != nullptr);
+  CHECK(dialect_with_command("run") == nullptr);
+  // The model table: names, variants and the targets each is the default of.
+  CHECK(model_for_target(90)->name == "ptx");
+  CHECK(model_for_target(70)->name == "ptx");
+  CHECK(model_for_target(60)->name == "ptx-sm6x");
+  REQUIRE(builtin_model_named("sass-sm30") != nullptr);
+  CHECK(builtin_model_named("sass-sm30")->has_variant("sm6x"));
+  CHECK_FALSE(builtin_model_named("ptx")->has_variant("sm6x"));
+  CHECK(builtin_model_named("pto") == nullptr);  // PTO's model is its dialect's own
 }
 
 namespace {

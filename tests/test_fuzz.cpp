@@ -17,8 +17,8 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/z3/z3.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 namespace fs = std::filesystem;

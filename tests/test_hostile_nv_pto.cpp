@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "engine/pto_exec.hpp"
+#include "dialects/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_exec.hpp"
 #include "frontend/lexer.hpp"
 #include "frontend/nvtest/nv_test.hpp"
-#include "frontend/pto/pto_dialect.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"

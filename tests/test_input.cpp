@@ -13,6 +13,7 @@
 #include "redscope/core/input.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/merge.hpp"
 
 using namespace redscope;

@@ -16,6 +16,7 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
+#include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
 using namespace redscope;
@@ -48,7 +49,7 @@ TEST_CASE("models/ptx.cat and the frozen oracle allow the same outcomes on every
     INFO(f);
     const LitmusTest t = parse_litmus_file(f);
     if (first_proxy_use(t)) continue;  // the frozen oracle predates proxies
-    if (t.pto_program) continue;       // PTO programs have no cat model
+    if (t.program) continue;           // PTO programs have no cat model
     EngineOptions o;
     o.engine = EngineKind::Enum;
     o.observe_all = true;

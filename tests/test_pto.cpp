@@ -8,11 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "engine/z3/pto_z3_values.hpp"
-#include "frontend/pto/pto_dialect.hpp"
-#include "redscope/analysis/pto_cycles.hpp"
+#include "dialects/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_semantics.hpp"
+#include "dialects/pto/pto_z3_values.hpp"
 #include "redscope/analysis/xval.hpp"
-#include "redscope/core/pto.hpp"
+#include "redscope/dialects/pto/pto.hpp"
+#include "redscope/dialects/pto/pto_cycles.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
@@ -165,8 +166,8 @@ pto.vecscope {
 exists (P0:%x[0] == 64.0)
 )",
                                     "cycles.litmus");
-  REQUIRE(t.pto_program);
-  const PtoCycles a = pto_cycles(*t.pto_program, PtoArch::A2A3);
+  REQUIRE(p::program_of(t));
+  const PtoCycles a = pto_cycles(*p::program_of(t), PtoArch::A2A3);
   REQUIRE(a.rows.size() == 3);
   // vcadd f32, one repeat: 13 + 19 + 1×2 + 0×18 = 34.
   CHECK(a.rows[0].cycles == 34u);
@@ -176,7 +177,7 @@ exists (P0:%x[0] == 64.0)
   CHECK(a.rows[2].repeats == 3);
   CHECK(a.rows[2].cycles == 69u);
   CHECK(a.total == 34u + 36u + 69u);
-  const PtoCycles b = pto_cycles(*t.pto_program, PtoArch::A5);
+  const PtoCycles b = pto_cycles(*p::program_of(t), PtoArch::A5);
   CHECK(b.rows[0].cycles == 19u);      // vcadd f32
   CHECK(b.rows[1].cycles == 21u);      // vcgadd f16
   CHECK(b.rows[2].cycles == 3u * 17);  // vcgmax i16, three times
@@ -203,8 +204,8 @@ P1: pto.vecscope {
 exists (P0:%s[0] == 64.0)
 )",
                                     "cores.litmus");
-  REQUIRE(t.pto_program);
-  const PtoCycles c = pto_cycles(*t.pto_program, PtoArch::A2A3);
+  REQUIRE(p::program_of(t));
+  const PtoCycles c = pto_cycles(*p::program_of(t), PtoArch::A2A3);
   // Each f32 full reduction once: 13 + 19 + 1×2 + 0×18 = 34.
   CHECK(c.total == 3u * 34);
   CHECK(c.per_core == std::map<std::string, std::uint64_t>{{"P0", 34}, {"P1", 68}});
@@ -270,11 +271,11 @@ exists (P0:%s[0] == 2050.0)
     EngineOptions o;
     o.engine = k;
     CHECK(run_engine(t, o).outcomes.size() == 2);  // both orders
-    o.pto_order = p::Order::Sequential;
+    o.semantics_options["pto-order"] = "sequential";
     const TestResult seq = run_engine(t, o);
     REQUIRE(seq.outcomes.size() == 1);
     CHECK(!seq.holds);
-    o.pto_order = p::Order::Tree;
+    o.semantics_options["pto-order"] = "tree";
     CHECK(run_engine(t, o).holds);
   }
 }
@@ -307,10 +308,10 @@ TEST_CASE("pto: one summation order per run, on both engines", "[pto][engines]")
 // (the container's default Target, sm_90, is meaningless there).
 TEST_CASE("pto: JSON reports no NVIDIA target", "[pto]") {
   const std::string pto =
-      json_test_head("t", "t.litmus", true, ModelKind::Pto, 90).dump(Json::Layout::Line);
+      json_test_head("t", "t.litmus", true, &p::kModel, 90).dump(Json::Layout::Line);
   CHECK(pto.find("\"target\": null") != std::string::npos);
   const std::string ptx =
-      json_test_head("t", "t.litmus", true, ModelKind::Ptx, 90).dump(Json::Layout::Line);
+      json_test_head("t", "t.litmus", true, kDefaultModel, 90).dump(Json::Layout::Line);
   CHECK(ptx.find("\"target\": \"sm_90\"") != std::string::npos);
 }
 
@@ -324,8 +325,10 @@ TEST_CASE("pto: xval pairs the explorer with the Z3 twin", "[pto][xval]") {
     INFO(name);
     const XvalResult x = xval_file(dir + name + ".litmus", o);
     REQUIRE(!x.error);
-    CHECK(x.pair == XvalPair::PtoExplorerVsZ3);
-    CHECK(x.model == ModelKind::Pto);
+    REQUIRE(x.pair);
+    CHECK(x.pair->exact);
+    CHECK(to_string(*x.pair) == "explorer vs z3 twin");
+    CHECK(x.model == &p::kModel);
     CHECK(x.count(XvalStatus::AllowedReached) >= 2);  // a choice per outcome
     CHECK(x.count(XvalStatus::AllowedUnreached) == 0);
     CHECK(x.count(XvalStatus::ReachedForbidden) == 0);
@@ -339,10 +342,10 @@ TEST_CASE("pto: xval pairs the explorer with the Z3 twin", "[pto][xval]") {
   }
   // A disagreement either way is a defect (exit status 4).
   XvalResult d;
-  d.pair = XvalPair::PtoExplorerVsZ3;
+  d.pair = p::semantics().formulations();
   d.outcomes.push_back(XvalOutcome{{}, XvalStatus::AllowedUnreached, "", {}, ""});
   CHECK(d.defect());
-  d.pair = XvalPair::MachineVsZ3;  // the machine may be stronger than the model
+  d.pair = XvalPair{.allowing = "z3", .reaching = "machine"};  // the machine may be stronger
   CHECK(!d.defect());
   d.outcomes.back().status = XvalStatus::ReachedForbidden;
   CHECK(d.defect());

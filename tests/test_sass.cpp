@@ -9,9 +9,9 @@
 #include <random>
 #include <sstream>
 
-#include "frontend/sass/sass_fields.hpp"
-#include "redscope/frontend/dialect.hpp"
-#include "redscope/frontend/sass.hpp"
+#include "dialects/sass/sass_fields.hpp"
+#include "redscope/dialects/sass/sass.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 using namespace redscope::sass;

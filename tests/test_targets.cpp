@@ -8,8 +8,8 @@
 #include <set>
 
 #include "frontend/ptx/ptx_rules.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope;
 

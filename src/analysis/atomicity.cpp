@@ -23,6 +23,7 @@
 #include "redscope/engine/z3/query.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
@@ -288,7 +289,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   AtomicityResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  r.model = opts.model.value_or(model_for_test(test));
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);

@@ -54,34 +54,34 @@ Observed observed(const LitmusTest& t) {
   return o;
 }
 
-std::vector<ObservablePair> pair_up(const LitmusTest& ptx, const LitmusTest& sass) {
-  if (ptx.threads.size() != sass.threads.size())
-    fail(sass, {1, 1},
+std::vector<ObservablePair> pair_up(const LitmusTest& ptx, const LitmusTest& compiled) {
+  if (ptx.threads.size() != compiled.threads.size())
+    fail(compiled, {1, 1},
          fmt::format("the SASS test has {} thread(s) and the PTX test {} ({}): threads pair by "
                      "position",
-                     sass.threads.size(), ptx.threads.size(), ptx.file));
-  const Observed a = observed(ptx), b = observed(sass);
+                     compiled.threads.size(), ptx.threads.size(), ptx.file));
+  const Observed a = observed(ptx), b = observed(compiled);
   std::vector<ObservablePair> out;
   for (std::size_t k = 0; k < a.regs.size(); ++k) {
     if (a.regs[k].size() != b.regs[k].size())
-      fail(sass, sass.condition_loc,
+      fail(compiled, compiled.condition_loc,
            fmt::format("{} observes {} register(s) here and {} in the PTX test ({}); the "
                        "registers of a thread pair in order of first appearance",
-                       sass.threads[k].name, b.regs[k].size(), a.regs[k].size(), ptx.file));
+                       compiled.threads[k].name, b.regs[k].size(), a.regs[k].size(), ptx.file));
     for (std::size_t i = 0; i < a.regs[k].size(); ++i)
       out.push_back({ptx.threads[k].name + ":" + a.regs[k][i]->name,
-                     sass.threads[k].name + ":" + b.regs[k][i]->name});
+                     compiled.threads[k].name + ":" + b.regs[k][i]->name});
   }
   for (const std::string& x : a.locs) {
     if (!b.locs.count(x))
-      fail(sass, sass.condition_loc,
+      fail(compiled, compiled.condition_loc,
            fmt::format("the PTX test ({}) observes location {}, which the SASS test does not",
                        ptx.file, x));
     out.push_back({x, x});
   }
   for (const std::string& x : b.locs)
     if (!a.locs.count(x))
-      fail(sass, b.loc_at.at(x),
+      fail(compiled, b.loc_at.at(x),
            fmt::format("location {} is observed here but not in the PTX test ({})", x, ptx.file));
   return out;
 }
@@ -99,7 +99,7 @@ std::vector<std::uint64_t> translate(const TestResult& p, const TestResult& s,
   for (const ObservablePair& pr : pairs) {
     const std::size_t i = index_of(p, pr.ptx);
     const unsigned w = width_of(p.observables[i].type);
-    const std::uint64_t bits = o.values[index_of(s, pr.sass)];
+    const std::uint64_t bits = o.values[index_of(s, pr.compiled)];
     v[i] = w >= 64 ? bits : bits & ((1ULL << w) - 1);
   }
   return v;
@@ -127,32 +127,32 @@ TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRun
 
 }  // namespace
 
-CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass, const EngineOptions& opts,
-                           const TestRunner& run) {
+CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& compiled,
+                           const EngineOptions& opts, const TestRunner& run) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileCheck c;
   c.ptx_test = ptx.name;
-  c.sass_test = sass.name;
+  c.compiled_test = compiled.name;
   c.ptx_file = ptx.file;
-  c.sass_file = sass.file;
-  c.pairs = pair_up(ptx, sass);
+  c.compiled_file = compiled.file;
+  c.pairs = pair_up(ptx, compiled);
   EngineOptions o = opts;
   o.observe_all = false;
   const TestResult p = checked(ptx, o, run);
-  const TestResult s = checked(sass, o, run);
+  const TestResult s = checked(compiled, o, run);
   c.ptx_model = model_name(p.model, p.model_file);
-  c.sass_model = model_name(s.model, s.model_file);
+  c.compiled_model = model_name(s.model, s.model_file);
   c.ptx_outcomes = p.outcomes.size();
-  c.sass_outcomes = s.outcomes.size();
+  c.compiled_outcomes = s.outcomes.size();
   std::set<std::vector<std::uint64_t>> allowed;
   for (const Outcome& x : p.outcomes) allowed.insert(x.values);
   for (const Outcome& x : s.outcomes) {
     const std::vector<std::uint64_t> v = translate(p, s, c.pairs, x);
     if (allowed.count(v)) continue;
     Miscompilation m;
-    m.sass_outcome = outcome_text(s.observables, x.values);
+    m.compiled_outcome = outcome_text(s.observables, x.values);
     m.ptx_outcome = outcome_text(p.observables, v);
-    m.sass_execution = x.witness;
+    m.compiled_execution = x.witness;
     m.ptx = explain(ptx, o, ExplainRequest{m.ptx_outcome});
     c.miscompilations.push_back(std::move(m));
   }
@@ -162,20 +162,20 @@ CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass, const 
 
 std::string render_text(const CompileCheck& c) {
   std::string s = fmt::format("Compile-check {} ({}, {}) -> {} ({}, {})\n", c.ptx_test, c.ptx_file,
-                              c.ptx_model, c.sass_test, c.sass_file, c.sass_model);
+                              c.ptx_model, c.compiled_test, c.compiled_file, c.compiled_model);
   std::string pairs;
   for (const ObservablePair& p : c.pairs)
-    pairs += fmt::format("{}{} = {}", pairs.empty() ? "" : ", ", p.ptx, p.sass);
+    pairs += fmt::format("{}{} = {}", pairs.empty() ? "" : ", ", p.ptx, p.compiled);
   s += fmt::format("Pairs {}\n", pairs.empty() ? "(none)" : pairs);
-  s += fmt::format("Outcomes PTX {}, SASS {}\n", c.ptx_outcomes, c.sass_outcomes);
+  s += fmt::format("Outcomes PTX {}, SASS {}\n", c.ptx_outcomes, c.compiled_outcomes);
   for (const Miscompilation& m : c.miscompilations) {
     s += fmt::format(
         "\nMiscompilation: the SASS reaches {}, that is {}, which the PTX model "
         "forbids.\n",
-        m.sass_outcome, m.ptx_outcome);
+        m.compiled_outcome, m.ptx_outcome);
     s += "The SASS execution:\n";
-    for (const std::string& r : m.sass_execution.rf) s += "  rf " + r + "\n";
-    for (const std::string& r : m.sass_execution.co) s += "  co " + r + "\n";
+    for (const std::string& r : m.compiled_execution.rf) s += "  rf " + r + "\n";
+    for (const std::string& r : m.compiled_execution.co) s += "  co " + r + "\n";
     s += "Why the PTX model forbids it:\n";
     std::string why = render_text(m.ptx);
     for (std::size_t a = 0; a < why.size();) {
@@ -197,23 +197,25 @@ std::string render_json(const CompileCheck& c) {
   Json o = Json::object();
   o.set("ptx",
         Json::object().set("test", c.ptx_test).set("file", c.ptx_file).set("model", c.ptx_model));
-  o.set(
-      "sass",
-      Json::object().set("test", c.sass_test).set("file", c.sass_file).set("model", c.sass_model));
+  o.set("sass", Json::object()
+                    .set("test", c.compiled_test)
+                    .set("file", c.compiled_file)
+                    .set("model", c.compiled_model));
   Json pairs = Json::array();
   for (const ObservablePair& p : c.pairs)
-    pairs.push(Json::object().set("ptx", p.ptx).set("sass", p.sass));
+    pairs.push(Json::object().set("ptx", p.ptx).set("sass", p.compiled));
   o.set("pairs", std::move(pairs));
-  o.set("ptx_outcomes", c.ptx_outcomes).set("sass_outcomes", c.sass_outcomes);
+  o.set("ptx_outcomes", c.ptx_outcomes).set("sass_outcomes", c.compiled_outcomes);
   Json bad = Json::array();
   for (const Miscompilation& m : c.miscompilations)
-    bad.push(Json::object()
-                 .set("sass_outcome", m.sass_outcome)
-                 .set("ptx_outcome", m.ptx_outcome)
-                 .set("sass_execution", Json::object()
-                                            .set("rf", Json::strings(m.sass_execution.rf.texts()))
-                                            .set("co", Json::strings(m.sass_execution.co.texts())))
-                 .set("ptx_axioms", Json::strings(m.ptx.axioms)));
+    bad.push(
+        Json::object()
+            .set("sass_outcome", m.compiled_outcome)
+            .set("ptx_outcome", m.ptx_outcome)
+            .set("sass_execution", Json::object()
+                                       .set("rf", Json::strings(m.compiled_execution.rf.texts()))
+                                       .set("co", Json::strings(m.compiled_execution.co.texts())))
+            .set("ptx_axioms", Json::strings(m.ptx.axioms)));
   o.set("miscompilations", std::move(bad));
   o.set("verdict", c.miscompilations.empty() ? "ok" : "miscompiled");
   o.set("time", Json::number(c.seconds, 2));

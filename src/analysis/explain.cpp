@@ -409,7 +409,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   Explanation out;
   out.test = test.name;
   out.file = test.file;
-  out.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  out.model = opts.model.value_or(model_for_test(test));
   out.model_file = opts.model_file;
   out.expansion = ex;
   out.outcome = target.text;
@@ -473,7 +473,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
   // Explanations are a cat model's axioms on event graphs; a PTO program has
   // neither (its semantics are its operations', docs/model.md): refused
   // (std::invalid_argument: a usage error, exit 2), not explained wrongly.
-  if (test.pto_program)
+  if (test.program)
     throw std::invalid_argument(fmt::format(
         "{}: explain needs an event-graph test; PTO programs have no events or model axioms to "
         "explain: `redscope run {}` lists their outcomes, notes and each witness's choices",

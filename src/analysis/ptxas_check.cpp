@@ -42,9 +42,9 @@
 
 #include "redscope/core/parallel.hpp"
 #include "redscope/events/events.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/frontend/ptx_cells.hpp"
+#include "redscope/registry/registry.hpp"
 
 extern char** environ;
 

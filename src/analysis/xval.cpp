@@ -1,6 +1,7 @@
-// `redscope xval`: classify every outcome of two formulations of a test:
-// the Z3 engine and the operational machine, or for a PTO program the Z3
-// twin and the explicit explorer (see xval.hpp).
+// `redscope xval`: classify every outcome of two formulations of a test,
+// those its semantics names (see xval.hpp): the Z3 engine and the
+// operational machine for event graphs, or a program's Z3 twin and
+// explicit explorer.
 #include "redscope/analysis/xval.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/core/failure.hpp"
@@ -10,11 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/pto_exec.hpp"
-#include "engine/z3/pto_z3.hpp"
-#include "redscope/engine/machine/machine.hpp"
-#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/report.hpp"
 
 namespace redscope {
@@ -28,17 +26,11 @@ std::string_view to_string(XvalStatus s) {
   return "?";
 }
 
-std::string_view to_string(XvalPair p) {
-  return p == XvalPair::PtoExplorerVsZ3 ? "explorer vs z3 twin" : "machine vs z3";
-}
-
-std::string_view via(XvalPair p) {
-  return p == XvalPair::SassViaLowering ? "lowering to PTX events" : "";
-}
+std::string to_string(const XvalPair& p) { return fmt::format("{} vs {}", p.reaching, p.allowing); }
 
 bool XvalResult::defect() const {
   return count(XvalStatus::ReachedForbidden) > 0 ||
-         (pair == XvalPair::PtoExplorerVsZ3 && count(XvalStatus::AllowedUnreached) > 0);
+         (pair && pair->exact && count(XvalStatus::AllowedUnreached) > 0);
 }
 
 std::size_t XvalResult::count(XvalStatus s) const {
@@ -47,11 +39,6 @@ std::size_t XvalResult::count(XvalStatus s) const {
 }
 
 namespace {
-
-XvalPair pair_of(const LitmusTest& t) {
-  if (t.pto_program) return XvalPair::PtoExplorerVsZ3;
-  return t.arch == "SASS" ? XvalPair::SassViaLowering : XvalPair::MachineVsZ3;
-}
 
 std::string lines(const std::vector<std::string>& v) {
   std::string s;
@@ -91,48 +78,25 @@ void classify(XvalResult& x, const TestResult& allowed,
   for (auto& [v, o] : all) x.outcomes.push_back(std::move(o));
 }
 
-// PTX and SASS: the Z3 engine (the cat model) allows, the machine reaches.
-XvalResult xval_events(const LitmusTest& t, const EngineOptions& opts) {
+// The test's semantics' two formulations: event graphs' Z3 engine (the cat
+// model) allows and the machine reaches; a program's symbolic twin allows
+// and its explorer reaches, and nothing but the twin forbids.
+XvalResult xval_test(const LitmusTest& t, const Semantics& sem, const EngineOptions& opts) {
   XvalResult x;
   x.test = t.name;
   x.file = t.file;
-  x.pair = pair_of(t);
+  x.pair = sem.formulations();
   EngineOptions z = opts;
   z.engine = EngineKind::Z3;
-  const TestResult allowed = run_z3(t, z);
+  const TestResult allowed = sem.allowed(t, z);
   std::map<std::vector<std::uint64_t>, std::string> traces;
-  (void)run_op(t, z, &traces);
-  x.model_file = opts.model_file;
+  (void)sem.reached(t, z, &traces);
+  if (sem.has_model_axioms()) x.model_file = opts.model_file;
   classify(x, allowed, traces, [&](const std::vector<std::uint64_t>& vals) {
+    if (!sem.has_model_axioms()) return std::vector<std::string>{};
     return forbidding_axioms(t, z, allowed.observables, vals);
   });
   return x;
-}
-
-// PTO: the Z3 twin (lanes as solver terms, choices as variables) allows,
-// the explicit explorer (lanes computed by core/pto.cpp, every choice
-// enumerated) reaches. They share only the observables.
-XvalResult xval_pto(const LitmusTest& t, const EngineOptions& opts) {
-  XvalResult x;
-  x.test = t.name;
-  x.file = t.file;
-  x.pair = XvalPair::PtoExplorerVsZ3;
-  EngineOptions z = opts;
-  z.engine = EngineKind::Z3;
-  const TestResult allowed = run_pto_z3(t, z);
-  EngineOptions e = opts;
-  e.engine = EngineKind::Enum;
-  std::map<std::vector<std::uint64_t>, std::string> choices;
-  for (const Outcome& o : pto_exec::run_explorer(t, e).outcomes)
-    choices[o.values] = lines(o.witness.choices);
-  // No axiom forbids: the twin's encoding simply has no run with the values.
-  classify(x, allowed, choices,
-           [](const std::vector<std::uint64_t>&) { return std::vector<std::string>{}; });
-  return x;
-}
-
-XvalResult xval_test(const LitmusTest& t, const EngineOptions& opts) {
-  return t.pto_program ? xval_pto(t, opts) : xval_events(t, opts);
 }
 
 std::string state(const XvalResult& r, const XvalOutcome& o) {
@@ -146,9 +110,7 @@ std::string state(const XvalResult& r, const XvalOutcome& o) {
 }  // namespace
 
 TestResult run_reaching_side(const LitmusTest& t, const EngineOptions& opts) {
-  EngineOptions o = opts;
-  o.engine = t.pto_program ? EngineKind::Enum : EngineKind::Op;
-  return t.pto_program ? pto_exec::run_explorer(t, o) : run_op(t, o);
+  return semantics_of(t).reached(t, opts, nullptr);
 }
 
 XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
@@ -158,13 +120,13 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
   const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
     // Known from here on, also if the pair cannot check the test.
+    const Semantics& sem = semantics_of(t);
     r.test = t.name;
-    r.pair = pair_of(t);
-    r.model =
-        t.pto_program ? ModelKind::Pto : opts.model.value_or(model_for_test(t.arch, t.target_sm));
-    if (!t.pto_program) r.model_file = opts.model_file;
+    r.pair = sem.formulations();
+    r.model = sem.has_model_axioms() ? opts.model.value_or(model_for_test(t)) : model_for_test(t);
+    if (sem.has_model_axioms()) r.model_file = opts.model_file;
     // One budget for the pair (Z3 engine, machine): report inherits it too.
-    r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, o); });
+    r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, sem, o); });
   });
   if (failure) {
     r.error = failure->message;
@@ -180,11 +142,9 @@ namespace {
 // events", "pto: explorer vs z3 twin".
 std::string pair_text(const XvalResult& r) {
   const std::string model = model_name(r.model, r.model_file);
-  switch (r.pair.value_or(XvalPair::MachineVsZ3)) {
-    case XvalPair::MachineVsZ3: return model;
-    case XvalPair::SassViaLowering: return fmt::format("{}; sass, via {}", model, via(*r.pair));
-    case XvalPair::PtoExplorerVsZ3: return fmt::format("pto: {}", to_string(*r.pair));
-  }
+  if (!r.pair) return model;
+  if (r.pair->exact) return fmt::format("{}: {}", r.pair->label, to_string(*r.pair));
+  if (!r.pair->via.empty()) return fmt::format("{}; {}, via {}", model, r.pair->label, r.pair->via);
   return model;
 }
 
@@ -203,7 +163,9 @@ std::string indented(const std::string& text, std::string_view indent, std::stri
 
 std::string render_xval_text(const XvalResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
-  const bool pto = r.pair == XvalPair::PtoExplorerVsZ3;
+  // Exact pairs: what forbids is the allowing side itself, and an outcome's
+  // witness on either side is its choices.
+  const bool exact = r.pair && r.pair->exact;
   std::string o = fmt::format(
       "Xval {} ({}): allowed-reached {}, allowed-never-reached {}, reached-but-forbidden {}\n",
       r.test, pair_text(r), r.count(XvalStatus::AllowedReached),
@@ -211,14 +173,17 @@ std::string render_xval_text(const XvalResult& r) {
   for (const XvalOutcome& x : r.outcomes) {
     if (x.status == XvalStatus::AllowedReached) continue;
     o += fmt::format("  {} {}\n", to_string(x.status), state(r, x));
-    if (pto && x.status == XvalStatus::AllowedUnreached) {
-      o += "    z3 twin choices:\n" + indented(x.z3_choices, "      ", "(none: one run)");
+    if (exact && x.status == XvalStatus::AllowedUnreached) {
+      o += fmt::format("    {} choices:\n", r.pair->allowing) +
+           indented(x.z3_choices, "      ", "(none: one run)");
       continue;
     }
     if (x.status != XvalStatus::ReachedForbidden) continue;
-    if (pto) {
-      o += "    forbidden by: the z3 twin (no run of its encoding gives these values)\n"
-           "    explorer choices:\n" +
+    if (exact) {
+      o += fmt::format(
+               "    forbidden by: the {} (no run of its encoding gives these values)\n"
+               "    {} choices:\n",
+               r.pair->allowing, r.pair->reaching) +
            indented(x.trace, "      ", "(none: one run)");
       continue;
     }
@@ -257,7 +222,7 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
     Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
     if (!r.model_file.empty()) t.set("model", r.model_file);
     t.set("pair", r.pair ? Json(to_string(*r.pair)) : Json());
-    t.set("via", r.pair && !via(*r.pair).empty() ? Json(via(*r.pair)) : Json());
+    t.set("via", r.pair && !r.pair->via.empty() ? Json(std::string(r.pair->via)) : Json());
     set_json_error(t, r.error, r.error_kind);
     Json outcomes = Json::array();
     for (const XvalOutcome& x : r.outcomes) {
@@ -270,7 +235,7 @@ std::string render_xval_json(const std::vector<XvalResult>& rs) {
                    .set("status", to_string(x.status))
                    .set("forbidden_by", std::move(axioms))
                    .set("trace", x.trace);
-      if (r.pair == XvalPair::PtoExplorerVsZ3) o.set("z3_choices", x.z3_choices);
+      if (r.pair && r.pair->exact) o.set("z3_choices", x.z3_choices);
       outcomes.push(std::move(o));
     }
     all.push(t.set("outcomes", std::move(outcomes)));

@@ -1,6 +1,7 @@
 // redscope command line: `redscope run [options] PATH...`
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -15,26 +16,32 @@
 
 #include <fmt/format.h>
 
-#include "cli/cli_args.hpp"
-#include "cli/pto_command.hpp"
 #include "cli/ptxas_command.hpp"
-#include "cli/sass_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
+#include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/dot.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
 
 namespace {
+
+// "ptx, ptx-sm6x, sass-sm30": the names --model takes.
+std::string builtin_model_names() {
+  std::string s;
+  for (const redscope::BuiltinModel& m : redscope::kBuiltinModels)
+    s += fmt::format("{}{}", s.empty() ? "" : ", ", m.name);
+  return s;
+}
 
 constexpr const char* kVersion = "0.1.0";
 
@@ -226,8 +233,9 @@ struct Cli {
   std::optional<std::string> expect;
   int unroll = 2;
   bool observe_all = false;
-  std::optional<redscope::ModelKind> model;
-  std::optional<redscope::pto::Order> pto_order;  // --pto-order; nullopt: both
+  std::optional<redscope::ModelRef> model;
+  // A dialect's semantics options (--pto-order tree: {"pto-order", "tree"}).
+  std::map<std::string, std::string, std::less<>> semantics_options;
   redscope::EngineKind engine = redscope::EngineKind::Auto;
   bool quiet = false, verbose = false;
   std::size_t max_file_bytes = redscope::kDefaultMaxFileBytes;
@@ -302,18 +310,14 @@ Cli parse_run(int argc, char** argv) {
       c.expect = value();
     } else if (a == "--model" || a == "--cat") {
       const std::string m = value();
-      if (a == "--model" && m == "ptx")
-        c.model = redscope::ModelKind::Ptx;
-      else if (a == "--model" && m == "ptx-sm6x")
-        c.model = redscope::ModelKind::PtxSm6x;
-      else if (a == "--model" && m == "sass-sm30")
-        c.model = redscope::ModelKind::SassSm30;
+      if (a == "--model" && redscope::builtin_model_named(m))
+        c.model = redscope::builtin_model_named(m);
       else if (a == "--cat" || m.find('/') != std::string::npos ||
                (m.size() > 4 && m.substr(m.size() - 4) == ".cat"))
         c.cat = m;  // loaded after the options (load_user_model)
       else
-        usage_error(fmt::format(
-            "unknown model '{}' (ptx, ptx-sm6x, sass-sm30, or a cat file: FILE.cat)", m));
+        usage_error(fmt::format("unknown model '{}' ({}, or a cat file: FILE.cat)", m,
+                                builtin_model_names()));
     } else if (a == "--engine") {
       const std::string e = value();
       if (e == "auto")
@@ -328,14 +332,11 @@ Cli parse_run(int argc, char** argv) {
         usage_error(fmt::format("unknown engine '{}' (available: auto, z3, enum, op)", e));
     } else if (a == "--unroll") {
       c.unroll = parse_int(a, value(), 0, 64);
-    } else if (a == "--pto-order") {
+    } else if (const redscope::SemanticsOption* so = redscope::semantics_option(a)) {
       const std::string o = value();
-      if (o == "tree")
-        c.pto_order = redscope::pto::Order::Tree;
-      else if (o == "sequential")
-        c.pto_order = redscope::pto::Order::Sequential;
-      else if (o != "both")
-        usage_error(fmt::format("unknown --pto-order '{}' (tree, sequential or both)", o));
+      if (std::find(so->values.begin(), so->values.end(), o) == so->values.end())
+        usage_error(fmt::format("unknown {} '{}' ({})", a, o, so->values_text()));
+      c.semantics_options[std::string(so->name)] = o;
     } else if (a == "--observe-all") {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
@@ -506,7 +507,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   redscope::EngineOptions opts;
   opts.expand.unroll = c.unroll;
   opts.observe_all = c.observe_all;
-  opts.pto_order = c.pto_order;
+  opts.semantics_options = c.semantics_options;
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
@@ -746,16 +747,16 @@ int run_explain(const Cli& c) {
 int run_compile_check(const Cli& c) {
   try {
     const redscope::LitmusTest ptx = redscope::parse_litmus_file(c.paths[0], c.max_file_bytes);
-    const redscope::LitmusTest sass = redscope::parse_litmus_file(c.paths[1], c.max_file_bytes);
+    const redscope::LitmusTest compiled = redscope::parse_litmus_file(c.paths[1], c.max_file_bytes);
     if (ptx.arch != "PTX")
       usage_error(fmt::format("compile-check: {} is not a PTX test (first the PTX, then the SASS)",
                               c.paths[0]));
-    if (sass.arch != "SASS")
+    if (compiled.arch != "SASS")
       usage_error(fmt::format("compile-check: {} is not a SASS test (first the PTX, then the SASS)",
                               c.paths[1]));
     const redscope::CompileCheck r =
         redscope::with_budget(options_of(c), [&](const redscope::EngineOptions& o) {
-          return redscope::compile_check(ptx, sass, o, redscope::run_engine);
+          return redscope::compile_check(ptx, compiled, o, redscope::run_engine);
         });
     fmt::print("{}", c.format == "json" ? redscope::render_json(r) : redscope::render_text(r));
     return r.miscompilations.empty() ? kExitOk : kExitInputError;
@@ -834,15 +835,18 @@ int run_atomicity(const Cli& c) {
 // `redscope models`: the shipped models (--model names), the file each is
 // written in and which engines read that file.
 int run_models() {
-  const std::string title = redscope::cat::builtin_ptx().title;
-  fmt::print("ptx       models/ptx.cat (built in): \"{}\"; sm_70 and later\n", title);
+  auto row = [](const redscope::BuiltinModel& m) {
+    std::string about(m.about);
+    if (const std::size_t at = about.find("{title}"); at != std::string::npos)
+      about.replace(at, 7, redscope::cat::builtin_model(m).title);
+    fmt::print("{:<9} {}\n", m.name, about);
+  };
+  // The model table's rows, then the models of dialects that are their own
+  // semantics (no cat file).
+  for (const redscope::BuiltinModel& m : redscope::kBuiltinModels) row(m);
+  for (const redscope::Dialect& d : redscope::dialects())
+    if (d.default_model && d.default_model->file.empty()) row(*d.default_model);
   fmt::print(
-      "ptx-sm6x  models/ptx.cat with variant \"sm6x\": sm_6x and earlier, where an RMW on\n"
-      "          .shared is not atomic against plain stores\n"
-      "sass-sm30 models/sass-sm30.cat (built in, includes ptx.cat, variant \"sm6x\"): SASS\n"
-      "          litmus tests (Kepler sm_30)\n"
-      "pto       PTO vector programs: their operations' semantics (docs/model.md), not a\n"
-      "          cat file; chosen by the file's first word PTO\n"
       "--model picks one (default: from each test's Target) or takes your own file,\n"
       "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
       "all evaluate the model file; the operational machine (--engine op, and xval's\n"
@@ -919,8 +923,8 @@ int main(int argc, char** argv) {
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);
-  if (cmd == "sass") return redscope::cli::run_sass(argc, argv);
-  if (cmd == "pto") return redscope::cli::run_pto(argc, argv);
+  if (const redscope::Dialect* d = redscope::dialect_with_command(cmd))
+    return d->run_command(argc, argv, redscope::parse_litmus_file);
   if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
   if (cmd == "models") {
     if (argc > 2) usage_error("models takes no arguments");

@@ -32,7 +32,7 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 }
 
 constexpr std::size_t kLongWord = 80;  // a word longer than this is shortened
-constexpr std::size_t kKeptOfWord = 60;
+constexpr std::size_t kWordCharsKept = 60;
 constexpr std::size_t kLongText = 320;  // so is a whole text (a line of many short words)
 
 // One word (no spaces) with every byte made printable.
@@ -49,7 +49,7 @@ std::string clean_word(std::string_view w) {
     i += n ? n : 1;
   }
   if (out.size() <= kLongWord) return out;
-  std::size_t keep = kKeptOfWord;
+  std::size_t keep = kWordCharsKept;
   while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80)
     --keep;  // a character boundary
   return out.substr(0, keep) + "\xe2\x80\xa6";

@@ -1,5 +1,6 @@
 // The vocabulary of a parsed test (litmus.hpp) as text.
 #include "redscope/core/litmus.hpp"
+#include "redscope/core/model.hpp"
 
 namespace redscope {
 
@@ -57,6 +58,10 @@ std::optional<SourceLoc> first_proxy_use(const LitmusTest& t) {
 
 std::string replica_name(const std::string& range, int gpu) {
   return range + "_gpu" + std::to_string(gpu);
+}
+
+ModelRef model_for_test(const LitmusTest& test) {
+  return test.default_model ? test.default_model : model_for_target(test.target_sm);
 }
 
 }  // namespace redscope

@@ -1,96 +1,18 @@
-// The engine a run asked for (EngineOptions::engine): the one place that
-// knows all three, and the auto engine that picks between two of them.
-#include <fmt/format.h>
-
+// The engine a test is checked by: its semantics (the registry's row for its
+// dialect) runs the engine EngineOptions::engine names.
 #include "redscope/driver/engines.hpp"
-#include "redscope/engine/engine.hpp"
-#include "redscope/engine/enumerate/enumerate.hpp"
-#include "redscope/engine/machine/machine.hpp"
-#include "redscope/engine/z3/z3.hpp"
+
+#include "redscope/engine/semantics.hpp"
+#include "redscope/registry/registry.hpp"
 
 namespace redscope {
-
-namespace {
-
-// The auto engine's thresholds (docs/performance.md "The auto engine").
-// The enumerator's cost is its search, the solver's about one check per
-// outcome (0.3-3 ms each, growing with the outcomes already blocked), plus
-// a context to start (about 10 ms).
-// - At most this much work (choices before pruning, weighted by skeleton
-//   size): the enumerator, whatever the outcomes (its worst case is a few
-//   tenths of a second).
-constexpr double kLittleWork = 2e4;
-// - At least this many possible outcomes: the enumerator, which gives way
-//   to the solver if its search finds under one outcome per
-//   kGiveWayRatio choices once past kGiveWayAfter choices (choices weighted
-//   by skeleton size, as the estimate's work). A choice costs
-//   the enumerator 5-10 us, an outcome the solver 1-3 ms: past about 300
-//   choices per outcome the solver is the cheaper. Counted in choices, not
-//   seconds, so that the engine a test gets does not depend on the machine's
-//   load. (The families the enumerator wins need few choices per outcome:
-//   IRIW with 10 readers 20,000 choices for 1,048,576 outcomes, IRIW+fence.sc
-//   with 8 readers under 10,000 for 34,911; store/load with x, y and P0's
-//   registers observed finds 21 outcomes in its first 10,000.)
-constexpr double kManyOutcomes = 512;
-constexpr std::size_t kGiveWayAfter = 10'000;
-constexpr std::size_t kGiveWayRatio = 300;
-// - Otherwise (many candidates, few outcomes): the solver.
-
-TestResult tagged(TestResult r, std::string_view engine, std::string reason) {
-  r.engine = engine;
-  r.engine_reason = std::move(reason);
-  return r;
-}
-
-TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
-  EngineOptions o = opts;
-  if (test.pto_program) {
-    o.engine = EngineKind::Enum;
-    return tagged(run_enum(test, o), "enum", "auto: a PTO vector program (the explicit explorer)");
-  }
-  const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
-  if (est.work <= kLittleWork) {
-    o.engine = EngineKind::Enum;
-    return tagged(run_enum(test, o), "enum",
-                  fmt::format("auto: at most {:.3g} candidate choices", est.candidates));
-  }
-  if (est.outcomes >= kManyOutcomes) {
-    o.engine = EngineKind::Enum;
-    o.give_way_after = kGiveWayAfter;
-    o.give_way_ratio = kGiveWayRatio;
-    try {
-      return tagged(run_enum(test, o), "enum",
-                    fmt::format("auto: up to {:.3g} outcomes ({:.3g} candidate choices)",
-                                est.outcomes, est.candidates));
-    } catch (const EnumGaveWay& g) {
-      o = opts;
-      o.engine = EngineKind::Z3;
-      return tagged(run_z3(test, o), "z3",
-                    fmt::format("auto: the enumerator gave way after {} choices and {} outcome(s) "
-                                "(up to {:.3g} outcomes, {:.3g} candidate choices)",
-                                g.choices, g.outcomes, est.outcomes, est.candidates));
-    }
-  }
-  o.engine = EngineKind::Z3;
-  return tagged(run_z3(test, o), "z3",
-                fmt::format("auto: {:.3g} candidate choices for at most {:.3g} outcomes",
-                            est.candidates, est.outcomes));
-}
-
-}  // namespace
 
 TestResult run_engine(const LitmusTest& test, const EngineOptions& options) {
   // Expansion runs under the test's budget too (with_budget sets both; a
   // caller that set only `budget` gets it there as well).
   EngineOptions opts = options;
   if (!opts.expand.budget) opts.expand.budget = opts.budget;
-  switch (opts.engine) {
-    case EngineKind::Auto: return run_auto(test, opts);
-    case EngineKind::Enum: return tagged(run_enum(test, opts), "enum", "");
-    case EngineKind::Op: return tagged(run_op(test, opts), "op", "");
-    case EngineKind::Z3: break;
-  }
-  return tagged(run_z3(test, opts), "z3", "");
+  return semantics_of(test).run(test, opts);
 }
 
 }  // namespace redscope

@@ -15,8 +15,8 @@
 
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"
-#include "redscope/frontend/dialect.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 
 namespace fs = std::filesystem;
 
@@ -120,7 +120,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
       const LitmusTest& t = *source;
       r.parsed = true;
       r.test = t.name;
-      r.model = o.model.value_or(model_for_test(t.arch, t.target_sm));
+      r.model = o.model.value_or(model_for_test(t));
       r.target_sm = t.target_sm;
       o.budget->check();
       TestResult res = run_engine(t, o);

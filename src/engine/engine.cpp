@@ -11,7 +11,7 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   TestResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test.arch, test.target_sm));
+  r.model = opts.model.value_or(model_for_test(test));
   r.target_sm = test.target_sm;
   r.quantifier = test.quantifier;
   r.condition_text = test.condition_text;
@@ -38,8 +38,13 @@ std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const Litm
   if (opts.user_model) return opts.user_model;
   if (!opts.model_file.empty())
     return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file, opts.max_file_bytes));
-  const ModelKind kind = opts.model.value_or(model_for_test(test.arch, test.target_sm));
-  return {std::shared_ptr<const cat::Model>(), &cat::builtin_model(kind)};  // not owned: a static
+  ModelRef m = opts.model.value_or(model_for_test(test));
+  // A dialect's own model (its semantics, no cat file) has no event graphs
+  // to judge: an analysis that still asks (atomicity of a PTO program, which
+  // expands to no events) gets the default file, as before the model table.
+  if (m->file.empty()) m = kDefaultModel;
+  return {std::shared_ptr<const cat::Model>(),
+          &cat::builtin_model(*m)};  // not owned: a static  // not owned: a static
 }
 
 }  // namespace redscope

@@ -58,13 +58,14 @@ std::string render_text(const TestResult& r) {
   return out;
 }
 
-Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelRef model,
                     std::optional<int> target_sm) {
   Json o = Json::object();
   o.set("test", parsed || !test.empty() ? Json(test) : Json()).set("file", file);
   o.set("model", parsed ? Json(to_string(model)) : Json());
-  // A PTO program runs on an Ascend vector core: no NVIDIA sm_NN applies.
-  const bool nvidia = parsed && model != ModelKind::Pto;
+  // A dialect's own model may not run on an NVIDIA GPU (PTO programs run on
+  // an Ascend vector core): then no sm_NN applies.
+  const bool nvidia = parsed && model->nvidia_target;
   if (target_sm) o.set("target", nvidia ? Json(fmt::format("sm_{}", *target_sm)) : Json());
   return o;
 }

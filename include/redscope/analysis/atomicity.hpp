@@ -41,7 +41,7 @@ struct AtomicityPair {
 
 struct AtomicityResult {
   std::string test, file;
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   std::string model_file;  // the user's model, if any (model_name)
   int target_sm = 90;
   std::vector<AtomicityPair> pairs;

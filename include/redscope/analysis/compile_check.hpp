@@ -19,29 +19,29 @@
 namespace redscope {
 
 struct ObservablePair {
-  std::string ptx, sass;  // "P1:r1" and "P1:R5", or "x" and "x"
+  std::string ptx, compiled;  // "P1:r1" and "P1:R5", or "x" and "x"
 };
 
 struct Miscompilation {
-  std::string sass_outcome;  // "P1:R5=1; P1:R6=0"
-  std::string ptx_outcome;   // the same values under the PTX names
-  Witness sass_execution;    // an execution of the SASS test with that outcome
-  Explanation ptx;           // why the PTX model forbids it
+  std::string compiled_outcome;  // "P1:R5=1; P1:R6=0"
+  std::string ptx_outcome;       // the same values under the PTX names
+  Witness compiled_execution;    // an execution of the SASS test with that outcome
+  Explanation ptx;               // why the PTX model forbids it
 };
 
 struct CompileCheck {
-  std::string ptx_test, sass_test, ptx_file, sass_file;
-  std::string ptx_model, sass_model;
+  std::string ptx_test, compiled_test, ptx_file, compiled_file;
+  std::string ptx_model, compiled_model;
   std::vector<ObservablePair> pairs;
-  std::size_t ptx_outcomes = 0, sass_outcomes = 0;
+  std::size_t ptx_outcomes = 0, compiled_outcomes = 0;
   std::vector<Miscompilation> miscompilations;
   double seconds = 0;
 };
 
 // Runs both tests with `run` (the driver's run_engine). Throws InputError
 // when a test cannot be checked or the two do not pair.
-CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& sass, const EngineOptions& opts,
-                           const TestRunner& run);
+CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& compiled,
+                           const EngineOptions& opts, const TestRunner& run);
 
 std::string render_text(const CompileCheck& c);
 std::string render_json(const CompileCheck& c);

@@ -31,7 +31,7 @@ struct Breach {
 
 struct Explanation {
   std::string test, file, outcome;  // outcome: the explained outcome or condition, as text
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   std::string model_file;  // the user's model (--model FILE.cat), or "" for the built-in one
   int target_sm = 90;
   bool allowed = false;

@@ -2,8 +2,8 @@
 // by side. PTX tests (and SASS tests, through the PTX events their
 // instructions lower to): the Z3 engine (the cat model) allows, the
 // operational machine reaches. PTO programs, which have no event graph: the
-// Z3 twin (engine/z3/pto_z3.cpp) allows, the explicit explorer
-// (engine/pto_exec.cpp) reaches. Each outcome is allowed and reached,
+// Z3 twin (dialects/pto/pto_z3.cpp) allows, the explicit explorer
+// (dialects/pto/pto_exec.cpp) reaches. Each outcome is allowed and reached,
 // allowed but never reached (the machine is stronger than the model there;
 // for PTO, a defect), or reached but forbidden (a defect in one of the two).
 #pragma once
@@ -13,19 +13,15 @@
 #include <vector>
 
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/semantics.hpp"
 
 namespace redscope {
 
-// The pair of formulations a test was checked by.
-enum class XvalPair : std::uint8_t {
-  MachineVsZ3,      // PTX: the operational machine against the Z3 engine
-  SassViaLowering,  // SASS: the same pair, on the PTX events SASS lowers to
-  PtoExplorerVsZ3,  // PTO: the explicit explorer against the Z3 twin
-};
+// The pair of formulations a test was checked by: its semantics'
+// (Semantics::formulations, redscope/engine/semantics.hpp).
+using XvalPair = XvalFormulations;
 // "machine vs z3" or "explorer vs z3 twin" (JSON "pair").
-std::string_view to_string(XvalPair p);
-// "lowering to PTX events" for SASS, else empty (JSON "via").
-std::string_view via(XvalPair p);
+std::string to_string(const XvalPair& p);
 
 enum class XvalStatus : std::uint8_t { AllowedReached, AllowedUnreached, ReachedForbidden };
 std::string_view to_string(XvalStatus s);
@@ -43,7 +39,7 @@ struct XvalOutcome {
 
 struct XvalResult {
   std::string test, file;
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   std::string model_file;  // the user's model, if any (model_name)
   std::vector<std::string> labels;
   std::vector<XvalOutcome> outcomes;

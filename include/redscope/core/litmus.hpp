@@ -13,9 +13,17 @@
 
 namespace redscope {
 
-namespace pto {
-struct Program;  // core/pto.hpp
-}
+// The program of a test whose semantics is not an event graph (a dialect's
+// own, docs/architecture.md "Semantics"): owned by the semantics that reads
+// it, which alone knows its type; core only carries it.
+struct BuiltinModel;  // core/model.hpp
+
+struct Program {
+  Program() = default;
+  Program(const Program&) = default;
+  Program& operator=(const Program&) = default;
+  virtual ~Program() = default;
+};
 
 // A literal as written ("1", "-0.0", "0x3c00"); its bits depend on the type
 // it is read at (see literal_bits).
@@ -229,9 +237,12 @@ struct LitmusTest {
   CondExpr condition;
   std::string condition_text;
   SourceLoc condition_loc;
-  // A PTO vector program (arch "PTO", core/pto.hpp): the engines run it
-  // instead of `threads`, which then only name its cores.
-  std::shared_ptr<const pto::Program> pto_program;
+  // A program its dialect's semantics runs instead of `threads` (which then
+  // only name its cores); null for event-graph tests.
+  std::shared_ptr<const Program> program;
+  // The model its dialect checks it against by default (the registry's row
+  // sets it); null: the model its target selects (model_for_test).
+  const BuiltinModel* default_model = nullptr;
 };
 
 // The location holding GPU g's replica of multimem range `range` ("m_gpu1"):

@@ -18,7 +18,6 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
-#include "redscope/core/pto.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/results/results.hpp"
 
@@ -44,7 +43,7 @@ struct EngineOptions {
   EngineKind engine = EngineKind::Auto;
   ExpandOptions expand;
   bool observe_all = false;
-  std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
+  std::optional<ModelRef> model;  // default: chosen from the test (model_for_test)
   // Checks of the model left out, by the names the model gives them
   // (`as Coherence`): for experiments, and for the unit tests that show each
   // axiom forbidding something on its own.
@@ -85,9 +84,10 @@ struct EngineOptions {
   // operational machine is hand-written and ignores it (it is the cross-check).
   std::string model_file;
   std::shared_ptr<const cat::Model> user_model;
-  // PTO float sums (--pto-order): one order, or both (nullopt), so that a
-  // condition that depends on the order is reported as such.
-  std::optional<pto::Order> pto_order;
+  // Options a test's semantics reads, by name without the dashes (a
+  // dialect's row declares them; `--pto-order tree` is {"pto-order",
+  // "tree"}); an option left out has its default.
+  std::map<std::string, std::string, std::less<>> semantics_options;
 };
 
 // The cat model `opts` selects for `test` (see EngineOptions::model_file).

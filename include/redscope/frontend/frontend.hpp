@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "redscope/core/input.hpp"
 #include "redscope/core/litmus.hpp"
@@ -24,20 +26,14 @@ constexpr std::size_t kDefaultMaxFileBytes = kDefaultMaxInputBytes;
 std::string read_litmus_source(const std::string& path,
                                std::size_t max_bytes = kDefaultMaxFileBytes);
 
-// Every test of a file (a .test template holds one per table row).
-std::vector<LitmusTest> parse_litmus_tests(const std::string& path,
-                                           std::size_t max_bytes = kDefaultMaxFileBytes);
+// Reads one test file (or FILE#N) with whichever dialect claims it: the
+// registry's parse_litmus_file, handed to a dialect's command, which sits
+// below the registry and cannot call it.
+using TestFileReader = LitmusTest (*)(const std::string& path, std::size_t max_bytes);
 
-// One test: `path` is a file holding one test, or FILE#N for the N-th test
-// (from 1) of a file holding several. A file holding several, named without
-// #N, is an input error that lists the addresses to use.
-LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes = kDefaultMaxFileBytes);
-
-// The addresses of a file's tests: the file itself when it holds one test (or
-// cannot be parsed: the error is reported when it is checked), else FILE#1,
-// FILE#2, ... Only files of dialects that may hold several tests are parsed.
-std::vector<std::string> test_addresses(const std::string& file,
-                                        std::size_t max_bytes = kDefaultMaxFileBytes);
+// "FILE#N" -> (FILE, N) when FILE is not itself a file and N a number of
+// at most six digits (a test address, redscope/registry/registry.hpp).
+std::optional<std::pair<std::string, std::size_t>> split_address(const std::string& address);
 
 // The file of a test address (FILE#N -> FILE), and its short name for
 // pictures and pages: the file's stem, with #N when there is one.

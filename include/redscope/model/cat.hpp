@@ -153,13 +153,12 @@ std::string to_text(const Model& m, const Expr& e);
 
 // models/ptx.cat as built into the binary.
 std::string_view builtin_ptx_model();
-// The built-in model, parsed once (immutable, safe to share between threads).
+// The default built-in model, parsed once (immutable, safe to share between
+// threads).
 const Model& builtin_ptx();
-// models/sass-sm30.cat as built into the binary (it includes ptx.cat).
-std::string_view builtin_sass_model();
-// The built-in model of `kind`: models/ptx.cat for Ptx and PtxSm6x (the
-// variant is the engine's), models/sass-sm30.cat for SassSm30.
-const Model& builtin_model(ModelKind kind);
+// The cat file of a row of the model table (core/model.hpp), as built into
+// the binary and parsed once (its variants are the engine's to turn on).
+const Model& builtin_model(const BuiltinModel& model);
 // A model file read from `path` (includes resolved next to the including
 // file), each file through read_input: a regular file of at most `max_bytes`.
 Model load_cat(const std::string& path, std::size_t max_bytes = kDefaultMaxInputBytes);

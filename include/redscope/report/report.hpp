@@ -21,7 +21,7 @@ std::string render_json_line(const TestResult& r);
 // The fields every command's JSON object per test starts with: test, file,
 // model and (when `target_sm` is given) target; a file that never parsed
 // claims no test name, model or target (null).
-Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelKind model,
+Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelRef model,
                     std::optional<int> target_sm);
 // "error" and "error_kind", both null for a checked test.
 Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind);

@@ -80,9 +80,10 @@ class EdgeTexts {
 struct Witness {
   EdgeTexts rf;  // "init x -> P1#0 ld.weak r0, x"
   EdgeTexts co;
-  // PTO programs: the choices that lead to the outcome (a float sum's
-  // order, a consumer that saw a register before its reduction completed,
-  // the cores' interleaving), one line each.
+  // The choices that lead to the outcome, one line each, from a semantics
+  // that runs programs rather than event graphs (PTO: a float sum's order, a
+  // consumer that saw a register before its reduction completed, the cores'
+  // interleaving); empty for event graphs, whose witness is rf and co.
   std::vector<std::string> choices;
   // The same execution, structured (z3 engine only): which skeleton of the
   // test's expansion, its executed events, rf/co/fr/sync edges, and the
@@ -111,7 +112,7 @@ struct IncompletePaths {
 struct TestResult {
   std::string test;
   std::string file;
-  ModelKind model = ModelKind::Ptx;
+  ModelRef model = kDefaultModel;
   int target_sm = 90;
   Quantifier quantifier = Quantifier::Exists;
   std::string condition_text;
@@ -141,9 +142,10 @@ struct TestResult {
   // then meaningless and reports print this instead.
   std::optional<std::string> status_text(std::size_t outcome) const;
   std::vector<std::string> undefined_reasons;  // from the expansion
-  // What a reader should know beyond the outcomes (PTO: orders that change
-  // a float result, pipeline hazards, reads of memory nothing wrote, races,
-  // and where a choice the seed leaves open decided a value).
+  // What a reader should know beyond the outcomes, from any semantics (PTO
+  // gives orders that change a float result, pipeline hazards, reads of
+  // memory nothing wrote, races, and where a choice the seed leaves open
+  // decided a value).
   std::vector<std::string> notes;
   // The engine that produced the result ("z3", "enum", "op"), and under
   // --engine auto why it was chosen.

@@ -17,7 +17,6 @@
 
 #include "engine/enumerate/estimate.hpp"
 #include "engine/enumerate/symmetry.hpp"
-#include "engine/pto_exec.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
@@ -50,7 +49,7 @@ class SkeletonEnumerator {
  public:
   // Consistency is decided by `model` (evaluated here) or, when `check` is
   // given, by that function.
-  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+  SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelRef model,
                      const std::vector<Observable>& obs, const EngineOptions& opts,
                      std::size_t& candidates, const cat::Model& cat_model,
                      const CandidateCheck* check)
@@ -65,7 +64,7 @@ class SkeletonEnumerator {
         candidates_(&candidates),
         check_(check),
         eval_(
-            cat_model, sk.size(), model_variants(model),
+            cat_model, sk.size(), model->variant_list(),
             [&opts](std::string_view name) { return opts.enables(name); }, opts.budget),
         cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })) {
     for (EventId e = 0; e < n_; ++e) {
@@ -877,7 +876,7 @@ class SkeletonEnumerator {
 
   const Skeleton& sk_;
   const LitmusTest& test_;
-  ModelKind model_;
+  ModelRef model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
   cat::StaticPrimitives prims_;
@@ -956,7 +955,6 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
 
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
-  if (test.pto_program) return pto_exec::run_explorer(test, opts);  // a PTO vector program
   return enumerate_test(test, opts, *model_of(opts, test), nullptr);
 }
 

@@ -179,7 +179,7 @@ struct Report {
 
 class Machine {
  public:
-  Machine(const Skeleton& sk, const LitmusTest& test, ModelKind model,
+  Machine(const Skeleton& sk, const LitmusTest& test, ModelRef model,
           const std::vector<Observable>& obs, const EngineOptions& opts)
       : sk_(sk),
         test_(test),
@@ -404,7 +404,7 @@ class Machine {
   // seed). `c`, `index`: the cell and the place `w` would take in its order.
   bool held(const Event& w, const Event& rmw) const {
     if (!morally_strong(w, rmw)) return false;
-    return w.in_rmw || !(has_sm6x_rule(model_) && shared_space(rmw.space));
+    return w.in_rmw || !(model_->has_variant("sm6x") && shared_space(rmw.space));
   }
   bool lands_in_held(const State& s, std::size_t c, std::size_t index, const Event& w) const {
     const auto& o = s.mem.order(c);
@@ -1229,7 +1229,7 @@ class Machine {
 
   const Skeleton& sk_;
   const LitmusTest& test_;
-  ModelKind model_;
+  ModelRef model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
   op::Paths paths_;
@@ -1330,11 +1330,6 @@ std::vector<Item> frontier(const Machine& m) {
 TestResult run_op(const LitmusTest& test, const EngineOptions& opts,
                   std::map<std::vector<std::uint64_t>, std::string>* traces) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (test.pto_program)
-    throw InputError(Diagnostic{test.file,
-                                {1, 1},
-                                "the operational machine (--engine op) runs PTX event graphs; "
-                                "check PTO vector programs with the z3 or enum engine"});
   // The machine is written independently of the axioms: it has none to
   // leave out, and answering as if it had would be a silent wrong answer.
   if (!opts.disabled_checks.empty())

@@ -16,8 +16,8 @@ namespace redscope {
 
 QueryModel::QueryModel(const LitmusTest& test, const EngineOptions& opts)
     : model_(model_of(opts, test)),
-      kind_(opts.model.value_or(model_for_test(test.arch, test.target_sm))),
-      variants_(model_variants(kind_)),
+      kind_(opts.model.value_or(model_for_test(test))),
+      variants_(kind_->variant_list()),
       opts_(opts) {}
 
 std::vector<std::string> QueryModel::enabled_checks() const {

@@ -93,14 +93,14 @@ inline bool is_sat(z3::solver& s, const z3::expr_vector& assumptions) {
 // named checks are enabled.
 struct ModelChoice {
   const cat::Model& model;
-  ModelKind kind = ModelKind::Ptx;  // PtxSm6x turns the "sm6x" variant on
+  ModelRef kind = kDefaultModel;  // its variants (ptx-sm6x: "sm6x") are turned on
   std::function<bool(std::string_view)> enabled = [](std::string_view) { return true; };
 };
 
 // The model a test is checked against under `opts` (`m`: model_of(opts, test)).
 inline ModelChoice choice_for(const LitmusTest& test, const EngineOptions& opts,
                               const cat::Model& m) {
-  return ModelChoice{m, opts.model.value_or(model_for_test(test.arch, test.target_sm)),
+  return ModelChoice{m, opts.model.value_or(model_for_test(test)),
                      [&opts](std::string_view a) { return opts.enables(a); }};
 }
 
@@ -118,7 +118,7 @@ class Encoding {
         prims_(cat::static_primitives(sk, budget)),
         cuts_(cat::shortcuts(model.model, model.enabled)),
         model_(
-            c, s, model.model, n_, model_variants(model.kind), model.enabled,
+            c, s, model.model, n_, model.kind->variant_list(), model.enabled,
             [this](const std::string& name) { return rank_const(name); }, budget),
         rf_(c, n_, budget),
         co_(c, n_, budget),

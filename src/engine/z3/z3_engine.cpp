@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include "engine/z3/pto_z3.hpp"
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
 #include "engine/z3/z3_guard.hpp"
@@ -199,7 +198,6 @@ void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const Litm
 }  // namespace
 
 TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
-  if (test.pto_program) return run_pto_z3(test, opts);  // a PTO vector program
   return translate_z3_errors([&] {
     const auto t0 = Clock::now();
     const Expansion ex = expand(test, opts.expand);

@@ -37,7 +37,7 @@ class BitRel;
 // that `executed` marks, rf, co, the Fence-SC order and the barrier relation.
 struct EnumCandidate {
   const Skeleton& sk;
-  ModelKind model;
+  ModelRef model;
   const std::vector<bool>& executed;
   const BitRel& rf;
   const BitRel& co;

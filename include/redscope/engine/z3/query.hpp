@@ -33,7 +33,7 @@ class QueryModel {
   QueryModel(const LitmusTest& test, const EngineOptions& opts);
 
   const cat::Model& model() const { return *model_; }
-  ModelKind kind() const { return kind_; }
+  ModelRef kind() const { return kind_; }
   const std::vector<std::string>& variants() const { return variants_; }
   bool enabled(std::string_view check) const { return opts_.enables(check); }
   // The model's named checks that forbid (not flags, not disabled), once
@@ -42,7 +42,7 @@ class QueryModel {
 
  private:
   std::shared_ptr<const cat::Model> model_;
-  ModelKind kind_;
+  ModelRef kind_;
   std::vector<std::string> variants_;
   const EngineOptions& opts_;
 };

@@ -1,0 +1,158 @@
+// The dialect registry: herd/Dat3M PTX litmus files, NVIDIA's .test files,
+// SASS litmus files and PTO vector programs. Adding a dialect is its folder
+// and one row in kDialects.
+#include "redscope/registry/registry.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "dialects/pto/pto_command.hpp"
+#include "dialects/pto/pto_dialect.hpp"
+#include "dialects/pto/pto_exec.hpp"
+#include "dialects/pto/pto_semantics.hpp"
+#include "dialects/sass/sass_command.hpp"
+#include "dialects/sass/sass_litmus.hpp"
+#include "frontend/nvtest/nv_test.hpp"
+#include "registry/event_graphs.hpp"
+
+namespace redscope {
+
+namespace {
+
+// Whether the first word of `head`, after blank space and `//` and `(* *)`
+// comments, is `word` (as written or in lower case), followed by a blank.
+bool first_word_is(std::string_view head, std::string_view word) {
+  std::size_t i = 0;
+  for (;;) {
+    i = head.find_first_not_of(" \t\r\n", i);
+    if (i == std::string_view::npos) return false;
+    if (head.substr(i, 2) == "//") {
+      i = head.find('\n', i);
+    } else if (head.substr(i, 2) == "(*") {
+      i = head.find("*)", i);
+      if (i != std::string_view::npos) i += 2;
+    } else {
+      break;
+    }
+    if (i == std::string_view::npos) return false;
+  }
+  const std::string_view w = head.substr(i, word.size());
+  std::string lower(word);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (w != word && w != lower) return false;
+  return i + word.size() < head.size() &&
+         (head[i + word.size()] == ' ' || head[i + word.size()] == '\t');
+}
+
+std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string& file) {
+  std::vector<LitmusTest> out;
+  out.push_back(parse_litmus(text, file));
+  return out;
+}
+
+// The PTX IR's events under a cat model, and the same events reached by
+// lowering SASS onto them (named so in xval's header).
+const EventGraphs kEventGraphs;
+const EventGraphs kLoweredSass{"sass", "lowering to PTX events"};
+
+}  // namespace
+
+std::span<const Dialect> dialects() {
+  // herd/Dat3M PTX litmus tests (docs/litmus-format.md), NVIDIA's
+  // mixed-proxy tests (".test files"), SASS litmus tests (docs/sass.md) and
+  // PTO vector programs (docs/litmus-format.md "PTO vector programs").
+  static const std::array kDialects{
+      Dialect{.name = "ptx-litmus",
+              .accepts = ".litmus",
+              .read = one_litmus_test,
+              .semantics = &kEventGraphs},
+      Dialect{.name = "nvidia-test",
+              .accepts = ".test",
+              .read = detail::parse_nv_test,
+              .parse_nth = detail::parse_nv_test_nth,
+              .semantics = &kEventGraphs},
+      Dialect{.name = "sass-litmus",
+              .accepts = ".litmus",
+              .first_word = "SASS",
+              .read = detail::parse_sass_litmus,
+              .semantics = &kLoweredSass,
+              .default_model = builtin_model_named("sass-sm30"),
+              .command = "sass",
+              .run_command = cli::run_sass},
+      Dialect{.name = "pto-litmus",
+              .accepts = ".litmus",
+              .first_word = "PTO",
+              .read = detail::parse_pto_litmus,
+              .semantics = &pto::semantics(),
+              .default_model = &pto::kModel,
+              .option = SemanticsOption{pto_exec::kOrderOption, pto::kOrderValues},
+              .command = "pto",
+              .run_command = cli::run_pto},
+  };
+  return kDialects;
+}
+
+std::vector<LitmusTest> Dialect::parse(std::string_view text, const std::string& file) const {
+  std::vector<LitmusTest> tests = read(text, file);
+  for (LitmusTest& t : tests) t.default_model = default_model;
+  return tests;
+}
+
+std::optional<LitmusTest> Dialect::parse_one(std::string_view text, const std::string& file,
+                                             std::size_t n) const {
+  std::optional<LitmusTest> t = parse_nth(text, file, n);
+  if (t) t->default_model = default_model;
+  return t;
+}
+
+bool Dialect::claims(const std::filesystem::path& path, std::string_view head) const {
+  return path.extension() == accepts && (first_word.empty() || first_word_is(head, first_word));
+}
+
+std::string SemanticsOption::values_text() const {
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(values[i]);
+  return s;
+}
+
+const Semantics& semantics_of(const LitmusTest& test) {
+  for (const Dialect& d : dialects())
+    if (!d.first_word.empty() && d.first_word == test.arch) return *d.semantics;
+  return *dialects().front().semantics;
+}
+
+const SemanticsOption* semantics_option(std::string_view flag) {
+  if (!flag.starts_with("--")) return nullptr;
+  for (const Dialect& d : dialects())
+    if (d.option && d.option->name == flag.substr(2)) return &*d.option;
+  return nullptr;
+}
+
+const Dialect* dialect_for(const std::filesystem::path& path, std::string_view head) {
+  for (const bool by_word : {true, false})
+    for (const Dialect& d : dialects())
+      if (d.first_word.empty() != by_word && d.claims(path, head)) return &d;
+  return nullptr;
+}
+
+const Dialect* dialect_with_command(std::string_view name) {
+  for (const Dialect& d : dialects())
+    if (d.run_command && d.command == name) return &d;
+  return nullptr;
+}
+
+std::string accepted_files() {
+  std::vector<std::string_view> kinds;
+  for (const Dialect& d : dialects())
+    if (std::find(kinds.begin(), kinds.end(), d.accepts) == kinds.end()) kinds.push_back(d.accepts);
+  std::string s;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) s += i + 1 == kinds.size() ? " or " : ", ";
+    s += kinds[i];
+  }
+  return s;
+}
+
+}  // namespace redscope
