@@ -26,12 +26,40 @@ fail() {
 }
 
 # --- the stage file -----------------------------------------------------------------
+# Its lines, each after its line number, comments dropped, and FOLDER/* written out:
+# as the folder of a line, one line per directory src/FOLDER/NAME/ (each a stage with
+# the line's USES: every dialect folder, src/dialects/NAME/, is one); as a use, all of
+# them.
+expand_folders() {
+  local pattern=${1%/\*} d
+  for d in src/"$pattern"/*/; do
+    if [[ -d $d ]]; then echo "$pattern/$(basename "$d")"; fi
+  done
+}
+stage_lines() {
+  local n=0 line w folder
+  local -a words uses
+  while IFS= read -r line || [[ -n $line ]]; do
+    n=$((n + 1))
+    read -r -a words <<<"${line%%#*}"
+    ((${#words[@]})) || continue
+    uses=()
+    for w in "${words[@]:2}"; do
+      if [[ $w == */\* ]]; then uses+=($(expand_folders "$w")); else uses+=("$w"); fi
+    done
+    if [[ ${words[1]:-} == */\* ]]; then
+      for folder in $(expand_folders "${words[1]}"); do
+        echo "$n ${words[0]} $folder ${uses[*]}"
+      done
+    else
+      echo "$n ${words[*]:0:2} ${uses[*]}"
+    fi
+  done <"$stages_file"
+}
 declare -A kind=() lib=() may=() allow=()
 order=()
 lineno=0
-while read -r line; do
-  lineno=$((lineno + 1))
-  line=${line%%#*}
+while read -r lineno line; do
   read -r -a words <<<"$line"
   ((${#words[@]})) || continue
   key=${words[0]} folder=${words[1]:-}
@@ -70,7 +98,7 @@ while read -r line; do
   kind[$folder]=$key
   may[$folder]=$closure
   order+=("$folder")
-done <"$stages_file"
+done < <(stage_lines)
 for file in "${!allow[@]}"; do
   for f in ${allow[$file]}; do
     [[ -n ${kind[$f]+x} ]] || fail "$stages_file: allow $file names an unknown folder $f"

@@ -4,7 +4,6 @@
 
 #include <z3++.h>
 
-#include "engine/z3/z3_guard.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/budget.hpp"
@@ -12,6 +11,7 @@
 #include "redscope/core/failure.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/z3/z3_guard.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 

@@ -14,11 +14,11 @@
 
 #include "dialects/pto/pto_dialect.hpp"
 #include "dialects/pto/pto_exec.hpp"
-#include "frontend/lexer.hpp"
 #include "frontend/nvtest/nv_test.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 using namespace redscope;
 using Catch::Matchers::Contains;

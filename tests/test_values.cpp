@@ -16,8 +16,8 @@
 
 #include <z3++.h>
 
-#include "engine/z3/z3_values.hpp"
 #include "redscope/core/values.hpp"
+#include "redscope/engine/z3/z3_values.hpp"
 
 using namespace redscope;
 

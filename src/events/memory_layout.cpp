@@ -3,7 +3,7 @@
 // per location, alignment, state spaces, and who may reach shared memory.
 #include "events/memory_layout.hpp"
 #include "events/input_error.hpp"
-#include "frontend/lexer.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 #include <algorithm>
 #include <functional>

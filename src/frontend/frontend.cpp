@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "frontend/container.hpp"
-#include "frontend/lexer.hpp"
 #include "redscope/core/budget.hpp"
+#include "redscope/frontend/container.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope {
 

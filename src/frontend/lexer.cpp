@@ -1,4 +1,4 @@
-#include "frontend/lexer.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 #include "redscope/frontend/text_cursor.hpp"
 

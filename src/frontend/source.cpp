@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "frontend/lexer.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope {
 

@@ -13,36 +13,20 @@
 #include "dialects/sass/sass_command.hpp"
 #include "dialects/sass/sass_litmus.hpp"
 #include "frontend/nvtest/nv_test.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 #include "registry/event_graphs.hpp"
 
 namespace redscope {
 
 namespace {
 
-// Whether the first word of `head`, after blank space and `//` and `(* *)`
-// comments, is `word` (as written or in lower case), followed by a blank.
-bool first_word_is(std::string_view head, std::string_view word) {
-  std::size_t i = 0;
-  for (;;) {
-    i = head.find_first_not_of(" \t\r\n", i);
-    if (i == std::string_view::npos) return false;
-    if (head.substr(i, 2) == "//") {
-      i = head.find('\n', i);
-    } else if (head.substr(i, 2) == "(*") {
-      i = head.find("*)", i);
-      if (i != std::string_view::npos) i += 2;
-    } else {
-      break;
-    }
-    if (i == std::string_view::npos) return false;
-  }
-  const std::string_view w = head.substr(i, word.size());
+// Whether the first word of `head` (after blank space and `//` and `(* *)`
+// comments) is `word` as written or in lower case, followed by a blank.
+bool first_word_either_case(std::string_view head, std::string_view word) {
   std::string lower(word);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (w != word && w != lower) return false;
-  return i + word.size() < head.size() &&
-         (head[i + word.size()] == ' ' || head[i + word.size()] == '\t');
+  return first_word_is(head, word) || first_word_is(head, lower);
 }
 
 std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string& file) {
@@ -107,7 +91,8 @@ std::optional<LitmusTest> Dialect::parse_one(std::string_view text, const std::s
 }
 
 bool Dialect::claims(const std::filesystem::path& path, std::string_view head) const {
-  return path.extension() == accepts && (first_word.empty() || first_word_is(head, first_word));
+  return path.extension() == accepts &&
+         (first_word.empty() || first_word_either_case(head, first_word));
 }
 
 std::string SemanticsOption::values_text() const {

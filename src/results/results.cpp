@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "redscope/results/condition_plan.hpp"
 #include "redscope/results/results.hpp"
-#include "results/condition_plan.hpp"
 
 namespace redscope {
 

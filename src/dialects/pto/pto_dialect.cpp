@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include "dialects/pto/pto_lexer.hpp"
-#include "frontend/container.hpp"
-#include "frontend/lexer.hpp"
 #include "redscope/dialects/pto/pto.hpp"
+#include "redscope/frontend/container.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope::detail {
 

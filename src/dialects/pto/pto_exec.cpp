@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "frontend/lexer.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope::pto_exec {
 

@@ -8,7 +8,7 @@
 
 #include "dialects/pto/pto_exec.hpp"
 #include "dialects/pto/pto_z3_values.hpp"
-#include "engine/z3/z3_guard.hpp"
+#include "redscope/engine/z3/z3_guard.hpp"
 
 namespace redscope {
 

@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "engine/z3/z3_values.hpp"
 #include "redscope/core/litmus.hpp"
+#include "redscope/engine/z3/z3_values.hpp"
 
 namespace redscope {
 

@@ -22,7 +22,7 @@
 #include <set>
 
 #include "dialects/sass/sass_text.hpp"
-#include "frontend/container.hpp"
+#include "redscope/frontend/container.hpp"
 
 namespace redscope::detail {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/lexer.hpp"
 #include "redscope/dialects/sass/sass.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope::sass::detail {
 

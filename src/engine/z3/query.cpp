@@ -8,7 +8,7 @@
 
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
-#include "engine/z3/z3_guard.hpp"
+#include "redscope/engine/z3/z3_guard.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
 

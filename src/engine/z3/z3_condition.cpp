@@ -1,7 +1,7 @@
 #include "engine/z3/z3_condition.hpp"
 
-#include "engine/z3/z3_values.hpp"
-#include "results/condition_plan.hpp"
+#include "redscope/engine/z3/z3_values.hpp"
+#include "redscope/results/condition_plan.hpp"
 
 namespace redscope {
 

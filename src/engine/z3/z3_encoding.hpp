@@ -18,10 +18,10 @@
 
 #include "engine/z3/relation.hpp"
 #include "engine/z3/z3_model.hpp"
-#include "engine/z3/z3_values.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/z3/z3_values.hpp"
 #include "redscope/events/value_sets.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"

@@ -8,7 +8,7 @@
 // unspecified in SMT-LIB, so every NaN result is replaced by canonical_nan),
 // and min/max, which select one operand's bits instead of using fp.min
 // (unspecified on +0/-0).
-#include "engine/z3/z3_values.hpp"
+#include "redscope/engine/z3/z3_values.hpp"
 
 #include "redscope/core/litmus.hpp"
 

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "frontend/lexer.hpp"
+#include "redscope/frontend/lexer.hpp"
 #include "redscope/frontend/text_cursor.hpp"
 
 namespace redscope::detail {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "frontend/container.hpp"
 #include "frontend/ptx/ptx_instructions.hpp"
+#include "redscope/frontend/container.hpp"
 
 namespace redscope {
 

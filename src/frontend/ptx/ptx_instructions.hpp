@@ -3,7 +3,7 @@
 // arithmetic), plus Dat3M's shorthand forms (docs/litmus-format.md).
 #pragma once
 
-#include "frontend/container.hpp"
+#include "redscope/frontend/container.hpp"
 
 namespace redscope::detail {
 

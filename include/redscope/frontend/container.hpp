@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/lexer.hpp"
 #include "redscope/core/litmus.hpp"
+#include "redscope/frontend/lexer.hpp"
 
 namespace redscope::detail {
 
