@@ -161,6 +161,13 @@ while IFS= read -r file; do
     to=$folder
     close='"'
     [[ $quote == '"' ]] || close='>'
+    # A header under src/ is its library's own: another library includes only the
+    # public headers, include/redscope/FOLDER/ (a dialect folder shares its stage's).
+    if [[ $resolved == src/* && ${lib[$from]} != "${lib[$to]}" ]]; then
+      fail "$file:$line: #include $quote$target$close is a private header of '$to'" \
+        "(src/$to/); another stage includes only include/redscope/$to/"
+      continue
+    fi
     if may_use "$file" "$from" "$to"; then
       if ((temporary)); then
         temporaries+=("$file:$line: #include $quote$target$close (folder $to)")

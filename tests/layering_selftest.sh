@@ -107,6 +107,20 @@ expect outside-stage fail '^src/misc/x.hpp: not in a known stage folder .misc.' 
 expect stage-order-cycle fail \
   '^cmake/stages.txt:1: core uses model, which is not declared on an earlier line' \
   'sed -i "1s/.*/stage core model/" cmake/stages.txt'
+expect private-header fail \
+  '^src/model/upper.cpp:4: #include "core/secret.hpp" is a private header of .core.' \
+  'echo "int secret();" >src/core/secret.hpp' \
+  '&& echo "#include \"core/secret.hpp\"" >>src/model/upper.cpp'
+# FOLDER/* in the stage file: every src/FOLDER/NAME/ is a stage with the line's uses,
+# and as a use it means all of them; two siblings may not use each other.
+plug_stages='sed -i "s|^program cli .*|stage plug/* model\nprogram cli plug/*|" cmake/stages.txt &&
+  mkdir -p src/plug/a src/plug/b build && ar rcs build/libredscope_stage_plug_a.a &&
+  ar rcs build/libredscope_stage_plug_b.a && echo "int b();" >src/plug/b/b.hpp'
+expect wildcard-stages pass '^layering: .* every symbol' \
+  "$plug_stages" '&& echo "int a();" >src/plug/a/a.hpp'
+expect wildcard-sibling fail \
+  '^src/plug/a/a.hpp:1: #include "plug/b/b.hpp" is a private header of .plug/b.' \
+  "$plug_stages" '&& echo "#include \"plug/b/b.hpp\"" >src/plug/a/a.hpp'
 
 if ((failures)); then
   echo "layering self-test: $failures case(s) did not behave"

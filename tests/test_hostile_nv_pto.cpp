@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "dialects/pto/pto_dialect.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
 #include "dialects/pto/pto_exec.hpp"
-#include "frontend/nvtest/nv_test.hpp"
+#include "redscope/frontend/nvtest/nv_test.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"

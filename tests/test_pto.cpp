@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "dialects/pto/pto_dialect.hpp"
-#include "dialects/pto/pto_semantics.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
+#include "redscope/dialects/pto/pto_semantics.hpp"
 #include "dialects/pto/pto_z3_values.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/dialects/pto/pto.hpp"

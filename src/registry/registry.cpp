@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <array>
 
-#include "dialects/pto/pto_command.hpp"
-#include "dialects/pto/pto_dialect.hpp"
-#include "dialects/pto/pto_exec.hpp"
-#include "dialects/pto/pto_semantics.hpp"
-#include "dialects/sass/sass_command.hpp"
-#include "dialects/sass/sass_litmus.hpp"
-#include "frontend/nvtest/nv_test.hpp"
+#include "redscope/dialects/pto/pto_command.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
+#include "redscope/dialects/pto/pto_semantics.hpp"
+#include "redscope/dialects/sass/sass_command.hpp"
+#include "redscope/dialects/sass/sass_litmus.hpp"
+#include "redscope/frontend/nvtest/nv_test.hpp"
 #include "redscope/frontend/text_cursor.hpp"
 #include "registry/event_graphs.hpp"
 
@@ -70,7 +69,7 @@ std::span<const Dialect> dialects() {
               .read = detail::parse_pto_litmus,
               .semantics = &pto::semantics(),
               .default_model = &pto::kModel,
-              .option = SemanticsOption{pto_exec::kOrderOption, pto::kOrderValues},
+              .option = SemanticsOption{pto::kOrderOption, pto::kOrderValues},
               .command = "pto",
               .run_command = cli::run_pto},
   };

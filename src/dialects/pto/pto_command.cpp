@@ -1,6 +1,6 @@
 // `redscope pto cycles`: the seed's A2/A3 and A5 cycle tables applied to a
 // PTO program's reductions (pto_cycles.hpp).
-#include "dialects/pto/pto_command.hpp"
+#include "redscope/dialects/pto/pto_command.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // The PTO dialect: parses the seed's `pto.vecscope` syntax, checks types and
 // masks, unrolls `scf.for` and folds constants into pto::Program (see
 // pto_dialect.hpp; docs/litmus-format.md "PTO vector programs").
-#include "dialects/pto/pto_dialect.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,5 +1,5 @@
 #include "dialects/pto/pto_exec.hpp"
-#include "dialects/pto/pto_semantics.hpp"
+#include "redscope/dialects/pto/pto_semantics.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -117,7 +117,7 @@ TestResult start_result(const LitmusTest& t, const EngineOptions& opts, const Ob
 }
 
 std::vector<p::Order> orders(const EngineOptions& opts) {
-  const auto o = opts.semantics_options.find(kOrderOption);
+  const auto o = opts.semantics_options.find(pto::kOrderOption);
   if (o != opts.semantics_options.end() && o->second == "tree") return {p::Order::Tree};
   if (o != opts.semantics_options.end() && o->second == "sequential") return {p::Order::Sequential};
   return {p::Order::Tree, p::Order::Sequential};

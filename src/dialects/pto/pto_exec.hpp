@@ -61,10 +61,6 @@ struct Exploration {
 // opts.enum_limit paths.
 Exploration explore(const LitmusTest& t, const Observed& o, const EngineOptions& opts);
 
-// The option that names the order of float sums (--pto-order): "tree",
-// "sequential" or "both" (the default).
-inline constexpr std::string_view kOrderOption = "pto-order";
-
 // The orders a run explores.
 std::vector<pto::Order> orders(const EngineOptions& opts);
 

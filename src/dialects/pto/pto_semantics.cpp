@@ -1,6 +1,6 @@
 // PTO programs behind the Semantics interface: each engine kind names one of
 // the program's two formulations (the operational machine has none).
-#include "dialects/pto/pto_semantics.hpp"
+#include "redscope/dialects/pto/pto_semantics.hpp"
 
 #include "dialects/pto/pto_exec.hpp"
 #include "dialects/pto/pto_z3.hpp"

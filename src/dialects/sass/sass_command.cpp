@@ -1,6 +1,6 @@
 // `redscope sass encode [FILE]` and `redscope sass decode [FILE]`: the
 // sm_30 encoder and decoder on text (docs/cli.md, docs/sass.md).
-#include "dialects/sass/sass_command.hpp"
+#include "redscope/dialects/sass/sass_command.hpp"
 
 #include <fmt/format.h>
 

@@ -12,7 +12,7 @@
 //   SSY, NOP, SCHI        no effect on outcomes (reconvergence and timing)
 // A register names a location only through the init block (`P0:R2 = x;`);
 // `[R2+0x4]` is then x at byte offset 4.
-#include "dialects/sass/sass_litmus.hpp"
+#include "redscope/dialects/sass/sass_litmus.hpp"
 
 #include <fmt/format.h>
 

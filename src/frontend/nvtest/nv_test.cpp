@@ -2,7 +2,7 @@
 // their file positions; a template's holes are replaced by the tokens of the
 // row's cells (lexed where the cells stand), so every error is located in
 // the file, in the template or in the row.
-#include "frontend/nvtest/nv_test.hpp"
+#include "redscope/frontend/nvtest/nv_test.hpp"
 
 #include <algorithm>
 #include <cctype>

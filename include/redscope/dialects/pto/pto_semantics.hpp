@@ -24,7 +24,10 @@ inline constexpr BuiltinModel kModel{
         "PTO vector programs: their operations' semantics (docs/model.md), not a\n"
         "          cat file; chosen by the file's first word PTO"};
 
-// The values of --pto-order (pto_exec::kOrderOption); "both" is the default.
+// The option of PTO's semantics: `--pto-order` on the command line, its
+// value in EngineOptions::semantics_options["pto-order"].
+inline constexpr std::string_view kOrderOption = "pto-order";
+// Its values; "both" is the default.
 inline constexpr std::array<std::string_view, 3> kOrderValues{"tree", "sequential", "both"};
 
 }  // namespace redscope::pto
