@@ -12,13 +12,13 @@
 
 #include <fmt/format.h>
 
-#include "redscope/dialects/pto/pto_dialect.hpp"
 #include "dialects/pto/pto_exec.hpp"
-#include "redscope/frontend/nvtest/nv_test.hpp"
 #include "redscope/core/budget.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/lexer.hpp"
+#include "redscope/frontend/nvtest/nv_test.hpp"
 
 using namespace redscope;
 using Catch::Matchers::Contains;

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "redscope/dialects/pto/pto_dialect.hpp"
-#include "redscope/dialects/pto/pto_semantics.hpp"
 #include "dialects/pto/pto_z3_values.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/dialects/pto/pto.hpp"
 #include "redscope/dialects/pto/pto_cycles.hpp"
+#include "redscope/dialects/pto/pto_dialect.hpp"
+#include "redscope/dialects/pto/pto_semantics.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
