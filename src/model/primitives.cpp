@@ -201,10 +201,21 @@ BitRel po_loc(const Skeleton& sk, const BitRel& po, const Budget* budget) {
     if (!x.is_memory()) continue;
     po.for_each(a, [&](std::size_t b) {
       const Event& y = sk.ev(b);
-      if (y.is_memory() && x.vloc == y.vloc) r.set(a, b);
+      if (y.is_memory() && x.loc == y.loc) r.set(a, b);
     });
   }
   return r;
+}
+
+// Dat3M's `sr` (wmm/analysis/NativeRelationAnalysis.java visitSameScope):
+// two events of threads, each with a scope (strong memory operations and
+// fences, not proxy fences) that contains the other's thread; an event
+// with itself and two of one thread included.
+bool same_scope(const Skeleton& sk, const Event& x, const Event& y) {
+  if (x.is_init || y.is_init || !x.is_strong() || !y.is_strong()) return false;
+  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
+  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
+  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
 }
 
 BitRel morally_strong_rel(const Skeleton& sk, const Budget* budget) {
@@ -219,7 +230,7 @@ BitRel morally_strong_rel(const Skeleton& sk, const Budget* budget) {
 
 // The relations static_primitives holds at once, with the temporaries that
 // make them: what is charged before the first is made.
-constexpr std::size_t kStaticRelations = 18;
+constexpr std::size_t kStaticRelations = 19;
 
 }  // namespace
 
@@ -227,7 +238,7 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
   const std::size_t n = sk.size();
   charge(budget, kStaticRelations * BitRel::bytes_for(n));
   StaticPrimitives p;
-  p.rels.reserve(14);  // `po` is read by reference while later ones are added
+  p.rels.reserve(16);  // `po` is read by reference while later ones are added
   add_sets(p, sk);
   auto same_thread = [](const Event& x, const Event& y) {
     return !x.is_init && !y.is_init && x.thread == y.thread;
@@ -263,6 +274,9 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
                     return scope_includes(Scope::Cta, px, py);
                   },
                   budget));
+  add("sr",
+      pairs_where(
+          sk, [&sk](const Event& x, const Event& y) { return same_scope(sk, x, y); }, budget));
   add("int", pairs_where(sk, same_thread, budget));
   add("ext", pairs_where(
                  sk,

@@ -98,11 +98,14 @@ struct Model {
   std::vector<Stmt> stmts;
 };
 
-// The primitives an engine provides: name and type (docs/model.md).
+// The primitives an engine provides: name and type (docs/model.md). A
+// primitive with `same_as` is another name of that one (Dat3M's
+// `sync_fence` for `sf`): both names read one slot.
 struct Primitive {
   std::string_view name;
   Type type;
-  int level;  // see Slot
+  int level;                   // see Slot
+  std::string_view same_as{};  // "": a value of its own
 };
 const std::vector<Primitive>& ptx_primitives();
 
