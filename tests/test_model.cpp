@@ -14,6 +14,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
+#include "redscope/model/primitives.hpp"
 #include "suite_files.hpp"
 
 using namespace redscope;
@@ -330,6 +331,7 @@ namespace {
 // that the two evaluators (z3: symbolic, enum: bits) read them alike.
 constexpr const char* kOperators = R"("operators"
 let fr = rf^-1 ; co
+let ms = (int | (ext & loc)) \ id
 acyclic rf | dep as No-Thin-Air
 acyclic ((rf | co | fr) & ms) | po-loc as SPL
 let ext_rf = rf & ext
@@ -410,4 +412,45 @@ TEST_CASE("frontend: a litmus file of more than 2^20 tokens is a located error",
   CHECK_THAT(error_of([&] { (void)parse_litmus(text, "big.litmus"); }),
              Catch::Matches("big\\.litmus:1[0-9]:[0-9]+: error: more than 1048576 tokens in one "
                             "file: is it a litmus test\\?"));
+}
+
+// models/ptx.cat defines morally strong in cat (issue 32); the engines read
+// it through cat::model_ms. On every skeleton of every suite test it is the
+// PTX rule that explanations put into words (cat::morally_strong).
+TEST_CASE("ms as models/ptx.cat defines it is the PTX rule on every suite test", "[model]") {
+  std::size_t pairs = 0;
+  for (const std::string& f : testing::suite_files()) {
+    const LitmusTest t = parse_litmus_file(f);
+    if (t.pto_program) continue;
+    const Expansion ex = expand(t, ExpandOptions{});
+    for (const Skeleton& sk : ex.skeletons) {
+      const cat::StaticPrimitives p = cat::static_primitives(sk, cat::builtin_ptx(), {"sm6x"});
+      INFO(f);
+      for (EventId a = 0; a < sk.size(); ++a)
+        for (EventId b = 0; b < sk.size(); ++b) {
+          REQUIRE(p.ms.has(a, b) == cat::morally_strong(sk, a, b));
+          ++pairs;
+        }
+    }
+  }
+  CHECK(pairs > 10'000);
+}
+
+// The engines take a model's own static `ms` (the Fence-SC pairs, the
+// shortcuts); a model that binds none gets models/ptx.cat's, and one that
+// binds it from the execution (rf) is not static: ptx.cat's again.
+TEST_CASE("cat::model_ms reads the model's last static binding of ms", "[model]") {
+  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
+                                         "/litmus/classic/SB+fence.sc-cta-2cta.litmus");
+  const Expansion ex = expand(t, ExpandOptions{});
+  const Skeleton& sk = ex.skeletons.at(0);
+  const cat::StaticPrimitives p = cat::static_primitives(sk);
+  const std::size_t n = sk.size();
+  const BitRel ptx = cat::model_ms(cat::builtin_ptx(), {}, p, n);
+  const cat::Model none = parse("\"t\"\nacyclic po | rf\n");
+  CHECK(cat::model_ms(none, {}, p, n) == ptx);
+  const cat::Model own = parse("\"t\"\nlet ms = po\nlet ms = ext\nacyclic ms\n");
+  CHECK(cat::model_ms(own, {}, p, n) == p.rel("ext"));
+  const cat::Model dynamic = parse("\"t\"\nlet ms = ext\nlet ms = rf\nacyclic ms\n");
+  CHECK(cat::model_ms(dynamic, {}, p, n) == ptx);
 }

@@ -305,7 +305,8 @@ class Breaker {
     switch (e.op) {
       case Op::Ref: {
         const cat::Slot& slot = m_.slots[e.slot];
-        if (slot.primitive) return primitive_step(slot.name, u, v);
+        // ms (models/ptx.cat's binding, a property of the pair) is stated, not opened.
+        if (slot.primitive || slot.name == "ms") return primitive_step(slot.name, u, v);
         const auto it = bound_.find(e.slot);
         if (it == bound_.end()) return {{ExecEdge{u, v, slot.name}}, {}};
         Step inner = derive(*it->second, u, v, depth + 1);
@@ -399,7 +400,7 @@ class Breaker {
       if (i == main) continue;
       const cat::Expr& a = *e.args[i];
       const bool prim = a.op == cat::Op::Ref && m_.slots[a.slot].primitive;
-      const std::string name = prim ? m_.slots[a.slot].name : "";
+      const std::string name = a.op == cat::Op::Ref ? m_.slots[a.slot].name : "";
       if (name == "ms")  // (one note per pair, whichever way it was reached)
         s.notes.push_back(fmt::format("{} and {} are morally strong because {}", ev(std::min(u, v)),
                                       ev(std::max(u, v)),

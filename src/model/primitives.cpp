@@ -102,6 +102,7 @@ std::string ms_words(const Skeleton& sk, EventId a, EventId b) {
 }
 
 const BitRel& StaticPrimitives::rel(std::string_view name) const {
+  if (name == "ms") return ms;
   for (const auto& [n, r] : rels)
     if (n == name) return r;
   throw std::logic_error("no static primitive " + std::string(name));
@@ -218,19 +219,9 @@ bool same_scope(const Skeleton& sk, const Event& x, const Event& y) {
   return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
 }
 
-BitRel morally_strong_rel(const Skeleton& sk, const Budget* budget) {
-  BitRel ms(sk.size(), budget);
-  for (EventId a = 0; a < sk.size(); ++a) {
-    if (a % kRowsPerCheck == 0) check(budget);
-    for (EventId b = 0; b < sk.size(); ++b)
-      if (morally_strong(sk, a, b)) ms.set(a, b);
-  }
-  return ms;
-}
-
 // The relations static_primitives holds at once, with the temporaries that
 // make them: what is charged before the first is made.
-constexpr std::size_t kStaticRelations = 19;
+constexpr std::size_t kStaticRelations = 20;
 
 }  // namespace
 
@@ -238,7 +229,7 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
   const std::size_t n = sk.size();
   charge(budget, kStaticRelations * BitRel::bytes_for(n));
   StaticPrimitives p;
-  p.rels.reserve(16);  // `po` is read by reference while later ones are added
+  p.rels.reserve(17);  // `po` is read by reference while later ones are added
   add_sets(p, sk);
   auto same_thread = [](const Event& x, const Event& y) {
     return !x.is_init && !y.is_init && x.thread == y.thread;
@@ -265,15 +256,21 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
                     return x.is_memory() && y.is_memory() && x.vloc == y.vloc;
                   },
                   budget));
-  add("scta", pairs_where(
-                  sk,
-                  [&sk](const Event& x, const Event& y) {
-                    if (x.is_init || y.is_init) return false;
-                    const Placement& px = sk.placement[x.thread];
-                    const Placement& py = sk.placement[y.thread];
-                    return scope_includes(Scope::Cta, px, py);
-                  },
-                  budget));
+  // Where threads sit (PTX §8.5 "Scope"): events of threads in one CTA, one
+  // cluster, one GPU (initial writes in none); models/ptx.cat builds scope
+  // inclusion and morally strong from these.
+  auto same = [&sk, budget](Scope level) {
+    return pairs_where(
+        sk,
+        [&sk, level](const Event& x, const Event& y) {
+          if (x.is_init || y.is_init) return false;
+          return scope_includes(level, sk.placement[x.thread], sk.placement[y.thread]);
+        },
+        budget);
+  };
+  add("scta", same(Scope::Cta));
+  add("scluster", same(Scope::Cluster));
+  add("sgpu", same(Scope::Gpu));
   add("sr",
       pairs_where(
           sk, [&sk](const Event& x, const Event& y) { return same_scope(sk, x, y); }, budget));
@@ -290,7 +287,36 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
   add_matrix("addr", edge_matrix(sk, EdgeKind::Addr, budget));
   charge(budget, BitRel::bytes_for(n));
   add("dep", p.rel("data") | p.rel("ctrl") | p.rel("addr"));
-  add("ms", morally_strong_rel(sk, budget));
+  return p;
+}
+
+namespace {
+
+// The last binding of `ms` in `m` that reads static primitives only.
+bool binds_static_ms(const Model& m) {
+  for (std::size_t i = m.slots.size(); i-- > 0 && !m.slots[i].primitive;)
+    if (m.slots[i].name == "ms") return m.slots[i].level == 0 && m.slots[i].type == Type::Rel;
+  return false;
+}
+
+}  // namespace
+
+BitRel model_ms(const Model& m, const std::vector<std::string>& variants, const StaticPrimitives& p,
+                std::size_t n, const Budget* budget) {
+  const Model& from = binds_static_ms(m) ? m : builtin_ptx();
+  Evaluator ev(from, n, variants, "ms", budget);
+  for (const auto& [name, set] : p.sets)
+    if (ev.needs(name)) ev.set(name) = set;
+  for (const auto& [name, rel] : p.rels)
+    if (ev.needs(name)) ev.rel(name) = rel;
+  ev.update(0);
+  return *ev.binding("ms");
+}
+
+StaticPrimitives static_primitives(const Skeleton& sk, const Model& m,
+                                   const std::vector<std::string>& variants, const Budget* budget) {
+  StaticPrimitives p = static_primitives(sk, budget);
+  p.ms = model_ms(m, variants, p, sk.size(), budget);
   return p;
 }
 
@@ -303,10 +329,12 @@ void load_statics(Evaluator& ev, const StaticPrimitives& p, const std::vector<bo
   for (EventId a = 0; a < n; ++a)
     if (executed[a]) std::copy(ex.begin(), ex.end(), pairs.row(a));
   for (const auto& [name, set] : p.sets) {
+    if (!ev.needs(name)) continue;
     Bits& v = ev.set(name);
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = set[k] & ex[k];
   }
-  for (const auto& [name, rel] : p.rels) ev.rel(name) = rel & pairs;
+  for (const auto& [name, rel] : p.rels)
+    if (ev.needs(name)) ev.rel(name) = rel & pairs;
 }
 
 void load_candidate(Evaluator& ev, const StaticPrimitives& p, const CandidateRels& c) {

@@ -185,13 +185,12 @@ void SymbolicModel::recursive(const cat::Let& l) {
 
 // Union, Inter, Seq and Diff are n-ary (cat.hpp): folded left to right.
 SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
+  if (e.op == Op::Seq) return eval_seq(e);
   Value a = eval(*e.args[0]);
   if (e.op == Op::Cartesian) {
     const Value b = eval(*e.args[1]);
     Value r = blank(e.type);
-    for (std::size_t i = 0; i < n_; ++i, poll())
-      if (!a.set[i].is_false())
-        for (std::size_t j = 0; j < n_; ++j) r.rel.set(i, j, conj(a.set[i], b.set[j]));
+    r.rel = Rel::product(c_, a.set, b.set, budget_);
     return r;
   }
   for (std::size_t k = 1; k < e.args.size(); ++k) {
@@ -212,6 +211,40 @@ SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
     }
   }
   return a;
+}
+
+// r1 ; r2 ; ... as eval_binary folds it, but an identity [S] masks rows or
+// columns (Rel::rows_within, cols_within: the cells compose() would make)
+// instead of composing: ptx.cat's `[STRONG] ; r ; [STRONG]` stays n².
+SymbolicModel::Value SymbolicModel::eval_seq(const cat::Expr& e) {
+  std::optional<SymSet> lead;  // the identities before the first relation, met
+  std::optional<Rel> r;
+  for (const auto& a : e.args) {
+    poll();
+    if (a->op == Op::Identity) {
+      SymSet s = eval(*a->args[0]).set;
+      if (r) {
+        r = r->cols_within(s);
+      } else if (lead) {
+        for (std::size_t i = 0; i < n_; ++i) (*lead)[i] = conj((*lead)[i], s[i]);
+      } else {
+        lead = std::move(s);
+      }
+      continue;
+    }
+    Value b = eval(*a);
+    if (!r)
+      r = lead ? b.rel.rows_within(*lead) : std::move(b.rel);
+    else
+      r = r->compose(b.rel);
+  }
+  Value out = blank(Type::Rel);
+  if (r) {
+    out.rel = std::move(*r);
+    return out;
+  }
+  for (std::size_t i = 0; i < n_; ++i) out.rel.set(i, i, (*lead)[i]);
+  return out;
 }
 
 SymbolicModel::Value SymbolicModel::eval(const cat::Expr& e) {

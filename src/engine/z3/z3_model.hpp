@@ -67,6 +67,7 @@ class SymbolicModel {
   };
   Value eval(const cat::Expr& e);
   Value eval_binary(const cat::Expr& e);
+  Value eval_seq(const cat::Expr& e);
   Value blank(cat::Type t) const;
   void assert_check(const cat::Check& ch);
   void acyclic(const Rel& r, const z3::expr& lit, const std::string& name);
