@@ -454,3 +454,59 @@ TEST_CASE("cat::model_ms reads the model's last static binding of ms", "[model]"
   const cat::Model dynamic = parse("\"t\"\nlet ms = ext\nlet ms = rf\nacyclic ms\n");
   CHECK(cat::model_ms(dynamic, {}, p, n) == ptx);
 }
+
+namespace {
+
+cat::Shortcuts shortcuts_of(const cat::Model& m, std::string_view off = "") {
+  return cat::shortcuts(m, [off](std::string_view n) { return n != off; });
+}
+
+}  // namespace
+
+// Shortcuts follow the checks' definitions, not a flag of the built-in
+// models: a user's copy of models/ptx.cat (its axioms renamed) gets them, a
+// model without those checks (Dat3M's, or ptx.cat less Coherence) does not.
+TEST_CASE("cat::shortcuts recognise Coherence and SC-per-Location by their shape", "[model]") {
+  const cat::Shortcuts built = shortcuts_of(cat::builtin_ptx());
+  CHECK(built.ms_writes_ordered);
+  CHECK(built.own_writes_in_po);
+  CHECK(built.no_thin_air);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "Coherence").ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "Coherence").own_writes_in_po);
+  CHECK(shortcuts_of(cat::builtin_ptx(), "SC-per-Location").ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "SC-per-Location").own_writes_in_po);
+
+  std::ifstream in(std::string(REDSCOPE_SOURCE_DIR) + "/models/ptx.cat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const std::size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  const cat::Model copy = parse(replaced(" as Coherence\n", " as Mine\n"));
+  CHECK(shortcuts_of(copy).own_writes_in_po);
+  CHECK(shortcuts_of(copy, "Coherence").own_writes_in_po);  // the check is named Mine now
+  CHECK_FALSE(shortcuts_of(copy, "Mine").ms_writes_ordered);
+  const cat::Model no_coherence = parse(replaced("empty coherence_bad as Coherence\n", ""));
+  CHECK_FALSE(shortcuts_of(no_coherence).ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(no_coherence).own_writes_in_po);
+  // Coherence over another relation than the engines' ms: no shortcut.
+  const cat::Model other_ms =
+      parse(replaced("([WRITES] ; ms ; [WRITES])", "([WRITES] ; ext ; [WRITES])"));
+  CHECK_FALSE(shortcuts_of(other_ms).ms_writes_ordered);
+  // SC-per-Location without co: Coherence's shortcut only.
+  const cat::Model no_co = parse(replaced("((rf | co | fr) & ms)", "((rf | fr) & ms)"));
+  CHECK(shortcuts_of(no_co).ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(no_co).own_writes_in_po);
+
+  const std::string dat3m = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx/cat/";
+  for (const char* f : {"ptx-v6.0.cat", "ptx-v7.5.cat"}) {
+    if (!fs::exists(dat3m + f)) continue;
+    INFO(f);
+    const cat::Shortcuts d = shortcuts_of(cat::load_cat(dat3m + f));
+    CHECK_FALSE(d.ms_writes_ordered);
+    CHECK_FALSE(d.own_writes_in_po);
+    CHECK(d.no_thin_air);
+  }
+}

@@ -93,7 +93,7 @@ struct Stmt {
 struct Model {
   std::string file;  // as named to parse_cat
   std::string title;
-  bool shipped = false;     // one of models/ (built in): the engines' shortcuts apply
+  bool shipped = false;     // one of models/ (built in); read by no shortcut
   std::vector<Slot> slots;  // primitives first, then let-bound names
   std::vector<Stmt> stmts;
 };
@@ -111,9 +111,8 @@ const std::vector<Primitive>& ptx_primitives();
 
 // What an engine may assume of every consistent execution beyond what it
 // evaluates, to search less (docs/model.md "Engine shortcuts"); each holds
-// only for a shipped model with the named axioms enabled, or, for
-// no_thin_air, any model with an enabled `acyclic` over a union holding rf
-// and the dependencies.
+// only while an enabled check of the model implies it, recognised by its
+// definition (let-bound names opened), whatever its name.
 struct Shortcuts {
   // A thread's own writes to one location are co-ordered in program order
   // (Coherence and SC-per-Location).
