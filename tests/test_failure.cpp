@@ -59,7 +59,7 @@ exists (x == 1))",
                                     "atoms.litmus");
   EngineOptions o;
   o.engine = EngineKind::Op;
-  o.disabled_axioms = {"Atomicity"};
+  o.disabled_axioms = {Axiom::Atomicity};
   CHECK_THROWS_AS(run_engine(t, o), InputError);
 }
 

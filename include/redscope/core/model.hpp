@@ -1,5 +1,4 @@
-// The memory models redscope checks against (their checks are named by the
-// model files: `as NAME`, EngineOptions::disabled_axioms).
+// The memory models redscope checks against, and the names of their axioms.
 #pragma once
 
 #include <array>
@@ -36,6 +35,32 @@ constexpr bool has_sm6x_rule(ModelKind m) {
 }
 inline std::vector<std::string> model_variants(ModelKind m) {
   return has_sm6x_rule(m) ? std::vector<std::string>{"sm6x"} : std::vector<std::string>{};
+}
+
+// The six axioms of the PTX memory consistency model (PTX ISA §8.9 "Axioms").
+enum class Axiom : std::uint8_t {
+  Coherence,
+  FenceSc,
+  Atomicity,
+  NoThinAir,
+  ScPerLocation,
+  Causality
+};
+
+inline constexpr std::array<Axiom, 6> kAllAxioms = {Axiom::Coherence,     Axiom::FenceSc,
+                                                    Axiom::Atomicity,     Axiom::NoThinAir,
+                                                    Axiom::ScPerLocation, Axiom::Causality};
+
+constexpr std::string_view to_string(Axiom a) {
+  switch (a) {
+    case Axiom::Coherence: return "Coherence";
+    case Axiom::FenceSc: return "Fence-SC";
+    case Axiom::Atomicity: return "Atomicity";
+    case Axiom::NoThinAir: return "No-Thin-Air";
+    case Axiom::ScPerLocation: return "SC-per-Location";
+    case Axiom::Causality: return "Causality";
+  }
+  return "?";
 }
 
 constexpr std::string_view to_string(ModelKind m) {

@@ -172,15 +172,16 @@ struct EngineOptions {
   ExpandOptions expand;
   bool observe_all = false;
   std::optional<ModelKind> model;  // default: chosen from the test (model_for_test)
-  // Checks left out, by the name the model gives them (`as NAME`: models/
-  // ptx.cat's Coherence, Fence-SC, Atomicity, No-Thin-Air, SC-per-Location,
-  // Causality; Dat3M's axiom-Coherence, ...), for experiments and for the
-  // unit tests that show each axiom forbidding something on its own.
-  std::vector<std::string> disabled_axioms;
+  // Axioms left out of the check (for experiments and for the unit tests
+  // that show each axiom forbidding something on its own).
+  std::vector<Axiom> disabled_axioms;
+  bool disables(Axiom a) const {
+    return std::find(disabled_axioms.begin(), disabled_axioms.end(), a) != disabled_axioms.end();
+  }
   // Whether the model's check named `axiom` forbids (not disabled).
   bool enables(std::string_view axiom) const {
-    return std::find(disabled_axioms.begin(), disabled_axioms.end(), axiom) ==
-           disabled_axioms.end();
+    return std::none_of(disabled_axioms.begin(), disabled_axioms.end(),
+                        [&](Axiom a) { return to_string(a) == axiom; });
   }
   // Enumeration stops with an error beyond this many outcomes (a test whose
   // observed values are unbounded, e.g. with No-Thin-Air left out).
