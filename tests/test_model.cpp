@@ -510,3 +510,22 @@ TEST_CASE("cat::shortcuts recognise Coherence and SC-per-Location by their shape
     CHECK(d.no_thin_air);
   }
 }
+
+// Explanations speak of ptx.cat's ms in the PTX rule's words
+// (cat::ms_words); a model's own ms, defined otherwise, is not that binding.
+TEST_CASE("cat::defines_ptx_ms recognises models/ptx.cat's definition of ms", "[model]") {
+  auto last_ms = [](const cat::Model& m) {
+    std::size_t at = m.slots.size();
+    for (std::size_t i = 0; i < m.slots.size(); ++i)
+      if (m.slots[i].name == "ms" && !m.slots[i].primitive) at = i;
+    return at;
+  };
+  CHECK(cat::defines_ptx_ms(cat::builtin_ptx(), last_ms(cat::builtin_ptx())));
+  const std::string_view text = cat::builtin_ptx_model();
+  const cat::Model copy = parse(std::string(text));
+  CHECK(cat::defines_ptx_ms(copy, last_ms(copy)));
+  const cat::Model other = parse(std::string(text) + "\nlet ms = ms \\ ext\n");
+  CHECK_FALSE(cat::defines_ptx_ms(other, last_ms(other)));
+  const cat::Model mine = parse("\"t\"\nlet ms = (int | ext) \\ id\n");
+  CHECK_FALSE(cat::defines_ptx_ms(mine, last_ms(mine)));
+}

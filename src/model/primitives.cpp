@@ -299,7 +299,49 @@ bool binds_static_ms(const Model& m) {
   return false;
 }
 
+// Let-bound names opened on both sides; primitives by name.
+class SameTree {
+ public:
+  SameTree(const Model& a, const Model& b) : a_(a), b_(b), da_(defs(a)), db_(defs(b)) {}
+
+  bool slots(std::size_t x, std::size_t y, int depth = 0) const {
+    const Slot& sx = a_.slots[x];
+    const Slot& sy = b_.slots[y];
+    if (sx.primitive || sy.primitive) return sx.primitive && sy.primitive && sx.name == sy.name;
+    return da_[x] && db_[y] && exprs(*da_[x], *db_[y], depth + 1);
+  }
+  bool exprs(const Expr& x, const Expr& y, int depth) const {
+    if (depth > 4 * kMaxNesting) return false;
+    if (x.op == Op::Ref && y.op == Op::Ref) return slots(x.slot, y.slot, depth + 1);
+    if (x.op == Op::Ref && da_[x.slot]) return exprs(*da_[x.slot], y, depth + 1);
+    if (y.op == Op::Ref && db_[y.slot]) return exprs(x, *db_[y.slot], depth + 1);
+    if (x.op != y.op || x.variant != y.variant || x.args.size() != y.args.size()) return false;
+    for (std::size_t i = 0; i < x.args.size(); ++i)
+      if (!exprs(*x.args[i], *y.args[i], depth + 1)) return false;
+    return x.op != Op::Ref;
+  }
+
+ private:
+  static std::vector<const Expr*> defs(const Model& m) {
+    std::vector<const Expr*> d(m.slots.size(), nullptr);
+    for (const Stmt& s : m.stmts)
+      if (s.let && !s.let->rec) d[s.let->slots[0]] = s.let->exprs[0].get();
+    return d;
+  }
+  const Model& a_;
+  const Model& b_;
+  std::vector<const Expr*> da_, db_;
+};
+
 }  // namespace
+
+bool defines_ptx_ms(const Model& m, std::size_t slot) {
+  const Model& ptx = builtin_ptx();
+  if (slot >= m.slots.size() || m.slots[slot].name != "ms" || m.slots[slot].primitive) return false;
+  for (std::size_t i = ptx.slots.size(); i-- > 0 && !ptx.slots[i].primitive;)
+    if (ptx.slots[i].name == "ms") return SameTree(m, ptx).slots(slot, i);
+  return false;
+}
 
 BitRel model_ms(const Model& m, const std::vector<std::string>& variants, const StaticPrimitives& p,
                 std::size_t n, const Budget* budget) {

@@ -72,6 +72,10 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget = nu
 // Shortcuts) read it from here, never from morally_strong().
 BitRel model_ms(const Model& m, const std::vector<std::string>& variants, const StaticPrimitives& p,
                 std::size_t n, const Budget* budget = nullptr);
+// Whether `slot` of `m` is a binding of `ms` defined as models/ptx.cat
+// defines it (the same tree, let-bound names opened, over the same
+// primitives): its pairs are then the ones ms_words puts into words.
+bool defines_ptx_ms(const Model& m, std::size_t slot);
 // static_primitives with `ms` from model_ms.
 StaticPrimitives static_primitives(const Skeleton& sk, const Model& m,
                                    const std::vector<std::string>& variants,
