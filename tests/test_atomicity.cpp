@@ -25,10 +25,11 @@ LitmusTest reds(const std::string& scope, int cta = 1) {
 
 // models/ptx.cat with `ms` redefined before its first use.
 EngineOptions with_ms(const std::string& definition) {
+  // After ptx.cat's own ms, which the definition may read; later uses see it.
   const std::string_view text = cat::builtin_ptx_model();
-  const std::size_t title = text.find('\n');
-  const std::string model = std::string(text.substr(0, title)) + "\nlet ms = " + definition + "\n" +
-                            std::string(text.substr(title));
+  const std::size_t at = text.find('\n', text.find("\nlet ms = ") + 1);
+  const std::string model = std::string(text.substr(0, at)) + "\nlet ms = " + definition + "\n" +
+                            std::string(text.substr(at));
   EngineOptions o;
   o.user_model =
       std::make_shared<const cat::Model>(cat::parse_cat(model, "m.cat", cat::ptx_primitives()));

@@ -16,6 +16,7 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat_eval.hpp"
+#include "redscope/model/primitives.hpp"
 #include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
@@ -338,6 +339,7 @@ namespace {
 // that the two evaluators (z3: symbolic, enum: bits) read them alike.
 constexpr const char* kOperators = R"("operators"
 let fr = rf^-1 ; co
+let ms = (int | (ext & loc)) \ id
 acyclic rf | dep as No-Thin-Air
 acyclic ((rf | co | fr) & ms) | po-loc as SPL
 let ext_rf = rf & ext
@@ -378,17 +380,32 @@ TEST_CASE("z3 and enum read a user model alike, operator by operator", "[model]"
   CHECK(compared > 50);
 }
 
-TEST_CASE("z3 refuses `let rec` with a located error; enum evaluates it", "[model]") {
+// A `let rec` group: the enumerator iterates it to its fixed point on bits,
+// Z3 unrolls it (SymbolicModel::recursive); both read it alike.
+TEST_CASE("z3 and enum evaluate `let rec` alike", "[model]") {
   const auto model = std::make_shared<const cat::Model>(
-      cat::parse_cat("\"rec\"\nlet rec hb = po | (hb ; rf)\nacyclic hb as Hb\n", "rec.cat",
-                     cat::ptx_primitives()));
-  const LitmusTest t =
-      parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/MP.litmus");
-  EngineOptions o;
-  o.user_model = model;
-  CHECK_THAT(error_of([&] { (void)run_z3(t, o); }), Catch::Contains("rec.cat:2:"));
-  CHECK_THAT(error_of([&] { (void)run_z3(t, o); }), Catch::Contains("let rec"));
-  CHECK_FALSE(run_enum(t, o).error);
+      cat::parse_cat("\"rec\"\nlet rec obs = (rf & ext) | (obs ; rmw ; obs)\n"
+                     "and hb = po | obs | (hb ; hb)\nacyclic hb | (co & ext) as Hb\n"
+                     "irreflexive (rf^-1 ; co) ; hb as Fr\n"
+                     "acyclic po-loc | rf | co | (rf^-1 ; co) as Sc-per-loc\n",
+                     "rec.cat", cat::ptx_primitives()));
+  std::size_t compared = 0;
+  for (const char* dir : {"classic", "atom"})
+    for (const std::string& f :
+         collect_litmus_files({std::string(REDSCOPE_SOURCE_DIR) + "/litmus/" + dir})) {
+      const LitmusTest t = parse_litmus_file(f);
+      EngineOptions o;
+      o.user_model = model;
+      o.enum_limit = 200'000;
+      const TestResult e = run_enum(t, o);
+      if (e.error) continue;  // too large for the enumerator
+      const TestResult z = run_z3(t, o);
+      INFO(f);
+      REQUIRE_FALSE(z.error);
+      CHECK(testing::render_outcomes(z) == testing::render_outcomes(e));
+      ++compared;
+    }
+  CHECK(compared > 40);
 }
 
 // The litmus lexer holds a file's tokens at about 48 bytes each (70 while
@@ -403,4 +420,120 @@ TEST_CASE("frontend: a litmus file of more than 2^20 tokens is a located error",
   CHECK_THAT(error_of([&] { (void)parse_litmus(text, "big.litmus"); }),
              Catch::Matches("big\\.litmus:1[0-9]:[0-9]+: error: more than 1048576 tokens in one "
                             "file: is it a litmus test\\?"));
+}
+
+// models/ptx.cat defines morally strong in cat (issue 32); the engines read
+// it through cat::model_ms. On every skeleton of every suite test it is the
+// PTX rule that explanations put into words (cat::morally_strong).
+TEST_CASE("ms as models/ptx.cat defines it is the PTX rule on every suite test", "[model]") {
+  std::size_t pairs = 0;
+  for (const std::string& f : testing::suite_files()) {
+    const LitmusTest t = parse_litmus_file(f);
+    if (t.program) continue;  // a program with its own semantics: no events
+    const Expansion ex = expand(t, ExpandOptions{});
+    for (const Skeleton& sk : ex.skeletons) {
+      const cat::StaticPrimitives p = cat::static_primitives(sk, cat::builtin_ptx(), {"sm6x"});
+      INFO(f);
+      for (EventId a = 0; a < sk.size(); ++a)
+        for (EventId b = 0; b < sk.size(); ++b) {
+          REQUIRE(p.ms.has(a, b) == cat::morally_strong(sk, a, b));
+          ++pairs;
+        }
+    }
+  }
+  CHECK(pairs > 10'000);
+}
+
+// The engines take a model's own static `ms` (the Fence-SC pairs, the
+// shortcuts); a model that binds none gets models/ptx.cat's, and one that
+// binds it from the execution (rf) is not static: ptx.cat's again.
+TEST_CASE("cat::model_ms reads the model's last static binding of ms", "[model]") {
+  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
+                                         "/litmus/classic/SB+fence.sc-cta-2cta.litmus");
+  const Expansion ex = expand(t, ExpandOptions{});
+  const Skeleton& sk = ex.skeletons.at(0);
+  const cat::StaticPrimitives p = cat::static_primitives(sk);
+  const std::size_t n = sk.size();
+  const BitRel ptx = cat::model_ms(cat::builtin_ptx(), {}, p, n);
+  const cat::Model none = parse("\"t\"\nacyclic po | rf\n");
+  CHECK(cat::model_ms(none, {}, p, n) == ptx);
+  const cat::Model own = parse("\"t\"\nlet ms = po\nlet ms = ext\nacyclic ms\n");
+  CHECK(cat::model_ms(own, {}, p, n) == p.rel("ext"));
+  const cat::Model dynamic = parse("\"t\"\nlet ms = ext\nlet ms = rf\nacyclic ms\n");
+  CHECK(cat::model_ms(dynamic, {}, p, n) == ptx);
+}
+
+namespace {
+
+cat::Shortcuts shortcuts_of(const cat::Model& m, std::string_view off = "") {
+  return cat::shortcuts(m, [off](std::string_view n) { return n != off; });
+}
+
+}  // namespace
+
+// Shortcuts follow the checks' definitions, not a flag of the built-in
+// models: a user's copy of models/ptx.cat (its axioms renamed) gets them, a
+// model without those checks (Dat3M's, or ptx.cat less Coherence) does not.
+TEST_CASE("cat::shortcuts recognise Coherence and SC-per-Location by their shape", "[model]") {
+  const cat::Shortcuts built = shortcuts_of(cat::builtin_ptx());
+  CHECK(built.ms_writes_ordered);
+  CHECK(built.own_writes_in_po);
+  CHECK(built.no_thin_air);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "Coherence").ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "Coherence").own_writes_in_po);
+  CHECK(shortcuts_of(cat::builtin_ptx(), "SC-per-Location").ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(cat::builtin_ptx(), "SC-per-Location").own_writes_in_po);
+
+  std::ifstream in(std::string(REDSCOPE_SOURCE_DIR) + "/models/ptx.cat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const std::size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  const cat::Model copy = parse(replaced(" as Coherence\n", " as Mine\n"));
+  CHECK(shortcuts_of(copy).own_writes_in_po);
+  CHECK(shortcuts_of(copy, "Coherence").own_writes_in_po);  // the check is named Mine now
+  CHECK_FALSE(shortcuts_of(copy, "Mine").ms_writes_ordered);
+  const cat::Model no_coherence = parse(replaced("empty coherence_bad as Coherence\n", ""));
+  CHECK_FALSE(shortcuts_of(no_coherence).ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(no_coherence).own_writes_in_po);
+  // Coherence over another relation than the engines' ms: no shortcut.
+  const cat::Model other_ms =
+      parse(replaced("([WRITES] ; ms ; [WRITES])", "([WRITES] ; ext ; [WRITES])"));
+  CHECK_FALSE(shortcuts_of(other_ms).ms_writes_ordered);
+  // SC-per-Location without co: Coherence's shortcut only.
+  const cat::Model no_co = parse(replaced("((rf | co | fr) & ms)", "((rf | fr) & ms)"));
+  CHECK(shortcuts_of(no_co).ms_writes_ordered);
+  CHECK_FALSE(shortcuts_of(no_co).own_writes_in_po);
+
+  const std::string dat3m = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx/cat/";
+  for (const char* f : {"ptx-v6.0.cat", "ptx-v7.5.cat"}) {
+    if (!fs::exists(dat3m + f)) continue;
+    INFO(f);
+    const cat::Shortcuts d = shortcuts_of(cat::load_cat(dat3m + f));
+    CHECK_FALSE(d.ms_writes_ordered);
+    CHECK_FALSE(d.own_writes_in_po);
+    CHECK(d.no_thin_air);
+  }
+}
+
+// Explanations speak of ptx.cat's ms in the PTX rule's words
+// (cat::ms_words); a model's own ms, defined otherwise, is not that binding.
+TEST_CASE("cat::defines_ptx_ms recognises models/ptx.cat's definition of ms", "[model]") {
+  auto last_ms = [](const cat::Model& m) {
+    std::size_t at = m.slots.size();
+    for (std::size_t i = 0; i < m.slots.size(); ++i)
+      if (m.slots[i].name == "ms" && !m.slots[i].primitive) at = i;
+    return at;
+  };
+  CHECK(cat::defines_ptx_ms(cat::builtin_ptx(), last_ms(cat::builtin_ptx())));
+  const std::string_view text = cat::builtin_ptx_model();
+  const cat::Model copy = parse(std::string(text));
+  CHECK(cat::defines_ptx_ms(copy, last_ms(copy)));
+  const cat::Model other = parse(std::string(text) + "\nlet ms = ms \\ ext\n");
+  CHECK_FALSE(cat::defines_ptx_ms(other, last_ms(other)));
+  const cat::Model mine = parse("\"t\"\nlet ms = (int | ext) \\ id\n");
+  CHECK_FALSE(cat::defines_ptx_ms(mine, last_ms(mine)));
 }

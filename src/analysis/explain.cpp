@@ -256,7 +256,8 @@ class Breaker {
     switch (e.op) {
       case Op::Ref: {
         const cat::Slot& slot = m_.slots[e.slot];
-        if (slot.primitive) return primitive_step(slot.name, u, v);
+        // ms (a property of the pair, primitive or defined) is stated, not opened.
+        if (slot.primitive || slot.name == "ms") return primitive_step(slot.name, u, v);
         const cat::Expr* def = view_.definition(e.slot);
         if (!def) return {{ExecEdge{u, v, slot.name}}, {}};
         Step inner = derive(*def, u, v, depth + 1);

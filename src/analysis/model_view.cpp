@@ -140,7 +140,8 @@ constexpr PrimitiveWords kPrimitiveWords[] = {
 std::string ModelView::ref_words(std::size_t slot, EventId u, EventId v, int depth) const {
   const cat::Slot& s = m_.slots[slot];
   const bool in = holds(slot, u, v);
-  if (s.primitive)
+  // models/ptx.cat's ms (a binding) keeps the PTX rule's words.
+  if (s.primitive || cat::defines_ptx_ms(m_, slot))
     for (const PrimitiveWords& p : kPrimitiveWords)
       if (p.name == s.name) return p.words(sk_, u, v, in);
   if (const cat::Expr* def = definition(slot); def && depth < cat::kMaxNesting)

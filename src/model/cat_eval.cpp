@@ -49,17 +49,74 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       is_upper_(m.slots.size(), 0),
       upper_fresh_(m.slots.size(), 0),
       result_(m.stmts.size(), 1),
-      forbids_(m.stmts.size(), 0) {
-  for (std::size_t i = 0; i < m.slots.size(); ++i) {
-    if (m.slots[i].type == Type::Rel)
-      values_[i].rel = BitRel(n, budget);  // charged first: a model of many lets
-    else
-      values_[i].set = Bits(words(n), 0);
-  }
+      forbids_(m.stmts.size(), 0),
+      needed_(m.slots.size(), 1),
+      runs_(m.stmts.size(), 1) {
+  allocate();
   for (std::size_t i = 0; i < m.stmts.size(); ++i) {
     const auto& c = m.stmts[i].check;
     forbids_[i] = c && !c->flag && (c->name.empty() || enabled(c->name));
   }
+}
+
+Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
+                     std::string_view binding, const Budget* budget)
+    : m_(m),
+      n_(n),
+      budget_(budget),
+      variants_(std::move(variants)),
+      values_(m.slots.size()),
+      upper_(m.slots.size()),
+      is_upper_(m.slots.size(), 0),
+      upper_fresh_(m.slots.size(), 0),
+      result_(m.stmts.size(), 1),
+      forbids_(m.stmts.size(), 0),
+      needed_(m.slots.size(), 0),
+      runs_(m.stmts.size(), 0) {
+  std::vector<std::size_t> stmt_of(m.slots.size(), m.stmts.size());
+  for (std::size_t i = 0; i < m.stmts.size(); ++i)
+    if (m.stmts[i].let)
+      for (std::size_t slot : m.stmts[i].let->slots) stmt_of[slot] = i;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = m.slots.size(); i-- > 0 && !m.slots[i].primitive;)
+    if (m.slots[i].name == binding) {
+      todo.push_back(i);
+      break;
+    }
+  // The binding's cone: every slot its statement reads, through bindings.
+  while (!todo.empty()) {
+    const std::size_t slot = todo.back();
+    todo.pop_back();
+    if (needed_[slot]) continue;
+    needed_[slot] = 1;
+    const std::size_t st = stmt_of[slot];
+    if (st == m.stmts.size() || runs_[st]) continue;
+    runs_[st] = 1;
+    std::vector<const Expr*> exprs;
+    for (const auto& e : m.stmts[st].let->exprs) exprs.push_back(e.get());
+    while (!exprs.empty()) {
+      const Expr* e = exprs.back();
+      exprs.pop_back();
+      if (e->op == Op::Ref) todo.push_back(e->slot);
+      for (const auto& a : e->args) exprs.push_back(a.get());
+    }
+  }
+  allocate();
+}
+
+void Evaluator::allocate() {
+  for (std::size_t i = 0; i < m_.slots.size(); ++i) {
+    if (!needed_[i]) continue;
+    if (m_.slots[i].type == Type::Rel)
+      values_[i].rel = BitRel(n_, budget_);  // charged first: a model of many lets
+    else
+      values_[i].set = Bits(words(n_), 0);
+  }
+}
+
+bool Evaluator::needs(std::string_view primitive) const {
+  const std::size_t i = slot_of(primitive);
+  return i < m_.slots.size() && needed_[i];
 }
 
 std::size_t Evaluator::slot_of(std::string_view name) const {
@@ -82,6 +139,12 @@ Bits& Evaluator::set(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Set) return dummy_.set = Bits(words(n_), 0);
   return values_[i].set;
+}
+
+const BitRel* Evaluator::binding(std::string_view name) const {
+  for (std::size_t i = m_.slots.size(); i-- > 0 && !m_.slots[i].primitive;)
+    if (m_.slots[i].name == name) return m_.slots[i].type == Type::Rel ? &values_[i].rel : nullptr;
+  return nullptr;
 }
 
 BitRel& Evaluator::upper(std::string_view primitive) {
@@ -114,7 +177,7 @@ void Evaluator::update(int from) {
   const bool interval = interval_;
   for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
     const Stmt& s = m_.stmts[i];
-    if (s.level < from) continue;
+    if (s.level < from || !runs_[i]) continue;
     if (s.let) {
       run_let(*s.let);
       if (interval) run_let_at(*s.let, Bound::Hi);
@@ -207,7 +270,8 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
       if (bit(a.set, i)) std::copy(b.set.begin(), b.set.end(), r.rel.row(i));
     return r;
   }
-  // Union, Inter, Seq and Diff are n-ary: fold the operands into r.
+  if (e.op == Op::Seq) return ev_seq(e, d, bound);
+  // Union, Inter and Diff are n-ary: fold the operands into r.
   Value& r = scratch(d);
   const Value& first = ev(*e.args[0], d + 1, bound);
   if (e.type == Type::Set)
@@ -239,6 +303,45 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
         break;
       }
     }
+  }
+  return r;
+}
+
+// r1 ; r2 ; ... folded into r, where an identity [S] is a mask, not a
+// composition: on the left it keeps the rows of S, on the right the columns
+// (ptx.cat's `[STRONG] ; r ; [STRONG]` costs n² word operations, not n³/64).
+// The operands before the first relation are one identity, their sets met.
+const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const {
+  Value& r = scratch(d);
+  Bits& lead = r.set;  // the rows kept, until the first relation operand
+  lead = all_events(n_);
+  bool have = false;  // r.rel holds the composition so far
+  for (const auto& a : e.args) {
+    if (a->op == Op::Identity) {
+      const Value& s = ev(*a->args[0], d + 1, bound);
+      if (!have)
+        for (std::size_t k = 0; k < lead.size(); ++k) lead[k] &= s.set[k];
+      else
+        for (std::size_t i = 0; i < n_; ++i)
+          for (std::size_t k = 0; k < r.rel.words(); ++k) r.rel.row(i)[k] &= s.set[k];
+      continue;
+    }
+    const Value& b = ev(*a, d + 1, bound);
+    if (!have) {
+      r.rel = b.rel;
+      for (std::size_t i = 0; i < n_; ++i)
+        if (!bit(lead, i)) std::fill(r.rel.row(i), r.rel.row(i) + r.rel.words(), 0);
+      have = true;
+      continue;
+    }
+    Value& t = scratch(d + 2);
+    r.rel.compose_into(b.rel, t.rel);
+    std::swap(r.rel, t.rel);
+  }
+  if (!have) {
+    r.rel.clear();
+    for (std::size_t i = 0; i < n_; ++i)
+      if (bit(lead, i)) r.rel.set(i, i);
   }
   return r;
 }

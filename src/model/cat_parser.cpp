@@ -602,9 +602,12 @@ Model parse_cat(std::string_view text, const std::string& file,
   m.file = file;
   std::map<std::string, std::size_t> scope;
   for (const Primitive& p : primitives) {
+    if (!p.same_as.empty()) continue;
     m.slots.push_back(Slot{std::string(p.name), p.type, true, p.level});
     scope[std::string(p.name)] = m.slots.size() - 1;
   }
+  for (const Primitive& p : primitives)
+    if (!p.same_as.empty()) scope[std::string(p.name)] = scope.at(std::string(p.same_as));
   Parser(m, include, scope).file(text, file, top_key.empty() ? file : top_key);
   assign_levels(m);
   return m;

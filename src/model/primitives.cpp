@@ -102,6 +102,7 @@ std::string ms_words(const Skeleton& sk, EventId a, EventId b) {
 }
 
 const BitRel& StaticPrimitives::rel(std::string_view name) const {
+  if (name == "ms") return ms;
   for (const auto& [n, r] : rels)
     if (n == name) return r;
   throw std::logic_error("no static primitive " + std::string(name));
@@ -201,25 +202,26 @@ BitRel po_loc(const Skeleton& sk, const BitRel& po, const Budget* budget) {
     if (!x.is_memory()) continue;
     po.for_each(a, [&](std::size_t b) {
       const Event& y = sk.ev(b);
-      if (y.is_memory() && x.vloc == y.vloc) r.set(a, b);
+      if (y.is_memory() && x.loc == y.loc) r.set(a, b);
     });
   }
   return r;
 }
 
-BitRel morally_strong_rel(const Skeleton& sk, const Budget* budget) {
-  BitRel ms(sk.size(), budget);
-  for (EventId a = 0; a < sk.size(); ++a) {
-    if (a % kRowsPerCheck == 0) check(budget);
-    for (EventId b = 0; b < sk.size(); ++b)
-      if (morally_strong(sk, a, b)) ms.set(a, b);
-  }
-  return ms;
+// Dat3M's `sr` (wmm/analysis/NativeRelationAnalysis.java visitSameScope):
+// two events of threads, each with a scope (strong memory operations and
+// fences, not proxy fences) that contains the other's thread; an event
+// with itself and two of one thread included.
+bool same_scope(const Skeleton& sk, const Event& x, const Event& y) {
+  if (x.is_init || y.is_init || !x.is_strong() || !y.is_strong()) return false;
+  const Placement& px = sk.placement[static_cast<std::size_t>(x.thread)];
+  const Placement& py = sk.placement[static_cast<std::size_t>(y.thread)];
+  return scope_includes(x.scope, px, py) && scope_includes(y.scope, py, px);
 }
 
 // The relations static_primitives holds at once, with the temporaries that
 // make them: what is charged before the first is made.
-constexpr std::size_t kStaticRelations = 18;
+constexpr std::size_t kStaticRelations = 20;
 
 }  // namespace
 
@@ -227,7 +229,7 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
   const std::size_t n = sk.size();
   charge(budget, kStaticRelations * BitRel::bytes_for(n));
   StaticPrimitives p;
-  p.rels.reserve(14);  // `po` is read by reference while later ones are added
+  p.rels.reserve(17);  // `po` is read by reference while later ones are added
   add_sets(p, sk);
   auto same_thread = [](const Event& x, const Event& y) {
     return !x.is_init && !y.is_init && x.thread == y.thread;
@@ -254,15 +256,24 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
                     return x.is_memory() && y.is_memory() && x.vloc == y.vloc;
                   },
                   budget));
-  add("scta", pairs_where(
-                  sk,
-                  [&sk](const Event& x, const Event& y) {
-                    if (x.is_init || y.is_init) return false;
-                    const Placement& px = sk.placement[x.thread];
-                    const Placement& py = sk.placement[y.thread];
-                    return scope_includes(Scope::Cta, px, py);
-                  },
-                  budget));
+  // Where threads sit (PTX §8.5 "Scope"): events of threads in one CTA, one
+  // cluster, one GPU (initial writes in none); models/ptx.cat builds scope
+  // inclusion and morally strong from these.
+  auto same = [&sk, budget](Scope level) {
+    return pairs_where(
+        sk,
+        [&sk, level](const Event& x, const Event& y) {
+          if (x.is_init || y.is_init) return false;
+          return scope_includes(level, sk.placement[x.thread], sk.placement[y.thread]);
+        },
+        budget);
+  };
+  add("scta", same(Scope::Cta));
+  add("scluster", same(Scope::Cluster));
+  add("sgpu", same(Scope::Gpu));
+  add("sr",
+      pairs_where(
+          sk, [&sk](const Event& x, const Event& y) { return same_scope(sk, x, y); }, budget));
   add("int", pairs_where(sk, same_thread, budget));
   add("ext", pairs_where(
                  sk,
@@ -276,7 +287,78 @@ StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget) {
   add_matrix("addr", edge_matrix(sk, EdgeKind::Addr, budget));
   charge(budget, BitRel::bytes_for(n));
   add("dep", p.rel("data") | p.rel("ctrl") | p.rel("addr"));
-  add("ms", morally_strong_rel(sk, budget));
+  return p;
+}
+
+namespace {
+
+// The last binding of `ms` in `m` that reads static primitives only.
+bool binds_static_ms(const Model& m) {
+  for (std::size_t i = m.slots.size(); i-- > 0 && !m.slots[i].primitive;)
+    if (m.slots[i].name == "ms") return m.slots[i].level == 0 && m.slots[i].type == Type::Rel;
+  return false;
+}
+
+// Let-bound names opened on both sides; primitives by name.
+class SameTree {
+ public:
+  SameTree(const Model& a, const Model& b) : a_(a), b_(b), da_(defs(a)), db_(defs(b)) {}
+
+  bool slots(std::size_t x, std::size_t y, int depth = 0) const {
+    const Slot& sx = a_.slots[x];
+    const Slot& sy = b_.slots[y];
+    if (sx.primitive || sy.primitive) return sx.primitive && sy.primitive && sx.name == sy.name;
+    return da_[x] && db_[y] && exprs(*da_[x], *db_[y], depth + 1);
+  }
+  bool exprs(const Expr& x, const Expr& y, int depth) const {
+    if (depth > 4 * kMaxNesting) return false;
+    if (x.op == Op::Ref && y.op == Op::Ref) return slots(x.slot, y.slot, depth + 1);
+    if (x.op == Op::Ref && da_[x.slot]) return exprs(*da_[x.slot], y, depth + 1);
+    if (y.op == Op::Ref && db_[y.slot]) return exprs(x, *db_[y.slot], depth + 1);
+    if (x.op != y.op || x.variant != y.variant || x.args.size() != y.args.size()) return false;
+    for (std::size_t i = 0; i < x.args.size(); ++i)
+      if (!exprs(*x.args[i], *y.args[i], depth + 1)) return false;
+    return x.op != Op::Ref;
+  }
+
+ private:
+  static std::vector<const Expr*> defs(const Model& m) {
+    std::vector<const Expr*> d(m.slots.size(), nullptr);
+    for (const Stmt& s : m.stmts)
+      if (s.let && !s.let->rec) d[s.let->slots[0]] = s.let->exprs[0].get();
+    return d;
+  }
+  const Model& a_;
+  const Model& b_;
+  std::vector<const Expr*> da_, db_;
+};
+
+}  // namespace
+
+bool defines_ptx_ms(const Model& m, std::size_t slot) {
+  const Model& ptx = builtin_ptx();
+  if (slot >= m.slots.size() || m.slots[slot].name != "ms" || m.slots[slot].primitive) return false;
+  for (std::size_t i = ptx.slots.size(); i-- > 0 && !ptx.slots[i].primitive;)
+    if (ptx.slots[i].name == "ms") return SameTree(m, ptx).slots(slot, i);
+  return false;
+}
+
+BitRel model_ms(const Model& m, const std::vector<std::string>& variants, const StaticPrimitives& p,
+                std::size_t n, const Budget* budget) {
+  const Model& from = binds_static_ms(m) ? m : builtin_ptx();
+  Evaluator ev(from, n, variants, "ms", budget);
+  for (const auto& [name, set] : p.sets)
+    if (ev.needs(name)) ev.set(name) = set;
+  for (const auto& [name, rel] : p.rels)
+    if (ev.needs(name)) ev.rel(name) = rel;
+  ev.update(0);
+  return *ev.binding("ms");
+}
+
+StaticPrimitives static_primitives(const Skeleton& sk, const Model& m,
+                                   const std::vector<std::string>& variants, const Budget* budget) {
+  StaticPrimitives p = static_primitives(sk, budget);
+  p.ms = model_ms(m, variants, p, sk.size(), budget);
   return p;
 }
 
@@ -289,10 +371,12 @@ void load_statics(Evaluator& ev, const StaticPrimitives& p, const std::vector<bo
   for (EventId a = 0; a < n; ++a)
     if (executed[a]) std::copy(ex.begin(), ex.end(), pairs.row(a));
   for (const auto& [name, set] : p.sets) {
+    if (!ev.needs(name)) continue;
     Bits& v = ev.set(name);
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = set[k] & ex[k];
   }
-  for (const auto& [name, rel] : p.rels) ev.rel(name) = rel & pairs;
+  for (const auto& [name, rel] : p.rels)
+    if (ev.needs(name)) ev.rel(name) = rel & pairs;
 }
 
 void load_candidate(Evaluator& ev, const StaticPrimitives& p, const CandidateRels& c) {

@@ -93,24 +93,25 @@ struct Stmt {
 struct Model {
   std::string file;  // as named to parse_cat
   std::string title;
-  bool shipped = false;     // one of models/ (built in): the engines' shortcuts apply
   std::vector<Slot> slots;  // primitives first, then let-bound names
   std::vector<Stmt> stmts;
 };
 
-// The primitives an engine provides: name and type (docs/model.md).
+// The primitives an engine provides: name and type (docs/model.md). A
+// primitive with `same_as` is another name of that one (Dat3M's
+// `sync_fence` for `sf`): both names read one slot.
 struct Primitive {
   std::string_view name;
   Type type;
-  int level;  // see Slot
+  int level;                   // see Slot
+  std::string_view same_as{};  // "": a value of its own
 };
 const std::vector<Primitive>& ptx_primitives();
 
 // What an engine may assume of every consistent execution beyond what it
 // evaluates, to search less (docs/model.md "Engine shortcuts"); each holds
-// only for a shipped model with the named axioms enabled, or, for
-// no_thin_air, any model with an enabled `acyclic` over a union holding rf
-// and the dependencies.
+// only while an enabled check of the model implies it, recognised by its
+// definition (let-bound names opened), whatever its name.
 struct Shortcuts {
   // A thread's own writes to one location are co-ordered in program order
   // (Coherence and SC-per-Location).

@@ -34,11 +34,20 @@ class Evaluator {
   Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
             const std::function<bool(std::string_view)>& enabled, const Budget* budget = nullptr);
 
+  // Evaluates only what the model's last binding of `binding` reads (its
+  // cone of bindings and primitives), with no checks: the static value of
+  // one binding (model_ms) without the n x n values of the rest.
+  Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
+            std::string_view binding, const Budget* budget = nullptr);
+
   // The value of a primitive, to be filled by the engine (a dummy when the
   // model does not read that primitive).
   BitRel& rel(std::string_view primitive);
   Bits& set(std::string_view primitive);
   bool uses(std::string_view primitive) const;
+  // Whether this evaluator reads the primitive (every one the model has,
+  // but for the one-binding evaluator above).
+  bool needs(std::string_view primitive) const;
 
   // Re-evaluates every statement of level >= `from`.
   void update(int from);
@@ -61,6 +70,10 @@ class Evaluator {
   // The names of the failing non-flag checks (enabled or not), in file order.
   std::vector<std::string> failing() const;
 
+  // The relation the model's last binding of `name` holds (after update());
+  // null when the model binds no relation of that name.
+  const BitRel* binding(std::string_view name) const;
+
   // The value of any expression of the model, over the current primitives
   // and bindings (explain reads the relation an axiom constrains).
   Value eval(const Expr& e) const;
@@ -77,12 +90,14 @@ class Evaluator {
   static Bound flip(Bound b) { return b == Bound::Lo ? Bound::Hi : Bound::Lo; }
   const Value& ev(const Expr& e, std::size_t d, Bound b = Bound::Lo) const;
   const Value& ev_binary(const Expr& e, std::size_t d, Bound b) const;
+  const Value& ev_seq(const Expr& e, std::size_t d, Bound b) const;
   const Value& ref(std::size_t slot, Bound b) const;
   void run_let_at(const Let& l, Bound b);
   Value& scratch(std::size_t d) const;
   void charge_rel() const;  // one n x n relation, to the budget
   bool holds(const Check& c) const;
   void run_let(const Let& l);
+  void allocate();
   std::size_t slot_of(std::string_view name) const;
 
   const Model& m_;
@@ -96,6 +111,8 @@ class Evaluator {
   bool interval_ = false;          // the last update() saw an interval
   std::vector<char> result_;       // per statement: the check holds
   std::vector<char> forbids_;      // per statement: a failing check rejects
+  std::vector<char> needed_;       // per slot: read (values allocated)
+  std::vector<char> runs_;         // per statement: evaluated by update()
   Value dummy_;
   // Scratch values, allocated once at their size (a deque: growing it keeps
   // references to the values in use).

@@ -1,7 +1,8 @@
 // The values of a PTX model's primitives (docs/model.md "Primitives") that do
 // not depend on the candidate execution: event sets by kind, semantics,
 // scope and state space; po, po-loc, loc, int/ext, rmw, dependencies and
-// morally strong pairs. Computed once per skeleton and shared by every
+// the placement of threads (same CTA, cluster, GPU); and the model's own
+// morally strong pairs, evaluated from its text. Computed once per skeleton and shared by every
 // engine that evaluates a model (the enumerator on bits, Z3 symbolically,
 // explain on the execution it reads off a Z3 model).
 #pragma once
@@ -20,11 +21,17 @@ namespace redscope::cat {
 struct StaticPrimitives {
   std::vector<std::pair<std::string_view, Bits>> sets;
   std::vector<std::pair<std::string_view, BitRel>> rels;
-  // The relation named `name` (po, po-loc, ms, ...); throws for another name.
+  // Morally strong as the model defines it (model_ms below): not a
+  // primitive, so never loaded into an evaluator; empty until derived.
+  BitRel ms;
+  // The relation named `name` (po, po-loc, ..., and "ms": the field above);
+  // throws for another name.
   const BitRel& rel(std::string_view name) const;
 };
 
-// Morally strong (PTX ISA §8.6 "Morally strong operations"): two different
+// Morally strong in words, for explanations only (issue 32: no engine
+// decides by these; the relation is models/ptx.cat's `ms`, model_ms above).
+// PTX ISA §8.6 "Morally strong operations": two different
 // events of one thread, or both strong with each one's scope containing the
 // other's thread; both through one proxy; memory events must overlap
 // completely (sizes are checked at expansion, so: the same virtual address,
@@ -54,8 +61,25 @@ MsClause ms_clause(const Skeleton& sk, EventId a, EventId b);
 std::string ms_words(const Skeleton& sk, EventId a, EventId b);
 
 // Charges its relations to `budget` (may be null) before making them, and
-// checks it in every n x n loop (issue 28).
+// checks it in every n x n loop (issue 28). `ms` is left empty.
 StaticPrimitives static_primitives(const Skeleton& sk, const Budget* budget = nullptr);
+
+// Morally strong as model `m` defines it: the value of its last binding of
+// `ms` that reads static primitives only (level 0), evaluated once over
+// every event of the skeleton `p` was made for (`n` events, `variants` on).
+// A model that binds none gets models/ptx.cat's (docs/model.md "Morally
+// strong"). Engines that need ms before choosing (the Fence-SC pairs, the
+// Shortcuts) read it from here, never from morally_strong().
+BitRel model_ms(const Model& m, const std::vector<std::string>& variants, const StaticPrimitives& p,
+                std::size_t n, const Budget* budget = nullptr);
+// Whether `slot` of `m` is a binding of `ms` defined as models/ptx.cat
+// defines it (the same tree, let-bound names opened, over the same
+// primitives): its pairs are then the ones ms_words puts into words.
+bool defines_ptx_ms(const Model& m, std::size_t slot);
+// static_primitives with `ms` from model_ms.
+StaticPrimitives static_primitives(const Skeleton& sk, const Model& m,
+                                   const std::vector<std::string>& variants,
+                                   const Budget* budget = nullptr);
 
 // The engine's choices for one candidate execution: which events executed,
 // rf, co, the Fence-SC order and the barrier relation.

@@ -58,7 +58,7 @@ class SkeletonEnumerator {
         model_(model),
         obs_(obs),
         opts_(opts),
-        prims_(cat::static_primitives(sk, opts.budget)),
+        prims_(cat::static_primitives(sk, cat_model, model->variant_list(), opts.budget)),
         st_(statics(prims_)),
         n_(sk.size()),
         candidates_(&candidates),

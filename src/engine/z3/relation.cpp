@@ -136,6 +136,71 @@ Rel Rel::compose(const Rel& o) const {
   return r;
 }
 
+Rel Rel::product(z3::context& ctx, const std::vector<z3::expr>& s, const std::vector<z3::expr>& t,
+                 const Budget* budget) {
+  Rel r(ctx, s.size(), budget);
+  std::vector<std::uint64_t> sure_t(r.sure_.words(), 0);
+  std::vector<std::size_t> cond_t;
+  for (std::size_t j = 0; j < t.size(); ++j) {
+    if (t[j].is_true()) sure_t[j / 64] |= 1ULL << (j % 64);
+    if (!t[j].is_true() && !t[j].is_false()) cond_t.push_back(j);
+  }
+  for (std::size_t i = 0; i < s.size(); ++i, r.poll()) {
+    if (s[i].is_false()) continue;
+    if (s[i].is_true()) {
+      std::copy(sure_t.begin(), sure_t.end(), r.sure_.row(i));
+      for (std::size_t j : cond_t) r.rows_[i].insert_or_assign(j, t[j]);
+      continue;
+    }
+    for (std::size_t j = 0; j < t.size(); ++j) {
+      if (t[j].is_false()) continue;
+      r.rows_[i].insert_or_assign(j, t[j].is_true() ? s[i] : s[i] && t[j]);
+    }
+  }
+  return r;
+}
+
+// compose() with an identity [S] on the left: a sure S(i) keeps row i as it
+// is, an absent one drops it, a conditional one makes each cell S(i) && cell.
+Rel Rel::rows_within(const std::vector<z3::expr>& s) const {
+  Rel r(*ctx_, n_, budget_);
+  for (std::size_t i = 0; i < n_; ++i, poll()) {
+    if (s[i].is_false()) continue;
+    if (s[i].is_true()) {
+      std::copy(sure_.row(i), sure_.row(i) + sure_.words(), r.sure_.row(i));
+      r.rows_[i] = rows_[i];
+      continue;
+    }
+    sure_.for_each(i, [&](std::size_t j) { r.rows_[i].insert_or_assign(j, s[i]); });
+    for (const auto& [j, e] : rows_[i]) r.rows_[i].insert_or_assign(j, s[i] && e);
+  }
+  return r;
+}
+
+// compose() with an identity [S] on the right: column j kept, dropped, or
+// each cell cell && S(j).
+Rel Rel::cols_within(const std::vector<z3::expr>& s) const {
+  Rel r(*ctx_, n_, budget_);
+  std::vector<std::uint64_t> keep(sure_.words(), 0);
+  std::vector<std::size_t> cond;
+  for (std::size_t j = 0; j < n_; ++j) {
+    if (s[j].is_true()) keep[j / 64] |= 1ULL << (j % 64);
+    if (!s[j].is_true() && !s[j].is_false()) cond.push_back(j);
+  }
+  for (std::size_t i = 0; i < n_; ++i, poll()) {
+    for (std::size_t k = 0; k < keep.size(); ++k) r.sure_.row(i)[k] = sure_.row(i)[k] & keep[k];
+    for (std::size_t j : cond)
+      if (sure_.has(i, j)) r.rows_[i].insert_or_assign(j, s[j]);
+    for (const auto& [j, e] : rows_[i]) {
+      if (s[j].is_true())
+        r.rows_[i].insert_or_assign(j, e);
+      else if (!s[j].is_false())
+        r.rows_[i].insert_or_assign(j, e && s[j]);
+    }
+  }
+  return r;
+}
+
 // Warshall: for each k, every i reaching k gains k's successors. A sure
 // (i, k) takes k's sure row a word at a time. Row k is read while row i
 // grows; when i == k that is one row, so it is read from a copy.

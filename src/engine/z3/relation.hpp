@@ -62,8 +62,16 @@ class Rel {
 
   Rel operator|(const Rel& o) const;
   Rel operator&(const Rel& o) const;
-  Rel minus(const Rel& o) const;           // this \ o
-  Rel compose(const Rel& o) const;         // this ; o
+  Rel minus(const Rel& o) const;    // this \ o
+  Rel compose(const Rel& o) const;  // this ; o
+  // [S] ; this (rows: cell i is S's condition on event i) or this ; [S]
+  // (cols): the cells compose() would make, with no n³ composition.
+  Rel rows_within(const std::vector<z3::expr>& s) const;
+  // S * T: cell (i, j) is S(i) ∧ T(j), constants folded; sure × sure rows
+  // are set a word at a time.
+  static Rel product(z3::context& ctx, const std::vector<z3::expr>& s,
+                     const std::vector<z3::expr>& t, const Budget* budget);
+  Rel cols_within(const std::vector<z3::expr>& s) const;
   Rel transitive_closure() const;          // this⁺ (Warshall)
   Rel reflexive() const;                   // this ∪ id
   Rel transpose() const;                   // this⁻¹

@@ -115,7 +115,7 @@ class Encoding {
         n_(sk.size()),
         kind_(kind),
         budget_(budget),
-        prims_(cat::static_primitives(sk, budget)),
+        prims_(cat::static_primitives(sk, model.model, model.kind->variant_list(), budget)),
         cuts_(cat::shortcuts(model.model, model.enabled)),
         model_(
             c, s, model.model, n_, model.kind->variant_list(), model.enabled,

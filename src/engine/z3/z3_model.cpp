@@ -47,11 +47,6 @@ SymbolicModel::SymbolicModel(z3::context& c, z3::solver& s, const cat::Model& m,
       rank_(std::move(rank)),
       budget_(budget),
       dummy_(blank(Type::Rel)) {
-  for (const cat::Stmt& st : m.stmts)
-    if (st.let && st.let->rec)
-      throw InputError(Diagnostic{m.file, st.let->exprs[0]->loc,
-                                  "`let rec` is evaluated by --engine enum only; the z3 engine "
-                                  "cannot evaluate a recursive definition"});
   for (const cat::Slot& slot : m.slots) values_.push_back(blank(slot.type));
 }
 
@@ -85,10 +80,11 @@ SymSet& SymbolicModel::set(std::string_view primitive) {
   return values_[i].set;
 }
 
+// The binding in scope at the end of the model: the last of that name.
 const Rel* SymbolicModel::binding(std::string_view name) const {
-  const std::size_t i = slot_of(name);
-  if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return nullptr;
-  return &values_[i].rel;
+  for (std::size_t i = m_.slots.size(); i-- > 0;)
+    if (m_.slots[i].name == name) return m_.slots[i].type == Type::Rel ? &values_[i].rel : nullptr;
+  return nullptr;
 }
 
 const z3::expr* SymbolicModel::literal(std::string_view name) const {
@@ -104,10 +100,14 @@ void SymbolicModel::encode() {
       if (!st.check->flag) assert_check(*st.check);
       continue;
     }
+    if (st.let->rec) {
+      recursive(*st.let);
+      continue;
+    }
     const std::size_t slot = st.let->slots[0];
     Value v = eval(*st.let->exprs[0]);
     // A binding is named once: later uses read one fresh Boolean per cell.
-    const std::string name = "let_" + m_.slots[slot].name;
+    const std::string name = binding_name(slot);
     if (m_.slots[slot].type == Type::Rel) {
       v.rel = v.rel.named(s_, name);
     } else {
@@ -123,17 +123,74 @@ void SymbolicModel::encode() {
   }
 }
 
+// "let_NAME" for the first binding of NAME, "let_NAME#k" for the k-th one
+// after it (a model may bind a name again: `let co = co+`, then a later
+// `let co`), so no two bindings share a Z3 constant.
+std::string SymbolicModel::binding_name(std::size_t slot) {
+  const std::string& name = m_.slots[slot].name;
+  const std::size_t k = bound_names_[name]++;
+  return k == 0 ? "let_" + name : fmt::format("let_{}#{}", name, k);
+}
+
+namespace {
+
+// Which cells of a relation may hold, and which hold always.
+bool same_shape(const Rel& a, const Rel& b) {
+  if (!(a.sure() == b.sure())) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a.row(i).size() != b.row(i).size()) return false;
+    for (const auto& [j, e] : a.row(i))
+      if (!b.row(i).count(j)) return false;
+  }
+  return true;
+}
+
+std::size_t cells(const Rel& r) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    r.sure().for_each(i, [&k](std::size_t) { ++k; });
+    k += r.row(i).size();
+  }
+  return k;
+}
+
+}  // namespace
+
+// A `let rec` group is the least fixed point of its (monotone) bodies: Kleene
+// iteration from empty, each round's cells named by fresh Booleans. In every
+// execution a round before the fixed point adds a pair, and the pairs are
+// among the cells that may hold once the shapes (which cells may or must
+// hold) stop changing; so max(rounds to a stable shape, those cells) rounds
+// reach the fixed point in every execution at once (the enumerator iterates
+// the same bodies to their fixed point on bits, cat_eval.cpp).
+void SymbolicModel::recursive(const cat::Let& l) {
+  for (std::size_t slot : l.slots) values_[slot] = blank(Type::Rel);
+  std::size_t needed = SIZE_MAX;
+  for (std::size_t round = 0; round < needed; ++round) {
+    poll();
+    std::vector<Rel> next;
+    for (const auto& e : l.exprs) next.push_back(eval(*e).rel);
+    bool stable = true;
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < l.slots.size(); ++k) {
+      stable = stable && same_shape(next[k], values_[l.slots[k]].rel);
+      total += cells(next[k]);
+      values_[l.slots[k]].rel = next[k].named(s_, binding_name(l.slots[k]));
+    }
+    if (stable && needed == SIZE_MAX) needed = std::max(round + 1, total);
+  }
+}
+
 // ---- expressions -------------------------------------------------------------
 
 // Union, Inter, Seq and Diff are n-ary (cat.hpp): folded left to right.
 SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
+  if (e.op == Op::Seq) return eval_seq(e);
   Value a = eval(*e.args[0]);
   if (e.op == Op::Cartesian) {
     const Value b = eval(*e.args[1]);
     Value r = blank(e.type);
-    for (std::size_t i = 0; i < n_; ++i, poll())
-      if (!a.set[i].is_false())
-        for (std::size_t j = 0; j < n_; ++j) r.rel.set(i, j, conj(a.set[i], b.set[j]));
+    r.rel = Rel::product(c_, a.set, b.set, budget_);
     return r;
   }
   for (std::size_t k = 1; k < e.args.size(); ++k) {
@@ -154,6 +211,40 @@ SymbolicModel::Value SymbolicModel::eval_binary(const cat::Expr& e) {
     }
   }
   return a;
+}
+
+// r1 ; r2 ; ... as eval_binary folds it, but an identity [S] masks rows or
+// columns (Rel::rows_within, cols_within: the cells compose() would make)
+// instead of composing: ptx.cat's `[STRONG] ; r ; [STRONG]` stays n².
+SymbolicModel::Value SymbolicModel::eval_seq(const cat::Expr& e) {
+  std::optional<SymSet> lead;  // the identities before the first relation, met
+  std::optional<Rel> r;
+  for (const auto& a : e.args) {
+    poll();
+    if (a->op == Op::Identity) {
+      SymSet s = eval(*a->args[0]).set;
+      if (r) {
+        r = r->cols_within(s);
+      } else if (lead) {
+        for (std::size_t i = 0; i < n_; ++i) (*lead)[i] = conj((*lead)[i], s[i]);
+      } else {
+        lead = std::move(s);
+      }
+      continue;
+    }
+    Value b = eval(*a);
+    if (!r)
+      r = lead ? b.rel.rows_within(*lead) : std::move(b.rel);
+    else
+      r = r->compose(b.rel);
+  }
+  Value out = blank(Type::Rel);
+  if (r) {
+    out.rel = std::move(*r);
+    return out;
+  }
+  for (std::size_t i = 0; i < n_; ++i) out.rel.set(i, i, (*lead)[i]);
+  return out;
 }
 
 SymbolicModel::Value SymbolicModel::eval(const cat::Expr& e) {

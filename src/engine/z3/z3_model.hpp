@@ -32,8 +32,7 @@ class SymbolicModel {
  public:
   // `rank`: a fresh rank constant of the engine's solver (integers or
   // bit-vectors); `variants`: the names `if "v"` tests true for; `enabled`:
-  // whether a named check forbids. Throws InputError for what Z3 cannot
-  // evaluate (`let rec`).
+  // whether a named check forbids.
   using RankFactory = std::function<z3::expr(const std::string&)>;
   SymbolicModel(z3::context& c, z3::solver& s, const cat::Model& m, std::size_t n,
                 std::vector<std::string> variants,
@@ -68,11 +67,14 @@ class SymbolicModel {
   };
   Value eval(const cat::Expr& e);
   Value eval_binary(const cat::Expr& e);
+  Value eval_seq(const cat::Expr& e);
   Value blank(cat::Type t) const;
   void assert_check(const cat::Check& ch);
   void acyclic(const Rel& r, const z3::expr& lit, const std::string& name);
   z3::expr literal_for(const cat::Check& ch);
   std::size_t slot_of(std::string_view name) const;
+  std::string binding_name(std::size_t slot);
+  void recursive(const cat::Let& l);
   void poll() const;
 
   z3::context& c_;
@@ -87,6 +89,7 @@ class SymbolicModel {
   std::vector<CheckLiteral> checks_;
   Value dummy_;
   unsigned acyclic_count_ = 0;
+  std::map<std::string, std::size_t> bound_names_;  // bindings of each name so far
 };
 
 }  // namespace redscope::detail
