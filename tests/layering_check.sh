@@ -56,6 +56,13 @@ stage_lines() {
     fi
   done <"$stages_file"
 }
+# docs/architecture.md shows the stage lines in a ```stages block: the same lines.
+if [[ -f docs/architecture.md ]]; then
+  doc_lines=$(sed -n '/^```stages$/,/^```$/p' docs/architecture.md | sed '1d;$d')
+  file_lines=$(sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]*$//' "$stages_file")
+  [[ $doc_lines == "$file_lines" ]] ||
+    fail "docs/architecture.md: its \`\`\`stages block differs from $stages_file"
+fi
 declare -A kind=() lib=() may=() allow=()
 order=()
 lineno=0
