@@ -120,9 +120,11 @@ bool Evaluator::needs(std::string_view primitive) const {
 }
 
 std::size_t Evaluator::slot_of(std::string_view name) const {
-  for (std::size_t i = 0; i < m_.slots.size() && m_.slots[i].primitive; ++i)
-    if (m_.slots[i].name == name) return i;
-  return m_.slots.size();
+  const std::vector<std::size_t>& by_name = m_.primitives_by_name;
+  const auto it = std::lower_bound(
+      by_name.begin(), by_name.end(), name,
+      [this](std::size_t slot, std::string_view n) { return m_.slots[slot].name < n; });
+  return it != by_name.end() && m_.slots[*it].name == name ? *it : m_.slots.size();
 }
 
 bool Evaluator::uses(std::string_view primitive) const {

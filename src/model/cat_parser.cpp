@@ -610,6 +610,10 @@ Model parse_cat(std::string_view text, const std::string& file,
     if (!p.same_as.empty()) scope[std::string(p.name)] = scope.at(std::string(p.same_as));
   Parser(m, include, scope).file(text, file, top_key.empty() ? file : top_key);
   assign_levels(m);
+  for (std::size_t i = 0; i < m.slots.size() && m.slots[i].primitive; ++i)
+    m.primitives_by_name.push_back(i);
+  std::sort(m.primitives_by_name.begin(), m.primitives_by_name.end(),
+            [&m](std::size_t a, std::size_t b) { return m.slots[a].name < m.slots[b].name; });
   return m;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -101,15 +102,17 @@ std::string_view builtin_ptx_model() { return embedded_text(kDefaultModel->file)
 const Model& builtin_ptx() { return builtin_model(*kDefaultModel); }
 
 const Model& builtin_model(const BuiltinModel& model) {
-  // Every embedded file parsed on first use, immutable afterwards
-  // (thread-safe static initialization).
-  static const std::vector<Model> kParsed = [] {
-    std::vector<Model> out;
-    for (const EmbeddedModel& e : kEmbeddedModels) out.push_back(parse_embedded(e.file));
-    return out;
-  }();
-  for (std::size_t i = 0; i < kEmbeddedModels.size(); ++i)
-    if (kEmbeddedModels[i].file == model.file) return kParsed[i];
+  // Each embedded file parsed on the first use of a model it is the file of
+  // (a run of PTX tests never parses sass-sm30.cat), immutable afterwards;
+  // std::call_once makes the first use thread-safe.
+  constexpr std::size_t kFiles = kEmbeddedModels.size();
+  static std::array<std::once_flag, kFiles> once;
+  static std::array<std::optional<Model>, kFiles> parsed;
+  for (std::size_t i = 0; i < kFiles; ++i)
+    if (kEmbeddedModels[i].file == model.file) {
+      std::call_once(once[i], [i] { parsed[i] = parse_embedded(kEmbeddedModels[i].file); });
+      return *parsed[i];
+    }
   throw std::logic_error(fmt::format("model {} has no cat file", model.name));
 }
 

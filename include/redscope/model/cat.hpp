@@ -94,6 +94,9 @@ struct Model {
   std::string file;  // as named to parse_cat
   std::string title;
   std::vector<Slot> slots;  // primitives first, then let-bound names
+  // The primitive slots ordered by name, for engines that fill primitives
+  // by name (load_statics, a few hundred times per test): a binary search.
+  std::vector<std::size_t> primitives_by_name;
   std::vector<Stmt> stmts;
 };
 
