@@ -10,10 +10,16 @@ namespace {
 
 std::size_t words(std::size_t n) { return (n + 63) / 64; }
 
-Bits all_events(std::size_t n) {
-  Bits b(words(n), ~0ULL);
+// Every event of n, into `b` (reusing its storage: evaluation runs this for
+// every sequence of every candidate).
+void fill_all_events(Bits& b, std::size_t n) {
+  b.assign(words(n), ~0ULL);
   if (n % 64) b.back() = (1ULL << (n % 64)) - 1;
-  if (n == 0) b.clear();
+}
+
+Bits all_events(std::size_t n) {
+  Bits b;
+  fill_all_events(b, n);
   return b;
 }
 
@@ -315,24 +321,29 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
 // The operands before the first relation are one identity, their sets met.
 const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const {
   Value& r = scratch(d);
-  Bits& lead = r.set;  // the rows kept, until the first relation operand
-  lead = all_events(n_);
-  bool have = false;  // r.rel holds the composition so far
+  Bits& lead = r.set;     // the rows kept, until the first relation operand
+  bool every_row = true;  // no [S] before it yet: `lead` unset, every row kept
+  bool have = false;      // r.rel holds the composition so far
   for (const auto& a : e.args) {
     if (a->op == Op::Identity) {
       const Value& s = ev(*a->args[0], d + 1, bound);
-      if (!have)
-        for (std::size_t k = 0; k < lead.size(); ++k) lead[k] &= s.set[k];
-      else
+      if (have) {
         for (std::size_t i = 0; i < n_; ++i)
           for (std::size_t k = 0; k < r.rel.words(); ++k) r.rel.row(i)[k] &= s.set[k];
+      } else if (every_row) {
+        lead = s.set;
+        every_row = false;
+      } else {
+        for (std::size_t k = 0; k < lead.size(); ++k) lead[k] &= s.set[k];
+      }
       continue;
     }
     const Value& b = ev(*a, d + 1, bound);
     if (!have) {
       r.rel = b.rel;
-      for (std::size_t i = 0; i < n_; ++i)
-        if (!bit(lead, i)) std::fill(r.rel.row(i), r.rel.row(i) + r.rel.words(), 0);
+      if (!every_row)
+        for (std::size_t i = 0; i < n_; ++i)
+          if (!bit(lead, i)) std::fill(r.rel.row(i), r.rel.row(i) + r.rel.words(), 0);
       have = true;
       continue;
     }
@@ -343,7 +354,7 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
   if (!have) {
     r.rel.clear();
     for (std::size_t i = 0; i < n_; ++i)
-      if (bit(lead, i)) r.rel.set(i, i);
+      if (every_row || bit(lead, i)) r.rel.set(i, i);
   }
   return r;
 }
@@ -370,7 +381,7 @@ const Value& Evaluator::ev(const Expr& e, std::size_t d, Bound bound) const {
       r.rel.clear();
       std::fill(r.set.begin(), r.set.end(), 0);
       return r;
-    case Op::Universe: r.set = all_events(n_); return r;
+    case Op::Universe: fill_all_events(r.set, n_); return r;
     case Op::Inverse: ev(*e.args[0], d + 1, bound).rel.inverse_into(r.rel); return r;
     case Op::Plus:
     case Op::Star:
