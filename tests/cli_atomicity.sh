@@ -68,4 +68,21 @@ out=$("$bin" atomicity "$src/litmus/multimem/generic-red-races-inflight-bulk.lit
 grep -q "goes through the async proxy and P1's through the generic proxy" <<<"$out" || fail "bulk vs generic red names the async proxy: $out"
 out=$("$bin" atomicity "$src/litmus/sured/two-gpus-lost-update.litmus") || fail "exit status $?"
 grep -q "scope does not contain" <<<"$out" || fail "two GPUs' sureds: the scope is the reason: $out"
+# Another tool's model (Dat3M's ptx-v7.5.cat names it morally-strong): its own
+# relation decides and is put into words; a model with no such relation gets
+# "unknown", never a silent "no" (JSON null).
+dat3m=$src/../shared/conformance/dat3m-ptx/cat/ptx-v7.5.cat
+if [[ -f $dat3m ]]; then
+  out=$("$bin" atomicity --model "$dat3m" "$dir/red-gpu.litmus") || fail "exit status $?"
+  grep -q "mutually in scope: yes (.*sr" <<<"$out" || fail "Dat3M's morally-strong, in words: $out"
+  out=$("$bin" atomicity --model "$dat3m" "$dir/red-cta.litmus") || fail "exit status $?"
+  grep -q "mutually in scope: no" <<<"$out" || fail "Dat3M's model: red.cta across CTAs: $out"
+fi
+printf '"no ms"\nacyclic po as Order\n' > "$dir/no-ms.cat"
+out=$("$bin" atomicity --model "$dir/no-ms.cat" "$dir/red-gpu.litmus") || fail "exit status $?"
+grep -q "mutually in scope: unknown (the model names no morally strong relation" <<<"$out" ||
+  fail "a model without ms: $out"
+out=$("$bin" atomicity --format json --model "$dir/no-ms.cat" "$dir/red-gpu.litmus") ||
+  fail "exit status $?"
+grep -q '"mutually_in_scope": null' <<<"$out" || fail "a model without ms, JSON: $out"
 echo "atomicity verdicts as expected"

@@ -175,6 +175,7 @@ std::string exemption_words(const ModelView& v, const Exemption& x, const std::s
 // plain store; models/ptx.cat, Atomicity). Otherwise none.
 std::string lost_reason(const Skeleton& sk, const QueryModel& model, const Query& q, const Site& a,
                         const Site& b, const AtomicityPair& p) {
+  if (!p.scope_known) return "";
   if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
   const ChosenExecution exec = q.execution();
   const ModelView v(sk, model, q.static_primitives(), &exec, nullptr);
@@ -188,12 +189,20 @@ std::string lost_reason(const Skeleton& sk, const QueryModel& model, const Query
   return "";
 }
 
-// Whether a pair is morally strong, by the model's own `ms` (a primitive
-// or the model's definition), and why in words.
-std::pair<bool, std::string> morally_strong(const ModelView& v, EventId a, EventId b) {
-  const std::optional<std::size_t> ms = v.slot("ms");
-  if (!ms) return {false, "the model defines no morally strong relation (ms)"};
-  return {v.holds(*ms, a, b), v.pair_words(*ms, a, b)};
+// Whether a pair is morally strong, by the model's own relation (a primitive
+// or the model's definition), and why in words; the relation is `ms`
+// (models/ptx.cat, herd's ports) or `morally-strong` (Dat3M's PTX models).
+// None: unknown, never a silent "no".
+void morally_strong(const ModelView& v, EventId a, EventId b, AtomicityPair& p) {
+  std::optional<std::size_t> ms = v.slot("ms");
+  if (!ms) ms = v.slot("morally-strong");
+  p.scope_known = ms.has_value();
+  if (!ms) {
+    p.scope_reason = "the model names no morally strong relation (ms or morally-strong)";
+    return;
+  }
+  p.mutually_in_scope = v.holds(*ms, a, b);
+  p.scope_reason = v.pair_words(*ms, a, b);
 }
 
 std::vector<std::pair<std::string, std::string>> finals(const Query& q, const Skeleton& sk) {
@@ -268,7 +277,7 @@ void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel&
           p.b = site_of(sk.ev(b.read));
           // The model's own relation decides, and says why.
           if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
-          std::tie(p.mutually_in_scope, p.scope_reason) = morally_strong(*statics, a.read, b.read);
+          morally_strong(*statics, a.read, b.read, p);
         }
         if (p.lost_update) continue;
         if (auto how = lost_update(q, sk, a, b)) {
@@ -338,7 +347,10 @@ std::string render_atomicity_text(const AtomicityResult& r) {
   std::size_t lost = 0;
   for (const AtomicityPair& p : r.pairs) {
     o += fmt::format("  {}: {}\n     with {}\n", p.cell, describe(p.a), describe(p.b));
-    o += fmt::format("     mutually in scope: {} ({})", p.mutually_in_scope ? "yes" : "no",
+    o += fmt::format("     mutually in scope: {} ({})",
+                     !p.scope_known        ? "unknown"
+                     : p.mutually_in_scope ? "yes"
+                                           : "no",
                      p.scope_reason);
     if (p.lost_update && p.mutually_in_scope && !p.lost_update_reason.empty())
       o += fmt::format(", but lost: {}", p.lost_update_reason);
@@ -376,7 +388,8 @@ Json site_json(const AccessSite& s) {
 Json pair_json(const AtomicityPair& p) {
   Json o = Json::object();
   o.set("location", p.cell).set("a", site_json(p.a)).set("b", site_json(p.b));
-  o.set("mutually_in_scope", p.mutually_in_scope).set("scope_reason", p.scope_reason);
+  o.set("mutually_in_scope", p.scope_known ? Json(p.mutually_in_scope) : Json())
+      .set("scope_reason", p.scope_reason);
   o.set("lost_update", p.lost_update);
   if (!p.lost_update) return o;
   Json fin = Json::object();

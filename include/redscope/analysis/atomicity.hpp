@@ -29,6 +29,7 @@ struct AtomicityPair {
   // Morally strong: in the model's `ms` (PTX: both strong, each one's scope
   // containing the other's thread, one proxy, one virtual address).
   bool mutually_in_scope = false;
+  bool scope_known = true;   // false: the model names no morally strong relation
   std::string scope_reason;  // why (not), in words read off the model's `ms`
   bool lost_update = false;  // some allowed execution loses an update
   std::string how;           // "both read <write>" / "<store> lands between the read and the write"
