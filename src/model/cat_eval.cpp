@@ -45,7 +45,7 @@ Bits range(const BitRel& r) {
 }  // namespace
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
-                     const std::function<bool(std::string_view)>& enabled, const Budget* budget)
+                     const Budget* budget, bool everything)
     : m_(m),
       n_(n),
       budget_(budget),
@@ -56,8 +56,12 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       upper_fresh_(m.slots.size(), 0),
       result_(m.stmts.size(), 1),
       forbids_(m.stmts.size(), 0),
-      needed_(m.slots.size(), 1),
-      runs_(m.stmts.size(), 1) {
+      needed_(m.slots.size(), everything),
+      runs_(m.stmts.size(), everything) {}
+
+Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
+                     const std::function<bool(std::string_view)>& enabled, const Budget* budget)
+    : Evaluator(m, n, std::move(variants), budget, true) {
   allocate();
   for (std::size_t i = 0; i < m.stmts.size(); ++i) {
     const auto& c = m.stmts[i].check;
@@ -67,18 +71,7 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
                      std::string_view binding, const Budget* budget)
-    : m_(m),
-      n_(n),
-      budget_(budget),
-      variants_(std::move(variants)),
-      values_(m.slots.size()),
-      upper_(m.slots.size()),
-      is_upper_(m.slots.size(), 0),
-      upper_fresh_(m.slots.size(), 0),
-      result_(m.stmts.size(), 1),
-      forbids_(m.stmts.size(), 0),
-      needed_(m.slots.size(), 0),
-      runs_(m.stmts.size(), 0) {
+    : Evaluator(m, n, std::move(variants), budget, false) {
   std::vector<std::size_t> stmt_of(m.slots.size(), m.stmts.size());
   for (std::size_t i = 0; i < m.stmts.size(); ++i)
     if (m.stmts[i].let)

@@ -98,6 +98,10 @@ class Evaluator {
   bool holds(const Check& c) const;
   void run_let(const Let& l);
   void allocate();
+  // The storage of a model's values; `everything`: every slot needed and
+  // every statement run (else none, for the one-binding form to choose).
+  Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants, const Budget* budget,
+            bool everything);
   std::size_t slot_of(std::string_view name) const;
 
   const Model& m_;
