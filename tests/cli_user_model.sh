@@ -101,4 +101,9 @@ for engine in auto enum; do
   expect_error "$engine: non-monotone let rec" "rec.cat:2:19: error: 'r' is defined by this 'let rec'" \
     run --engine $engine --model "$dir/rec.cat" "$mp"
 done
+# A model written when morally strong was a primitive reads `ms` unbound: a
+# located error that says where its definition now is.
+printf '"old"\nacyclic (rf & ms) | po as Old\n' >"$dir/old-ms.cat"
+expect_error "ms unbound" "old-ms.cat:2:15: error: unknown name 'ms' (morally strong is defined in models/ptx.cat" \
+  run --model "$dir/old-ms.cat" "$mp"
 echo "user model without Atomicity loses an update; bad model located"

@@ -19,7 +19,14 @@
 #include "redscope/model/cat.hpp"
 
 namespace redscope::cat {
+
 namespace {
+
+// Morally strong was a primitive before it was written in models/ptx.cat: a
+// model of that time reads it unbound (docs/model.md "Morally strong").
+constexpr std::string_view kMsHint =
+    " (morally strong is defined in models/ptx.cat, not provided by the engine: copy its "
+    "lines from `let incl` to `let ms` into this model; docs/model.md)";
 
 enum class Tok : std::uint8_t {
   Name,
@@ -546,7 +553,9 @@ class Parser {
     }
     if (is_keyword(t.text)) fail(t.loc, fmt::format("expected an expression, found '{}'", t.text));
     auto it = scope_.find(t.text);
-    if (it == scope_.end()) fail(t.loc, fmt::format("unknown name '{}'", printable(t.text)));
+    if (it == scope_.end())
+      fail(t.loc, fmt::format("unknown name '{}'{}", printable(t.text),
+                              t.text == "ms" ? kMsHint : std::string_view{}));
     ExprPtr e = node(Op::Ref, m_.slots[it->second].type, t.loc);
     e->slot = it->second;
     return e;
