@@ -298,7 +298,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   AtomicityResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test));
+  r.model = opts.model_for(test);
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
   const Expansion ex = expand(test, opts.expand);

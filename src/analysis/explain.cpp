@@ -410,7 +410,7 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   Explanation out;
   out.test = test.name;
   out.file = test.file;
-  out.model = opts.model.value_or(model_for_test(test));
+  out.model = opts.model_for(test);
   out.model_file = opts.model_file;
   out.expansion = ex;
   out.outcome = target.text;

@@ -123,7 +123,7 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts) {
     const Semantics& sem = semantics_of(t);
     r.test = t.name;
     r.pair = sem.formulations();
-    r.model = sem.has_model_axioms() ? opts.model.value_or(model_for_test(t)) : model_for_test(t);
+    r.model = sem.has_model_axioms() ? opts.model_for(t) : model_for_test(t);
     if (sem.has_model_axioms()) r.model_file = opts.model_file;
     // One budget for the pair (Z3 engine, machine): report inherits it too.
     r = with_budget(opts, [&](const EngineOptions& o) { return xval_test(t, sem, o); });

@@ -120,7 +120,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
       const LitmusTest& t = *source;
       r.parsed = true;
       r.test = t.name;
-      r.model = o.model.value_or(model_for_test(t));
+      r.model = o.model_for(t);
       r.target_sm = t.target_sm;
       o.budget->check();
       TestResult res = run_engine(t, o);

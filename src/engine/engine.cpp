@@ -11,7 +11,7 @@ TestResult start_result(const LitmusTest& test, const EngineOptions& opts, const
   TestResult r;
   r.test = test.name;
   r.file = test.file;
-  r.model = opts.model.value_or(model_for_test(test));
+  r.model = opts.model_for(test);
   r.target_sm = test.target_sm;
   r.quantifier = test.quantifier;
   r.condition_text = test.condition_text;
@@ -38,7 +38,7 @@ std::shared_ptr<const cat::Model> model_of(const EngineOptions& opts, const Litm
   if (opts.user_model) return opts.user_model;
   if (!opts.model_file.empty())
     return std::make_shared<const cat::Model>(cat::load_cat(opts.model_file, opts.max_file_bytes));
-  ModelRef m = opts.model.value_or(model_for_test(test));
+  ModelRef m = opts.model_for(test);
   // A dialect's own model (its semantics, no cat file) has no event graphs
   // to judge: an analysis that still asks (atomicity of a PTO program, which
   // expands to no events) gets the default file, as before the model table.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "redscope/dialects/pto/pto_command.hpp"
 #include "redscope/dialects/pto/pto_dialect.hpp"
@@ -26,6 +27,16 @@ bool first_word_either_case(std::string_view head, std::string_view word) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return first_word_is(head, word) || first_word_is(head, lower);
+}
+
+// "a", "a or b", "a, b or c": a list of choices in a message.
+std::string or_list(std::span<const std::string_view> items) {
+  std::string s;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) s += i + 1 == items.size() ? " or " : ", ";
+    s += items[i];
+  }
+  return s;
 }
 
 std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string& file) {
@@ -94,12 +105,7 @@ bool Dialect::claims(const std::filesystem::path& path, std::string_view head) c
          (first_word.empty() || first_word_either_case(head, first_word));
 }
 
-std::string SemanticsOption::values_text() const {
-  std::string s;
-  for (std::size_t i = 0; i < values.size(); ++i)
-    s += std::string(i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(values[i]);
-  return s;
-}
+std::string SemanticsOption::values_text() const { return or_list(values); }
 
 const Semantics& semantics_of(const LitmusTest& test) {
   for (const Dialect& d : dialects())
@@ -131,12 +137,7 @@ std::string accepted_files() {
   std::vector<std::string_view> kinds;
   for (const Dialect& d : dialects())
     if (std::find(kinds.begin(), kinds.end(), d.accepts) == kinds.end()) kinds.push_back(d.accepts);
-  std::string s;
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    if (i > 0) s += i + 1 == kinds.size() ? " or " : ", ";
-    s += kinds[i];
-  }
-  return s;
+  return or_list(kinds);
 }
 
 }  // namespace redscope

@@ -44,6 +44,8 @@ struct EngineOptions {
   ExpandOptions expand;
   bool observe_all = false;
   std::optional<ModelRef> model;  // default: chosen from the test (model_for_test)
+  // The model these options check `test` against: `model`, else the test's own.
+  ModelRef model_for(const LitmusTest& test) const { return model.value_or(model_for_test(test)); }
   // Checks of the model left out, by the names the model gives them
   // (`as Coherence`): for experiments, and for the unit tests that show each
   // axiom forbidding something on its own.

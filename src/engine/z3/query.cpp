@@ -16,7 +16,7 @@ namespace redscope {
 
 QueryModel::QueryModel(const LitmusTest& test, const EngineOptions& opts)
     : model_(model_of(opts, test)),
-      kind_(opts.model.value_or(model_for_test(test))),
+      kind_(opts.model_for(test)),
       variants_(kind_->variant_list()),
       opts_(opts) {}
 

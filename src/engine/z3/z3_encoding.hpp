@@ -100,7 +100,7 @@ struct ModelChoice {
 // The model a test is checked against under `opts` (`m`: model_of(opts, test)).
 inline ModelChoice choice_for(const LitmusTest& test, const EngineOptions& opts,
                               const cat::Model& m) {
-  return ModelChoice{m, opts.model.value_or(model_for_test(test)),
+  return ModelChoice{m, opts.model_for(test),
                      [&opts](std::string_view a) { return opts.enables(a); }};
 }
 
