@@ -75,8 +75,17 @@ while read -r lineno line; do
     allow[$folder]="${allow[$folder]:-} ${words[*]:2}"
     continue
   fi
+  if [[ $key == apart ]]; then # FOLDER may not use these, not even through its uses
+    [[ -n ${kind[$folder]+x} ]] || fail "$where: apart names $folder before its line"
+    for u in "${words[@]:2}"; do
+      [[ -n ${kind[$u]+x} ]] || fail "$where: apart names an unknown folder $u"
+      may[$folder]=${may[$folder]/ $u / }
+    done
+    continue
+  fi
   if [[ $key != stage && $key != dialect && $key != program ]] || [[ -z $folder ]]; then
-    fail "$where: expected 'stage|dialect|program FOLDER USES...' or 'allow FILE FOLDER...'"
+    fail "$where: expected 'stage|dialect|program FOLDER USES...', 'apart FOLDER FOLDER...'" \
+      "or 'allow FILE FOLDER...'"
     continue
   fi
   [[ -z ${kind[$folder]+x} ]] || fail "$where: $folder is declared twice"

@@ -107,6 +107,15 @@ expect outside-stage fail '^src/misc/x.hpp: not in a known stage folder .misc.' 
 expect stage-order-cycle fail \
   '^cmake/stages.txt:1: core uses model, which is not declared on an earlier line' \
   'sed -i "1s/.*/stage core model/" cmake/stages.txt'
+# apart: model uses frontend, which uses core, but may not reach core itself.
+expect apart-include fail \
+  '^src/model/upper.cpp:4: folder .model. includes "redscope/core/low.hpp" from .core.' \
+  'echo "apart model core" >>cmake/stages.txt' \
+  '&& echo "#include \"redscope/core/low.hpp\"" >>src/model/upper.cpp'
+expect apart-symbol fail \
+  '^src/model/upper.cpp: uses low\(\), defined in src/core/low.cpp' \
+  'echo "apart model core" >>cmake/stages.txt' \
+  '&& printf "int low();\nint upper3() { return low(); }\n" >>src/model/upper.cpp'
 expect private-header fail \
   '^src/model/upper.cpp:4: #include "core/secret.hpp" is a private header of .core.' \
   'echo "int secret();" >src/core/secret.hpp' \
