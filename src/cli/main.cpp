@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/gen_command.hpp"
+#include "cli/progress.hpp"
 #include "cli/ptxas_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
@@ -34,6 +36,8 @@
 #include "redscope/report/report.hpp"
 
 namespace {
+
+using redscope::cli::Progress;
 
 // "ptx, ptx-sm6x, sass-sm30": the names --model takes.
 std::string builtin_model_names() {
@@ -391,74 +395,6 @@ Cli parse_run(int argc, char** argv) {
         "use --engine z3 or enum with --model FILE.cat");
   return c;
 }
-
-// The progress line: on stderr whenever stderr is a terminal (never in a
-// redirected log), redrawn four times a second once the run has taken a
-// second: tests done, errors, the oldest test still being checked and how
-// long it has run. Output goes through print(), which clears the line first.
-class Progress {
- public:
-  Progress(std::size_t total, bool quiet)
-      : total_(total),
-        tty_(!quiet && isatty(2) != 0),
-        start_(Clock::now()) {
-    if (tty_) ticker_ = std::jthread([this](std::stop_token st) { tick(st); });
-  }
-  ~Progress() {
-    ticker_ = {};  // joins
-    std::lock_guard<std::mutex> lock(mu_);
-    clear();
-  }
-  void started(std::size_t i, std::string name) {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_[i] = {std::move(name), Clock::now()};
-  }
-  void finished(std::size_t i, bool error) {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_.erase(i);
-    ++done_;
-    failed_ += error;
-  }
-  void print(std::FILE* out, std::string_view text) {
-    std::lock_guard<std::mutex> lock(mu_);
-    clear();
-    fmt::print(out, "{}", text);
-    std::fflush(out);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  static double since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
-
-  void tick(std::stop_token st) {
-    redscope::every(st, std::chrono::milliseconds(250), [this] { draw(); });
-  }
-  void draw() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (since(start_) < 1.0) return;
-    std::string line = fmt::format("[{}/{}] errors: {}", done_, total_, failed_);
-    if (!running_.empty()) {
-      const auto& [name, t0] = running_.begin()->second;
-      line += fmt::format("  checking {} ({:.1f} s)", redscope::printable(name), since(t0));
-    }
-    fmt::print(stderr, "\r{:<{}}", line.substr(0, 100), std::max<std::size_t>(width_, line.size()));
-    width_ = std::min<std::size_t>(100, line.size());
-    shown_ = true;
-  }
-  void clear() {
-    if (shown_) fmt::print(stderr, "\r{:{}}\r", "", width_);
-    shown_ = false;
-  }
-
-  std::mutex mu_;
-  std::size_t total_, done_ = 0, failed_ = 0, width_ = 0;
-  bool tty_, shown_ = false;
-  Clock::time_point start_;
-  std::map<std::size_t, std::pair<std::string, Clock::time_point>> running_;
-  std::jthread ticker_;  // last: started once everything above exists
-};
 
 // The files named by the command line (with --shard i/n, only those of
 // shard i: round-robin over the sorted collection, so every shard's list is
@@ -923,6 +859,7 @@ int main(int argc, char** argv) {
     return run_xval(c);
   }
   if (cmd == "merge") return run_merge(argc, argv);
+  if (cmd == "gen") return redscope::cli::run_gen(argc, argv);
   if (const redscope::Dialect* d = redscope::dialect_with_command(cmd))
     return d->run_command(argc, argv, redscope::parse_litmus_file);
   if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
