@@ -1,0 +1,160 @@
+// One cycle's test, and the enumeration of every cycle over a vocabulary
+// (docs/cycles.md "Enumerating"): a cycle is a sequence of threads, each one
+// event or two joined by one internal edge, each left by an external edge.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "generate/cycle_shape.hpp"
+#include "redscope/core/diagnostic.hpp"
+
+namespace redscope::generate {
+
+GeneratedTest generate_cycle(const std::vector<Edge>& cycle, const CycleOptions& options,
+                             const std::string& source) {
+  return detail::emit_test(detail::build_shape(cycle, options, source), options);
+}
+
+const std::vector<std::string>& default_vocabulary() {
+  static const std::vector<std::string> kWords = {
+      "Rfe", "Fre", "Coe", "PodWW", "PodWR", "PodRW", "PodRR", "PosWW", "PosWR", "PosRW", "PosRR"};
+  return kWords;
+}
+
+namespace {
+
+// A vocabulary word with '*' directions stands for each direction (diy's
+// expand_edges).
+std::vector<Edge> expand(const Edge& e) {
+  std::vector<Edge> out;
+  for (Dir s : {Dir::W, Dir::R})
+    for (Dir t : {Dir::W, Dir::R}) {
+      if ((e.src != Dir::Any && e.src != s) || (e.tgt != Dir::Any && e.tgt != t)) continue;
+      Edge x = e;
+      x.src = s;
+      x.tgt = t;
+      out.push_back(x);
+    }
+  return out;
+}
+
+// One thread of an enumerated cycle: an optional internal edge, then the
+// external edge that leaves it.
+struct Unit {
+  std::optional<Edge> internal;
+  Edge external;
+  std::size_t size() const { return internal ? 2 : 1; }
+  Dir first() const { return internal ? internal->src : external.src; }
+};
+
+std::vector<Unit> units_of(const std::vector<std::string>& vocabulary) {
+  std::vector<Edge> internal, external;
+  std::size_t column = 1;
+  for (const auto& word : vocabulary) {
+    for (const Edge& e : expand(parse_edge(word, "--edges", column, 1)))
+      (e.external ? external : internal).push_back(e);
+    column += word.size() + 1;
+  }
+  std::vector<Unit> units;
+  for (const Edge& x : external) {
+    units.push_back({std::nullopt, x});
+    for (const Edge& i : internal)
+      if (i.tgt == x.src) units.push_back({i, x});
+  }
+  return units;
+}
+
+bool minimal_rotation(const std::vector<std::size_t>& seq) {
+  const std::size_t k = seq.size();
+  for (std::size_t r = 1; r < k; ++r)
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t a = seq[j], b = seq[(r + j) % k];
+      if (b < a) return false;
+      if (b > a) break;
+    }
+  return true;
+}
+
+class Enumerator {
+ public:
+  Enumerator(const EnumerateOptions& options, const std::function<void(const GeneratedTest&)>& emit)
+      : options_(options),
+        emit_(emit),
+        units_(units_of(options.vocabulary)) {}
+
+  EnumerateCount run() {
+    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0);
+    return count_;
+  }
+
+ private:
+  // Threads are added while the edges fit; each sequence of exactly
+  // `threads` threads is tried once per rotation class.
+  void extend(std::size_t threads, std::size_t edges) {
+    if (seq_.size() == threads) {
+      if (units_[seq_.back()].external.tgt == units_[seq_[0]].first() && minimal_rotation(seq_))
+        try_cycle();
+      return;
+    }
+    for (std::size_t u = 0; u < units_.size(); ++u) {
+      const Unit& unit = units_[u];
+      const std::size_t left = threads - seq_.size() - 1;  // threads after this one
+      if (edges + unit.size() + left > options_.max_edges) continue;
+      if (!seq_.empty() && units_[seq_.back()].external.tgt != unit.first()) continue;
+      if (!seq_.empty() && u < seq_[0]) continue;  // the first thread has the smallest unit
+      seq_.push_back(u);
+      extend(threads, edges + unit.size());
+      seq_.pop_back();
+    }
+  }
+
+  void try_cycle() {
+    std::vector<Edge> cycle;
+    for (std::size_t u : seq_) {
+      if (units_[u].internal) cycle.push_back(*units_[u].internal);
+      cycle.push_back(units_[u].external);
+    }
+    for (std::size_t i = 0; i < cycle.size(); ++i) cycle[i].position = i + 1;
+    GeneratedTest test;
+    try {
+      test = generate_cycle(cycle, options_.cycle, "--size");
+    } catch (const InputError&) {
+      return;  // not a cycle an execution can show (a location closed on itself, ...)
+    }
+    const std::string body = test.text.substr(test.text.find("\n{"));
+    if (!bodies_.insert(body).second) {
+      ++count_.duplicates;
+      return;
+    }
+    if (const int seen = names_[test.name]++; seen > 0) {
+      const std::string renamed = fmt::format("{}-v{}", test.name, seen + 1);
+      test.text.replace(0, test.text.find('\n'), "PTX " + renamed);
+      test.name = renamed;
+    }
+    ++count_.tests;
+    emit_(test);
+  }
+
+  const EnumerateOptions& options_;
+  const std::function<void(const GeneratedTest&)>& emit_;
+  std::vector<Unit> units_;
+  std::vector<std::size_t> seq_;
+  std::set<std::string> bodies_;
+  std::map<std::string, int> names_;
+  EnumerateCount count_;
+};
+
+}  // namespace
+
+EnumerateCount for_each_cycle(const EnumerateOptions& options,
+                              const std::function<void(const GeneratedTest&)>& emit) {
+  return Enumerator(options, emit).run();
+}
+
+}  // namespace redscope::generate
