@@ -228,5 +228,5 @@ TEST_CASE("gen cycle: --size enumerates each cycle once, deterministically", "[g
   CHECK(fenced.count("MP+fence.sc.gpus"));
   o.vocabulary = {"Rfe", "PodQQ"};
   CHECK_THAT(error_of([&] { for_each_cycle(o, [](const GeneratedTest&) {}); }),
-             Contains("--edges:1:5: error: edge 1 'PodQQ'"));
+             Contains("--edges:1:1: error: edge 2 'PodQQ'"));
 }

@@ -103,6 +103,11 @@ Options parse_args(int argc, char** argv) {
       o.edges = value();
     } else if (a == "--sem") {
       o.cycle.sem = value();
+      try {
+        gen::parse_default_sem(o.cycle.sem, "--sem");
+      } catch (const InputError& e) {
+        usage(e.diagnostic().message);
+      }
     } else if (a == "--placement") {
       o.cycle.placement = level_arg(value());
     } else if (a == "--space") {
@@ -127,17 +132,27 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-std::vector<std::string> split_list(const std::string& list) {
+// The words of --edges: separated by commas or spaces, except inside an
+// annotation's brackets ("PodWW[,release.gpu]"); each is checked here, so
+// that an error gives its column in the list.
+std::vector<std::string> vocabulary_of(const std::string& list) {
   std::vector<std::string> words;
   std::string word;
-  for (char c : list + ",") {
-    if (c == ',' || c == ' ') {
-      if (!word.empty()) words.push_back(word);
+  int depth = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    const char c = i < list.size() ? list[i] : ',';
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if ((c == ',' || c == ' ') && depth <= 0) {
+      if (!word.empty()) {
+        gen::parse_edge(word, "--edges", i - word.size() + 1, words.size() + 1);
+        words.push_back(word);
+      }
       word.clear();
     } else {
       word += c;
     }
   }
+  if (words.empty()) usage("--edges needs at least one edge");
   return words;
 }
 
@@ -170,7 +185,7 @@ class Writer {
 int enumerate(const Options& o) {
   gen::EnumerateOptions e;
   e.max_edges = *o.size;
-  if (o.edges) e.vocabulary = split_list(*o.edges);
+  if (o.edges) e.vocabulary = vocabulary_of(*o.edges);
   e.cycle = o.cycle;
   Writer w(*o.out);
   const gen::EnumerateCount count = gen::for_each_cycle(e, [&](const auto& t) { w.write(t); });

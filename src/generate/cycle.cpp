@@ -55,12 +55,9 @@ struct Unit {
 
 std::vector<Unit> units_of(const std::vector<std::string>& vocabulary) {
   std::vector<Edge> internal, external;
-  std::size_t column = 1;
-  for (const auto& word : vocabulary) {
-    for (const Edge& e : expand(parse_edge(word, "--edges", column, 1)))
+  for (std::size_t k = 0; k < vocabulary.size(); ++k)
+    for (const Edge& e : expand(parse_edge(vocabulary[k], "--edges", 1, k + 1)))
       (e.external ? external : internal).push_back(e);
-    column += word.size() + 1;
-  }
   std::vector<Unit> units;
   for (const Edge& x : external) {
     units.push_back({std::nullopt, x});
@@ -89,6 +86,7 @@ class Enumerator {
         units_(units_of(options.vocabulary)) {}
 
   EnumerateCount run() {
+    parse_default_sem(options_.cycle.sem, "--sem");  // an error here, not a skip per cycle
     for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0);
     return count_;
   }

@@ -26,7 +26,10 @@ struct EdgeContext {
   std::size_t column;
   std::size_t position;
   [[noreturn]] void error(const std::string& msg, std::size_t offset = 0) const {
-    fail(source, column + offset, fmt::format("edge {} '{}': {}", position, printable(word), msg));
+    // position 0: a --sem value, not an edge of a cycle.
+    fail(source, column + offset,
+         position == 0 ? fmt::format("'{}': {}", printable(word), msg)
+                       : fmt::format("edge {} '{}': {}", position, printable(word), msg));
   }
 };
 

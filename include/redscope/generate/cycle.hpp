@@ -104,7 +104,8 @@ struct EnumerateCount {
 // two threads, each thread one event or two joined by one internal edge,
 // directions chaining, each up to rotation once (diy's normal form), in a
 // deterministic order; emits each test as it is made. InputError for a bad
-// vocabulary word (source "--edges", column in the list).
+// vocabulary word (source "--edges", the word's index as its position) or
+// a bad default --sem; cycles no execution can show are skipped.
 EnumerateCount for_each_cycle(const EnumerateOptions& options,
                               const std::function<void(const GeneratedTest&)>& emit);
 
