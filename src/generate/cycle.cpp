@@ -2,11 +2,13 @@
 // (docs/cycles.md "Enumerating"): a cycle is a sequence of threads, each one
 // event or two joined by one internal edge, each left by an external edge.
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -65,6 +67,18 @@ std::vector<Unit> units_of(const std::vector<std::string>& vocabulary) {
       if (i.tgt == x.src) units.push_back({i, x});
   }
   return units;
+}
+
+// Two FNV-1a hashes of a test's text (two offset bases): the enumeration
+// remembers the tests it wrote by 128 bits each, not by their text.
+std::pair<std::uint64_t, std::uint64_t> fingerprint(const std::string& text) {
+  std::uint64_t a = 14695981039346656037ull, b = 0x9e3779b97f4a7c15ull;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 1099511628211ull;
+    b ^= b >> 29;
+  }
+  return {a, b};
 }
 
 bool minimal_rotation(const std::vector<std::size_t>& seq) {
@@ -126,7 +140,7 @@ class Enumerator {
       return;  // not a cycle an execution can show (a location closed on itself, ...)
     }
     const std::string body = test.text.substr(test.text.find("\n{"));
-    if (!bodies_.insert(body).second) {
+    if (!bodies_.insert(fingerprint(body)).second) {
       ++count_.duplicates;
       return;
     }
@@ -143,7 +157,7 @@ class Enumerator {
   const std::function<void(const GeneratedTest&)>& emit_;
   std::vector<Unit> units_;
   std::vector<std::size_t> seq_;
-  std::set<std::string> bodies_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> bodies_;  // 16 bytes per test
   std::map<std::string, int> names_;
   EnumerateCount count_;
 };
