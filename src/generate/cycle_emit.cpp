@@ -76,27 +76,23 @@ std::string level_code(Level l) {
   return kLevels[static_cast<int>(l)];
 }
 
-std::string test_name(const Shape& s, const CycleOptions& options) {
+// diy's name: the family of the threads' shapes, then the threads' edges.
+std::string diy_name(const Shape& s) {
   const std::size_t n = s.edges.size();
-  // diy's family and per-thread edge names.
+  const auto letter = [](Dir d) { return d == Dir::W ? "W" : "R"; };
   std::vector<std::string> keys, threads;
-  std::string key, names;
   const auto starts = proc_starts(s.edges);
-  static const std::map<int, std::string> kPoints = {{0, "W"},  {1, "WW"}, {2, "RR"},
-                                                     {6, "RW"}, {8, "WR"}, {10, "R"}};
   for (std::size_t p = 0; p < starts.size(); ++p) {
     const std::size_t first = starts[p];
     const std::size_t end = p + 1 < starts.size() ? starts[p + 1] : starts[0] + n;
     const std::size_t last = (end - 1) % n;
-    const Dir d0 = s.events[first].dir, d1 = s.events[last].dir;
-    keys.push_back(first == last
-                       ? (d0 == Dir::W ? "W" : "R")
-                       : std::string(d0 == Dir::W ? "W" : "R") + (d1 == Dir::W ? "W" : "R"));
+    keys.push_back(std::string(letter(s.events[first].dir)) +
+                   (first == last ? "" : letter(s.events[last].dir)));
     std::vector<std::string> parts;
     for (std::size_t i = first; i + 1 < end; ++i) {
       const Edge& e = s.edges[i % n];
       const bool dir = i + 2 < end && ambiguous(e) && ambiguous(s.edges[(i + 1) % n]);
-      parts.push_back(edge_name(e) + (dir ? (e.tgt == Dir::W ? "W" : "R") : ""));
+      parts.push_back(edge_name(e) + (dir ? letter(e.tgt) : ""));
     }
     if (!parts.empty()) threads.push_back(fmt::format("{}", fmt::join(parts, "-")));
   }
@@ -105,51 +101,53 @@ std::string test_name(const Shape& s, const CycleOptions& options) {
   std::string name = family(fmt::format("{}", fmt::join(keys, "+")), allsame);
   const bool same = !threads.empty() && std::all_of(threads.begin(), threads.end(),
                                                     [&](auto& t) { return t == threads[0]; });
-  if (same && threads[0] == "po") {
-  } else if (same && threads.size() == 1 && threads[0] == "pos") {
-  } else if (same && threads.size() == 1) {
-    name += "+" + threads[0];
-  } else if (same) {
-    name += "+" + threads[0] + "s";
-  } else {
-    for (const auto& t : threads) name += "+" + t;
-  }
-  // redscope's: the events' .sem/.scope when not all weak, then placements.
+  if (same && (threads[0] == "po" || (threads.size() == 1 && threads[0] == "pos"))) return name;
+  if (same) return name + "+" + threads[0] + (threads.size() == 1 ? "" : "s");
+  for (const auto& t : threads) name += "+" + t;
+  return name;
+}
+
+// The events' .sem/.scope when they are not all weak: one code when all
+// are the same, else each thread's events joined by '-', threads by '_'.
+std::string sem_suffix(const Shape& s) {
   std::vector<std::string> per_thread(s.threads);
-  std::string uniform;
-  bool all_same = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Event& ev = s.events[i];
+  const std::string first = event_code(s.events[0]);
+  bool uniform = true;
+  for (const Event& ev : s.events) {
     const std::string code = event_code(ev);
-    if (uniform.empty()) uniform = code;
-    all_same &= code == uniform;
+    uniform &= code == first;
     auto& t = per_thread[ev.thread];
     t += (t.empty() ? "" : "-") + code;
   }
-  if (!all_same)
-    name += "+" + fmt::format("{}", fmt::join(per_thread, "_"));
-  else if (uniform != "w")
-    name += "+" + uniform;
+  if (!uniform) return "+" + fmt::format("{}", fmt::join(per_thread, "_"));
+  return first == "w" ? "" : "+" + first;
+}
+
+// The placement when it is not `gpu` everywhere, then shared locations.
+std::string place_suffix(const Shape& s, const CycleOptions& options) {
   std::vector<std::string> levels;
-  bool default_levels = true;
-  for (std::size_t i = 0; i < n; ++i)
+  bool default_levels = options.placement == Level::Gpu;
+  for (std::size_t i = 0; i < s.edges.size(); ++i)
     if (s.edges[i].external) {
       levels.push_back(level_code(s.levels[i]));
-      default_levels &= s.levels[i] == options.placement;
+      default_levels &= s.levels[i] == Level::Gpu;
     }
-  if (!default_levels || options.placement != Level::Gpu) {
+  std::string out;
+  if (!default_levels) {
     const bool one =
         std::all_of(levels.begin(), levels.end(), [&](auto& l) { return l == levels[0]; });
-    name += "@" + (one ? levels[0] : fmt::format("{}", fmt::join(levels, "-")));
+    out += "@" + (one ? levels[0] : fmt::format("{}", fmt::join(levels, "-")));
   }
   std::vector<std::string> shared;
   for (int loc = 0; loc < s.locations; ++loc)
     if (s.spaces[loc] == Space::Shared) shared.push_back(location_name(loc));
-  if (static_cast<int>(shared.size()) == s.locations)
-    name += "+shared";
-  else if (!shared.empty())
-    name += "+shared." + fmt::format("{}", fmt::join(shared, "."));
-  return name;
+  if (static_cast<int>(shared.size()) == s.locations) return out + "+shared";
+  if (!shared.empty()) out += "+shared." + fmt::format("{}", fmt::join(shared, "."));
+  return out;
+}
+
+std::string test_name(const Shape& s, const CycleOptions& options) {
+  return diy_name(s) + sem_suffix(s) + place_suffix(s, options);
 }
 
 std::string access(const Event& ev) { return ev.scope.empty() ? ev.sem : ev.sem + "." + ev.scope; }
