@@ -121,6 +121,9 @@ for shape in IRIW WRC ISA2 MP; do
   [[ -f "$dir/s6/$shape.litmus" ]] || fail "--size 6 has no $shape"
 done
 [[ ! -e "$dir/s4/IRIW.litmus" ]] || fail "IRIW needs six edges"
+"$bin" gen cycle --size 4 --relax Fence.sc.gpu --out "$dir/relax" -q || fail "--relax"
+[[ -f "$dir/relax/SB+fence.sc.gpus.litmus" && ! -e "$dir/relax/SB.litmus" ]] ||
+  fail "--relax Fence.sc.gpu: $(ls "$dir/relax")"
 
 # 3. Errors and usage.
 expect_error() {  # pattern args...
@@ -137,6 +140,7 @@ expect_error "cycle 2:1:21: error: edge 4 'Rfe@moon'" "PodWR Fre PodWR Fre" "Pod
   --out "$dir/bad"
 expect_error "several tests need --out" "PodWR Fre PodWR Fre" "PodRW Rfe PodRW Rfe"
 expect_error "needs a CYCLE" --sem relaxed.gpu
+expect_error "edges:1:6: error: edge 2 'PodQQ'" --size 4 --edges "Rfe, PodQQ" --out "$dir/bad"
 expect_error "unknown option" --frobnicate "PodWR Fre PodWR Fre"
 expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
 "$bin" gen cycle --help | grep -q -- "--size N" || fail "--help"

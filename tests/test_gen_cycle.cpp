@@ -226,6 +226,18 @@ TEST_CASE("gen cycle: --size enumerates each cycle once, deterministically", "[g
   for_each_cycle(o, [&](const GeneratedTest& t) { fenced.insert(t.name); });
   CHECK(fenced.count("SB+fence.sc.gpus"));
   CHECK(fenced.count("MP+fence.sc.gpus"));
+  // diy's -relax: every cycle has a fence; the fence words need not be in --edges.
+  o.vocabulary = {"Rfe", "Fre", "PodWR", "PodWW", "PodRR"};
+  o.relax = {"Fence.sc.cta"};
+  std::set<std::string> relaxed;
+  for_each_cycle(o, [&](const GeneratedTest& t) {
+    CHECK_THAT(t.text, Contains("fence.sc.cta"));
+    relaxed.insert(t.name);
+  });
+  CHECK(relaxed.count("SB+fence.sc.ctas"));
+  CHECK(relaxed.count("MP+fence.sc.cta+po"));
+  CHECK(!relaxed.count("MP"));
+  o.relax.clear();
   o.vocabulary = {"Rfe", "PodQQ"};
   CHECK_THAT(error_of([&] { for_each_cycle(o, [](const GeneratedTest&) {}); }),
              Contains("--edges:1:1: error: edge 2 'PodQQ'"));

@@ -26,7 +26,7 @@ constexpr std::string_view kCycleUsage = R"(Usage:
   redscope gen cycle [options] CYCLE        one test, on standard output
   redscope gen cycle [options] --out DIR CYCLE...
                                             one DIR/NAME.litmus per cycle
-  redscope gen cycle [options] --out DIR --size N [--edges LIST]
+  redscope gen cycle [options] --out DIR --size N [--edges LIST] [--relax LIST]
                                             every cycle of at most N edges
 
 A CYCLE is one argument: edges in diy7's vocabulary separated by spaces,
@@ -46,6 +46,8 @@ Options:
   --edges LIST       the vocabulary of --size, comma- or space-separated
                      (default: Rfe Fre Coe PodWW PodWR PodRW PodRR PosWW PosWR
                      PosRW PosRR)
+  --relax LIST       diy's -relax: more words for --size, and each cycle uses
+                     at least one of them (--edges are then diy's -safe)
   --sem SEM          accesses no annotation names: weak (default) or
                      relaxed.SCOPE (Rmw events: relaxed.gpu when weak)
   --placement LEVEL  external edges without @: cta, cluster, gpu (default), sys
@@ -59,7 +61,7 @@ cycle, the column and the edge), 1 a file could not be written.
 struct Options {
   std::optional<std::string> out;
   std::optional<std::size_t> size;
-  std::optional<std::string> edges;
+  std::optional<std::string> edges, relax;
   gen::CycleOptions cycle;
   bool quiet = false;
   std::vector<std::string> cycles;
@@ -101,6 +103,8 @@ Options parse_args(int argc, char** argv) {
       o.size = n;
     } else if (a == "--edges") {
       o.edges = value();
+    } else if (a == "--relax") {
+      o.relax = value();
     } else if (a == "--sem") {
       o.cycle.sem = value();
       try {
@@ -126,16 +130,16 @@ Options parse_args(int argc, char** argv) {
   if (o.size && !o.cycles.empty()) usage("--size enumerates cycles: give no CYCLE with it");
   if (!o.size && o.cycles.empty())
     usage("needs a CYCLE (e.g. \"PodWW Rfe PodRR Fre\") or --size N");
-  if (o.edges && !o.size) usage("--edges is the vocabulary of --size");
+  if ((o.edges || o.relax) && !o.size) usage("--edges and --relax are the vocabulary of --size");
   if (!o.out && (o.size || o.cycles.size() > 1))
     usage("several tests need --out DIR (one file per test)");
   return o;
 }
 
-// The words of --edges: separated by commas or spaces, except inside an
+// The words of --edges or --relax: separated by commas or spaces, except inside an
 // annotation's brackets ("PodWW[,release.gpu]"); each is checked here, so
 // that an error gives its column in the list.
-std::vector<std::string> vocabulary_of(const std::string& list) {
+std::vector<std::string> vocabulary_of(const std::string& list, const char* option) {
   std::vector<std::string> words;
   std::string word;
   int depth = 0;
@@ -144,7 +148,7 @@ std::vector<std::string> vocabulary_of(const std::string& list) {
     depth += c == '[' ? 1 : c == ']' ? -1 : 0;
     if ((c == ',' || c == ' ') && depth <= 0) {
       if (!word.empty()) {
-        gen::parse_edge(word, "--edges", i - word.size() + 1, words.size() + 1);
+        gen::parse_edge(word, option, i - word.size() + 1, words.size() + 1);
         words.push_back(word);
       }
       word.clear();
@@ -152,7 +156,7 @@ std::vector<std::string> vocabulary_of(const std::string& list) {
       word += c;
     }
   }
-  if (words.empty()) usage("--edges needs at least one edge");
+  if (words.empty()) usage(fmt::format("{} needs at least one edge", option));
   return words;
 }
 
@@ -185,7 +189,8 @@ class Writer {
 int enumerate(const Options& o) {
   gen::EnumerateOptions e;
   e.max_edges = *o.size;
-  if (o.edges) e.vocabulary = vocabulary_of(*o.edges);
+  if (o.edges) e.vocabulary = vocabulary_of(*o.edges, "--edges");
+  if (o.relax) e.relax = vocabulary_of(*o.relax, "--relax");
   e.cycle = o.cycle;
   Writer w(*o.out);
   const gen::EnumerateCount count = gen::for_each_cycle(e, [&](const auto& t) { w.write(t); });

@@ -47,24 +47,36 @@ std::vector<Edge> expand(const Edge& e) {
 }
 
 // One thread of an enumerated cycle: an optional internal edge, then the
-// external edge that leaves it.
+// external edge that leaves it; `relaxed` counts its edges from --relax.
 struct Unit {
   std::optional<Edge> internal;
   Edge external;
+  int relaxed = 0;
   std::size_t size() const { return internal ? 2 : 1; }
   Dir first() const { return internal ? internal->src : external.src; }
 };
 
-std::vector<Unit> units_of(const std::vector<std::string>& vocabulary) {
-  std::vector<Edge> internal, external;
-  for (std::size_t k = 0; k < vocabulary.size(); ++k)
-    for (const Edge& e : expand(parse_edge(vocabulary[k], "--edges", 1, k + 1)))
-      (e.external ? external : internal).push_back(e);
+struct Word {
+  Edge edge;
+  bool relax = false;
+};
+
+void add_words(const std::vector<std::string>& words, const char* source, bool relax,
+               std::vector<Word>& internal, std::vector<Word>& external) {
+  for (std::size_t k = 0; k < words.size(); ++k)
+    for (const Edge& e : expand(parse_edge(words[k], source, 1, k + 1)))
+      (e.external ? external : internal).push_back({e, relax});
+}
+
+std::vector<Unit> units_of(const EnumerateOptions& options) {
+  std::vector<Word> internal, external;
+  add_words(options.vocabulary, "--edges", false, internal, external);
+  add_words(options.relax, "--relax", true, internal, external);
   std::vector<Unit> units;
-  for (const Edge& x : external) {
-    units.push_back({std::nullopt, x});
-    for (const Edge& i : internal)
-      if (i.tgt == x.src) units.push_back({i, x});
+  for (const Word& x : external) {
+    units.push_back({std::nullopt, x.edge, x.relax ? 1 : 0});
+    for (const Word& i : internal)
+      if (i.edge.tgt == x.edge.src) units.push_back({i.edge, x.edge, int{x.relax} + int{i.relax}});
   }
   return units;
 }
@@ -97,7 +109,7 @@ class Enumerator {
   Enumerator(const EnumerateOptions& options, const std::function<void(const GeneratedTest&)>& emit)
       : options_(options),
         emit_(emit),
-        units_(units_of(options.vocabulary)) {}
+        units_(units_of(options)) {}
 
   EnumerateCount run() {
     parse_default_sem(options_.cycle.sem, "--sem");  // an error here, not a skip per cycle
@@ -110,7 +122,8 @@ class Enumerator {
   // `threads` threads is tried once per rotation class.
   void extend(std::size_t threads, std::size_t edges) {
     if (seq_.size() == threads) {
-      if (units_[seq_.back()].external.tgt == units_[seq_[0]].first() && minimal_rotation(seq_))
+      if (units_[seq_.back()].external.tgt == units_[seq_[0]].first() && relaxed() &&
+          minimal_rotation(seq_))
         try_cycle();
       return;
     }
@@ -124,6 +137,13 @@ class Enumerator {
       extend(threads, edges + unit.size());
       seq_.pop_back();
     }
+  }
+
+  // diy's -relax: with relaxations given, each cycle uses one at least.
+  bool relaxed() const {
+    if (options_.relax.empty()) return true;
+    return std::any_of(seq_.begin(), seq_.end(),
+                       [&](std::size_t u) { return units_[u].relaxed > 0; });
   }
 
   void try_cycle() {

@@ -92,6 +92,8 @@ const std::vector<std::string>& default_vocabulary();
 struct EnumerateOptions {
   std::size_t max_edges = 4;
   std::vector<std::string> vocabulary = default_vocabulary();
+  // diy's -relax: more words, and each cycle uses at least one of them.
+  std::vector<std::string> relax;
   CycleOptions cycle;
 };
 
@@ -104,7 +106,7 @@ struct EnumerateCount {
 // two threads, each thread one event or two joined by one internal edge,
 // directions chaining, each up to rotation once (diy's normal form), in a
 // deterministic order; emits each test as it is made. InputError for a bad
-// vocabulary word (source "--edges", the word's index as its position) or
+// vocabulary word (source "--edges" or "--relax", its index as its position) or
 // a bad default --sem; cycles no execution can show are skipped.
 EnumerateCount for_each_cycle(const EnumerateOptions& options,
                               const std::function<void(const GeneratedTest&)>& emit);
