@@ -37,7 +37,7 @@ e.g. "PodWW Rfe PodRR Fre" (MP), each optionally annotated (docs/cycles.md):
                   cluster (another CTA, same cluster), gpu (another cluster,
                   same GPU), sys (another GPU)
 Edges: Po{s,d}XY Rfi Rfe Fri Fre Coi Coe (Wsi Wse) Dp{Data,Ctrl}{s,d}Y Rmw
-       Fence.{sc,acq_rel}.{cta,cluster,gpu,sys}[{s,d}XY] Fenced XY (X, Y: R W *)
+       Fence.{sc,acq_rel}.{cta,cluster,gpu,sys}[{s,d}XY] FencedXY (X, Y: R W *)
 
 Options:
   --out DIR          write one NAME.litmus per test in DIR (created if needed)
