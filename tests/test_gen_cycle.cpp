@@ -103,6 +103,8 @@ TEST_CASE("gen cycle: a bad edge is an error naming it, its position and column"
   CHECK_THAT(err("PodWW[strong,]"), Contains("unknown annotation 'strong'"));
   CHECK_THAT(err("PodWW[a,b,c]"), Contains("an edge has two events"));
   CHECK_THAT(err("PodWW@cta"), Contains("only an external edge"));
+  CHECK_THAT(err("PodWW[,shared.global]"), Contains("'global' gives a second"));
+  CHECK_THAT(err("PodWW[rel.rlx,]"), Contains("'rlx' gives a second"));
   CHECK_THAT(err("Rfe@moon"), Contains("cycle 3:1:5: error: edge 1 'Rfe@moon': unknown placement"));
   CHECK_THAT(err("   "), Contains("empty cycle"));
 }
@@ -113,6 +115,7 @@ TEST_CASE("gen cycle: a cycle that is not one is an error naming the edge", "[ge
   CHECK_THAT(gen_error("Fence.sc.gpu Fence.sc.gpu Rfe PodRR Fre"),
              Contains("cannot infer the direction"));
   CHECK_THAT(gen_error("PodWR Fri"), Contains("the only edge between different locations"));
+  CHECK_THAT(gen_error("PosWW PosWW"), Contains("no communication edge"));
   CHECK_THAT(gen_error("PosWR Fre"), Contains("the only external edge"));
   CHECK_THAT(gen_error("Coe Coe"), Contains("order the writes to x in a cycle"));
   CHECK_THAT(gen_error("PodWW Rfe[,release.gpu] PodRR Fre"),

@@ -167,19 +167,26 @@ EventAnnot read_annot(std::string_view text, const EdgeContext& cx, std::size_t 
   while (start <= text.size()) {
     const std::size_t dot = std::min(text.find('.', start), text.size());
     const std::string_view word = text.substr(start, dot - start);
-    bool known = false;
-    for (const auto& [spelling, sem] : kSems)
-      if (word == spelling) a.sem = std::string(sem), known = true;
-    for (std::string_view s : kScopes)
-      if (word == s) a.scope = std::string(s), known = true;
-    if (word == "global") a.space = Space::Global, known = true;
-    if (word == "shared") a.space = Space::Shared, known = true;
-    if (!known)
+    std::optional<std::string> sem, scope;
+    std::optional<Space> space;
+    for (const auto& [spelling, meaning] : kSems)
+      if (word == spelling) sem = std::string(meaning);
+    for (std::string_view sc : kScopes)
+      if (word == sc) scope = std::string(sc);
+    if (word == "global") space = Space::Global;
+    if (word == "shared") space = Space::Shared;
+    if (!sem && !scope && !space)
       cx.error(fmt::format("unknown annotation '{}': expected a .sem (weak, relaxed, acquire, "
                            "release, acq_rel), a .scope (cta, cluster, gpu, sys) or a state "
                            "space (global, shared), joined by dots",
                            printable(word)),
                offset + start);
+    if ((sem && a.sem) || (scope && a.scope) || (space && a.space))
+      cx.error(fmt::format("'{}' gives a second .sem, .scope or state space", printable(word)),
+               offset + start);
+    if (sem) a.sem = sem;
+    if (scope) a.scope = scope;
+    if (space) a.space = space;
     start = dot + 1;
   }
   if (a.sem == "weak" && a.scope)

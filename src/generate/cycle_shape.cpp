@@ -378,6 +378,12 @@ Shape build_shape(const std::vector<Edge>& cycle, const CycleOptions& options,
   const std::size_t n = s.edges.size();
   const auto ext =
       std::count_if(s.edges.begin(), s.edges.end(), [](const Edge& e) { return e.external; });
+  if (std::none_of(s.edges.begin(), s.edges.end(), [](const Edge& e) {
+        return e.kind == EdgeKind::Rf || e.kind == EdgeKind::Fr || e.kind == EdgeKind::Co;
+      }))
+    err.whole(
+        "the cycle has no communication edge (Rf, Fr, Co): program order alone "
+        "cannot go round");
   if (ext == 1)
     err.at(*std::find_if(s.edges.begin(), s.edges.end(), [](const Edge& e) { return e.external; }),
            "the only external edge: it would lead back into the thread it leaves");
