@@ -107,6 +107,9 @@ TEST_CASE("gen cycle: a bad edge is an error naming it, its position and column"
   CHECK_THAT(err("PodWW[rel.rlx,]"), Contains("'rlx' gives a second"));
   CHECK_THAT(err("Rfe@moon"), Contains("cycle 3:1:5: error: edge 1 'Rfe@moon': unknown placement"));
   CHECK_THAT(err("   "), Contains("empty cycle"));
+  std::string long_cycle;
+  for (int i = 0; i < 200; ++i) long_cycle += "PodWR Fre ";
+  CHECK_THAT(err(long_cycle), Contains("cycle 3:1:1281: error: a cycle has at most 256 edges"));
 }
 
 TEST_CASE("gen cycle: a cycle that is not one is an error naming the edge", "[gen-cycle]") {
@@ -146,6 +149,17 @@ TEST_CASE("gen cycle: MP as diy7 writes it", "[gen-cycle]") {
   // Any rotation is the same test.
   CHECK(gen("Rfe PodRR Fre PodWW").text == t.text);
   CHECK(gen("PodRR Fre PodWW Rfe").text == t.text);
+}
+
+TEST_CASE("gen cycle: the Cycle= line gives the same test back", "[gen-cycle]") {
+  for (const char* cycle :
+       {"PodWW Rfe PodRR Fre", "Rfe@sys PodRW[,release.gpu] Rfe PodRR[acquire.gpu,] Fre@sys",
+        "Fence.sc.cta Fre Fence.sc.gpu Fre", "DpDatadW Rfe DpCtrldW Rfe",
+        "Rfe Rmw[acq_rel.sys] Coe", "PodWR[,shared] Fre@cta PodWR Fre", "PosWW Wsi",
+        "Rfe PodRR Fre@cluster Rfe PodRR Fre"}) {
+    const GeneratedTest t = gen(cycle);
+    CHECK(gen(t.cycle).text == t.text);
+  }
 }
 
 TEST_CASE("gen cycle: values follow coherence, Co shows in final values", "[gen-cycle]") {

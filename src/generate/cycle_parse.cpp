@@ -285,6 +285,10 @@ std::vector<Edge> parse_cycle(std::string_view text, const std::string& source) 
     i = j;
   }
   if (edges.empty()) fail(source, 1, "empty cycle: give edges such as \"PodWW Rfe PodRR Fre\"");
+  if (edges.size() > kMaxCycleEdges)
+    fail(source, edges[kMaxCycleEdges].column,
+         fmt::format("a cycle has at most {} edges (this one has {})", kMaxCycleEdges,
+                     edges.size()));
   return edges;
 }
 

@@ -62,7 +62,11 @@ std::string edge_text(const Edge& e);
 Edge parse_edge(std::string_view word, const std::string& source, std::size_t column,
                 std::size_t position);
 
-// Parses a cycle: edges separated by spaces (InputError as parse_edge).
+// The longest cycle parse_cycle reads (a test of 128 threads at most).
+constexpr std::size_t kMaxCycleEdges = 256;
+
+// Parses a cycle: edges separated by spaces (InputError as parse_edge, and
+// for more than kMaxCycleEdges edges).
 std::vector<Edge> parse_cycle(std::string_view text, const std::string& source);
 
 struct CycleOptions {
