@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/gen_command.hpp"
+#include "cli/progress.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/generate/cycle.hpp"
 
@@ -52,7 +53,7 @@ Options:
                      relaxed.SCOPE (Rmw events: relaxed.gpu when weak)
   --placement LEVEL  external edges without @: cta, cluster, gpu (default), sys
   --space SPACE      locations no annotation names: global (default), shared
-  -q                 no summary line
+  -q                 no summary line, no progress line (--size on a terminal)
   -h, --help         this text
 Exit status: 0 written, 2 bad command line or bad cycle (the error names the
 cycle, the column and the edge), 1 a file could not be written.
@@ -193,10 +194,18 @@ int enumerate(const Options& o) {
   if (o.relax) e.relax = vocabulary_of(*o.relax, "--relax");
   e.cycle = o.cycle;
   Writer w(*o.out);
+  // The progress line (a terminal only, after a second): candidate cycles tried.
+  Progress progress(gen::count_candidates(e), o.quiet);
+  e.tried = [&](std::size_t i) {
+    progress.started(i, "");
+    progress.finished(i, false);
+  };
   const gen::EnumerateCount count = gen::for_each_cycle(e, [&](const auto& t) { w.write(t); });
   if (!o.quiet)
-    fmt::print("{} tests in {} (cycles of 2 to {} edges; {} duplicate tests skipped)\n",
-               count.tests, *o.out, *o.size, count.duplicates);
+    progress.print(stdout,
+                   fmt::format("{} tests in {} (cycles of 2 to {} edges; {} duplicate tests "
+                               "skipped)\n",
+                               count.tests, *o.out, *o.size, count.duplicates));
   return 0;
 }
 

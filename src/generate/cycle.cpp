@@ -117,14 +117,24 @@ class Enumerator {
     return count_;
   }
 
+  // The cycles run() tries, without making their tests.
+  std::size_t candidates() {
+    counting_ = true;
+    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0);
+    return tried_;
+  }
+
  private:
   // Threads are added while the edges fit; each sequence of exactly
   // `threads` threads is tried once per rotation class.
   void extend(std::size_t threads, std::size_t edges) {
     if (seq_.size() == threads) {
-      if (units_[seq_.back()].external.tgt == units_[seq_[0]].first() && relaxed() &&
-          minimal_rotation(seq_))
-        try_cycle();
+      if (units_[seq_.back()].external.tgt != units_[seq_[0]].first() || !relaxed() ||
+          !minimal_rotation(seq_))
+        return;
+      if (!counting_) try_cycle();
+      if (options_.tried && !counting_) options_.tried(tried_);
+      ++tried_;
       return;
     }
     for (std::size_t u = 0; u < units_.size(); ++u) {
@@ -180,6 +190,8 @@ class Enumerator {
   std::set<std::pair<std::uint64_t, std::uint64_t>> bodies_;  // 16 bytes per test
   std::map<std::string, int> names_;
   EnumerateCount count_;
+  std::size_t tried_ = 0;
+  bool counting_ = false;
 };
 
 }  // namespace
@@ -187,6 +199,11 @@ class Enumerator {
 EnumerateCount for_each_cycle(const EnumerateOptions& options,
                               const std::function<void(const GeneratedTest&)>& emit) {
   return Enumerator(options, emit).run();
+}
+
+std::size_t count_candidates(const EnumerateOptions& options) {
+  const std::function<void(const GeneratedTest&)> none = [](const GeneratedTest&) {};
+  return Enumerator(options, none).candidates();
 }
 
 }  // namespace redscope::generate

@@ -98,6 +98,8 @@ struct EnumerateOptions {
   std::vector<std::string> vocabulary = default_vocabulary();
   // diy's -relax: more words, and each cycle uses at least one of them.
   std::vector<std::string> relax;
+  // Called after each candidate cycle is tried, with its index (0, 1, ...).
+  std::function<void(std::size_t)> tried;
   CycleOptions cycle;
 };
 
@@ -114,5 +116,9 @@ struct EnumerateCount {
 // a bad default --sem; cycles no execution can show are skipped.
 EnumerateCount for_each_cycle(const EnumerateOptions& options,
                               const std::function<void(const GeneratedTest&)>& emit);
+
+// How many candidate cycles for_each_cycle tries (a progress line's total):
+// the same walk, without making the tests.
+std::size_t count_candidates(const EnumerateOptions& options);
 
 }  // namespace redscope::generate
