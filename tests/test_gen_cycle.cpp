@@ -197,6 +197,8 @@ TEST_CASE("gen cycle: fences, dependencies, annotations in the text", "[gen-cycl
   CycleOptions rlx;
   rlx.sem = "relaxed.cta";
   CHECK(gen("PodWW Rfe PodRR Fre", rlx).name == "MP+rlx.cta");
+  CHECK_THAT(gen("PodWW Rfe PodRR Fre", rlx).text, Contains("\nOptions=--sem relaxed.cta\n"));
+  CHECK_THAT(gen("PodWW Rfe PodRR Fre").text, !Contains("Options="));
   CHECK_THAT(gen("PodWR[,shared] Fre@cta PodWR Fre").text, Contains("shared x=0; y=0;"));
 }
 

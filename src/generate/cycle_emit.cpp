@@ -256,6 +256,16 @@ std::string comment(const std::string& given, const std::string& name) {
       given, name);
 }
 
+// The options the test depends on besides its cycle, when not the defaults:
+// `redscope gen cycle OPTIONS "CYCLE"` makes the test again.
+std::string options_line(const CycleOptions& o) {
+  std::vector<std::string> words;
+  if (o.sem != "weak") words.push_back("--sem " + o.sem);
+  if (o.placement != Level::Gpu) words.push_back("--placement " + level_code(o.placement));
+  if (o.space != Space::Global) words.push_back("--space shared");
+  return words.empty() ? "" : fmt::format("Options={}\n", fmt::join(words, " "));
+}
+
 }  // namespace
 
 GeneratedTest emit_test(const Shape& s, const CycleOptions& options) {
@@ -275,9 +285,10 @@ GeneratedTest emit_test(const Shape& s, const CycleOptions& options) {
                         location_name(loc)) +
             (loc + 1 < s.locations ? " " : "");
   const auto code = thread_code(s);
-  out.text = fmt::format("PTX {}\n{}Cycle={}\nGenerator=redscope gen cycle\n{{\n{}\n}}\n{}{}\n",
+  out.text = fmt::format("PTX {}\n{}Cycle={}\n{}Generator=redscope gen cycle\n{{\n{}\n}}\n{}{}\n",
                          out.name, comment(fmt::format("{}", fmt::join(words, " ")), out.name),
-                         out.cycle, init, table(s, code), condition_text(s, read_registers(s)));
+                         out.cycle, options_line(options), init, table(s, code),
+                         condition_text(s, read_registers(s)));
   parse_litmus(out.text, out.name + ".litmus");  // the reader's checks, before anyone sees it
   return out;
 }
