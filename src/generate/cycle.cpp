@@ -104,9 +104,11 @@ bool minimal_rotation(const std::vector<std::size_t>& seq) {
   return true;
 }
 
+using Emit = std::function<void(const GeneratedTest&)>;
+
 class Enumerator {
  public:
-  Enumerator(const EnumerateOptions& options, const std::function<void(const GeneratedTest&)>& emit)
+  Enumerator(const EnumerateOptions& options, const Emit& emit)
       : options_(options),
         emit_(emit),
         units_(units_of(options)) {}
@@ -184,7 +186,7 @@ class Enumerator {
   }
 
   const EnumerateOptions& options_;
-  const std::function<void(const GeneratedTest&)>& emit_;
+  const Emit& emit_;
   std::vector<Unit> units_;
   std::vector<std::size_t> seq_;
   std::set<std::pair<std::uint64_t, std::uint64_t>> bodies_;  // 16 bytes per test
@@ -202,7 +204,7 @@ EnumerateCount for_each_cycle(const EnumerateOptions& options,
 }
 
 std::size_t count_candidates(const EnumerateOptions& options) {
-  const std::function<void(const GeneratedTest&)> none = [](const GeneratedTest&) {};
+  const Emit none = [](const GeneratedTest&) {};
   return Enumerator(options, none).candidates();
 }
 

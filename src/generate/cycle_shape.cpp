@@ -57,9 +57,12 @@ std::vector<Edge> resolve_dirs(std::vector<Edge> es, const Errors& err) {
       err.at(a.tgt == Dir::Any ? a : b,
              "cannot infer the direction of its event from the neighbouring edges; give it "
              "(e.g. Fence.sc.gpudWR)");
-    if (a.tgt != b.src)
-      err.at(b, fmt::format("starts at {} but edge {} '{}' ends at {}", dir_word(b.src), a.position,
-                            edge_text(a), dir_word(a.tgt)));
+    if (a.tgt != b.src) {
+      const std::string what =
+          fmt::format("starts at {} but edge {} '{}' ends at {}", dir_word(b.src), a.position,
+                      edge_text(a), dir_word(a.tgt));
+      err.at(b, what);
+    }
   }
   return es;
 }
@@ -79,14 +82,12 @@ int points_rank(Dir first, Dir last, bool one) {
 
 std::vector<int> points_of(const std::vector<Edge>& es, std::size_t start) {
   const std::size_t n = es.size();
+  const bool any_ext = std::any_of(es.begin(), es.end(), [](const Edge& e) { return e.external; });
   std::vector<int> points;
   std::size_t first = start;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (start + k) % n;
-    const bool ends = es[i].external ||
-                      (internal_com(es[i]) && std::none_of(es.begin(), es.end(), [](const Edge& e) {
-                         return e.external;
-                       }));
+    const bool ends = any_ext ? es[i].external : internal_com(es[i]);
     if (ends || k + 1 == n) {
       points.push_back(points_rank(es[first].src, es[i].src, first == i));
       first = (i + 1) % n;
@@ -138,11 +139,11 @@ void assign_locations(Shape& s, const Errors& err) {
   s.locations = static_cast<int>(rename.size());
 }
 
-void merge_annot(EventAnnot& into, const EventAnnot& from, const Edge& from_edge, const Edge& other,
+void merge_annot(EventAnnot& into, const EventAnnot& from, const Edge& by, const Edge& other,
                  const Errors& err) {
   const auto clash = [&](const char* what) {
-    err.at(from_edge, fmt::format("its event's {} differs from what edge {} '{}' says of it", what,
-                                  other.position, edge_text(other)));
+    err.at(by, fmt::format("its event's {} differs from what edge {} '{}' says of it", what,
+                           other.position, edge_text(other)));
   };
   if (from.sem && into.sem && *from.sem != *into.sem) clash(".sem");
   if (from.scope && into.scope && *from.scope != *into.scope) clash(".scope");
