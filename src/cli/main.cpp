@@ -134,6 +134,13 @@ Usage:
                                     or not judgeable, and why (redscope
                                     ptxas-check --help); exit 2 without a
                                     ptxas, 3 when a file disagrees
+  redscope gen cycle [options] CYCLE...
+                                    litmus tests from diy7-style cycles of
+                                    relaxations ("PodWW Rfe PodRR Fre") with
+                                    GPU annotations (.sem/.scope, placement,
+                                    state space); --size N --out DIR writes
+                                    every cycle of up to N edges (redscope gen
+                                    cycle --help; docs/cycles.md)
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# `redscope gen cycle` (docs/cycles.md):
+# 1. regenerates the classic shapes of litmus/classic from the cycles of
+#    tests/gen_cycle_classic.txt and requires each generated test's outcome
+#    set (redscope run --format json) to equal the hand-written test's, up to
+#    renaming threads, registers, locations and each observable's non-zero
+#    values (2+2W writes 1 then 2 by hand, 2 then 1 by diy's rule);
+# 2. `--size 4` over the default vocabulary gives MP, SB, LB, 2+2W, S, R and
+#    CoRR, the same files twice, each test with its Cycle=/Generator= lines,
+#    and every one runs; its MP, SB, LB, CoRR (and, with --sem relaxed.gpu,
+#    2+2W) have the outcome sets of litmus/classic's weak and relaxed-gpu
+#    tests; `--size 6` adds WRC, ISA2 and IRIW (not run);
+# 3. bad cycles and command lines exit 2 naming the edge; --help exits 0.
+set -uo pipefail
+bin=$1; src=$2; dir=$3/cli_gen_cycle
+rm -rf "$dir"; mkdir -p "$dir/gen" "$dir/hand"
+fail() { echo "FAIL: $*"; exit 1; }
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
+
+# 1. The classic shapes.
+n=0
+while IFS='|' read -r file opts cycle; do
+  file=$(trim "$file"); opts=$(trim "${opts:-}"); cycle=$(trim "${cycle:-}")
+  [[ -z "$file" || "$file" == \#* ]] && continue
+  # shellcheck disable=SC2086  # OPTIONS are words
+  "$bin" gen cycle $opts "$cycle" > "$dir/gen/$file" 2> "$dir/err" ||
+    fail "gen cycle $opts '$cycle' (for $file): $(cat "$dir/err")"
+  cp "$src/litmus/classic/$file" "$dir/hand/$file" || fail "no litmus/classic/$file"
+  n=$((n + 1))
+done < "$src/tests/gen_cycle_classic.txt"
+[[ $n -ge 60 ]] || fail "only $n rows in tests/gen_cycle_classic.txt"
+"$bin" run -q --format json "$dir/hand" > "$dir/hand.json" || fail "run on the hand-written tests"
+"$bin" run -q --format json "$dir/gen" > "$dir/gen.json" || fail "run on the generated tests"
+# compare.py HAND.json GEN.json: every hand-written test's outcome set equals
+# the generated test's of the same file name, up to renaming.
+cat > "$dir/compare.py" <<'PY'
+import itertools, json, os, sys
+
+def load(path):
+    return {os.path.basename(r["file"]): r for r in json.load(open(path))}
+
+def split(key):  # "P1:r0" -> ("1", "r0"); "x" -> (None, "x")
+    return tuple(key[1:].split(":", 1)) if ":" in key and key.startswith("P") else (None, key)
+
+def key_maps(ka, kb):
+    """Bijections ka -> kb that keep registers registers, locations locations,
+    and map the registers of one thread to the registers of one thread."""
+    for perm in itertools.permutations(kb):
+        m, threads, ok = dict(zip(ka, perm)), {}, True
+        for a, b in m.items():
+            (ta, _), (tb, _) = split(a), split(b)
+            if (ta is None) != (tb is None) or threads.setdefault(ta, tb) != tb:
+                ok = False
+                break
+        if ok and len(set(threads.values())) == len(threads):
+            yield m
+
+def value_maps(values_a, values_b):
+    """Per key, bijections of the non-zero values (0 is the initial value)."""
+    a, b = sorted(v for v in values_a if v != "0"), sorted(v for v in values_b if v != "0")
+    if len(a) != len(b) or ("0" in values_a) != ("0" in values_b):
+        return []
+    return [dict(zip(a, p), **{"0": "0"}) for p in itertools.permutations(b)]
+
+def equal_up_to_renaming(oa, ob):
+    if len(oa) != len(ob) or not oa:
+        return len(oa) == len(ob)
+    ka, kb = sorted(oa[0]), sorted(ob[0])
+    if len(ka) != len(kb):
+        return False
+    target = {tuple(sorted(o.items())) for o in ob}
+    for m in key_maps(ka, kb):
+        choices = [value_maps({o[k] for o in oa}, {o[m[k]] for o in ob}) for k in ka]
+        for vm in itertools.product(*choices):
+            renamed = {tuple(sorted((m[k], vm[i][o[k]]) for i, k in enumerate(ka)))
+                       for o in oa}
+            if renamed == target:
+                return True
+    return False
+
+hand, gen = load(sys.argv[1]), load(sys.argv[2])
+# The comparison tells shapes apart: MP (release/acquire) is not MP+weak.
+if "MP+weak.litmus" in gen and "MP.litmus" in hand:
+    assert not equal_up_to_renaming(hand["MP.litmus"]["outcomes"],
+                                    gen["MP+weak.litmus"]["outcomes"])
+    assert not equal_up_to_renaming(hand["SB+fence.sc-gpu.litmus"]["outcomes"],
+                                    gen["SB.litmus"]["outcomes"])
+bad = 0
+for f in sorted(hand):
+    h, g = hand[f], gen.get(f)
+    if g is None or h.get("error") or g.get("error"):
+        print(f"{f}: missing or error: {g and g.get('error')} / {h.get('error')}")
+        bad += 1
+    elif not equal_up_to_renaming(h["outcomes"], g["outcomes"]):
+        print(f"{f}: hand {h['outcomes']}\n  generated {g['outcomes']}")
+        bad += 1
+    elif h["condition"]["holds"] != g["condition"]["holds"]:
+        print(f"{f}: condition holds {h['condition']['holds']} by hand, "
+              f"{g['condition']['holds']} generated")
+        bad += 1
+print(f"{len(hand) - bad} of {len(hand)} classic tests regenerated with equal outcome sets")
+sys.exit(1 if bad else 0)
+PY
+python3 "$dir/compare.py" "$dir/hand.json" "$dir/gen.json" || fail "outcome sets differ (above)"
+
+# 2. Enumeration.
+"$bin" gen cycle --size 4 --out "$dir/s4" > "$dir/s4.txt" || fail "--size 4"
+"$bin" gen cycle --size 4 --out "$dir/s4-again" -q || fail "--size 4 again"
+diff -r "$dir/s4" "$dir/s4-again" > /dev/null || fail "--size 4 differs between two runs"
+for shape in MP SB LB 2+2W S R CoRR; do
+  [[ -f "$dir/s4/$shape.litmus" ]] || fail "--size 4 has no $shape: $(ls "$dir/s4")"
+done
+count=$(ls "$dir/s4" | wc -l)
+grep -q "^$count tests in " "$dir/s4.txt" || fail "summary: $(cat "$dir/s4.txt")"
+for f in "$dir"/s4/*.litmus; do
+  grep -q '^Cycle=' "$f" && grep -q '^Generator=redscope gen cycle$' "$f" || fail "metadata of $f"
+done
+grep -q '^Cycle=Rfe PodRR Fre PodWW$' "$dir/s4/MP.litmus" || fail "MP's Cycle= line"
+"$bin" run -q --format json "$dir/s4" > "$dir/s4.json" || fail "run on --size 4's tests"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); \
+assert len(r) == $count and not any(x['error'] for x in r), r" "$dir/s4.json" ||
+  fail "--size 4's tests do not all run"
+start=$(date +%s%N)
+"$bin" gen cycle --size 6 --out "$dir/s6" -q || fail "--size 6"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[[ $ms -lt 5000 ]] || fail "--size 6 took $ms ms"
+for shape in IRIW WRC ISA2 MP; do
+  [[ -f "$dir/s6/$shape.litmus" ]] || fail "--size 6 has no $shape"
+done
+[[ ! -e "$dir/s4/IRIW.litmus" ]] || fail "IRIW needs six edges"
+# The classic shapes --size 4 makes (weak, and with --sem relaxed.gpu) have
+# litmus/classic's outcome sets.
+"$bin" gen cycle --size 4 --sem relaxed.gpu --out "$dir/s4-rlx" -q || fail "--size 4 --sem"
+mkdir -p "$dir/s4-hand" "$dir/s4-gen"
+while read -r hand made; do
+  cp "$src/litmus/classic/$hand" "$dir/s4-hand/$hand" && cp "$dir/$made" "$dir/s4-gen/$hand" ||
+    fail "no $made for $hand"
+done <<'PAIRS'
+MP+weak.litmus s4/MP.litmus
+SB.litmus s4/SB.litmus
+LB.litmus s4/LB.litmus
+CoRR+weak.litmus s4/CoRR.litmus
+MP+relaxed-gpu.litmus s4-rlx/MP+rlx.gpu.litmus
+SB+relaxed-gpu.litmus s4-rlx/SB+rlx.gpu.litmus
+LB+relaxed-gpu.litmus s4-rlx/LB+rlx.gpu.litmus
+2+2W+relaxed-gpu.litmus s4-rlx/2+2W+rlx.gpu.litmus
+CoRR+relaxed-gpu.litmus s4-rlx/CoRR+rlx.gpu.litmus
+PAIRS
+"$bin" run -q --format json "$dir/s4-hand" > "$dir/s4-hand.json" || fail "run s4-hand"
+"$bin" run -q --format json "$dir/s4-gen" > "$dir/s4-gen.json" || fail "run s4-gen"
+python3 "$dir/compare.py" "$dir/s4-hand.json" "$dir/s4-gen.json" ||
+  fail "--size 4's classic shapes differ from litmus/classic (above)"
+"$bin" gen cycle --size 4 --relax Fence.sc.gpu --out "$dir/relax" -q || fail "--relax"
+[[ -f "$dir/relax/SB+fence.sc.gpus.litmus" && ! -e "$dir/relax/SB.litmus" ]] ||
+  fail "--relax Fence.sc.gpu: $(ls "$dir/relax")"
+
+# 3. Errors and usage.
+expect_error() {  # pattern args...
+  local pattern=$1; shift
+  "$bin" gen cycle "$@" > "$dir/out" 2> "$dir/err"
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "gen cycle $* exited $rc, not 2"
+  grep -q -- "$pattern" "$dir/err" || fail "gen cycle $*: no '$pattern' in: $(cat "$dir/err")"
+}
+expect_error "cycle 1:1:7: error: edge 2 'PodXR'" "PodWW PodXR Fre"
+expect_error "edge 1 'PodWW': starts at a write but edge 2 'Rfe' ends at a read" "PodWW Rfe"
+expect_error "edge 2 'DpAddrdR': address dependencies" "Rfe DpAddrdR Fre"
+expect_error "cycle 2:1:21: error: edge 4 'Rfe@moon'" "PodWR Fre PodWR Fre" \
+  "PodWW Rfe PodRR Rfe@moon" --out "$dir/bad"
+expect_error "several tests need --out" "PodWR Fre PodWR Fre" "PodRW Rfe PodRW Rfe"
+expect_error "needs a CYCLE" --sem relaxed.gpu
+expect_error "edges:1:6: error: edge 2 'PodQQ'" --size 4 --edges "Rfe, PodQQ" --out "$dir/bad"
+expect_error "unknown option" --frobnicate "PodWR Fre PodWR Fre"
+expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
+"$bin" gen cycle --help | grep -q -- "--size N" || fail "--help"
+"$bin" gen cycle --out "$dir/two" "PodWR Fre PodWR Fre" "PodWR Fre PodWR Fre" "Rfe PosRR Fre" \
+  > "$dir/two.txt" || fail "two cycles with --out"
+[[ -f "$dir/two/SB.litmus" && -f "$dir/two/CoRR.litmus" ]] || fail "--out files: $(ls "$dir/two")"
+grep -q "2 tests in .*(1 duplicate cycles skipped)" "$dir/two.txt" || fail "$(cat "$dir/two.txt")"
+echo "PASS: $n classic tests regenerated; --size 4: $count tests; --size 6: $ms ms"
