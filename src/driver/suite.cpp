@@ -118,6 +118,7 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
       const auto source =
           std::make_shared<const LitmusTest>(parse_litmus_file(path, o.max_file_bytes));
       const LitmusTest& t = *source;
+      r.source = source;  // kept when the check fails: its metadata places a matrix cell
       r.parsed = true;
       r.test = t.name;
       r.model = o.model_for(t);
