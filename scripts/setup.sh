@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # graphviz: SVG pictures (--dot); chromium: the HTML report's headless test;
-# python3: checks in the CLI tests; clang-format: the layout check (.clang-format).
+# python3: checks in the CLI tests; clang-format: the layout check (.clang-format);
+# libtomlplusplus-dev: the TOML reader of `gen matrix` specs (docs/matrix-spec.md).
 packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium python3
-          clang-format)
+          clang-format libtomlplusplus-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

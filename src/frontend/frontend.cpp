@@ -585,12 +585,16 @@ class Parser {
     for (std::size_t i = 0; i < t_.threads.size(); ++i) {
       const Placement& p = t_.threads[i].place;
       if (p.cluster < 0 || p.cluster == p.cta) continue;  // implicit, or the CTA's own
-      fail(cluster_at_.at(i),
-           fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}",
-                       detail::kSharedClusterFeature, kClusterSm, detail::kSharedClusterSource,
-                       t_.target_sm,
-                       "; before sm_90 each CTA is an implicit cluster of its own: drop "
-                       "`cluster N` or give each CTA its own number (cta N, cluster N)"));
+      throw InputError(
+          Diagnostic{file_, cluster_at_.at(i),
+                     fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}",
+                                 detail::kSharedClusterFeature, kClusterSm,
+                                 detail::kSharedClusterSource, t_.target_sm,
+                                 "; before sm_90 each CTA is an implicit cluster of its own: drop "
+                                 "`cluster N` or give each CTA its own number (cta N, cluster N)"),
+                     DiagnosticKind::IsaRule,
+                     fmt::format("{} needs sm_{} or later ({})", detail::kSharedClusterFeature,
+                                 kClusterSm, detail::kSharedClusterSource)});
     }
   }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace redscope {
 
@@ -12,10 +13,31 @@ struct SourceLoc {
   int col = 0;
 };
 
+// What an error says about its input. `Input`: the text is not a valid test
+// (syntax, an unknown name, a limit of redscope). `IsaRule`: the text is a test
+// the PTX ISA forbids (a target's minimum sm_NN, or a qualifier, type or state
+// space its syntax tables do not allow together): `gen matrix` skips such cells
+// and counts them by `Diagnostic::rule` (docs/matrix-spec.md).
+enum class DiagnosticKind { Input, IsaRule };
+
 struct Diagnostic {
+  Diagnostic() = default;
+  Diagnostic(std::string file_, SourceLoc loc_, std::string message_,
+             DiagnosticKind kind_ = DiagnosticKind::Input, std::string rule_ = {})
+      : file(std::move(file_)),
+        loc(loc_),
+        message(std::move(message_)),
+        kind(kind_),
+        rule(std::move(rule_)) {}
+
   std::string file;
   SourceLoc loc;
   std::string message;
+  DiagnosticKind kind = DiagnosticKind::Input;
+  // IsaRule: the rule broken, worded the same for every test that breaks it
+  // (no register, location or Target of this test), e.g. "ld/st's .cluster
+  // scope needs sm_90 or later (PTX ISA ...)".
+  std::string rule;
   // "file:line:col: error: message" (gcc style, so editors can jump to it).
   std::string render() const;
 };

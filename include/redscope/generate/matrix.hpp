@@ -52,8 +52,8 @@ struct MatrixCell {
 };
 
 struct MatrixCount {
-  std::size_t cells = 0;    // the product's size
-  std::size_t written = 0;  // cells handed to emit
+  std::size_t cells = 0;                       // the product's size
+  std::size_t written = 0;                     // cells handed to emit
   std::map<std::string, std::size_t> skipped;  // reason -> cells skipped for it
 };
 
@@ -62,5 +62,15 @@ struct MatrixCount {
 // the number of cells.
 MatrixCount for_each_cell(const MatrixSpec& spec,
                           const std::function<void(const MatrixCell&)>& emit);
+
+// The same, calling `visited(n)` after each cell, written or skipped, with n
+// the number of cells visited so far (for a progress line).
+MatrixCount for_each_cell(const MatrixSpec& spec,
+                          const std::function<void(const MatrixCell&)>& emit,
+                          const std::function<void(std::size_t)>& visited);
+
+// The number of cells (the product of the axes' sizes); InputError at the
+// spec when it does not fit a size_t.
+std::size_t matrix_cell_count(const MatrixSpec& spec);
 
 }  // namespace redscope::generate

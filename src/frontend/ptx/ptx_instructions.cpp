@@ -242,6 +242,18 @@ class PtxCellParser {
   [[noreturn]] void fail(SourceLoc at, std::string msg) const {
     throw InputError(Diagnostic{file_, at, std::move(msg)});
   }
+  // The line is a form a rule of the PTX ISA forbids (a qualifier, type or
+  // state-space table, a target's minimum sm_NN): DiagnosticKind::IsaRule, with
+  // `rule` the wording shared by every line breaking it (`msg` when empty).
+  [[noreturn]] void fail_isa(SourceLoc at, std::string msg, std::string rule = {}) const {
+    if (rule.empty()) rule = msg;
+    throw InputError(
+        Diagnostic{file_, at, std::move(msg), DiagnosticKind::IsaRule, std::move(rule)});
+  }
+  [[noreturn]] void fail_rule(SourceLoc at, const detail::RuleViolation& v) const {
+    if (!v.isa) fail(at, v.message);
+    fail_isa(at, v.message, v.rule);
+  }
 
   std::int64_t number_value(const Token& t, bool negative) const {
     return integer_value(t, negative, file_);
@@ -387,13 +399,16 @@ class PtxCellParser {
       const std::optional<QualClass> c = qualifier_class(p, allowed.has(QualClass::Cmp));
       if (!c) unknown_qualifier(mn, p, at);
       if (!allowed.has(*c))
-        fail(at, fmt::format("'{}' does not take {} qualifier ('.{}')", parts[0],
-                             with_article(class_name(*c)), p));
+        fail_isa(
+            at,
+            fmt::format("'{}' does not take {} qualifier ('.{}')", parts[0],
+                        with_article(class_name(*c)), p),
+            fmt::format("'{}' does not take {} qualifier", parts[0], with_article(class_name(*c))));
       if (!record(q, *c, p, at))
         fail(at, fmt::format("'{}' has more than one {} qualifier ('.{}')", mn.text, class_name(*c),
                              p));
     }
-    if (q.is_volatile && q.scope) fail(q.scope_at, "'.volatile' takes no scope");
+    if (q.is_volatile && q.scope) fail_isa(q.scope_at, "'.volatile' takes no scope");
     return q;
   }
 
@@ -423,8 +438,7 @@ class PtxCellParser {
     u.op = q.op.value_or(RmwOp::Add);
     u.vec = q.vec;
     u.cache_hint = q.cache_hint;
-    if (auto v = detail::target_violation(target_sm_, u))
-      fail(rule_site(mn, q, v->site), v->message);
+    if (auto v = detail::target_violation(target_sm_, u)) fail_rule(rule_site(mn, q, v->site), *v);
   }
 
   // A strong ld/st needs a scope; weak ones take none (PTX §9.7.9.8, §9.7.9.9).
@@ -434,12 +448,17 @@ class PtxCellParser {
     if (q.is_volatile) {
       in.scope = Scope::Sys;
     } else if (in.sem == Sem::Weak) {
-      if (q.scope) fail(q.scope_at, fmt::format("'{}': a weak access takes no scope", mn.text));
+      if (q.scope)
+        fail_isa(q.scope_at, fmt::format("'{}': a weak access takes no scope", mn.text),
+                 "a weak access takes no scope (PTX ISA §9.7.9.8 ld, §9.7.9.9 st)");
       in.scope = Scope::Sys;
     } else {
       if (!q.scope)
-        fail(mn.loc, fmt::format("'{}': .{} needs a scope (.cta, .cluster, .gpu or .sys)", mn.text,
-                                 to_string(in.sem)));
+        fail_isa(mn.loc,
+                 fmt::format("'{}': .{} needs a scope (.cta, .cluster, .gpu or .sys)", mn.text,
+                             to_string(in.sem)),
+                 fmt::format("a .{} access needs a scope (PTX ISA §9.7.9.8 ld, §9.7.9.9 st)",
+                             to_string(in.sem)));
       in.scope = *q.scope;
     }
     in.space = q.space.value_or(Space::Generic);
@@ -447,7 +466,7 @@ class PtxCellParser {
     in.vec = q.vec;
     in.cache_hint = q.cache_hint;
     if (q.cache_hint && in.space != Space::Global && in.space != Space::Generic)
-      fail(
+      fail_isa(
           q.hint_at,
           ".L2::cache_hint is only supported for .global (or generic addressing of global memory)");
     check_target(mn, q,
@@ -662,13 +681,15 @@ class PtxCellParser {
     if (!q.cop.empty() && std::find(ok.begin(), ok.end(), q.cop) == ok.end()) {
       std::string list;
       for (std::string_view o : ok) list += fmt::format("{}.{}", list.empty() ? "" : ", ", o);
-      fail(q.cop_at, fmt::format("{} takes the cache operators {}, not .{}", ins, list, q.cop));
+      fail_isa(q.cop_at, fmt::format("{} takes the cache operators {}, not .{}", ins, list, q.cop));
     }
     const bool strong = q.is_volatile || (q.sem && *q.sem != Sem::Weak);
     if (strong && (!q.cop.empty() || q.nc))
-      fail(q.cop.empty() ? q.nc_at : q.cop_at,
-           fmt::format("'{}': cache operators and .nc go with weak {}s only (PTX {} syntax)",
-                       mn.text, ins, ins));
+      fail_isa(
+          q.cop.empty() ? q.nc_at : q.cop_at,
+          fmt::format("'{}': cache operators and .nc go with weak {}s only (PTX {} syntax)",
+                      mn.text, ins, ins),
+          fmt::format("cache operators and .nc go with weak {}s only (PTX {} syntax)", ins, ins));
   }
 
   // ld, st and mov move half-precision values as bits: their type lists
@@ -679,10 +700,11 @@ class PtxCellParser {
         (!is_packed(*q.type) && width_of(*q.type) != 16))
       return;
     const std::string_view bits = is_packed(*q.type) ? "b32" : "b16";
-    fail(q.type_at, fmt::format("{} takes no .{}: PTX moves half-precision values as .{} (its "
-                                "type list has no .f16, .bf16 or packed pair; ptxas: \"Unexpected "
-                                "instruction types\"); a location declared {} still prints as one",
-                                ins, to_string(*q.type), bits, to_string(*q.type)));
+    fail_isa(q.type_at,
+             fmt::format("{} takes no .{}: PTX moves half-precision values as .{} (its "
+                         "type list has no .f16, .bf16 or packed pair; ptxas: \"Unexpected "
+                         "instruction types\"); a location declared {} still prints as one",
+                         ins, to_string(*q.type), bits, to_string(*q.type)));
   }
 
   void parse_ld(Instruction& in, const Token& mn, const std::vector<std::string>& parts, Cell& c) {
@@ -705,14 +727,16 @@ class PtxCellParser {
     in.kind = InstrKind::Load;
     memory_order(in, mn, q);
     if (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
-      fail(q.sem_at,
-           fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)",
-                       to_string(in.sem)));
+      fail_isa(
+          q.sem_at,
+          fmt::format("ld does not take .{} (PTX §9.7.9.8: .weak, .relaxed, .acquire, .volatile)",
+                      to_string(in.sem)));
     cache_operators(mn, q, "ld", {"ca", "cg", "cs", "lu", "cv"});
     no_half_type(q, "ld");
     if (q.nc && in.space != Space::Global)
-      fail(q.nc_at,
-           "'.nc' loads go through the global read-only path: write ld.global.nc (PTX §9.7.9.8)");
+      fail_isa(
+          q.nc_at,
+          "'.nc' loads go through the global read-only path: write ld.global.nc (PTX §9.7.9.8)");
     if (in.vec > 1)
       in.dsts = brace_list(c, in.vec, "destination",
                            [&](Cell& cc) { return reg_operand(cc, "a destination register"); });
@@ -731,9 +755,10 @@ class PtxCellParser {
     cache_operators(mn, q, "st", {"wb", "cg", "cs", "wt"});
     no_half_type(q, "st");
     if (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc)
-      fail(q.sem_at,
-           fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)",
-                       to_string(in.sem)));
+      fail_isa(
+          q.sem_at,
+          fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)",
+                      to_string(in.sem)));
     in.addr = address_operand(c);
     comma(c, mn, "'[a], value'");
     in.srcs = values(c, in.vec, "stored value", in.type);
@@ -752,7 +777,7 @@ class PtxCellParser {
     in.op = *q.op;
     in.sem = q.sem.value_or(Sem::Relaxed);
     if (q.is_volatile)
-      fail(q.sem_at, fmt::format("{} does not take .volatile", is_red ? "red" : "atom"));
+      fail_isa(q.sem_at, fmt::format("{} does not take .volatile", is_red ? "red" : "atom"));
     in.scope = q.scope.value_or(Scope::Gpu);
     in.space = q.space.value_or(Space::Generic);
     in.type = q.type.value_or(DataType::S32);
@@ -774,7 +799,7 @@ class PtxCellParser {
     f.vec = in.vec;
     f.cache_hint = q.cache_hint;
     f.has_policy = in.cache_policy.has_value();
-    if (auto v = detail::check_rmw_form(f)) fail(rule_site(mn, q, v->site), v->message);
+    if (auto v = detail::check_rmw_form(f)) fail_rule(rule_site(mn, q, v->site), *v);
     check_target(mn, q, is_red ? detail::TargetInstr::Red : detail::TargetInstr::Atom);
   }
 
@@ -853,14 +878,16 @@ class PtxCellParser {
     memory_order(in, mn, q);
     in.proxy = proxy;
     if (proxy != Proxy::Surface && in.sem != Sem::Weak)
-      fail(q.sem_at, fmt::format("'{}' reads through the read-only {} path: weak loads only",
-                                 mn.text, to_string(proxy)));
+      fail_isa(q.sem_at,
+               fmt::format("'{}' reads through the read-only {} path: weak loads only", mn.text,
+                           to_string(proxy)),
+               fmt::format("the read-only {} path takes weak loads only", to_string(proxy)));
     if (store && (in.sem == Sem::Acquire || in.sem == Sem::AcqRel || in.sem == Sem::Sc))
-      fail(q.sem_at, fmt::format("sust does not take .{} (as st: .weak, .relaxed, .release)",
-                                 to_string(in.sem)));
+      fail_isa(q.sem_at, fmt::format("sust does not take .{} (as st: .weak, .relaxed, .release)",
+                                     to_string(in.sem)));
     if (!store && (in.sem == Sem::Release || in.sem == Sem::AcqRel || in.sem == Sem::Sc))
-      fail(q.sem_at, fmt::format("'{}' does not take .{} (as ld: .weak, .relaxed, .acquire)",
-                                 mn.text, to_string(in.sem)));
+      fail_isa(q.sem_at, fmt::format("'{}' does not take .{} (as ld: .weak, .relaxed, .acquire)",
+                                     mn.text, to_string(in.sem)));
     if (store) {
       in.addr = address_operand(c);
       comma(c, mn, "'[a], value'");
@@ -913,9 +940,11 @@ class PtxCellParser {
       fail(qual_loc(mn, parts, 5),
            fmt::format("sured's out-of-bounds mode is .trap, .clamp or .zero, not .{}", parts[5]));
     if (target_sm_ < 20)
-      fail(mn.loc, fmt::format("sured requires sm_20 or higher (seed: Target ISA notes); this "
-                               "test targets sm_{}",
-                               target_sm_));
+      fail_isa(mn.loc,
+               fmt::format("sured requires sm_20 or higher (seed: Target ISA notes); this "
+                           "test targets sm_{}",
+                           target_sm_),
+               "sured requires sm_20 or higher (seed: Target ISA notes)");
     // Target ISA notes: ".u64/.s64/.b64 types with .min/.max operations
     // requires sm_50 or higher" -- the rule names the operation: a 64-bit
     // .add needs only sured's own sm_20.
@@ -923,10 +952,13 @@ class PtxCellParser {
         sp.ctype == DataType::U64 || sp.ctype == DataType::S64 || sp.ctype == DataType::B64;
     const bool min_max = *op == RmwOp::Min || *op == RmwOp::Max;
     if (wide && min_max && target_sm_ < 50)
-      fail(qual_loc(mn, parts, 4),
-           fmt::format("sured.{} with .{} (64-bit min/max) requires sm_50 or higher (seed: "
-                       "Target ISA notes); this test targets sm_{}",
-                       parts[2], parts[4], target_sm_));
+      fail_isa(qual_loc(mn, parts, 4),
+               fmt::format("sured.{} with .{} (64-bit min/max) requires sm_50 or higher (seed: "
+                           "Target ISA notes); this test targets sm_{}",
+                           parts[2], parts[4], target_sm_),
+               fmt::format("sured.{} with .{} (64-bit min/max) requires sm_50 or higher (seed: "
+                           "Target ISA notes)",
+                           parts[2], parts[4]));
     // [a, b]: a surface (or a .u64 register holding one), then the coordinates.
     if (!c.at(Tok::LBracket))
       fail(c.cur().loc, fmt::format("expected '[' before sured's surface operand, found {}",
@@ -1036,9 +1068,11 @@ class PtxCellParser {
            "expected the element type last (.f16 .bf16 .b32 .u32 .s32 .b64 .u64 .s64 .f32 .f64)");
     multimem_table(mn, parts, k, *op, *ty, noftz);
     if (target_sm_ < 90)
-      fail(mn.loc, fmt::format("multimem.cp.reduce.async.bulk requires sm_90 or higher; this test "
-                               "targets sm_{}",
-                               target_sm_));
+      fail_isa(mn.loc,
+               fmt::format("multimem.cp.reduce.async.bulk requires sm_90 or higher; this test "
+                           "targets sm_{}",
+                           target_sm_),
+               "multimem.cp.reduce.async.bulk requires sm_90 or higher");
     BulkSpec b;
     b.dst = address_operand(c);
     comma(c, mn, "'[dstMem], [srcMem], size'");
@@ -1083,14 +1117,15 @@ class PtxCellParser {
                       : op == RmwOp::Inc || op == RmwOp::Dec ? in({D::U32})
                                                              : in({D::B32, D::B64});
     if (!fits)
-      fail(qual_loc(mn, parts, k),
-           fmt::format("multimem.cp.reduce.async.bulk.{} does not take .{} (the seed's table)",
-                       to_string(op), parts[k]));
+      fail_isa(qual_loc(mn, parts, k),
+               fmt::format("multimem.cp.reduce.async.bulk.{} does not take .{} (the seed's table)",
+                           to_string(op), parts[k]));
     const bool half = t == D::F16 || t == D::BF16;
     if (op == RmwOp::Add && half && !noftz)
-      fail(qual_loc(mn, parts, k), fmt::format(".add on .{} requires .noftz (the seed)", parts[k]));
+      fail_isa(qual_loc(mn, parts, k),
+               fmt::format(".add on .{} requires .noftz (the seed)", parts[k]));
     if (noftz && !(op == RmwOp::Add && half))
-      fail(qual_loc(mn, parts, k - 1), ".noftz goes with .add on .f16 or .bf16 only");
+      fail_isa(qual_loc(mn, parts, k - 1), ".noftz goes with .add on .f16 or .bf16 only");
   }
 
   // cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N.
@@ -1127,14 +1162,15 @@ class PtxCellParser {
     const SourceLoc at = qual_loc(mn, parts, 4);
     if (!sp.byte_addressing) {
       if (t != DataType::B32 && t != DataType::B64)
-        fail(at, fmt::format("sured.p takes .b32 or .b64 (the syntax table: sample-addressed data "
+        fail_isa(at,
+                 fmt::format("sured.p takes .b32 or .b64 (the syntax table: sample-addressed data "
                              "is read as the surface's format says), not .{}{}",
                              parts[4],
                              parts[4] == "u32" ? "; the seed's example `sured.p.min.1d.u32.trap` "
                                                  "contradicts its own table"
                                                : ""));
       if (t == DataType::B64 && op != RmwOp::Min && op != RmwOp::Max)
-        fail(at, fmt::format("sured.p.{}.b64: .b64 is restricted to .min and .max", parts[2]));
+        fail_isa(at, fmt::format("sured.p.{}.b64: .b64 is restricted to .min and .max", parts[2]));
       return;
     }
     auto one_of = [&](std::initializer_list<DataType> ok) {
@@ -1145,9 +1181,9 @@ class PtxCellParser {
                           ? one_of({DataType::U32, DataType::S32, DataType::U64, DataType::S64})
                           : one_of({DataType::B32});
     if (!fits)
-      fail(at, fmt::format("sured.b.{} does not take .{} (the seed: add on .u32/.u64/.s32, "
-                           "min/max on .u32/.s32/.u64/.s64, and/or on .b32)",
-                           parts[2], parts[4]));
+      fail_isa(at, fmt::format("sured.b.{} does not take .{} (the seed: add on .u32/.u64/.s32, "
+                               "min/max on .u32/.s32/.u64/.s64, and/or on .b32)",
+                               parts[2], parts[4]));
   }
 
   // fence.proxy.{alias,surface,texture,constant} (PTX §9.7.13.4): orders
@@ -1186,10 +1222,11 @@ class PtxCellParser {
     Qualifiers q = qualifiers(mn, parts, qc::kFence);
     in.sem = q.sem.value_or(Sem::AcqRel);
     if (in.sem != Sem::Sc && in.sem != Sem::AcqRel)
-      fail(q.sem_at,
-           fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
+      fail_isa(q.sem_at,
+               fmt::format("fence does not take .{} (only .sc and .acq_rel)", to_string(in.sem)));
     if (!q.scope)
-      fail(mn.loc, fmt::format("'{}' needs a scope (.cta, .cluster, .gpu or .sys)", mn.text));
+      fail_isa(mn.loc, fmt::format("'{}' needs a scope (.cta, .cluster, .gpu or .sys)", mn.text),
+               "fence needs a scope (PTX ISA §9.7.13.4 membar/fence)");
     in.scope = *q.scope;
     check_target(mn, q, detail::TargetInstr::Fence);
   }

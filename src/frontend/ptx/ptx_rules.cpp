@@ -15,7 +15,7 @@ bool is_b(DataType t) { return t == DataType::B32 || t == DataType::B64; }
 
 std::string name(const RmwForm& f) { return f.is_red ? "red" : "atom"; }
 
-RuleViolation at(RuleSite s, std::string m) { return RuleViolation{s, std::move(m)}; }
+RuleViolation at(RuleSite s, std::string m) { return RuleViolation{s, std::move(m), {}, true}; }
 
 // .sem: red {.relaxed, .release}; atom {.relaxed, .acquire, .release, .acq_rel}.
 std::optional<RuleViolation> check_sem(const RmwForm& f) {
@@ -142,7 +142,8 @@ std::optional<RuleViolation> check_scalar(const RmwForm& f) {
     case RmwOp::Exch:
     case RmwOp::Cas:
       if (f.op == RmwOp::Cas && f.type == DataType::B16)
-        return at(RuleSite::Type, "atom.cas.b16 (PTX, sm_70) is not supported yet");
+        return RuleViolation{RuleSite::Type, "atom.cas.b16 (PTX, sm_70) is not supported yet", "",
+                             false};
       if (!is_b(f.type))
         return at(RuleSite::Type, fmt::format("atom.{} takes .b32 or .b64, not .{}", op, ty));
       return std::nullopt;
@@ -346,7 +347,8 @@ std::optional<RuleViolation> target_violation(int target_sm, const TargetUse& u)
   return RuleViolation{
       worst->site,
       fmt::format("{} needs sm_{} or later ({}); this test's Target is sm_{}{}", worst->feature,
-                  worst->min_sm, worst->source, target_sm, worst->hint)};
+                  worst->min_sm, worst->source, target_sm, worst->hint),
+      fmt::format("{} needs sm_{} or later ({})", worst->feature, worst->min_sm, worst->source)};
 }
 
 }  // namespace redscope::detail

@@ -37,6 +37,11 @@ enum class RuleSite { Mnemonic, Sem, Scope, Space, Op, Type, Noftz, Vec, Hint };
 struct RuleViolation {
   RuleSite site = RuleSite::Mnemonic;
   std::string message;
+  // The rule, worded the same for every line that breaks it (Diagnostic::rule);
+  // empty when `message` is that wording. `isa` is false for a form the PTX ISA
+  // allows that redscope does not support yet.
+  std::string rule;
+  bool isa = true;
 };
 
 // The first rule of the tables `f` breaks, if any.
