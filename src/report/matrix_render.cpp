@@ -101,7 +101,8 @@ std::string_view meaning(CellVerdict v) {
   return "";
 }
 
-std::string counts_line(const MatrixTable& t) {
+// "N tests: ..." and, when the generator skipped cells, a line per reason.
+std::vector<std::string> summary_lines(const MatrixTable& t) {
   const auto counts = t.counts();
   std::string s = fmt::format("{} tests:", t.size());
   for (CellVerdict v : verdicts_of(t.kind())) {
@@ -109,13 +110,17 @@ std::string counts_line(const MatrixTable& t) {
     s += fmt::format(" {} {}", it == counts.end() ? 0 : it->second, to_string(v));
     s += v == CellVerdict::Error ? "" : ",";
   }
+  std::vector<std::string> out{s};
   std::size_t skipped = 0;
-  std::string why;
-  for (const auto& [reason, n] : t.skipped) {
-    skipped += n;
-    why += fmt::format("{}{} {}", why.empty() ? "" : "; ", n, reason);
-  }
-  if (skipped) s += fmt::format("; {} cells skipped by the ISA ({})", skipped, why);
+  for (const auto& [reason, n] : t.skipped) skipped += n;
+  if (skipped) out.push_back(fmt::format("{} cells skipped by the ISA:", skipped));
+  for (const auto& [reason, n] : t.skipped) out.push_back(fmt::format("  {} {}", n, reason));
+  return out;
+}
+
+std::string summary_text(const MatrixTable& t) {
+  std::string s;
+  for (const std::string& line : summary_lines(t)) s += line + "\n";
   return s;
 }
 
@@ -202,7 +207,7 @@ std::string render_matrix_text(const MatrixTable& t, const MatrixLayout& l,
   std::string o = what_title(t, l) + "\n\n";
   for (const Sheet& sh : sheets_of(t, l)) o += text_sheet(t, l, sh, style) + "\n";
   for (const std::string& line : legend_lines(t)) o += "  " + line + "\n";
-  return o + counts_line(t) + "\n";
+  return o + summary_text(t);
 }
 
 // ---- CSV and JSON -----------------------------------------------------------
@@ -305,11 +310,11 @@ class SvgCanvas {
                          bold ? " font-weight=\"bold\"" : "", xml_escape(s));
     grow(x + width_of(s.size()), y + kRow);
   }
-  void box(int x, int y, int w, const char* colour) {
+  void box(int x, int y, int w, const char* colour, int h = kRow) {
     body_ += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#999\"/>\n", x, y,
-        w, kRow, colour);
-    grow(x + w, y + kRow);
+        w, h, colour);
+    grow(x + w, y + h);
   }
   std::string done() const {
     return fmt::format(
@@ -383,11 +388,13 @@ std::string render_matrix_svg(const MatrixTable& t, const MatrixLayout& l) {
   for (CellVerdict v : verdicts_of(t.kind())) {
     MatrixRecord r;
     r.verdict = v;
-    c.box(10, y, 16, fill(&r));
+    c.box(12, y + 3, 14, fill(&r), 14);
     c.text(30, y, fmt::format("{}: {}", to_string(v), meaning(v)));
     y += SvgCanvas::kRow;
   }
-  c.text(10, y, counts_line(t));
+  c.box(12, y + 3, 14, fill(nullptr), 14);
+  c.text(30, y, "-: no test in this cell");
+  for (const std::string& line : summary_lines(t)) c.text(10, y += SvgCanvas::kRow, line);
   return c.done();
 }
 
@@ -456,7 +463,7 @@ std::string render_matrix_html(const MatrixTable& t, const MatrixLayout& l,
   for (const Sheet& sh : sheets_of(t, l)) h += html_sheet(t, l, sh);
   h += "<ul id=legend>";
   for (const std::string& line : legend_lines(t)) h += "<li>" + xml_escape(line) + "</li>";
-  return h + "</ul><p id=counts>" + xml_escape(counts_line(t)) + "</p></body></html>\n";
+  return h + "</ul><pre id=counts>" + xml_escape(summary_text(t)) + "</pre></body></html>\n";
 }
 
 }  // namespace redscope
