@@ -89,6 +89,27 @@ Usage:
                                     test (source, outcomes, witness pictures,
                                     explanation); --no-xval skips the machine,
                                     --no-pictures the pictures
+  redscope report --matrix ROWS COLS [options] INPUT...
+  redscope report --from SPEC [--matrix ROWS COLS] [options]
+                                    the verdict of each test of a parameter
+                                    matrix as a table, placed by the tests'
+                                    Cell= lines (docs/matrix-spec.md): ROWS
+                                    and COLS are comma-separated axis names
+                                    ('' for none; other axes split the table
+                                    into sections). INPUT: folders or test
+                                    files (run on -j threads) or the JSON of
+                                    `run --format json|jsonl` or `atomicity
+                                    --format json`; --from SPEC generates the
+                                    spec's cells in memory and checks them
+                                    (its verdict, rows and cols apply).
+                                    --verdict condition|atomicity: allowed/
+                                    forbidden (default) or lost/safe/unknown;
+                                    --format text|csv|json|svg (stdout) or
+                                    html (with --html DIR: an index whose
+                                    cells link to the test pages above);
+                                    exit 2 for an unknown axis, 1 for a test
+                                    without Cell=, two tests in one cell or
+                                    an error cell
   redscope xval [options] PATH...   check each test by two independent
                                     formulations and classify each outcome as
                                     allowed and reached, allowed but never
