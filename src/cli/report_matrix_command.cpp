@@ -219,9 +219,9 @@ int report_from_spec(const MatrixOptions& m, const MatrixCommon& c, const std::s
   generate::MatrixSpec spec;
   try {
     spec = generate::read_matrix_spec(*m.from, c.max_file_bytes);
-  } catch (const InputError& e) {
+  } catch (const InputError& e) {  // a bad spec: exit 2, as for `gen matrix`
     fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return kExitInput;
+    return kExitUsage;
   }
   const VerdictKind kind = m.verdict.value_or(verdict_kind_of(spec));
   Progress progress(product_size(spec), c.quiet);
@@ -232,9 +232,9 @@ int report_from_spec(const MatrixOptions& m, const MatrixCommon& c, const std::s
     const generate::MatrixCount n =
         run_matrix_spec(spec, run_options(c, kind), hooks_of(col, progress));
     col.table().skipped = n.skipped;
-  } catch (const InputError& e) {
+  } catch (const InputError& e) {  // a cell that is an error in the spec
     progress.print(stderr, e.diagnostic().render() + "\n");
-    return kExitInput;
+    return kExitUsage;
   }
   return render(col, format, c, true);
 }
