@@ -24,10 +24,14 @@ namespace {
 
 constexpr int kExitOk = 0, kExitInput = 1, kExitUsage = 2, kExitDefect = 4;
 
-[[noreturn]] void usage_error(const std::string& msg) {
+// A bad command line, found before any test runs (or, for ROWS and COLS
+// without a spec, once the first test names the axes).
+int usage_status(const std::string& msg) {
   fmt::print(stderr, "redscope: {}\nTry 'redscope --help'.\n", msg);
-  std::exit(kExitUsage);
+  return kExitUsage;
 }
+
+[[noreturn]] void usage_error(const std::string& msg) { std::exit(usage_status(msg)); }
 
 bool is_result_file(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
@@ -92,6 +96,10 @@ class MatrixCollector {
   MatrixTable& table() { return table_; }
   const std::optional<MatrixLayout>& layout() const { return layout_; }
   const std::string& usage() const { return usage_; }
+  void set_usage(std::string msg) {
+    usage_ = std::move(msg);
+    stop_ = true;
+  }
   std::size_t problems() const { return problems_; }
   std::size_t defects() const { return defects_; }
 
@@ -125,9 +133,11 @@ bool read_result_files(const std::vector<std::string>& files, const MatrixCommon
       const auto k = read_matrix_results(text, f, [&](MatrixRecord&& r) {
         if (!col.stopped()) col.add(MatrixJudged{std::move(r), "", false});
       });
-      if (k && kind && *k != *kind)
-        usage_error(fmt::format("{} holds results judged by the {}, not the {} (--verdict)", f,
-                                to_string(*k), to_string(*kind)));
+      if (k && kind && *k != *kind) {
+        col.set_usage(fmt::format("{} holds results judged by the {}, not the {}", f, to_string(*k),
+                                  to_string(*kind)));
+        return false;
+      }
       if (k) kind = k;
     } catch (const InputError& e) {
       col.problem(e.diagnostic().render());
@@ -227,7 +237,7 @@ int report_from_spec(const MatrixOptions& m, const MatrixCommon& c, const std::s
   Progress progress(product_size(spec), c.quiet);
   MatrixCollector col(matrix_table_of(spec, kind), m, progress);
   col.set_default_layout(joined(spec.rows), joined(spec.cols));
-  if (!col.check_layout()) usage_error(col.usage());
+  if (!col.check_layout()) return usage_status(col.usage());
   try {
     const generate::MatrixCount n =
         run_matrix_spec(spec, run_options(c, kind), hooks_of(col, progress));
@@ -259,10 +269,9 @@ int report_from_inputs(const MatrixOptions& m, const MatrixCommon& c, const std:
   input_ok = read_result_files(results, c, col, kind) && input_ok;
   const VerdictKind k = kind.value_or(VerdictKind::Condition);
   col.table().set_kind(k);
-  if (!col.usage().empty()) usage_error(col.usage());
-  if (!files.empty() && !col.stopped())
-    run_matrix_files(files, run_options(c, k), hooks_of(col, progress));
-  if (!col.usage().empty()) usage_error(col.usage());
+  if (!col.usage().empty()) return usage_status(col.usage());
+  if (!files.empty()) run_matrix_files(files, run_options(c, k), hooks_of(col, progress));
+  if (!col.usage().empty()) return usage_status(col.usage());
   return render(col, format, c, input_ok);
 }
 
