@@ -35,4 +35,13 @@ err=$("$bin" report --from "$root/docs/matrices/mp-scopes.toml" --matrix rel,nop
   || fail "unknown axis with --from: $err"
 err=$("$bin" report --from "$root/docs/matrices/mp-scopes.toml" "$root/litmus/classic" 2>&1)
 [ $? -eq 2 ] && grep -q "takes no INPUT" <<<"$err" || fail "--from with INPUT: $err"
+# --html with --from: a page per generated cell, from its text in memory.
+out=$("$bin" report --from "$root/docs/matrices/sured-bulk.toml" --html "$dir/html" \
+  --no-pictures --no-xval -q) || fail "--from --html exit $?: $out"
+grep -q "24 tests, 0 could not be checked" <<<"$out" || fail "--from --html: $out"
+[ "$(grep -o '<a href="tests/[^"]*">' "$dir/html/index.html" | wc -l)" -eq 24 ] \
+  || fail "24 linked cells in the index"
+page="$dir/html/tests/sured-bulk+sured-red.gpu+2gpu+sm_90.html"
+grep -q "Cell=ops=sured-red.gpu,place=2gpu,target=sm_90" "$page" || fail "the cell's source"
+grep -q "lost update: POSSIBLE" "$page" || fail "the cell's atomicity"
 echo "matrices: all checks passed"
