@@ -301,6 +301,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.model = opts.model_for(test);
   r.model_file = opts.model_file;
   r.target_sm = test.target_sm;
+  r.metadata = test.metadata;
   const Expansion ex = expand(test, opts.expand);
   QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
@@ -319,6 +320,8 @@ AtomicityResult check_atomicity_file(const std::string& path, const EngineOption
   r.file = path;
   const auto failure = capture_failure(path, [&] {
     const LitmusTest t = parse_litmus_file(path, opts.max_file_bytes);
+    r.test = t.name;
+    r.metadata = t.metadata;  // kept when the check fails (a matrix cell's place)
     r = with_budget(opts, [&](const EngineOptions& o) { return check_atomicity(t, o); });
   });
   if (failure) {
@@ -409,6 +412,7 @@ std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
   for (const AtomicityResult& r : results) {
     Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, r.target_sm);
     if (!r.model_file.empty()) t.set("model", r.model_file);
+    set_json_metadata(t, r.metadata);
     set_json_error(t, r.error, r.error_kind);
     Json pairs = Json::array();
     for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));

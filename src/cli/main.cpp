@@ -19,6 +19,7 @@
 #include "cli/gen_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/ptxas_command.hpp"
+#include "cli/report_matrix_command.hpp"
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
@@ -88,6 +89,27 @@ Usage:
                                     test (source, outcomes, witness pictures,
                                     explanation); --no-xval skips the machine,
                                     --no-pictures the pictures
+  redscope report --matrix ROWS COLS [options] INPUT...
+  redscope report --from SPEC [--matrix ROWS COLS] [options]
+                                    the verdict of each test of a parameter
+                                    matrix as a table, placed by the tests'
+                                    Cell= lines (docs/matrix-spec.md): ROWS
+                                    and COLS are comma-separated axis names
+                                    ('' for none; other axes split the table
+                                    into sections). INPUT: folders or test
+                                    files (run on -j threads) or the JSON of
+                                    `run --format json|jsonl` or `atomicity
+                                    --format json`; --from SPEC generates the
+                                    spec's cells in memory and checks them
+                                    (its verdict, rows and cols apply).
+                                    --verdict condition|atomicity: allowed/
+                                    forbidden (default) or lost/safe/unknown;
+                                    --format text|csv|json|svg (stdout) or
+                                    html (with --html DIR: an index whose
+                                    cells link to the test pages above);
+                                    exit 2 for an unknown axis, 1 for a test
+                                    without Cell=, two tests in one cell or
+                                    an error cell
   redscope xval [options] PATH...   check each test by two independent
                                     formulations and classify each outcome as
                                     allowed and reached, allowed but never
@@ -301,7 +323,8 @@ std::string output_folder(const std::string& opt, const std::string& v) {
   return v;
 }
 
-Cli parse_run(int argc, char** argv) {
+// `paths_optional`: the command's tests may come from elsewhere (report --from SPEC).
+Cli parse_run(int argc, char** argv, bool paths_optional = false) {
   Cli c;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -395,7 +418,7 @@ Cli parse_run(int argc, char** argv) {
     }
   }
   if (c.cat) load_user_model(c, *c.cat);
-  if (c.paths.empty()) usage_error("run needs at least one file or folder");
+  if (c.paths.empty() && !paths_optional) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)
     usage_error(
         "--engine op is the hand-written operational machine and reads no model file; "
@@ -747,6 +770,26 @@ int run_report(const Cli& c) {
   return s.errors || !in.problems.empty() ? kExitInputError : kExitOk;
 }
 
+// `report --matrix ROWS COLS` / `report --from SPEC` (report_matrix_command.cpp).
+int run_report_matrix(const redscope::cli::MatrixOptions& m, const Cli& c) {
+  if (c.expect || c.outcome || c.condition || c.dot_dir || c.shards > 1 || c.observe_all)
+    usage_error(
+        "report --matrix takes --from, --verdict, --format, --html, --no-xval, --no-pictures, "
+        "-j, --model, --engine, --unroll and the budget options only");
+  redscope::cli::MatrixCommon mc;
+  mc.engine = options_of(c);
+  mc.jobs = c.jobs;
+  mc.quiet = c.quiet;
+  mc.paths = c.paths;
+  mc.html_dir = c.html_dir;
+  mc.xval = !c.no_xval;
+  mc.pictures = !c.no_pictures;
+  mc.max_file_bytes = c.max_file_bytes;
+  if (mc.paths.empty() && !m.from)
+    usage_error("report --matrix needs INPUT: a folder, test files or result files (or --from)");
+  return redscope::cli::run_report_matrix(m, mc);
+}
+
 int run_atomicity(const Cli& c) {
   const Inputs in = inputs_of(c);
   if (!report_inputs(c, in)) return kExitInputError;
@@ -875,6 +918,11 @@ int main(int argc, char** argv) {
     return run_models();
   }
   if (cmd == "report") {
+    std::vector<char*> rest;
+    const redscope::cli::MatrixOptions m = redscope::cli::take_matrix_options(argc, argv, rest);
+    if (m.any)
+      return run_report_matrix(
+          m, parse_run(static_cast<int>(rest.size()), rest.data(), m.from.has_value()));
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");
     if (c.expect || c.outcome || c.condition || c.dot_dir)

@@ -47,6 +47,8 @@ pre{white-space:pre-wrap;background:#f7f7f7;border:1px solid #ddd;padding:1em;ov
 // One test's results, computed on a worker.
 struct Entry {
   std::string file, stem;
+  std::string text;        // the source, when held in memory (a matrix cell); else read from file
+  std::string extra_html;  // a section after the explanation (a matrix cell's atomicity)
   TestResult z3;
   std::set<std::vector<std::uint64_t>> reached;  // by the operational machine
   bool machine_ran = false;
@@ -76,7 +78,7 @@ std::string verdict(const TestResult& r) {
 }
 
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
-  e.z3 = check_file(e.file, opts);
+  e.z3 = e.text.empty() ? check_file(e.file, opts) : check_text(e.text, e.file, opts);
   if (e.z3.error || !e.z3.source) return;
   const LitmusTest& t = *e.z3.source;
   if (ro.xval) {
@@ -152,10 +154,14 @@ std::string test_page(const Entry& e) {
       "<p>File <code>{}</code>, model <b>{}</b>, condition <code>{}</code>: <b>{}</b> ({}).</p>",
       html_escape(e.file), model_name(r.model, r.model_file), html_escape(r.condition_text),
       r.holds ? "holds" : "does not hold", to_string(r.observation));
-  std::ifstream in(address_file(e.file));
-  std::stringstream src;
-  src << in.rdbuf();
-  h += "<h2>Source</h2><pre>" + html_escape(src.str()) +
+  std::string source = e.text;
+  if (source.empty()) {
+    std::ifstream in(address_file(e.file));
+    std::stringstream src;
+    src << in.rdbuf();
+    source = src.str();
+  }
+  h += "<h2>Source</h2><pre>" + html_escape(source) +
        "</pre><h2>Outcomes</h2><table id=outcomes><tr><th>#</th>";
   for (const Observable& o : r.observables) h += "<th>" + html_escape(o.label) + "</th>";
   h += "<th>condition</th><th>model</th><th>machine</th><th>witness</th></tr>";
@@ -175,7 +181,7 @@ std::string test_page(const Entry& e) {
   }
   h += "</table><p class=muted>Every outcome the model allows is listed; any other combination of "
        "values is forbidden.</p>";
-  h += "<h2>Why (the condition)</h2>" + e.explanation_html + "</body></html>\n";
+  h += "<h2>Why (the condition)</h2>" + e.explanation_html + e.extra_html + "</body></html>\n";
   return h;
 }
 
@@ -209,7 +215,45 @@ std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
   return h + "</table></body></html>\n";
 }
 
+std::size_t defects_of(const Entry& e) {
+  std::size_t n = 0;
+  for (const auto& v : e.reached)
+    if (std::none_of(e.z3.outcomes.begin(), e.z3.outcomes.end(),
+                     [&](const Outcome& o) { return o.values == v; }))
+      ++n;
+  return n;
+}
+
+void write_page(const Entry& e, const ReportOptions& ro) {
+  if (e.z3.error) return;
+  std::ofstream out(fs::path(ro.dir) / "tests" / (e.stem + ".html"));
+  if (!(out << test_page(e)))
+    throw std::runtime_error(fmt::format("cannot write {}/tests/{}.html", ro.dir, e.stem));
+}
+
 }  // namespace
+
+TestPage write_test_page(const TestPageRequest& req, const EngineOptions& opts,
+                         const ReportOptions& ro) {
+  fs::create_directories(fs::path(ro.dir) / "tests");
+  Entry e;
+  e.file = req.file;
+  e.stem = req.stem;
+  e.text = req.text;
+  e.extra_html = req.extra_html;
+  try {
+    check_one(e, opts, ro);
+    write_page(e, ro);
+  } catch (const std::exception& x) {  // a picture or page that cannot be written
+    e.z3.error = x.what();
+  }
+  TestPage p;
+  p.machine_error = !e.machine_error.empty();
+  p.defects = defects_of(e);
+  p.page = e.z3.error ? "" : "tests/" + e.stem + ".html";
+  p.result = std::move(e.z3);
+  return p;
+}
 
 ReportSummary write_html_report(const std::vector<std::string>& files, const EngineOptions& opts,
                                 const ReportOptions& ro,
@@ -243,10 +287,7 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
     // report too: its cross-check did not happen.
     s.errors += e.z3.error || !e.machine_error.empty() ? 1 : 0;
     s.mismatches += e.expected && !e.z3.error && *e.expected != e.z3.holds;
-    for (const auto& v : e.reached)
-      if (std::none_of(e.z3.outcomes.begin(), e.z3.outcomes.end(),
-                       [&](const Outcome& o) { return o.values == v; }))
-        ++s.defects;
+    s.defects += defects_of(e);
     if (!e.z3.error) std::ofstream(fs::path(ro.dir) / "tests" / (e.stem + ".html")) << test_page(e);
   }
   std::ofstream out(fs::path(ro.dir) / "index.html");

@@ -104,20 +104,25 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
   return out;
 }
 
-TestResult check_file(const std::string& path, const EngineOptions& opts) {
+namespace {
+
+// Parses (with `parse`) and checks one test under one budget: reading,
+// parsing, expansion, static relations, estimates and the engine all count
+// (issue 28); any failure becomes the result's error.
+TestResult check_parsed(const std::string& path,
+                        const std::function<LitmusTest(const EngineOptions&)>& parse,
+                        const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   TestResult r;
   r.file = path;
   r.test = fs::path(path).stem().string();
   r.parsed = false;
   std::optional<TestResult> done;
-  // The budget starts before parsing: reading, parsing, expansion, static
-  // relations, estimates and the engine all count (issue 28).
   const auto failure = capture_failure(path, [&] {
     done = with_budget(opts, [&](const EngineOptions& o) {
-      const auto source =
-          std::make_shared<const LitmusTest>(parse_litmus_file(path, o.max_file_bytes));
+      const auto source = std::make_shared<const LitmusTest>(parse(o));
       const LitmusTest& t = *source;
+      r.source = source;  // kept when the check fails: its metadata places a matrix cell
       r.parsed = true;
       r.test = t.name;
       r.model = o.model_for(t);
@@ -134,6 +139,19 @@ TestResult check_file(const std::string& path, const EngineOptions& opts) {
   r.error_kind = failure->kind;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+}  // namespace
+
+TestResult check_file(const std::string& path, const EngineOptions& opts) {
+  return check_parsed(
+      path, [&](const EngineOptions& o) { return parse_litmus_file(path, o.max_file_bytes); },
+      opts);
+}
+
+TestResult check_text(const std::string& text, const std::string& name, const EngineOptions& opts) {
+  return check_parsed(
+      name, [&](const EngineOptions&) { return parse_litmus(text, name); }, opts);
 }
 
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,

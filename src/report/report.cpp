@@ -70,6 +70,13 @@ Json json_test_head(const std::string& test, const std::string& file, bool parse
   return o;
 }
 
+Json& set_json_metadata(Json& o, const std::map<std::string, std::string>& metadata) {
+  if (metadata.empty()) return o;
+  Json m = Json::object();
+  for (const auto& [key, value] : metadata) m.set(key, value);
+  return o.set("metadata", std::move(m));
+}
+
 Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind) {
   if (!error) return o.set("error", Json()).set("error_kind", Json());
   return o.set("error", *error).set("error_kind", kind.empty() ? "input" : kind);
@@ -80,6 +87,7 @@ namespace {
 Json one_json(const TestResult& r) {
   Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
+  if (r.source) set_json_metadata(o, r.source->metadata);
   o.set("engine", r.engine.empty() ? Json() : Json(r.engine));
   o.set("engine_reason", r.engine_reason.empty() ? Json() : Json(r.engine_reason));
   if (r.error) {

@@ -4,6 +4,7 @@
 // in scope, and whether some execution allowed by the model loses an update.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ struct AtomicityResult {
   ModelRef model = kDefaultModel;
   std::string model_file;  // the user's model, if any (model_name)
   int target_sm = 90;
+  std::map<std::string, std::string> metadata;  // the test's key=value lines (JSON "metadata")
   std::vector<AtomicityPair> pairs;
   double seconds = 0;
   std::optional<std::string> error;

@@ -2,9 +2,11 @@
 // small value tree with members kept in insertion order, and two layouts.
 // Strings are escaped by json_escape (valid UTF-8, control characters as
 // \uXXXX), so the output is always valid JSON, whatever the input file held.
+// Also the one reader of JSON that commands read back (JsonNode, below).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,5 +52,42 @@ class Json {
 // `s` as the body of a JSON string: valid UTF-8, quotes, backslashes and
 // control characters escaped.
 std::string json_escape(std::string_view s);
+
+// A JSON value read back (RFC 8259): `report --matrix` reads the results of
+// `run --format json|jsonl` and `atomicity --format json` with it.
+class JsonNode {
+ public:
+  enum class Type : std::uint8_t { Null, Bool, Number, String, Array, Object };
+  Type type() const { return type_; }
+  bool is(Type t) const { return type_ == t; }
+  // String: the unescaped text; Number: the literal; Bool: "true" or "false".
+  const std::string& text() const { return text_; }
+  bool truthy() const { return type_ == Type::Bool && text_ == "true"; }
+  // Object: the member named `key` (the last one when repeated), else null.
+  const JsonNode* find(std::string_view key) const;
+  const std::vector<JsonNode>& elements() const { return elements_; }  // Array
+  const std::vector<std::string>& keys() const { return keys_; }       // Object,
+  const std::vector<JsonNode>& values() const { return elements_; }    // in order
+  int line() const { return line_; }  // where the value starts (1-based)
+  int col() const { return col_; }
+
+ private:
+  friend class JsonReader;
+  Type type_ = Type::Null;
+  std::string text_;
+  std::vector<std::string> keys_;
+  std::vector<JsonNode> elements_;
+  int line_ = 0, col_ = 0;
+};
+
+// Reads `text` (named `file` in errors) as one JSON value; InputError at
+// FILE:LINE:COL for anything that is not (a nesting bound of 64 levels).
+JsonNode parse_json(std::string_view text, const std::string& file);
+
+// Hands each value of a result file to `each` as soon as it is read, so a
+// long array is never held whole: the elements of a top-level array (`run
+// --format json`), else each value of a sequence (JSON Lines).
+void for_each_json_value(std::string_view text, const std::string& file,
+                         const std::function<void(JsonNode&&)>& each);
 
 }  // namespace redscope

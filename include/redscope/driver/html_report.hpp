@@ -32,6 +32,24 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
                                 const std::function<void(std::size_t)>& started = {},
                                 const std::function<void(std::size_t, bool)>& finished = {});
 
+// One test's page as the report writes it, DIR/tests/STEM.html (source,
+// outcomes, witness pictures under DIR/pictures, explanation), for reports
+// that write their own index (`report --matrix --html`). The test is read
+// from `file`, or, when `text` is given, parsed from it (`file` names it).
+struct TestPageRequest {
+  std::string file, stem;
+  std::string text;
+  std::string extra_html;  // a section appended to the page
+};
+struct TestPage {
+  TestResult result;  // the model's check (its error when it failed)
+  std::string page;   // "tests/STEM.html", relative to DIR; empty when none was written
+  bool machine_error = false;
+  std::size_t defects = 0;  // outcomes the machine reached but the model forbids
+};
+TestPage write_test_page(const TestPageRequest& req, const EngineOptions& opts,
+                         const ReportOptions& ro);
+
 std::string html_escape(std::string_view s);
 
 }  // namespace redscope

@@ -1,6 +1,7 @@
 // Rendering of results: herd7-like text and JSON.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ std::string render_json_line(const TestResult& r);
 // claims no test name, model or target (null).
 Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelRef model,
                     std::optional<int> target_sm);
+// "metadata": the test's `key=value` header lines (Matrix=, Cell=, Target=,
+// ...), an object in key order; nothing when it has none.
+Json& set_json_metadata(Json& o, const std::map<std::string, std::string>& metadata);
 // "error" and "error_kind", both null for a checked test.
 Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind);
 
