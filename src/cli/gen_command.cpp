@@ -25,10 +25,10 @@ int run_gen(int argc, char** argv) {
     fmt::print("{}", kGenUsage);
     return 0;
   }
-  fmt::print(stderr, "redscope gen: {}\n{}",
-             what.empty() ? "needs `cycle` or `matrix`"
-                          : fmt::format("unknown generator '{}'", what),
-             kGenUsage);
+  fmt::print(
+      stderr, "redscope gen: {}\n{}",
+      what.empty() ? "needs `cycle` or `matrix`" : fmt::format("unknown generator '{}'", what),
+      kGenUsage);
   return 2;
 }
 
