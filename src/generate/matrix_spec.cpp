@@ -143,7 +143,9 @@ class SpecReader {
     o.quote = loc(r);
     const std::size_t begin = offset_of(o.quote), end = offset_of(loc(r.end));
     const std::string_view raw = std::string_view(text_).substr(begin, end - begin);
-    if (raw.find('\\') != std::string_view::npos) return o;
+    // A literal string ('...' or '''...''') has no escapes; a basic one is exact
+    // only without a backslash.
+    if (!raw.starts_with("'") && raw.find('\\') != std::string_view::npos) return o;
     std::size_t skip = raw.starts_with("'''") || raw.starts_with("\"\"\"") ? 3 : 1;
     if (skip == 3 && raw.substr(3).starts_with("\r\n"))
       skip += 2;
