@@ -134,6 +134,12 @@ Usage:
                                     or not judgeable, and why (redscope
                                     ptxas-check --help); exit 2 without a
                                     ptxas, 3 when a file disagrees
+  redscope gen matrix SPEC --out DIR
+                                    one litmus test per cell of a parameter
+                                    matrix (a TOML spec: docs/matrix-spec.md)
+                                    that the PTX ISA allows, the others
+                                    counted by rule (redscope gen matrix
+                                    --help)
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version
