@@ -24,8 +24,8 @@ spec=$src/litmus/matrix/mp-scopes.toml
 out=$dir/mp
 "$bin" gen matrix "$spec" --out "$out" -q > "$dir/mp.txt" 2> "$dir/mp.err" || fail "example: $(cat "$dir/mp.err")"
 expected="128 cells: 91 written to $out, 37 skipped:
-  16   a cluster shared by CTAs (placement \`cluster N\`) needs sm_90 or later (PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes)
-  21   ld/st's .cluster scope needs sm_90 or later (PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes)"
+  21   ld/st's .cluster scope needs sm_90 or later (PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes)
+  16   a cluster shared by CTAs (placement \`cluster N\`) needs sm_90 or later (PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes)"
 [ "$(cat "$dir/mp.txt")" = "$expected" ] || fail "example summary: $(cat "$dir/mp.txt")"
 [ "$(ls "$out" | wc -l)" -eq 91 ] || fail "example: $(ls "$out" | wc -l) files, not 91"
 [ ! -s "$dir/mp.err" ] || fail "example wrote to stderr: $(cat "$dir/mp.err")"

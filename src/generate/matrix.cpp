@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -168,6 +169,7 @@ MatrixCount for_each_cell(const MatrixSpec& spec,
 MatrixCount for_each_cell(const MatrixSpec& spec,
                           const std::function<void(const MatrixCell&)>& emit,
                           const std::function<void(std::size_t)>& visited) {
+  if (!spec.data) throw std::invalid_argument("for_each_cell: a spec not made by read_matrix_spec");
   MatrixCount count;
   count.cells = matrix_cell_count(spec);
   std::size_t n = 0;
