@@ -44,11 +44,18 @@ done
 "$bin" run "$out/mp+cta+gpu+2cta+sm_90.litmus" | grep -q "Observation mp+cta+gpu+2cta+sm_90 Sometimes" ||
   fail "a release.cta across CTAs must let MP's stale read through"
 
-# The docs' example is the shipped spec, and its output is printed as it is.
-awk '/^```toml$/ {on=1; next} /^```$/ {on=0} on' "$src/docs/matrix-spec.md" > "$dir/doc.toml"
-cmp -s "$dir/doc.toml" "$spec" || fail "docs/matrix-spec.md's example differs from $spec"
-grep -qF "  21   ld/st's .cluster scope needs sm_90 or later" "$src/docs/matrix-spec.md" ||
-  fail "docs/matrix-spec.md does not show the example's output"
+# The docs' examples are the shipped specs, with their output as printed.
+doc=$src/docs/matrix-spec.md
+awk '/^```toml$/ {n++; on=1; next} /^```$/ {on=0} on {print > (d "/doc" n ".toml")}' d="$dir" "$doc"
+cmp -s "$dir/doc1.toml" "$spec" || fail "docs/matrix-spec.md's first example differs from $spec"
+cmp -s "$dir/doc2.toml" "$src/litmus/matrix/red-vector.toml" || fail "docs' second example differs"
+grep -qF "  21   ld/st's .cluster scope needs sm_90 or later" "$doc" || fail "docs: mp output"
+"$bin" gen matrix "$src/litmus/matrix/red-vector.toml" --out "$dir/red-vector" > "$dir/rv.txt" ||
+  fail "red-vector: $(cat "$dir/rv.txt")"
+sed "s|$dir|/tmp|" "$dir/rv.txt" > "$dir/rv-shown.txt"
+grep -qxF -f "$dir/rv-shown.txt" "$doc" || fail "docs: red-vector output differs: $(cat "$dir/rv.txt")"
+[ "$(grep -cxF -f "$dir/rv-shown.txt" "$doc")" -eq 3 ] || fail "docs: red-vector output lines"
+"$bin" run -q "$dir/red-vector" > "$dir/rv-run.txt" 2>&1 || fail "red-vector cells: $(head "$dir/rv-run.txt")"
 
 # The folder: rerun with fewer cells (sm_90 only) replaces the spec's cells.
 sed 's/labels = \["sm_70", "sm_90"\]/labels = ["sm_90"]/' "$spec" > "$dir/mp90.toml"
