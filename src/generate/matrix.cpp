@@ -61,8 +61,8 @@ class CellRenderer {
   // filled it when it came from a hole.
   std::pair<SourceLoc, std::string> origin(SourceLoc at) const {
     const std::size_t off = offset_in_text(at);
-    if (off < header_) return {data_.ptx_line, ""};
     const auto it = std::upper_bound(starts_.begin(), starts_.end(), off);
+    if (off < header_ || it == starts_.begin()) return {data_.ptx_line, ""};
     const auto k = static_cast<std::size_t>(it - starts_.begin()) - 1;
     const TemplatePiece& p = data_.body[k];
     if (p.hole < 0) return {data_.origin.at(p.offset + (off - starts_[k])), ""};
