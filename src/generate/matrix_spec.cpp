@@ -76,7 +76,12 @@ class SpecReader {
     try {
       return toml::parse(std::string_view(text_), std::string_view(path_));
     } catch (const toml::parse_error& e) {
-      fail(loc(e.source()), fmt::format("not TOML: {}", e.description()));
+      // toml++'s descriptions may end with a newline or hold the bad bytes.
+      std::string what(e.description());
+      while (!what.empty() && std::isspace(static_cast<unsigned char>(what.back())))
+        what.pop_back();
+      std::replace(what.begin(), what.end(), '\n', ' ');
+      fail(loc(e.source()), fmt::format("not TOML: {}", printable(what)));
     }
   }
 
