@@ -142,9 +142,9 @@ labels = ["cta"]
 )") == "4:8: error: no axis fills ${target} (an axis fills the hole named like it, or the holes "
        "its labels' `fill` tables name)");
   CHECK_THAT(spec_error(kTemplate + kAxes + "[[axis]]\nname = \"p0\"\nlabels = [\"x\"]\n"),
-             Catch::StartsWith("30:8: error: ${p0} is filled by axis 'place' and by axis 'p0'"));
+             Catch::StartsWith("31:11: error: ${p0} is filled by axis 'place' and by axis 'p0'"));
   CHECK_THAT(spec_error(kTemplate + kAxes + "[[axis]]\nname = \"extra\"\nlabels = [\"x\"]\n"),
-             Catch::StartsWith("30:8: error: axis 'extra' fills ${extra}, which the template "
+             Catch::StartsWith("31:11: error: axis 'extra' fills ${extra}, which the template "
                                "does not have"));
   // Labels: their characters, the holes they fill, twice in an axis.
   CHECK_THAT(spec_error(kTemplate + "[[axis]]\nname = \"acq\"\nlabels = [\"c t a\"]\n"),

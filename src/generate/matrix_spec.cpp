@@ -259,8 +259,9 @@ class SpecReader {
     AxisData data;
     std::vector<std::string> holes;  // those the first label fills
     for (const toml::node& l : *list) add_label(axis, data, holes, l);
-    for (const std::string& hole : holes)
-      data.holes.push_back(bound_hole(hole, name, loc(*t.get("name"))));
+    // Errors point at the first label's text for the hole.
+    for (std::size_t k = 0; k < holes.size(); ++k)
+      data.holes.push_back(bound_hole(holes[k], name, data.labels.front().at[k]));
     spec_.axes.push_back(std::move(axis));
     data_->axes.push_back(std::move(data));
   }
