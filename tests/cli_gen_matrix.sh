@@ -8,12 +8,20 @@ set -uo pipefail
 bin=$1; src=$2; dir=$3/cli_gen_matrix
 rm -rf "$dir"; mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
+# gen CODE ARGS...: runs `redscope gen matrix ARGS...` (stdout in $dir/out,
+# stderr in $dir/err) and fails unless it exits with CODE.
+gen() {
+  local code=$1; shift
+  "$bin" gen matrix "$@" > "$dir/out" 2> "$dir/err"
+  local got=$?
+  [ $got -eq "$code" ] || fail "gen matrix $* exited $got, not $code: $(head -3 "$dir/err")"
+}
 spec=$src/litmus/matrix/mp-scopes.toml
 
 # --help, usage errors.
 "$bin" gen matrix --help | grep -q -- "--max-file-size MB" || fail "--help"
-"$bin" gen matrix "$spec" > /dev/null 2>&1; [ $? -eq 2 ] || fail "no --out must be exit 2"
-"$bin" gen matrix "$spec" --out "$dir/x" --frob > /dev/null 2>&1; [ $? -eq 2 ] || fail "unknown option"
+gen 2 "$spec"
+gen 2 "$spec" --out "$dir/x" --frob
 
 # The example: 4 rel x 4 acq x 4 placements x 2 targets = 128 cells. At sm_70
 # (PTX ISA §2.2.2: a cluster of several CTAs needs sm_90) the 1cluster
@@ -22,7 +30,8 @@ spec=$src/litmus/matrix/mp-scopes.toml
 # §9.7.9.9 st: .cluster needs sm_90) rejects every cell whose rel or acq is
 # cluster: 4 + 4 - 1 = 7 scope pairs x 3 = 21 cells. 128 - 37 = 91 written.
 out=$dir/mp
-"$bin" gen matrix "$spec" --out "$out" -q > "$dir/mp.txt" 2> "$dir/mp.err" || fail "example: $(cat "$dir/mp.err")"
+gen 0 "$spec" --out "$out" -q
+cp "$dir/out" "$dir/mp.txt"; cp "$dir/err" "$dir/mp.err"
 expected="128 cells: 91 written to $out, 37 skipped:
   21   ld/st's .cluster scope needs sm_90 or later (PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes)
   16   a cluster shared by CTAs (placement \`cluster N\`) needs sm_90 or later (PTX ISA §2.2.2 Cluster of Cooperative Thread Arrays; %clusterid, Target ISA notes)"
@@ -41,7 +50,8 @@ done
 [ ! -e "$out/mp+cluster+gpu+2cta+sm_70.litmus" ] || fail "an ISA-forbidden cell was written"
 # Every written file parses and runs.
 "$bin" run -q "$out" > "$dir/run.txt" 2>&1 || fail "run -q over the cells: $(head "$dir/run.txt")"
-"$bin" run "$out/mp+cta+gpu+2cta+sm_90.litmus" | grep -q "Observation mp+cta+gpu+2cta+sm_90 Sometimes" ||
+"$bin" run "$out/mp+cta+gpu+2cta+sm_90.litmus" |
+  grep -q "Observation mp+cta+gpu+2cta+sm_90 Sometimes" ||
   fail "a release.cta across CTAs must let MP's stale read through"
 
 # The docs' examples are the shipped specs, with their output as printed.
@@ -53,9 +63,10 @@ grep -qF "  21   ld/st's .cluster scope needs sm_90 or later" "$doc" || fail "do
 "$bin" gen matrix "$src/litmus/matrix/red-vector.toml" --out "$dir/red-vector" > "$dir/rv.txt" ||
   fail "red-vector: $(cat "$dir/rv.txt")"
 sed "s|$dir|/tmp|" "$dir/rv.txt" > "$dir/rv-shown.txt"
-grep -qxF -f "$dir/rv-shown.txt" "$doc" || fail "docs: red-vector output differs: $(cat "$dir/rv.txt")"
+grep -qxF -f "$dir/rv-shown.txt" "$doc" || fail "docs: red-vector output: $(cat "$dir/rv.txt")"
 [ "$(grep -cxF -f "$dir/rv-shown.txt" "$doc")" -eq 3 ] || fail "docs: red-vector output lines"
-"$bin" run -q "$dir/red-vector" > "$dir/rv-run.txt" 2>&1 || fail "red-vector cells: $(head "$dir/rv-run.txt")"
+"$bin" run -q "$dir/red-vector" > "$dir/rv-run.txt" 2>&1 ||
+  fail "red-vector cells: $(head "$dir/rv-run.txt")"
 
 # The folder: rerun with fewer cells (sm_90 only) replaces the spec's cells.
 sed 's/labels = \["sm_70", "sm_90"\]/labels = ["sm_90"]/' "$spec" > "$dir/mp90.toml"
@@ -64,33 +75,33 @@ grep -q "^64 cells: 64 written" "$dir/mp90.txt" || fail "rerun summary: $(cat "$
 [ "$(ls "$out" | wc -l)" -eq 64 ] || fail "rerun left $(ls "$out" | wc -l) files, not 64"
 # A file that is not this spec's cell: refused, nothing changes.
 cp "$src/litmus/classic/MP.litmus" "$out/"
-"$bin" gen matrix "$spec" --out "$out" -q > /dev/null 2> "$dir/foreign.err"; [ $? -eq 2 ] || fail "foreign file"
-grep -q "holds MP.litmus, which is not a cell of matrix 'mp'" "$dir/foreign.err" || fail "foreign: $(cat "$dir/foreign.err")"
+gen 2 "$spec" --out "$out" -q
+grep -q "holds MP.litmus, which is not a cell of matrix 'mp'" "$dir/err" || fail "foreign: $(cat "$dir/err")"
 [ "$(ls -A "$out" | wc -l)" -eq 65 ] || fail "refusal changed the folder"
 rm "$out/MP.litmus"
 
 # A spec error: located in the spec (the label's text), exit 2, folder unchanged.
-sed 's/"cta", "cluster", "gpu", "sys"\]$/"cta", "cluster", "gpu", "sys", "gpux"]/' "$spec" > "$dir/bad.toml"
+sed 's/"gpu", "sys"\]$/"gpu", "sys", "gpux"]/' "$spec" > "$dir/bad.toml"
 n=$(grep -n '"gpux"' "$dir/bad.toml" | tail -1 | cut -d: -f1)  # acq's labels
-"$bin" gen matrix "$dir/bad.toml" --out "$out" -q > /dev/null 2> "$dir/bad.err"; [ $? -eq 2 ] || fail "bad spec exit"
-grep -q "^$dir/bad.toml:$n:[0-9]*: error: cell mp+cta+gpux+1cta+sm_70 is not a litmus test: .*unknown qualifier '.gpux'" "$dir/bad.err" ||
-  fail "bad spec message: $(cat "$dir/bad.err")"
+gen 2 "$dir/bad.toml" --out "$out" -q
+cell="cell mp+cta+gpux+1cta+sm_70 is not a litmus test"
+grep -q "^$dir/bad.toml:$n:[0-9]*: error: $cell: .*unknown qualifier '.gpux'" "$dir/err" ||
+  fail "bad spec message: $(cat "$dir/err")"
 [ "$(ls -A "$out" | wc -l)" -eq 64 ] || fail "a spec error changed the folder"
 printf 'name = "x"\ntemplate = 3\n' > "$dir/notmpl.toml"
-"$bin" gen matrix "$dir/notmpl.toml" --out "$dir/n" 2> "$dir/notmpl.err"; [ $? -eq 2 ] || fail "template = 3"
-grep -q "notmpl.toml:2:12: error: \`template\` is a string" "$dir/notmpl.err" || fail "$(cat "$dir/notmpl.err")"
+gen 2 "$dir/notmpl.toml" --out "$dir/n"
+grep -q "notmpl.toml:2:12: error: \`template\` is a string" "$dir/err" || fail "$(cat "$dir/err")"
 # --max-file-size bounds the spec.
 { cat "$spec"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } > "$dir/huge.toml"
-"$bin" gen matrix "$dir/huge.toml" --out "$dir/h" --max-file-size 1 2> "$dir/huge.err"; [ $? -eq 2 ] ||
-  fail "--max-file-size"
-grep -q "huge.toml" "$dir/huge.err" || fail "huge: $(cat "$dir/huge.err")"
+gen 2 "$dir/huge.toml" --out "$dir/h" --max-file-size 1
+grep -q "huge.toml" "$dir/err" || fail "huge: $(cat "$dir/err")"
 
 # Every cell forbidden: exit 1, nothing written.
-sed 's/labels = \["sm_70", "sm_90"\]/labels = ["sm_70"]/; s/^labels = \["cta", "cluster", "gpu", "sys"\]$/labels = ["cluster"]/' \
-  "$spec" > "$dir/none.toml"
-"$bin" gen matrix "$dir/none.toml" --out "$dir/none" -q > "$dir/none.txt" 2> "$dir/none.err"; [ $? -eq 1 ] ||
-  fail "all skipped must be exit 1"
-grep -q "^4 cells: 0 written" "$dir/none.txt" && grep -q "forbids every cell" "$dir/none.err" || fail "all skipped output"
+sed 's/labels = \["sm_70", "sm_90"\]/labels = ["sm_70"]/
+     s/^labels = \["cta", "cluster", "gpu", "sys"\]$/labels = ["cluster"]/' "$spec" > "$dir/none.toml"
+gen 1 "$dir/none.toml" --out "$dir/none" -q
+grep -q "^4 cells: 0 written" "$dir/out" && grep -q "forbids every cell" "$dir/err" ||
+  fail "all skipped output"
 [ -z "$(ls -A "$dir/none")" ] || fail "all skipped wrote files"
 
 # 1024 cells: 4 scopes for each of four accesses x 2 placements x 2 targets.
@@ -133,7 +144,7 @@ labels = [
 name = "target"
 labels = ["sm_70", "sm_90"]
 EOF
-"$bin" gen matrix "$dir/big.toml" --out "$dir/big" -q > "$dir/big.txt" || fail "big: $(cat "$dir/big.txt")"
-grep -q "^1024 cells: 674 written to $dir/big, 350 skipped:" "$dir/big.txt" || fail "big summary: $(cat "$dir/big.txt")"
+gen 0 "$dir/big.toml" --out "$dir/big" -q
+grep -q "^1024 cells: 674 written to $dir/big, 350 skipped:" "$dir/out" || fail "big: $(cat "$dir/out")"
 [ "$(ls "$dir/big" | wc -l)" -eq 674 ] || fail "big: $(ls "$dir/big" | wc -l) files"
 echo "gen matrix: all checks passed"
