@@ -138,7 +138,9 @@ class OutputFolder {
   }
 
   void write(const MatrixCell& cell) {
-    const fs::path file = staging_ / (cell.name + ".litmus");
+    // `.part`: no reader claims a file a killed run leaves behind (`redscope
+    // run DIR` walks hidden folders too); the next run removes them.
+    const fs::path file = staging_ / (cell.name + ".litmus.part");
     std::ofstream out(file, std::ios::binary);
     out << cell.text;
     out.close();
@@ -150,7 +152,7 @@ class OutputFolder {
     for (const fs::directory_entry& e : fs::directory_iterator(dir_))
       if (is_litmus(e)) fs::remove(e.path());
     for (const fs::directory_entry& e : fs::directory_iterator(staging_))
-      fs::rename(e.path(), dir_ / e.path().filename());
+      fs::rename(e.path(), dir_ / e.path().stem());  // NAME.litmus.part -> NAME.litmus
   }
 
  private:
