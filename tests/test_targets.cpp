@@ -219,3 +219,54 @@ TEST_CASE("cluster placements need sm_90; implicit one-CTA clusters are valid ev
     CHECK_THAT(e.diagnostic().message, Catch::Contains("this test's Target is sm_30"));
   }
 }
+
+// DiagnosticKind::IsaRule (gen matrix's skips, docs/matrix-spec.md): set by
+// every rule of the PTX ISA the reader enforces, with the rule worded without
+// the test's Target; never on text that is not a test or on a form redscope
+// does not support yet.
+TEST_CASE("ISA rules carry DiagnosticKind::IsaRule and a rule without the test's details",
+          "[targets][matrix]") {
+  for (const Case& c : kCases) {
+    INFO(c.instr);
+    const auto bad = error_of(litmus(c, c.min_sm - 1));
+    REQUIRE(bad.has_value());
+    CHECK(bad->kind == DiagnosticKind::IsaRule);
+    const std::string rule = c.feature + " needs sm_" + std::to_string(c.min_sm) + " or later (";
+    CHECK_THAT(bad->rule, Catch::StartsWith(rule) && Catch::EndsWith("Target ISA notes)"));
+    CHECK_THAT(bad->message, Catch::StartsWith(bad->rule + "; this test's Target is"));
+  }
+  auto kind_of = [](const std::string& instr, int sm = 90) {
+    const auto d = error_of("PTX t\nTarget=sm_" + std::to_string(sm) +
+                            "\n{ global u32 x = 0; }\n P0 ;\n " + instr + " ;\nexists (true)\n");
+    REQUIRE(d.has_value());
+    return std::make_pair(d->kind, d->rule);
+  };
+  using K = DiagnosticKind;
+  // Qualifier, type and state-space tables of the ISA.
+  CHECK(kind_of("ld.release.gpu.global.u32 r0, [x]").first == K::IsaRule);
+  CHECK(kind_of("st.acquire.gpu.global.u32 [x], 1").first == K::IsaRule);
+  CHECK(kind_of("atom.global.add.s64 r0, [x], 1").first == K::IsaRule);
+  CHECK(kind_of("red.global.acquire.gpu.add.u32 [x], 1").first == K::IsaRule);
+  CHECK(kind_of("fence.acquire.gpu").first == K::IsaRule);
+  // Two lines breaking one rule give one wording (the instruction is not in it).
+  const auto weak_cta = kind_of("ld.weak.cta.global.u32 r0, [x]");
+  CHECK(weak_cta.first == K::IsaRule);
+  CHECK(weak_cta.second == kind_of("st.weak.gpu.global.u32 [x], 1").second);
+  CHECK(kind_of("ld.relaxed.global.u32 r0, [x]").second ==
+        kind_of("ld.relaxed.shared.u32 r0, [x]").second);
+  // The cluster placement rule of the container.
+  const auto place = error_of(
+      "PTX t\nTarget=sm_80\n{ x=0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n"
+      " st.global.u32 [x], 1 | ld.global.u32 r0, [x] ;\nexists (P1:r0 == 1)\n");
+  REQUIRE(place.has_value());
+  CHECK(place->kind == K::IsaRule);
+  CHECK(place->rule == kClusterRule +
+                           " needs sm_90 or later (PTX ISA §2.2.2 Cluster of Cooperative Thread "
+                           "Arrays; %clusterid, Target ISA notes)");
+  // Not tests, or forms redscope does not support: Input.
+  CHECK(kind_of("ld.acquire.gpux.global.u32 r0, [x]").first == K::Input);
+  CHECK(kind_of("ld.global.u8 r0, [x]").first == K::Input);
+  CHECK(kind_of("atom.global.cas.b16 r0, [x], 0, 1").first == K::Input);
+  CHECK(kind_of("ld.global.u32 r0 [x]").first == K::Input);
+  CHECK(kind_of("frobnicate r0").first == K::Input);
+}

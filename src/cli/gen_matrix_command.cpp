@@ -1,5 +1,6 @@
 // `redscope gen matrix SPEC --out DIR` (docs/cli.md "redscope gen matrix",
 // docs/matrix-spec.md): one litmus file per cell the PTX ISA allows.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,10 +33,11 @@ file: docs/matrix-spec.md) that the PTX ISA allows; NAME is SPEC-NAME+LABEL+...
 (one label per axis, in the spec's order). Cells the PTX reader rejects by a
 rule of the ISA (a target's minimum sm_NN, a qualifier, type or state-space
 table) are skipped and counted by rule; any other error in a cell is an error
-in the spec, reported at SPEC:LINE:COL. The count goes to standard output:
+in the spec, reported at SPEC:LINE:COL. The count goes to standard output,
+the most frequent reason first:
   1152 cells: 1024 written to DIR, 128 skipped:
-    96  ld/st's .cluster scope needs sm_90 or later (PTX ISA ...)
-    32  ...
+    96   ld/st's .cluster scope needs sm_90 or later (PTX ISA ...)
+    32   ...
 
 DIR is created if needed. It may hold only this spec's cells (files whose
 Matrix= line names the spec): they are replaced, and those of an earlier run
@@ -134,7 +138,9 @@ class OutputFolder {
   }
 
   void write(const MatrixCell& cell) {
-    const fs::path file = staging_ / (cell.name + ".litmus");
+    // `.part`: no reader claims a file a killed run leaves behind (`redscope
+    // run DIR` walks hidden folders too); the next run removes them.
+    const fs::path file = staging_ / (cell.name + ".litmus.part");
     std::ofstream out(file, std::ios::binary);
     out << cell.text;
     out.close();
@@ -146,7 +152,7 @@ class OutputFolder {
     for (const fs::directory_entry& e : fs::directory_iterator(dir_))
       if (is_litmus(e)) fs::remove(e.path());
     for (const fs::directory_entry& e : fs::directory_iterator(staging_))
-      fs::rename(e.path(), dir_ / e.path().filename());
+      fs::rename(e.path(), dir_ / e.path().stem());  // NAME.litmus.part -> NAME.litmus
   }
 
  private:
@@ -176,7 +182,12 @@ std::string summary(const MatrixCount& c, const std::string& dir) {
   std::string s = fmt::format("{} cells: {} written to {}", c.cells, c.written, dir);
   if (skipped == 0) return s + "\n";
   s += fmt::format(", {} skipped:\n", skipped);
-  for (const auto& [why, n] : c.skipped) s += fmt::format("  {:<4} {}\n", n, why);
+  // The most frequent reason first; equal counts by their wording.
+  std::vector<std::pair<std::size_t, std::string>> reasons;
+  for (const auto& [why, n] : c.skipped) reasons.emplace_back(n, why);
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [n, why] : reasons) s += fmt::format("  {:<4} {}\n", n, why);
   return s;
 }
 

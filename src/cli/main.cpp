@@ -163,6 +163,12 @@ Usage:
                                     state space); --size N --out DIR writes
                                     every cycle of up to N edges (redscope gen
                                     cycle --help; docs/cycles.md)
+  redscope gen matrix SPEC --out DIR
+                                    one litmus test per cell of a parameter
+                                    matrix (a TOML spec: docs/matrix-spec.md)
+                                    that the PTX ISA allows, the others
+                                    counted by rule (redscope gen matrix
+                                    --help)
   redscope models                   the models redscope ships, and which engines
                                     read them as files
   redscope --help | --version

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -60,8 +61,8 @@ class CellRenderer {
   // filled it when it came from a hole.
   std::pair<SourceLoc, std::string> origin(SourceLoc at) const {
     const std::size_t off = offset_in_text(at);
-    if (off < header_) return {data_.ptx_line, ""};
     const auto it = std::upper_bound(starts_.begin(), starts_.end(), off);
+    if (off < header_ || it == starts_.begin()) return {data_.ptx_line, ""};
     const auto k = static_cast<std::size_t>(it - starts_.begin()) - 1;
     const TemplatePiece& p = data_.body[k];
     if (p.hole < 0) return {data_.origin.at(p.offset + (off - starts_[k])), ""};
@@ -168,6 +169,7 @@ MatrixCount for_each_cell(const MatrixSpec& spec,
 MatrixCount for_each_cell(const MatrixSpec& spec,
                           const std::function<void(const MatrixCell&)>& emit,
                           const std::function<void(std::size_t)>& visited) {
+  if (!spec.data) throw std::invalid_argument("for_each_cell: a spec not made by read_matrix_spec");
   MatrixCount count;
   count.cells = matrix_cell_count(spec);
   std::size_t n = 0;

@@ -33,12 +33,12 @@ struct TemplatePiece {
 
 // What one label puts in the holes of its axis, with where the spec says so.
 struct LabelFill {
-  std::vector<std::string> values;  // one per hole of the axis (AxisData::holes order)
+  std::vector<std::string> values;  // one per hole of the axis (AxisData::holes' order)
   std::vector<SourceLoc> at;        // where each value is written
 };
 
 struct AxisData {
-  std::vector<int> holes;  // indices into MatrixSpecData::holes, sorted
+  std::vector<int> holes;  // indices into MatrixSpecData::holes, by the holes' names
   std::vector<LabelFill> labels;
 };
 

@@ -76,7 +76,12 @@ class SpecReader {
     try {
       return toml::parse(std::string_view(text_), std::string_view(path_));
     } catch (const toml::parse_error& e) {
-      fail(loc(e.source()), fmt::format("not TOML: {}", e.description()));
+      // toml++'s descriptions may end with a newline or hold the bad bytes.
+      std::string what(e.description());
+      while (!what.empty() && std::isspace(static_cast<unsigned char>(what.back())))
+        what.pop_back();
+      std::replace(what.begin(), what.end(), '\n', ' ');
+      fail(loc(e.source()), fmt::format("not TOML: {}", printable(what)));
     }
   }
 
@@ -143,7 +148,9 @@ class SpecReader {
     o.quote = loc(r);
     const std::size_t begin = offset_of(o.quote), end = offset_of(loc(r.end));
     const std::string_view raw = std::string_view(text_).substr(begin, end - begin);
-    if (raw.find('\\') != std::string_view::npos) return o;
+    // A literal string ('...' or '''...''') has no escapes; a basic one is exact
+    // only without a backslash.
+    if (!raw.starts_with("'") && raw.find('\\') != std::string_view::npos) return o;
     std::size_t skip = raw.starts_with("'''") || raw.starts_with("\"\"\"") ? 3 : 1;
     if (skip == 3 && raw.substr(3).starts_with("\r\n"))
       skip += 2;
@@ -242,46 +249,59 @@ class SpecReader {
 
   void read_axis(const toml::table& t) {
     check_keys(t, {"name", "labels"}, "an axis");
-    const auto name = string_at(t, "name");
-    if (!name) fail(loc(t), "this axis has no `name`");
-    const SourceLoc name_at = loc(*t.get("name"));
-    if (!is_word(*name, kNameChars))
-      fail(name_at,
-           fmt::format("axis name '{}' is not letters, digits, '_' and '-'", printable(*name)));
-    for (const MatrixAxis& other : spec_.axes)
-      if (other.name == *name) fail(name_at, fmt::format("a second axis '{}'", *name));
+    const std::string name = axis_name(t);
     const toml::node* labels = t.get("labels");
-    if (!labels) fail(loc(t), fmt::format("axis '{}' has no `labels`", *name));
+    if (!labels) fail(loc(t), fmt::format("axis '{}' has no `labels`", name));
     const toml::array* list = labels->as_array();
     if (!list || list->empty())
-      fail(loc(*labels), fmt::format("axis '{}': `labels` is a non-empty array", *name));
-    MatrixAxis axis{*name, {}};
+      fail(loc(*labels), fmt::format("axis '{}': `labels` is a non-empty array", name));
+    MatrixAxis axis{name, {}};
     AxisData data;
-    std::optional<std::vector<std::string>> filled;  // the first label's holes
-    for (const toml::node& l : *list) {
-      auto [label, fills] = read_label(*name, l);
-      if (std::find(axis.labels.begin(), axis.labels.end(), label) != axis.labels.end())
-        fail(loc(l), fmt::format("axis '{}' has label '{}' twice", *name, label));
-      std::vector<std::string> holes;
-      for (const auto& [hole, value] : fills) holes.push_back(hole);
-      if (filled && holes != *filled)
-        fail(loc(l),
-             fmt::format("label '{}' of axis '{}' fills {} but label '{}' fills {}: every "
-                         "label of an axis fills the same holes",
-                         label, *name, hole_list(holes), axis.labels.front(), hole_list(*filled)));
-      filled = holes;
-      LabelFill fill;
-      for (const auto& [hole, value] : fills) {
-        fill.values.push_back(value.first);
-        fill.at.push_back(value.second);
-      }
-      axis.labels.push_back(std::move(label));
-      data.labels.push_back(std::move(fill));
-    }
-    for (const std::string& hole : *filled) data.holes.push_back(bound_hole(hole, *name, name_at));
+    std::vector<std::string> holes;  // those the first label fills
+    for (const toml::node& l : *list) add_label(axis, data, holes, l);
+    // Errors point at the first label's text for the hole.
+    for (std::size_t k = 0; k < holes.size(); ++k)
+      data.holes.push_back(bound_hole(holes[k], name, data.labels.front().at[k]));
     spec_.axes.push_back(std::move(axis));
     data_->axes.push_back(std::move(data));
   }
+
+  std::string axis_name(const toml::table& t) const {
+    const auto name = string_at(t, "name");
+    if (!name) fail(loc(t), "this axis has no `name`");
+    const SourceLoc at = loc(*t.get("name"));
+    if (!is_word(*name, kNameChars))
+      fail(at, fmt::format("axis name '{}' is not letters, digits, '_' and '-'", printable(*name)));
+    for (const MatrixAxis& other : spec_.axes)
+      if (other.name == *name) fail(at, fmt::format("a second axis '{}'", *name));
+    return *name;
+  }
+
+  // Appends label `l` to the axis: a new label, filling the same holes as the
+  // axis's first label (`holes`, set by the first).
+  void add_label(MatrixAxis& axis, AxisData& data, std::vector<std::string>& holes,
+                 const toml::node& l) const {
+    auto [label, fills] = read_label(axis.name, l);
+    const auto& labels = axis.labels;
+    if (std::find(labels.begin(), labels.end(), label) != labels.end())
+      fail(loc(l), fmt::format("axis '{}' has label '{}' twice", axis.name, label));
+    std::vector<std::string> mine;
+    for (const auto& [hole, value] : fills) mine.push_back(hole);
+    if (labels.empty()) holes = mine;
+    if (mine != holes)
+      fail(loc(l),
+           fmt::format("label '{}' of axis '{}' fills {} but label '{}' fills {}: every "
+                       "label of an axis fills the same holes",
+                       label, axis.name, hole_list(mine), labels.front(), hole_list(holes)));
+    LabelFill fill;
+    for (const auto& [hole, value] : fills) {
+      fill.values.push_back(value.first);
+      fill.at.push_back(value.second);
+    }
+    axis.labels.push_back(std::move(label));
+    data.labels.push_back(std::move(fill));
+  }
+
   static std::string hole_list(const std::vector<std::string>& holes) {
     std::string s;
     for (const std::string& h : holes) s += fmt::format("{}${{{}}}", s.empty() ? "" : ", ", h);

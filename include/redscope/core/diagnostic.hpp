@@ -21,14 +21,16 @@ struct SourceLoc {
 enum class DiagnosticKind { Input, IsaRule };
 
 struct Diagnostic {
+  // A constructor, not an aggregate: the many Diagnostic{file, loc, message}
+  // need not name the kind and the rule (-Wmissing-field-initializers).
   Diagnostic() = default;
-  Diagnostic(std::string file_, SourceLoc loc_, std::string message_,
-             DiagnosticKind kind_ = DiagnosticKind::Input, std::string rule_ = {})
-      : file(std::move(file_)),
-        loc(loc_),
-        message(std::move(message_)),
-        kind(kind_),
-        rule(std::move(rule_)) {}
+  Diagnostic(std::string in_file, SourceLoc at, std::string text,
+             DiagnosticKind what = DiagnosticKind::Input, std::string broken = {})
+      : file(std::move(in_file)),
+        loc(at),
+        message(std::move(text)),
+        kind(what),
+        rule(std::move(broken)) {}
 
   std::string file;
   SourceLoc loc;
