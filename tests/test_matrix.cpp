@@ -250,3 +250,43 @@ labels = ["sm_70", "sm_90"]
   CHECK(count.written == 1024 - 128);
   CHECK(names.size() == count.written);
 }
+
+// Rules that relate an access to where its memory lives are checked when the
+// cell is expanded, and skip as the reader's do: a CTA's shared memory is
+// reached from another CTA only through .shared::cluster addressing, never
+// from another cluster or GPU (PTX ISA, State Spaces: Shared).
+TEST_CASE("matrix: shared memory reached from another CTA is an ISA skip", "[matrix]") {
+  const SpecFile f("shared", R"(name = "rmw"
+template = '''
+PTX RMW
+Target=sm_90
+{
+${space} u32 x = 0;
+}
+ P0@${p0}                            | P1@${p1}                            ;
+ atom.relaxed.gpu.add.u32 r0, [x], 1 | atom.relaxed.gpu.add.u32 r0, [x], 1 ;
+exists (x == 1)
+'''
+[[axis]]
+name = "space"
+labels = ["global", "shared"]
+[[axis]]
+name = "place"
+labels = [
+  { label = "1cta", fill = { p0 = "cta 0,gpu 0", p1 = "cta 0,gpu 0" } },
+  { label = "2cta", fill = { p0 = "cta 0,gpu 0", p1 = "cta 1,gpu 0" } },
+  { label = "2gpu", fill = { p0 = "cta 0,gpu 0", p1 = "cta 0,gpu 1" } },
+]
+)");
+  const MatrixSpec spec = read_matrix_spec(f.path(), kDefaultMaxInputBytes);
+  std::vector<std::string> names;
+  const MatrixCount count =
+      for_each_cell(spec, [&](const MatrixCell& c) { names.push_back(c.name); });
+  CHECK(names == std::vector<std::string>{"rmw+global+1cta", "rmw+global+2cta", "rmw+global+2gpu",
+                                          "rmw+shared+1cta"});
+  REQUIRE(count.skipped.size() == 1);
+  CHECK_THAT(count.skipped.begin()->first,
+             Catch::StartsWith("another CTA reaches a CTA's shared memory only through "
+                               ".shared::cluster addressing"));
+  CHECK(count.skipped.begin()->second == 2);
+}

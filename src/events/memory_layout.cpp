@@ -196,17 +196,22 @@ void MemoryLayout::check_spaces() {
       if (in.space != Space::Generic) continue;
       const bool rmw = in.kind == InstrKind::Red || in.kind == InstrKind::Atom;
       if (rmw && in.vec > 1)
-        input_error(t_, in.loc,
-                    fmt::format("vector {} may be used only with .global space and with generic "
-                                "addressing where the address "
-                                "points to .global space (red seed); '{}' is .{} memory",
-                                in.kind == InstrKind::Red ? "red" : "atom", x, to_string(l.space)));
+        isa_rule_error(
+            t_, in.loc,
+            fmt::format("vector {} may be used only with .global space and with generic "
+                        "addressing where the address "
+                        "points to .global space (red seed); '{}' is .{} memory",
+                        in.kind == InstrKind::Red ? "red" : "atom", x, to_string(l.space)),
+            "a vector red/atom through a generic address must point to .global memory (PTX ISA "
+            "§9.7.13.6 red, §9.7.13.5 atom)");
       if (in.cache_hint)
-        input_error(t_, in.loc,
-                    fmt::format(".L2::cache_hint is only supported for .global state space and for "
-                                "generic addressing where the "
-                                "address points to .global (red seed); '{}' is .{} memory",
-                                x, to_string(l.space)));
+        isa_rule_error(t_, in.loc,
+                       fmt::format(".L2::cache_hint is only supported for .global state space "
+                                   "and for generic addressing where the "
+                                   "address points to .global (red seed); '{}' is .{} memory",
+                                   x, to_string(l.space)),
+                       ".L2::cache_hint through a generic address must point to .global memory "
+                       "(PTX ISA §9.7.13.6 red)");
     }
   }
 }
@@ -227,21 +232,25 @@ void MemoryLayout::check_shared_reach(const std::string& x, const std::vector<Ac
     if (cta_window && !owner) owner = &a;
     const Placement& o = cta_window ? owner->thread->place : p;
     if (p.gpu != o.gpu || p.cta != o.cta)
-      input_error(
+      isa_rule_error(
           t_, a.in->loc,
           fmt::format("'{}' is .shared::cta memory of {} (line {}), but this {} access comes from "
                       "{}: another CTA "
                       "reaches it only through .shared::cluster addressing, within the cluster",
                       x, cta_name(o), owner->in->loc.line,
-                      a.in->space == Space::Generic ? "generic" : ".shared::cta", cta_name(p)));
+                      a.in->space == Space::Generic ? "generic" : ".shared::cta", cta_name(p)),
+          "another CTA reaches a CTA's shared memory only through .shared::cluster addressing "
+          "(PTX ISA, State Spaces: Shared)");
     const Placement& f = first->thread->place;
     if (p.gpu != f.gpu || p.cluster != f.cluster)
-      input_error(
+      isa_rule_error(
           t_, a.in->loc,
           fmt::format("'{}' is shared memory of {} (line {}), but this access comes from {} in {}: "
                       "shared memory "
                       "is not reachable outside its cluster",
-                      x, cluster_name(f), first->in->loc.line, cta_name(p), cluster_name(p)));
+                      x, cluster_name(f), first->in->loc.line, cta_name(p), cluster_name(p)),
+          "shared memory is not reachable outside its cluster (PTX ISA, State Spaces: "
+          "Shared)");
   }
 }
 

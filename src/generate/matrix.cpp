@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "generate/matrix_data.hpp"
+#include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 namespace redscope::generate {
@@ -136,12 +137,16 @@ void check_metadata(const MatrixSpec& spec, const CellRenderer& r, const LitmusT
   }
 }
 
-// Parses the cell: the rule of the PTX ISA that forbids it (the reason it is
-// skipped), or none when it is a test; InputError in the spec otherwise.
+// Parses and expands the cell: the rule of the PTX ISA that forbids it (the
+// reason it is skipped), or none when it is a test; InputError in the spec
+// otherwise. Expansion applies the rules that relate accesses to where their
+// memory lives (shared memory reached from another CTA or cluster; vector and
+// cache-hinted reductions through generic addresses of shared memory).
 std::optional<std::string> isa_skip(const MatrixSpec& spec, const CellRenderer& r) {
   try {
     const LitmusTest t = parse_litmus(r.cell().text, r.cell().name + ".litmus");
     check_metadata(spec, r, t);
+    (void)expand(t, ExpandOptions{});
     return std::nullopt;
   } catch (const InputError& e) {
     if (e.diagnostic().kind != DiagnosticKind::IsaRule) spec_error(spec, r, e);
