@@ -214,8 +214,12 @@ have finished, so a cut run keeps what it printed. A path that does not exist
 or cannot be read is an error for that path; the others still run. A run that
 finds no test file exits 1. A .test file's own claims (permit, assert,
 check) are counted in "N passed, M failed" without --expect. While tests
-run and stderr is a terminal, a
-progress line there names the test being checked and its time.
+run (run, xval, atomicity, report) and stderr is a terminal, a progress line
+there shows tests done/total, the rate, the time left (ETA), the tests
+failed so far and the oldest test still being checked with its time; it is
+erased before any output and never written to a pipe, a file or with -q.
+Memory does not grow with the number of tests beyond their sorted list of
+paths: results are printed and counted as they stream, then dropped.
 
 Exit status:
   0  every test was checked (and, with --expect, every verdict matched)
@@ -502,6 +506,12 @@ std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
   return {across, std::max(1u, c.jobs / across)};
 }
 
+// What the progress line counts as failed: a test that could not be checked,
+// and for xval one whose two formulations disagree (a defect).
+bool failed(const redscope::TestResult& r) { return r.error.has_value(); }
+bool failed(const redscope::AtomicityResult& r) { return r.error.has_value(); }
+bool failed(const redscope::XvalResult& r) { return r.error.has_value() || r.defect(); }
+
 // Checks every file with `check` on `jobs` threads, keeping the progress line
 // up to date, and hands each result to `emit` in input order (run_ordered).
 template <class R, class Check, class Emit>
@@ -510,9 +520,9 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
   redscope::run_ordered<R>(
       files.size(), jobs,
       [&](std::size_t i) {
-        progress.started(i, redscope::file_stem(files[i]));
+        progress.started(i, redscope::address_stem(files[i]));
         R r = check(files[i]);
-        progress.finished(i, r.error.has_value());
+        progress.finished(i, failed(r));
         return r;
       },
       [&](std::size_t, R&& r) { emit(std::move(r)); });
@@ -724,7 +734,7 @@ int run_report(const Cli& c) {
     Progress progress(found->size(), c.quiet);
     s = redscope::write_html_report(
         *found, options_of(c), ro,
-        [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
+        [&](std::size_t i) { progress.started(i, redscope::address_stem((*found)[i])); },
         [&](std::size_t i, bool error) { progress.finished(i, error); });
   } catch (const std::exception& e) {
     fmt::print(stderr, "redscope: report: {}\n", e.what());
