@@ -462,7 +462,48 @@ redscope::EngineOptions options_of(const Cli& c) {
   return opts;
 }
 
-void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results);
+// --dot DIR: a picture of each outcome's witness of each z3 result, drawn
+// as the results stream by (the k-th result added is the k-th of
+// `addresses`, which name the pictures). The first picture that cannot be
+// written stops the drawing; error() says why, for after the run.
+class RunPictures {
+ public:
+  RunPictures(const Cli& c, const std::vector<std::string>& addresses)
+      : dir_(c.dot_dir),
+        stems_(dir_ ? redscope::unique_stems(addresses) : std::vector<std::string>{}) {}
+  void add(const redscope::TestResult& r) {
+    const std::size_t t = next_++;
+    if (!dir_ || error_) return;
+    try {
+      draw(r, stems_.at(t));
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  void draw(const redscope::TestResult& r, const std::string& stem) const {
+    if (r.error || r.outcomes.empty() || r.engine != "z3" || !r.expansion) return;
+    const redscope::Expansion& ex = *r.expansion;
+    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
+      const redscope::Witness& w = r.outcomes[k].witness;
+      if (w.skeleton >= ex.skeletons.size()) continue;
+      std::string values;
+      for (std::size_t i = 0; i < r.observables.size(); ++i)
+        values +=
+            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
+      redscope::write_picture(*dir_, fmt::format("{}-{}", stem, k + 1),
+                              redscope::witness_dot(ex.skeletons[w.skeleton], w,
+                                                    fmt::format("{}: {}", r.test, values)));
+    }
+  }
+
+  std::optional<std::string> dir_;
+  std::vector<std::string> stems_;  // a/MP, b/MP apart
+  std::size_t next_ = 0;
+  std::optional<std::string> error_;
+};
 
 // One test's output as it finishes: its diagnostic on stderr, its block (text),
 // array element (json) or line (jsonl) on stdout; -v adds a timing line.
@@ -545,34 +586,39 @@ int run(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
-  std::vector<redscope::TestResult> results = in.problems;
+  // Each result is printed, counted and drawn as it streams by, then dropped.
+  redscope::ExpectTally tally(std::move(expectations));
+  std::vector<std::string> addresses;
+  if (c.dot_dir) {
+    for (const redscope::TestResult& r : in.problems) addresses.push_back(r.file);
+    addresses.insert(addresses.end(), in.files.begin(), in.files.end());
+  }
+  RunPictures pictures(c, addresses);
+  bool any_error = !in.problems.empty();
   {
     Progress progress(in.files.size(), c.quiet);
     RunPrinter out(c, progress);
+    auto consume = [&](const redscope::TestResult& r, bool diagnosed) {
+      out.result(r, diagnosed);
+      any_error = any_error || r.error.has_value();
+      tally.add(r);
+      pictures.add(r);
+    };
     out.begin();
-    for (const redscope::TestResult& r : in.problems) out.result(r, true);
+    for (const redscope::TestResult& r : in.problems) consume(r, true);
     stream_files<redscope::TestResult>(
         in.files, across, progress,
         [&](const std::string& f) { return redscope::check_file(f, opts); },
-        [&](redscope::TestResult&& r) {
-          out.result(r);
-          results.push_back(std::move(r));
-        });
+        [&](redscope::TestResult&& r) { consume(r, false); });
     out.end();
   }
-  bool any_error = !in.problems.empty();
-  for (const auto& r : results) any_error = any_error || r.error.has_value();
-  if (c.dot_dir) {
-    try {
-      write_run_pictures(c, results);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "redscope: --dot: {}\n", e.what());
-      any_error = true;
-    }
+  if (pictures.error()) {
+    fmt::print(stderr, "redscope: --dot: {}\n", *pictures.error());
+    any_error = true;
   }
   redscope::ExpectReport rep;
-  if (c.expect) rep = redscope::compare_expectations(expectations, results);
-  const bool claims = redscope::add_claims(rep, expectations, results);
+  if (c.expect) rep = tally.compared();
+  const bool claims = tally.add_claims(rep);
   if (c.expect || claims) {
     auto& out = c.format == "text" ? stdout : stderr;
     for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
@@ -624,30 +670,6 @@ int run_xval(const Cli& c) {
   }
   if (defect) return kExitDefect;
   return any_error ? kExitInputError : kExitOk;
-}
-
-// Writes one picture per outcome witness of each z3 result into c.dot_dir.
-void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
-  std::vector<std::string> files;
-  for (const redscope::TestResult& r : results) files.push_back(r.file);
-  const std::vector<std::string> stems = redscope::unique_stems(files);  // a/MP, b/MP apart
-  for (std::size_t t = 0; t < results.size(); ++t) {
-    const redscope::TestResult& r = results[t];
-    if (r.error || r.outcomes.empty() || r.engine != "z3") continue;
-    if (!r.expansion) continue;
-    const redscope::Expansion& ex = *r.expansion;
-    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
-      const redscope::Witness& w = r.outcomes[k].witness;
-      if (w.skeleton >= ex.skeletons.size()) continue;
-      std::string values;
-      for (std::size_t i = 0; i < r.observables.size(); ++i)
-        values +=
-            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
-      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stems[t], k + 1),
-                              redscope::witness_dot(ex.skeletons[w.skeleton], w,
-                                                    fmt::format("{}: {}", r.test, values)));
-    }
-  }
 }
 
 int run_explain(const Cli& c) {
