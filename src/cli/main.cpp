@@ -146,7 +146,7 @@ those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
                        array, streamed: each test's object is printed as it
                        finishes, in input order), jsonl (one object per line,
                        valid however early the run is cut); xval and
-                       atomicity print their JSON at the end
+                       atomicity print one array, streamed, for both
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
   --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
@@ -505,14 +505,34 @@ class RunPictures {
   std::optional<std::string> error_;
 };
 
+// A JSON array on stdout, printed element by element as results stream by
+// ("[", elements joined by ",\n", "\n]\n"; "[]\n" when empty): what
+// render_json, render_xval_json and render_atomicity_json print at once.
+class JsonArrayOut {
+ public:
+  JsonArrayOut(Progress& p, bool on) : p_(p), on_(on) {}
+  void begin() {
+    if (on_) p_.print(stdout, "[");
+  }
+  void item(const std::string& text) {
+    if (on_) p_.print(stdout, (n_++ ? ",\n" : "\n") + text);
+  }
+  void end() {
+    if (on_) p_.print(stdout, n_ ? "\n]\n" : "]\n");
+  }
+
+ private:
+  Progress& p_;
+  bool on_;
+  std::size_t n_ = 0;
+};
+
 // One test's output as it finishes: its diagnostic on stderr, its block (text),
 // array element (json) or line (jsonl) on stdout; -v adds a timing line.
 class RunPrinter {
  public:
-  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p) {}
-  void begin() {
-    if (c_.format == "json") p_.print(stdout, "[");
-  }
+  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p), json_(p, c.format == "json") {}
+  void begin() { json_.begin(); }
   // `diagnosed`: the error is already on stderr (a path problem).
   void result(const redscope::TestResult& r, bool diagnosed = false) {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
@@ -523,20 +543,18 @@ class RunPrinter {
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
                            r.outcomes.size(), r.skeletons, r.seconds));
     if (c_.format == "json")
-      p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
+      json_.item(redscope::render_json_item(r));
     else if (c_.format == "jsonl")
       p_.print(stdout, redscope::render_json_line(r));
     else if (!c_.quiet)
       p_.print(stdout, redscope::render_text(r));
   }
-  void end() {
-    if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n");
-  }
+  void end() { json_.end(); }
 
  private:
   const Cli& c_;
   Progress& p_;
-  std::size_t n_ = 0;
+  JsonArrayOut json_;
 };
 
 // Workers split between tests and, with fewer tests than workers, within one
@@ -643,10 +661,13 @@ int run_xval(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
-  std::vector<redscope::XvalResult> results;
+  // Each result is printed and counted as it streams by, then dropped.
+  redscope::XvalSummary summary;
   bool any_error = !in.problems.empty(), defect = false;
   {
     Progress progress(in.files.size(), c.quiet);
+    JsonArrayOut json(progress, c.format != "text");
+    json.begin();
     stream_files<redscope::XvalResult>(
         in.files, across, progress,
         [&](const std::string& f) { return redscope::xval_file(f, opts); },
@@ -659,15 +680,12 @@ int run_xval(const Cli& c) {
           defect = defect || bad;
           if (c.format == "text" && (!c.quiet || bad))
             progress.print(stdout, redscope::render_xval_text(r));
-          results.push_back(std::move(r));
+          json.item(redscope::render_xval_json_item(r));
+          summary.add(r);
         });
+    json.end();
   }
-  if (c.format != "text") {
-    fmt::print("{}", redscope::render_xval_json(results));
-    fmt::print(stderr, "{}", redscope::render_xval_summary(results));
-  } else {
-    fmt::print("{}", redscope::render_xval_summary(results));
-  }
+  fmt::print(c.format == "text" ? stdout : stderr, "{}", summary.render());
   if (defect) return kExitDefect;
   return any_error ? kExitInputError : kExitOk;
 }
@@ -776,10 +794,11 @@ int run_atomicity(const Cli& c) {
   const Inputs in = inputs_of(c);
   if (!report_inputs(c, in)) return kExitInputError;
   const redscope::EngineOptions opts = options_of(c);
-  std::vector<redscope::AtomicityResult> results;
   bool any_error = !in.problems.empty();
   {
     Progress progress(in.files.size(), c.quiet);
+    JsonArrayOut json(progress, c.format != "text");  // streamed, as run's
+    json.begin();
     stream_files<redscope::AtomicityResult>(
         in.files, c.jobs, progress,
         [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
@@ -790,10 +809,10 @@ int run_atomicity(const Cli& c) {
           }
           if (c.format == "text" && !c.quiet)
             progress.print(stdout, redscope::render_atomicity_text(r));
-          results.push_back(std::move(r));
+          json.item(redscope::render_atomicity_json_item(r));
         });
+    json.end();
   }
-  if (c.format != "text") fmt::print("{}", redscope::render_atomicity_json(results));
   return any_error ? kExitInputError : kExitOk;
 }
 
