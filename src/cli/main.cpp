@@ -680,7 +680,7 @@ int run_xval(const Cli& c) {
           defect = defect || bad;
           if (c.format == "text" && (!c.quiet || bad))
             progress.print(stdout, redscope::render_xval_text(r));
-          json.item(redscope::render_xval_json_item(r));
+          if (c.format != "text") json.item(redscope::render_xval_json_item(r));
           summary.add(r);
         });
     json.end();
@@ -809,7 +809,7 @@ int run_atomicity(const Cli& c) {
           }
           if (c.format == "text" && !c.quiet)
             progress.print(stdout, redscope::render_atomicity_text(r));
-          json.item(redscope::render_atomicity_json_item(r));
+          if (c.format != "text") json.item(redscope::render_atomicity_json_item(r));
         });
     json.end();
   }
