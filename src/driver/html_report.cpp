@@ -254,7 +254,8 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
     }
     // A .test claim is its own expectation: it must hold.
     if (!e.expected && !e.z3.error && is_claim(e.z3.quantifier)) e.expected = true;
-    if (!e.z3.error) std::ofstream(fs::path(ro.dir) / "tests" / (e.stem + ".html")) << test_page(e);
+    const fs::path page = fs::path(ro.dir) / "tests" / (e.stem + ".html");
+    if (!e.z3.error) std::ofstream(page) << test_page(e);
     rows[i] = index_row(e);
     if (finished) finished(i, e.z3.error.has_value());
   });
