@@ -407,18 +407,21 @@ Json pair_json(const AtomicityPair& p) {
 
 }  // namespace
 
+std::string render_atomicity_json_item(const AtomicityResult& r) {
+  Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, r.target_sm);
+  if (!r.model_file.empty()) t.set("model", r.model_file);
+  set_json_metadata(t, r.metadata);
+  set_json_error(t, r.error, r.error_kind);
+  Json pairs = Json::array();
+  for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));
+  return "  " + t.set("pairs", std::move(pairs)).dump(Json::Layout::Nested, 1);
+}
+
 std::string render_atomicity_json(const std::vector<AtomicityResult>& results) {
-  Json all = Json::array();
-  for (const AtomicityResult& r : results) {
-    Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, r.target_sm);
-    if (!r.model_file.empty()) t.set("model", r.model_file);
-    set_json_metadata(t, r.metadata);
-    set_json_error(t, r.error, r.error_kind);
-    Json pairs = Json::array();
-    for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));
-    all.push(t.set("pairs", std::move(pairs)));
-  }
-  return all.dump(Json::Layout::Nested) + "\n";
+  std::string o = "[";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    o += (i ? ",\n" : "\n") + render_atomicity_json_item(results[i]);
+  return o + (results.empty() ? "]\n" : "\n]\n");
 }
 
 }  // namespace redscope

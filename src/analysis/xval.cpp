@@ -197,50 +197,60 @@ std::string render_xval_text(const XvalResult& r) {
   return o + "\n";
 }
 
-std::string render_xval_summary(const std::vector<XvalResult>& rs) {
-  std::size_t ar = 0, un = 0, rf = 0, tests_un = 0, errors = 0;
-  for (const XvalResult& r : rs) {
-    if (r.error) {
-      ++errors;
-      continue;
-    }
-    ar += r.count(XvalStatus::AllowedReached);
-    const std::size_t u = r.count(XvalStatus::AllowedUnreached);
-    un += u;
-    tests_un += u > 0;
-    rf += r.count(XvalStatus::ReachedForbidden);
+void XvalSummary::add(const XvalResult& r) {
+  ++tests;
+  if (r.error) {
+    ++errors;
+    return;
   }
+  allowed_reached += r.count(XvalStatus::AllowedReached);
+  const std::size_t u = r.count(XvalStatus::AllowedUnreached);
+  allowed_unreached += u;
+  tests_unreached += u > 0;
+  reached_forbidden += r.count(XvalStatus::ReachedForbidden);
+}
+
+std::string XvalSummary::render() const {
   return fmt::format(
       "Total {} tests ({} not checked): allowed-reached {}, allowed-never-reached {} (in {} "
       "tests), reached-but-forbidden {}\n",
-      rs.size(), errors, ar, un, tests_un, rf);
+      tests, errors, allowed_reached, allowed_unreached, tests_unreached, reached_forbidden);
+}
+
+std::string render_xval_summary(const std::vector<XvalResult>& rs) {
+  XvalSummary s;
+  for (const XvalResult& r : rs) s.add(r);
+  return s.render();
+}
+
+std::string render_xval_json_item(const XvalResult& r) {
+  Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
+  if (!r.model_file.empty()) t.set("model", r.model_file);
+  t.set("pair", r.pair ? Json(to_string(*r.pair)) : Json());
+  t.set("via", r.pair && !r.pair->via.empty() ? Json(std::string(r.pair->via)) : Json());
+  set_json_error(t, r.error, r.error_kind);
+  Json outcomes = Json::array();
+  for (const XvalOutcome& x : r.outcomes) {
+    Json values = Json::object();
+    for (std::size_t j = 0; j < r.labels.size(); ++j) values.set(r.labels[j], x.values[j]);
+    Json axioms = Json::array();
+    for (const std::string& a : x.forbidden_by) axioms.push(a);
+    Json o = Json::object()
+                 .set("values", std::move(values))
+                 .set("status", to_string(x.status))
+                 .set("forbidden_by", std::move(axioms))
+                 .set("trace", x.trace);
+    if (r.pair && r.pair->exact) o.set("z3_choices", x.z3_choices);
+    outcomes.push(std::move(o));
+  }
+  return "  " + t.set("outcomes", std::move(outcomes)).dump(Json::Layout::Nested, 1);
 }
 
 std::string render_xval_json(const std::vector<XvalResult>& rs) {
-  Json all = Json::array();
-  for (const XvalResult& r : rs) {
-    Json t = json_test_head(r.test, r.file, !r.test.empty(), r.model, std::nullopt);
-    if (!r.model_file.empty()) t.set("model", r.model_file);
-    t.set("pair", r.pair ? Json(to_string(*r.pair)) : Json());
-    t.set("via", r.pair && !r.pair->via.empty() ? Json(std::string(r.pair->via)) : Json());
-    set_json_error(t, r.error, r.error_kind);
-    Json outcomes = Json::array();
-    for (const XvalOutcome& x : r.outcomes) {
-      Json values = Json::object();
-      for (std::size_t j = 0; j < r.labels.size(); ++j) values.set(r.labels[j], x.values[j]);
-      Json axioms = Json::array();
-      for (const std::string& a : x.forbidden_by) axioms.push(a);
-      Json o = Json::object()
-                   .set("values", std::move(values))
-                   .set("status", to_string(x.status))
-                   .set("forbidden_by", std::move(axioms))
-                   .set("trace", x.trace);
-      if (r.pair && r.pair->exact) o.set("z3_choices", x.z3_choices);
-      outcomes.push(std::move(o));
-    }
-    all.push(t.set("outcomes", std::move(outcomes)));
-  }
-  return all.dump(Json::Layout::Nested) + "\n";
+  std::string o = "[";
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    o += (i ? ",\n" : "\n") + render_xval_json_item(rs[i]);
+  return o + (rs.empty() ? "]\n" : "\n]\n");
 }
 
 }  // namespace redscope

@@ -181,7 +181,7 @@ those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
                        array, streamed: each test's object is printed as it
                        finishes, in input order), jsonl (one object per line,
                        valid however early the run is cut); xval and
-                       atomicity print their JSON at the end
+                       atomicity print one array, streamed, for both
   -j N, --jobs N       check N tests at once on N threads (default: hardware
                        threads); output order does not depend on N
   --expect CSV         compare each verdict with a Dat3M-style CSV (path,1|0,
@@ -249,8 +249,12 @@ have finished, so a cut run keeps what it printed. A path that does not exist
 or cannot be read is an error for that path; the others still run. A run that
 finds no test file exits 1. A .test file's own claims (permit, assert,
 check) are counted in "N passed, M failed" without --expect. While tests
-run and stderr is a terminal, a
-progress line there names the test being checked and its time.
+run (run, xval, atomicity, report) and stderr is a terminal, a progress line
+there shows tests done/total, the rate, the time left (ETA), the tests
+failed so far and the oldest test still being checked with its time; it is
+erased before any output and never written to a pipe, a file or with -q.
+Memory does not grow with the number of tests beyond their sorted list of
+paths: results are printed and counted as they stream, then dropped.
 
 Exit status:
   0  every test was checked (and, with --expect, every verdict matched)
@@ -494,16 +498,77 @@ redscope::EngineOptions options_of(const Cli& c) {
   return opts;
 }
 
-void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results);
+// --dot DIR: a picture of each outcome's witness of each z3 result, drawn
+// as the results stream by (the k-th result added is the k-th of
+// `addresses`, which name the pictures). The first picture that cannot be
+// written stops the drawing; error() says why, for after the run.
+class RunPictures {
+ public:
+  RunPictures(const Cli& c, const std::vector<std::string>& addresses)
+      : dir_(c.dot_dir),
+        stems_(dir_ ? redscope::unique_stems(addresses) : std::vector<std::string>{}) {}
+  void add(const redscope::TestResult& r) {
+    const std::size_t t = next_++;
+    if (!dir_ || error_) return;
+    try {
+      draw(r, stems_.at(t));
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  void draw(const redscope::TestResult& r, const std::string& stem) const {
+    if (r.error || r.outcomes.empty() || r.engine != "z3" || !r.expansion) return;
+    const redscope::Expansion& ex = *r.expansion;
+    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
+      const redscope::Witness& w = r.outcomes[k].witness;
+      if (w.skeleton >= ex.skeletons.size()) continue;
+      std::string values;
+      for (std::size_t i = 0; i < r.observables.size(); ++i)
+        values +=
+            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
+      redscope::write_picture(*dir_, fmt::format("{}-{}", stem, k + 1),
+                              redscope::witness_dot(ex.skeletons[w.skeleton], w,
+                                                    fmt::format("{}: {}", r.test, values)));
+    }
+  }
+
+  std::optional<std::string> dir_;
+  std::vector<std::string> stems_;  // a/MP, b/MP apart
+  std::size_t next_ = 0;
+  std::optional<std::string> error_;
+};
+
+// A JSON array on stdout, printed element by element as results stream by
+// ("[", elements joined by ",\n", "\n]\n"; "[]\n" when empty): what
+// render_json, render_xval_json and render_atomicity_json print at once.
+class JsonArrayOut {
+ public:
+  JsonArrayOut(Progress& p, bool on) : p_(p), on_(on) {}
+  void begin() {
+    if (on_) p_.print(stdout, "[");
+  }
+  void item(const std::string& text) {
+    if (on_) p_.print(stdout, (n_++ ? ",\n" : "\n") + text);
+  }
+  void end() {
+    if (on_) p_.print(stdout, n_ ? "\n]\n" : "]\n");
+  }
+
+ private:
+  Progress& p_;
+  bool on_;
+  std::size_t n_ = 0;
+};
 
 // One test's output as it finishes: its diagnostic on stderr, its block (text),
 // array element (json) or line (jsonl) on stdout; -v adds a timing line.
 class RunPrinter {
  public:
-  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p) {}
-  void begin() {
-    if (c_.format == "json") p_.print(stdout, "[");
-  }
+  RunPrinter(const Cli& c, Progress& p) : c_(c), p_(p), json_(p, c.format == "json") {}
+  void begin() { json_.begin(); }
   // `diagnosed`: the error is already on stderr (a path problem).
   void result(const redscope::TestResult& r, bool diagnosed = false) {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
@@ -514,20 +579,18 @@ class RunPrinter {
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
                            r.outcomes.size(), r.skeletons, r.seconds));
     if (c_.format == "json")
-      p_.print(stdout, (n_++ ? ",\n" : "\n") + redscope::render_json_item(r));
+      json_.item(redscope::render_json_item(r));
     else if (c_.format == "jsonl")
       p_.print(stdout, redscope::render_json_line(r));
     else if (!c_.quiet)
       p_.print(stdout, redscope::render_text(r));
   }
-  void end() {
-    if (c_.format == "json") p_.print(stdout, n_ ? "\n]\n" : "]\n");
-  }
+  void end() { json_.end(); }
 
  private:
   const Cli& c_;
   Progress& p_;
-  std::size_t n_ = 0;
+  JsonArrayOut json_;
 };
 
 // Workers split between tests and, with fewer tests than workers, within one
@@ -538,6 +601,12 @@ std::pair<unsigned, unsigned> split_jobs(const Cli& c, std::size_t tests) {
   return {across, std::max(1u, c.jobs / across)};
 }
 
+// What the progress line counts as failed: a test that could not be checked,
+// and for xval one whose two formulations disagree (a defect).
+bool failed(const redscope::TestResult& r) { return r.error.has_value(); }
+bool failed(const redscope::AtomicityResult& r) { return r.error.has_value(); }
+bool failed(const redscope::XvalResult& r) { return r.error.has_value() || r.defect(); }
+
 // Checks every file with `check` on `jobs` threads, keeping the progress line
 // up to date, and hands each result to `emit` in input order (run_ordered).
 template <class R, class Check, class Emit>
@@ -546,9 +615,9 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
   redscope::run_ordered<R>(
       files.size(), jobs,
       [&](std::size_t i) {
-        progress.started(i, redscope::file_stem(files[i]));
+        progress.started(i, redscope::address_stem(files[i]));
         R r = check(files[i]);
-        progress.finished(i, r.error.has_value());
+        progress.finished(i, failed(r));
         return r;
       },
       [&](std::size_t, R&& r) { emit(std::move(r)); });
@@ -571,34 +640,39 @@ int run(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
-  std::vector<redscope::TestResult> results = in.problems;
+  // Each result is printed, counted and drawn as it streams by, then dropped.
+  redscope::ExpectTally tally(std::move(expectations));
+  std::vector<std::string> addresses;
+  if (c.dot_dir) {
+    for (const redscope::TestResult& r : in.problems) addresses.push_back(r.file);
+    addresses.insert(addresses.end(), in.files.begin(), in.files.end());
+  }
+  RunPictures pictures(c, addresses);
+  bool any_error = !in.problems.empty();
   {
     Progress progress(in.files.size(), c.quiet);
     RunPrinter out(c, progress);
+    auto consume = [&](const redscope::TestResult& r, bool diagnosed) {
+      out.result(r, diagnosed);
+      any_error = any_error || r.error.has_value();
+      tally.add(r);
+      pictures.add(r);
+    };
     out.begin();
-    for (const redscope::TestResult& r : in.problems) out.result(r, true);
+    for (const redscope::TestResult& r : in.problems) consume(r, true);
     stream_files<redscope::TestResult>(
         in.files, across, progress,
         [&](const std::string& f) { return redscope::check_file(f, opts); },
-        [&](redscope::TestResult&& r) {
-          out.result(r);
-          results.push_back(std::move(r));
-        });
+        [&](redscope::TestResult&& r) { consume(r, false); });
     out.end();
   }
-  bool any_error = !in.problems.empty();
-  for (const auto& r : results) any_error = any_error || r.error.has_value();
-  if (c.dot_dir) {
-    try {
-      write_run_pictures(c, results);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "redscope: --dot: {}\n", e.what());
-      any_error = true;
-    }
+  if (pictures.error()) {
+    fmt::print(stderr, "redscope: --dot: {}\n", *pictures.error());
+    any_error = true;
   }
   redscope::ExpectReport rep;
-  if (c.expect) rep = redscope::compare_expectations(expectations, results);
-  const bool claims = redscope::add_claims(rep, expectations, results);
+  if (c.expect) rep = tally.compared();
+  const bool claims = tally.add_claims(rep);
   if (c.expect || claims) {
     auto& out = c.format == "text" ? stdout : stderr;
     for (const auto& l : rep.lines) fmt::print(out, "{}\n", l);
@@ -623,10 +697,13 @@ int run_xval(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
-  std::vector<redscope::XvalResult> results;
+  // Each result is printed and counted as it streams by, then dropped.
+  redscope::XvalSummary summary;
   bool any_error = !in.problems.empty(), defect = false;
   {
     Progress progress(in.files.size(), c.quiet);
+    JsonArrayOut json(progress, c.format != "text");
+    json.begin();
     stream_files<redscope::XvalResult>(
         in.files, across, progress,
         [&](const std::string& f) { return redscope::xval_file(f, opts); },
@@ -639,41 +716,14 @@ int run_xval(const Cli& c) {
           defect = defect || bad;
           if (c.format == "text" && (!c.quiet || bad))
             progress.print(stdout, redscope::render_xval_text(r));
-          results.push_back(std::move(r));
+          if (c.format != "text") json.item(redscope::render_xval_json_item(r));
+          summary.add(r);
         });
+    json.end();
   }
-  if (c.format != "text") {
-    fmt::print("{}", redscope::render_xval_json(results));
-    fmt::print(stderr, "{}", redscope::render_xval_summary(results));
-  } else {
-    fmt::print("{}", redscope::render_xval_summary(results));
-  }
+  fmt::print(c.format == "text" ? stdout : stderr, "{}", summary.render());
   if (defect) return kExitDefect;
   return any_error ? kExitInputError : kExitOk;
-}
-
-// Writes one picture per outcome witness of each z3 result into c.dot_dir.
-void write_run_pictures(const Cli& c, const std::vector<redscope::TestResult>& results) {
-  std::vector<std::string> files;
-  for (const redscope::TestResult& r : results) files.push_back(r.file);
-  const std::vector<std::string> stems = redscope::unique_stems(files);  // a/MP, b/MP apart
-  for (std::size_t t = 0; t < results.size(); ++t) {
-    const redscope::TestResult& r = results[t];
-    if (r.error || r.outcomes.empty() || r.engine != "z3") continue;
-    if (!r.expansion) continue;
-    const redscope::Expansion& ex = *r.expansion;
-    for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
-      const redscope::Witness& w = r.outcomes[k].witness;
-      if (w.skeleton >= ex.skeletons.size()) continue;
-      std::string values;
-      for (std::size_t i = 0; i < r.observables.size(); ++i)
-        values +=
-            fmt::format("{}{}={}", i ? "; " : "", r.observables[i].label, r.render_value(k, i));
-      redscope::write_picture(*c.dot_dir, fmt::format("{}-{}", stems[t], k + 1),
-                              redscope::witness_dot(ex.skeletons[w.skeleton], w,
-                                                    fmt::format("{}: {}", r.test, values)));
-    }
-  }
 }
 
 int run_explain(const Cli& c) {
@@ -760,7 +810,7 @@ int run_report(const Cli& c) {
     Progress progress(found->size(), c.quiet);
     s = redscope::write_html_report(
         *found, options_of(c), ro,
-        [&](std::size_t i) { progress.started(i, redscope::file_stem((*found)[i])); },
+        [&](std::size_t i) { progress.started(i, redscope::address_stem((*found)[i])); },
         [&](std::size_t i, bool error) { progress.finished(i, error); });
   } catch (const std::exception& e) {
     fmt::print(stderr, "redscope: report: {}\n", e.what());
@@ -800,10 +850,11 @@ int run_atomicity(const Cli& c) {
   const Inputs in = inputs_of(c);
   if (!report_inputs(c, in)) return kExitInputError;
   const redscope::EngineOptions opts = options_of(c);
-  std::vector<redscope::AtomicityResult> results;
   bool any_error = !in.problems.empty();
   {
     Progress progress(in.files.size(), c.quiet);
+    JsonArrayOut json(progress, c.format != "text");  // streamed, as run's
+    json.begin();
     stream_files<redscope::AtomicityResult>(
         in.files, c.jobs, progress,
         [&](const std::string& f) { return redscope::check_atomicity_file(f, opts); },
@@ -814,10 +865,10 @@ int run_atomicity(const Cli& c) {
           }
           if (c.format == "text" && !c.quiet)
             progress.print(stdout, redscope::render_atomicity_text(r));
-          results.push_back(std::move(r));
+          if (c.format != "text") json.item(redscope::render_atomicity_json_item(r));
         });
+    json.end();
   }
-  if (c.format != "text") fmt::print("{}", redscope::render_atomicity_json(results));
   return any_error ? kExitInputError : kExitOk;
 }
 

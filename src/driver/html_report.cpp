@@ -185,7 +185,42 @@ std::string test_page(const Entry& e) {
   return h;
 }
 
-std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
+// What the index keeps of a test once its page is written: its table row
+// and its share of the summary (a report keeps no test's results).
+struct IndexRow {
+  std::string html;
+  bool error = false, mismatch = false;
+  std::size_t defects = 0;
+};
+
+IndexRow index_row(const Entry& e) {
+  const TestResult& r = e.z3;
+  IndexRow row;
+  // A machine that failed (a timeout, a memory cap) is an error of the
+  // report too: its cross-check did not happen.
+  row.error = r.error || !e.machine_error.empty();
+  row.mismatch = e.expected && !r.error && *e.expected != r.holds;
+  for (const auto& v : e.reached)
+    if (std::none_of(r.outcomes.begin(), r.outcomes.end(),
+                     [&](const Outcome& o) { return o.values == v; }))
+      ++row.defects;
+  const std::string name = html_escape(r.test.empty() ? e.file : r.test);
+  row.html = fmt::format(
+      "<tr "
+      "class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
+      "td><td>{:.2f}</td></tr>",
+      r.error        ? "error"
+      : row.mismatch ? "mismatch"
+                     : "",
+      r.error ? name : fmt::format("<a href=\"tests/{}.html\">{}</a>", e.stem, name),
+      model_name(r.model, r.model_file), r.error ? "<span class=bad>error</span>" : verdict(r),
+      e.expected ? (*e.expected ? "Ok" : "No") : "<span class=muted>-</span>",
+      r.error ? "" : std::to_string(r.outcomes.size()),
+      r.error ? html_escape(*r.error) : machine_cell(e), r.seconds);
+  return row;
+}
+
+std::string index_page(const std::vector<IndexRow>& rows, const ReportSummary& s) {
   std::string h = fmt::format(
       "<!doctype html><html><head><meta charset=utf-8><title>redscope report</title>{}</head><body>"
       "<h1>redscope report</h1><p id=summary>{} tests, {} errors, {} verdicts differ from the "
@@ -195,23 +230,7 @@ std::string index_page(const std::vector<Entry>& es, const ReportSummary& s) {
   h += "<table "
        "id=tests><tr><th>test</th><th>model</th><th>verdict</th><th>expected</th><th>outcomes</"
        "th><th>machine (xval)</th><th>time (s)</th></tr>";
-  for (const Entry& e : es) {
-    const TestResult& r = e.z3;
-    const bool mismatch = e.expected && !r.error && *e.expected != r.holds;
-    const std::string name = html_escape(r.test.empty() ? e.file : r.test);
-    h += fmt::format(
-        "<tr "
-        "class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
-        "td><td>{:.2f}</td></tr>",
-        r.error    ? "error"
-        : mismatch ? "mismatch"
-                   : "",
-        r.error ? name : fmt::format("<a href=\"tests/{}.html\">{}</a>", e.stem, name),
-        model_name(r.model, r.model_file), r.error ? "<span class=bad>error</span>" : verdict(r),
-        e.expected ? (*e.expected ? "Ok" : "No") : "<span class=muted>-</span>",
-        r.error ? "" : std::to_string(r.outcomes.size()),
-        r.error ? html_escape(*r.error) : machine_cell(e), r.seconds);
-  }
+  for (const IndexRow& row : rows) h += row.html;
   return h + "</table></body></html>\n";
 }
 
@@ -261,37 +280,38 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
                                 const std::function<void(std::size_t, bool)>& finished) {
   fs::create_directories(fs::path(ro.dir) / "tests");
   const auto expected = expectations_near(files);
-  std::vector<Entry> es(files.size());
   const std::vector<std::string> stems = unique_stems(files);  // one page per test
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    es[i].file = files[i];
-    es[i].stem = stems[i];
-    auto it = expected.find(path_key(files[i]));
-    if (it != expected.end()) es[i].expected = it->second;
-  }
+  // Each test's page is written by the worker that checked it, which keeps
+  // only the index row: memory does not grow with the tests' results.
+  std::vector<IndexRow> rows(files.size());
   parallel_for(files.size(), ro.jobs, [&](std::size_t i) {
     if (started) started(i);
+    Entry e;
+    e.file = files[i];
+    e.stem = stems[i];
+    auto it = expected.find(path_key(files[i]));
+    if (it != expected.end()) e.expected = it->second;
     try {
-      check_one(es[i], opts, ro);
+      check_one(e, opts, ro);
     } catch (const std::exception& x) {  // a picture or page that cannot be written
-      es[i].z3.error = x.what();
+      e.z3.error = x.what();
     }
     // A .test claim is its own expectation: it must hold.
-    if (!es[i].expected && !es[i].z3.error && is_claim(es[i].z3.quantifier)) es[i].expected = true;
-    if (finished) finished(i, es[i].z3.error.has_value());
+    if (!e.expected && !e.z3.error && is_claim(e.z3.quantifier)) e.expected = true;
+    const fs::path page = fs::path(ro.dir) / "tests" / (e.stem + ".html");
+    if (!e.z3.error) std::ofstream(page) << test_page(e);
+    rows[i] = index_row(e);
+    if (finished) finished(i, e.z3.error.has_value());
   });
   ReportSummary s;
-  s.tests = es.size();
-  for (const Entry& e : es) {
-    // A machine that failed (a timeout, a memory cap) is an error of the
-    // report too: its cross-check did not happen.
-    s.errors += e.z3.error || !e.machine_error.empty() ? 1 : 0;
-    s.mismatches += e.expected && !e.z3.error && *e.expected != e.z3.holds;
-    s.defects += defects_of(e);
-    if (!e.z3.error) std::ofstream(fs::path(ro.dir) / "tests" / (e.stem + ".html")) << test_page(e);
+  s.tests = rows.size();
+  for (const IndexRow& row : rows) {
+    s.errors += row.error ? 1 : 0;
+    s.mismatches += row.mismatch;
+    s.defects += row.defects;
   }
   std::ofstream out(fs::path(ro.dir) / "index.html");
-  if (!(out << index_page(es, s)))
+  if (!(out << index_page(rows, s)))
     throw std::runtime_error(fmt::format("cannot write {}/index.html", ro.dir));
   return s;
 }

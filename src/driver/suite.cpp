@@ -192,65 +192,87 @@ std::vector<Expectation> read_expectations(const std::string& csv_path, std::siz
   return out;
 }
 
-ExpectReport compare_expectations(const std::vector<Expectation>& exp,
-                                  const std::vector<TestResult>& results) {
-  std::map<std::string, const TestResult*> by_path;
-  for (const TestResult& r : results) by_path[path_key(r.file)] = &r;
+ExpectTally::ExpectTally(std::vector<Expectation> exp) : exp_(std::move(exp)), rows_(exp_.size()) {
+  for (std::size_t i = 0; i < exp_.size(); ++i) rows_of_[exp_[i].resolved].push_back(i);
+}
+
+void ExpectTally::add(const TestResult& r) {
+  const std::string key = path_key(r.file);
+  const auto named = rows_of_.find(key);
+  if (named != rows_of_.end()) {
+    for (const std::size_t i : named->second) {
+      const Expectation& e = exp_[i];
+      Row& row = rows_[i];
+      row.line.clear();
+      if (r.error) {
+        row.verdict = Row::Verdict::Error;
+        row.line = fmt::format("ERROR {}: {}", e.path, *r.error);
+      } else if (r.holds != e.holds) {
+        row.verdict = Row::Verdict::Failed;
+        row.line = fmt::format(
+            "MISMATCH {}: expected {} ({}), redscope says {} ({} {}, observation {})", e.path,
+            e.holds ? 1 : 0, e.holds ? "holds" : "does not hold", r.holds ? 1 : 0,
+            to_string(r.quantifier), r.condition_text, to_string(r.observation));
+      } else {
+        row.verdict = Row::Verdict::Passed;
+      }
+    }
+  }
+  if (r.error && exp_.empty())
+    error_lines_.push_back(fmt::format("ERROR {}: {}", r.file, *r.error));
+  if (r.error || !is_claim(r.quantifier) || named != rows_of_.end()) return;
+  any_claim_ = true;
+  if (r.holds) {
+    ++claims_passed_;
+    return;
+  }
+  ++claims_failed_;
+  const std::string claim = r.source && r.source->metadata.count("claim")
+                                ? r.source->metadata.at("claim")
+                                : std::string(to_string(r.quantifier));
+  claim_lines_.push_back(fmt::format("CLAIM NOT MET {}: {} ({}) as {}: {}", r.file,
+                                     to_string(r.quantifier), r.condition_text, claim,
+                                     r.quantifier == Quantifier::Assert
+                                         ? "some allowed execution does not satisfy the condition"
+                                         : "no allowed execution satisfies the condition"));
+}
+
+ExpectReport ExpectTally::compared() const {
   ExpectReport rep;
-  for (const Expectation& e : exp) {
-    auto it = by_path.find(e.resolved);
-    if (it == by_path.end()) {
-      ++rep.not_run;
-      continue;
+  for (const Row& row : rows_) {
+    switch (row.verdict) {
+      case Row::Verdict::NotRun: ++rep.not_run; break;
+      case Row::Verdict::Passed: ++rep.passed; break;
+      case Row::Verdict::Failed: ++rep.failed; break;
+      case Row::Verdict::Error: ++rep.errors; break;
     }
-    const TestResult& r = *it->second;
-    if (r.error) {
-      ++rep.errors;
-      rep.lines.push_back(fmt::format("ERROR {}: {}", e.path, *r.error));
-    } else if (r.holds != e.holds) {
-      ++rep.failed;
-      rep.lines.push_back(
-          fmt::format("MISMATCH {}: expected {} ({}), redscope says {} ({} {}, observation {})",
-                      e.path, e.holds ? 1 : 0, e.holds ? "holds" : "does not hold", r.holds ? 1 : 0,
-                      to_string(r.quantifier), r.condition_text, to_string(r.observation)));
-    } else {
-      ++rep.passed;
-    }
+    if (!row.line.empty()) rep.lines.push_back(row.line);
   }
   return rep;
 }
 
+bool ExpectTally::add_claims(ExpectReport& rep) const {
+  if (!any_claim_) return false;
+  rep.passed += claims_passed_;
+  rep.failed += claims_failed_;
+  rep.lines.insert(rep.lines.end(), claim_lines_.begin(), claim_lines_.end());
+  rep.errors += error_lines_.size();  // only kept when there are no rows
+  rep.lines.insert(rep.lines.end(), error_lines_.begin(), error_lines_.end());
+  return true;
+}
+
+ExpectReport compare_expectations(const std::vector<Expectation>& exp,
+                                  const std::vector<TestResult>& results) {
+  ExpectTally tally(exp);
+  for (const TestResult& r : results) tally.add(r);
+  return tally.compared();
+}
+
 bool add_claims(ExpectReport& rep, const std::vector<Expectation>& exp,
                 const std::vector<TestResult>& results) {
-  std::set<std::string> named;
-  for (const Expectation& e : exp) named.insert(e.resolved);
-  bool any = false;
-  for (const TestResult& r : results) {
-    if (r.error || !is_claim(r.quantifier)) continue;
-    if (named.count(path_key(r.file))) continue;
-    any = true;
-    if (r.holds) {
-      ++rep.passed;
-      continue;
-    }
-    ++rep.failed;
-    const std::string claim = r.source && r.source->metadata.count("claim")
-                                  ? r.source->metadata.at("claim")
-                                  : std::string(to_string(r.quantifier));
-    rep.lines.push_back(fmt::format("CLAIM NOT MET {}: {} ({}) as {}: {}", r.file,
-                                    to_string(r.quantifier), r.condition_text, claim,
-                                    r.quantifier == Quantifier::Assert
-                                        ? "some allowed execution does not satisfy the condition"
-                                        : "no allowed execution satisfies the condition"));
-  }
-  if (!any) return false;
-  if (exp.empty())
-    for (const TestResult& r : results)
-      if (r.error) {
-        ++rep.errors;
-        rep.lines.push_back(fmt::format("ERROR {}: {}", r.file, *r.error));
-      }
-  return true;
+  ExpectTally tally(exp);
+  for (const TestResult& r : results) tally.add(r);
+  return tally.add_claims(rep);
 }
 
 }  // namespace redscope

@@ -58,6 +58,9 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
 AtomicityResult check_atomicity_file(const std::string& path, const EngineOptions& opts);
 
 std::string render_atomicity_text(const AtomicityResult& r);
+// One result as an element of the JSON array (no separator): "[", items
+// joined by ",\n", "\n]\n" is render_atomicity_json.
+std::string render_atomicity_json_item(const AtomicityResult& r);
 std::string render_atomicity_json(const std::vector<AtomicityResult>& results);
 
 }  // namespace redscope

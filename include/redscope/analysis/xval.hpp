@@ -60,7 +60,18 @@ XvalResult xval_file(const std::string& path, const EngineOptions& opts);
 // report's machine column).
 TestResult run_reaching_side(const LitmusTest& t, const EngineOptions& opts);
 std::string render_xval_text(const XvalResult& r);
+// The closing summary's counts, added one result at a time (a streamed run
+// keeps no results).
+struct XvalSummary {
+  std::size_t tests = 0, errors = 0, allowed_reached = 0, allowed_unreached = 0,
+              tests_unreached = 0, reached_forbidden = 0;
+  void add(const XvalResult& r);
+  std::string render() const;  // "Total N tests (E not checked): ..."
+};
 std::string render_xval_summary(const std::vector<XvalResult>& rs);
+// One result as an element of the JSON array (no separator), as run's
+// render_json_item: "[", items joined by ",\n", "\n]\n" is render_xval_json.
+std::string render_xval_json_item(const XvalResult& r);
 std::string render_xval_json(const std::vector<XvalResult>& rs);
 
 }  // namespace redscope

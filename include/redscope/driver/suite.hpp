@@ -1,7 +1,11 @@
 // Running many tests: file discovery, a worker pool, and expectation files.
 #pragma once
 
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -35,20 +39,33 @@ TestResult check_text(const std::string& text, const std::string& name, const En
 // handed over (serialised: emit never runs on two threads at once). So output
 // streams in input order whatever `jobs` is, and a cut run has printed every
 // result up to the first unfinished one.
+//
+// Memory does not grow with n: a worker starts index i only when i is fewer
+// than `ahead` (default: max(16, 4 x jobs)) past the next index to emit, so at
+// most `ahead` results wait for a slow earlier one, and each is released once
+// emitted. (parallel_for hands indices out in increasing order, so the index
+// to emit has always been started and never waits: no deadlock.)
 template <class T>
 void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t)>& work,
-                 const std::function<void(std::size_t, T&&)>& emit) {
-  std::vector<std::optional<T>> done(n);
+                 const std::function<void(std::size_t, T&&)>& emit, std::size_t ahead = 0) {
+  if (ahead == 0) ahead = std::max<std::size_t>(16, 4 * std::size_t{std::max(1u, jobs)});
+  std::map<std::size_t, T> waiting;  // finished, not yet emitted: at most `ahead`
   std::size_t next = 0;
   std::mutex mu;
+  std::condition_variable advanced;
   parallel_for(n, jobs, [&](std::size_t i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      advanced.wait(lock, [&] { return i < next + ahead; });
+    }
     T r = work(i);
     std::lock_guard<std::mutex> lock(mu);
-    done[i] = std::move(r);
-    for (; next < n && done[next]; ++next) {
-      emit(next, std::move(*done[next]));
-      done[next].reset();
-    }
+    waiting.emplace(i, std::move(r));
+    const std::size_t before = next;
+    for (auto it = waiting.begin(); it != waiting.end() && it->first == next;
+         it = waiting.erase(it), ++next)
+      emit(next, std::move(it->second));
+    if (next != before) advanced.notify_all();
   });
 }
 
@@ -81,13 +98,39 @@ struct ExpectReport {
   std::size_t passed = 0, failed = 0, errors = 0, not_run = 0;
 };
 
+// Compares results with the rows of an expectation file and counts the
+// tests that carry their own claim (a .test file's permit, assert or check),
+// one result at a time, so that a run can stream its results and keep none.
+// What it keeps: one verdict per row of `exp`, and the lines of the claims
+// not met and of the errors.
+class ExpectTally {
+ public:
+  explicit ExpectTally(std::vector<Expectation> exp);
+  void add(const TestResult& r);
+  // Each row of `exp` in order: passed, failed (MISMATCH line), an error
+  // (ERROR line) or not run, judged by the last result added for its path.
+  ExpectReport compared() const;
+  // Adds to `rep` the tests with a claim that no row of `exp` names: a
+  // claim that does not hold fails, with a line saying why. With claims and
+  // no rows, every error of the run counts too. False when there was no claim.
+  bool add_claims(ExpectReport& rep) const;
+
+ private:
+  struct Row {
+    enum class Verdict : std::uint8_t { NotRun, Passed, Failed, Error } verdict = Verdict::NotRun;
+    std::string line;  // MISMATCH or ERROR
+  };
+  std::vector<Expectation> exp_;
+  std::map<std::string, std::vector<std::size_t>, std::less<>> rows_of_;  // path_key -> rows
+  std::vector<Row> rows_;
+  bool any_claim_ = false;
+  std::size_t claims_passed_ = 0, claims_failed_ = 0;
+  std::vector<std::string> claim_lines_, error_lines_;
+};
+
+// The tally over a whole vector of results (ExpectTally::compared, add_claims).
 ExpectReport compare_expectations(const std::vector<Expectation>& exp,
                                   const std::vector<TestResult>& results);
-
-// Adds the tests that carry their own claim (a .test file's permit, assert or
-// check) and that no row of `exp` names: a claim that does not hold fails,
-// with a line saying why. With claims, every error of the run counts too.
-// False when there was no claim.
 bool add_claims(ExpectReport& rep, const std::vector<Expectation>& exp,
                 const std::vector<TestResult>& results);
 
