@@ -25,15 +25,19 @@ grep -q "^Total [1-9][0-9]* tests (0 not checked): .*never-reached 0 (in 0 tests
   || fail "xval litmus/pto: $(tail -1 <<<"$pto")"
 [ "$(grep -c "^Xval .* (pto: explorer vs z3 twin): " <<<"$pto")" = \
   "$(grep -c "^Xval " <<<"$pto")" ] || fail "xval litmus/pto: a test not checked by that pair"
-"$bin" xval --format json "$litmus/pto/hazard-no-barrier.litmus" 2>/dev/null \
-  | grep -q '"pair": "explorer vs z3 twin"' || fail "xval JSON: no pair field for a PTO program"
+# The JSON streams (written in pieces): read it whole before grep -q, which
+# stops reading at its match (a later write would get SIGPIPE, and pipefail).
+json=$("$bin" xval --format json "$litmus/pto/hazard-no-barrier.litmus" 2>/dev/null)
+grep -q '"pair": "explorer vs z3 twin"' <<<"$json" ||
+  fail "xval JSON: no pair field for a PTO program"
 # SASS: the machine runs the PTX events SASS lowers to, and says so.
 sass=$(find "$litmus" -name '*.litmus' -print0 | xargs -0 awk 'FNR == 1 && $1 == "SASS"' | wc -l)
 said=$(grep -c "^Xval .* (sass-sm30; sass, via lowering to PTX events): " <<<"$out")
 [ "$sass" -gt 0 ] && [ "$said" = "$sass" ] \
   || fail "xval: $said of $sass SASS tests say 'sass, via lowering to PTX events'"
-"$bin" xval --format json "$litmus/sass/LB.litmus" 2>/dev/null \
-  | grep -q '"via": "lowering to PTX events"' || fail "xval JSON: no via field for a SASS test"
+json=$("$bin" xval --format json "$litmus/sass/LB.litmus" 2>/dev/null)
+grep -q '"via": "lowering to PTX events"' <<<"$json" ||
+  fail "xval JSON: no via field for a SASS test"
 verdict() { "$bin" run --engine op "$litmus/$1.litmus" | grep -E '^(Ok|No)$'; }
 [ "$(verdict scope/red-cta-2cta-lost)" = Ok ] || fail "the machine must lose an update of red.cta across CTAs"
 [ "$(verdict scope/red-gpu-2cta-safe)" = No ] || fail "the machine must not lose an update of red.gpu"
