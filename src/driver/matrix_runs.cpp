@@ -173,11 +173,19 @@ generate::MatrixCount run_matrix_spec(const generate::MatrixSpec& spec, const Ma
     base += batch.size();
     batch.clear();
   };
-  const generate::MatrixCount n = generate::for_each_cell(spec, [&](const generate::MatrixCell& c) {
+  std::size_t emitted = 0, skipped = 0;
+  const auto emit = [&](const generate::MatrixCell& c) {
+    ++emitted;
     if (hooks.stop && hooks.stop()) return;
     batch.push_back(CellJob{c.name + ".litmus", c.name, c.text, c.coords, spec.name});
     if (batch.size() >= batch_size) flush();
-  });
+  };
+  const auto visited = [&](std::size_t n) {
+    if (n - emitted == skipped) return;
+    skipped = n - emitted;
+    if (hooks.skipped) hooks.skipped(skipped);
+  };
+  const generate::MatrixCount n = generate::for_each_cell(spec, emit, visited);
   flush();
   return n;
 }

@@ -37,7 +37,8 @@ struct MatrixRunHooks {
   std::function<void(std::size_t, const std::string&)> started;  // index, test's name
   std::function<void(std::size_t, bool)> finished;               // index, error
   std::function<void(MatrixJudged&&)> judged;                    // in input order
-  std::function<bool()> stop;  // true: check no further test (a fatal error)
+  std::function<bool()> stop;                // true: check no further test (a fatal error)
+  std::function<void(std::size_t)> skipped;  // cells the ISA skipped so far (specs only)
 };
 
 // Checks each file (condition: check_file; atomicity: check_atomicity_file).
