@@ -30,10 +30,11 @@ constexpr std::string_view kMatrixUsage = R"(Usage: redscope gen matrix SPEC --o
 
 Writes DIR/NAME.litmus for every cell of the parameter matrix SPEC (a TOML
 file: docs/matrix-spec.md) that the PTX ISA allows; NAME is SPEC-NAME+LABEL+...
-(one label per axis, in the spec's order). Cells the PTX reader rejects by a
-rule of the ISA (a target's minimum sm_NN, a qualifier, type or state-space
-table) are skipped and counted by rule; any other error in a cell is an error
-in the spec, reported at SPEC:LINE:COL. The count goes to standard output,
+(one label per axis, in the spec's order). Each cell is read and expanded as
+`run` would; cells rejected by a rule of the ISA (a target's minimum sm_NN, a
+qualifier, type or state-space table, shared memory another CTA cannot reach)
+are skipped and counted by rule; any other error in a cell is an error in the
+spec, reported at SPEC:LINE:COL. The count goes to standard output,
 the most frequent reason first:
   1152 cells: 1024 written to DIR, 128 skipped:
     96   ld/st's .cluster scope needs sm_90 or later (PTX ISA ...)
