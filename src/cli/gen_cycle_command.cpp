@@ -195,7 +195,7 @@ int enumerate(const Options& o) {
   e.cycle = o.cycle;
   Writer w(*o.out);
   // The progress line (a terminal only, after a second): candidate cycles tried.
-  Progress progress(gen::count_candidates(e), o.quiet);
+  Progress progress(gen::count_candidates(e), o.quiet, "cycles");
   e.tried = [&](std::size_t i) {
     progress.started(i, "");
     progress.finished(i, false);

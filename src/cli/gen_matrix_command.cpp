@@ -202,7 +202,7 @@ int run_gen_matrix(int argc, char** argv) {
     OutputFolder folder(o.out, spec.name, o.max_file_bytes);
     MatrixCount count;
     {
-      Progress progress(total, o.quiet);
+      Progress progress(total, o.quiet, "cells");
       count = generate::for_each_cell(
           spec,
           [&](const MatrixCell& cell) {

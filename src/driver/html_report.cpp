@@ -14,24 +14,11 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/report/dot.hpp"
+#include "redscope/report/report.hpp"
 
 namespace redscope {
 
 namespace fs = std::filesystem;
-
-std::string html_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/report/dot.hpp"
+#include "redscope/report/report.hpp"
 
 namespace redscope {
 

@@ -8,6 +8,7 @@
 
 #include "redscope/core/json.hpp"
 #include "redscope/report/matrix.hpp"
+#include "redscope/report/report.hpp"
 
 namespace redscope {
 
@@ -270,20 +271,6 @@ std::string render_matrix_json(const MatrixTable& t, const MatrixLayout& l) {
 
 namespace {
 
-std::string xml_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
 // Fill colours: red where the weak behaviour (or a lost update) is
 // possible, green where it is not, yellow unknown, violet errors.
 const char* fill(const MatrixRecord* r) {
@@ -307,7 +294,7 @@ class SvgCanvas {
 
   void text(int x, int y, std::string_view s, bool bold = false) {
     body_ += fmt::format("<text x=\"{}\" y=\"{}\"{}>{}</text>\n", x + kPad, y + 14,
-                         bold ? " font-weight=\"bold\"" : "", xml_escape(s));
+                         bold ? " font-weight=\"bold\"" : "", html_escape(s));
     grow(x + width_of(s.size()), y + kRow);
   }
   void box(int x, int y, int w, const char* colour, int h = kRow) {
@@ -411,28 +398,28 @@ td.unknown{background:#fff0b3}td.error{background:#e3ccf0}td.none{background:#f2
 
 std::string html_sheet(const MatrixTable& t, const MatrixLayout& l, const Sheet& sh) {
   const auto& axes = t.axes();
-  std::string h = sh.title.empty() ? "" : "<h2>" + xml_escape(sh.title) + "</h2>";
+  std::string h = sh.title.empty() ? "" : "<h2>" + html_escape(sh.title) + "</h2>";
   h += "<table class=matrix>";
   const std::size_t head_cols = std::max<std::size_t>(1, l.rows.size());
   for (std::size_t i = 0; i < l.cols.size(); ++i) {
-    h += fmt::format("<tr><th colspan={}>{}</th>", head_cols, xml_escape(axes[l.cols[i]].name));
+    h += fmt::format("<tr><th colspan={}>{}</th>", head_cols, html_escape(axes[l.cols[i]].name));
     for (std::size_t k = 0; k < sh.cols.size(); ++k) {
       if (!starts_span(sh.cols, k, i)) continue;
       std::size_t span = 1;
       while (k + span < sh.cols.size() && !starts_span(sh.cols, k + span, i)) ++span;
       h += fmt::format("<th colspan={}>{}</th>", span,
-                       xml_escape(axes[l.cols[i]].labels[sh.cols[k][i]]));
+                       html_escape(axes[l.cols[i]].labels[sh.cols[k][i]]));
     }
     h += "</tr>";
   }
   h += "<tr>";
-  for (std::size_t a : l.rows) h += "<th>" + xml_escape(axes[a].name) + "</th>";
+  for (std::size_t a : l.rows) h += "<th>" + html_escape(axes[a].name) + "</th>";
   if (l.rows.empty()) h += "<th></th>";
   h += fmt::format("<th colspan={}></th></tr>", sh.cols.size());
   for (std::size_t r = 0; r < sh.rows.size(); ++r) {
     h += "<tr>";
     for (std::size_t i = 0; i < l.rows.size(); ++i)
-      h += "<th>" + xml_escape(axes[l.rows[i]].labels[sh.rows[r][i]]) + "</th>";
+      h += "<th>" + html_escape(axes[l.rows[i]].labels[sh.rows[r][i]]) + "</th>";
     if (l.rows.empty()) h += "<th></th>";
     for (const MatrixRecord* rec : sh.cells[r]) {
       const std::string word = cell_word(rec);
@@ -441,11 +428,11 @@ std::string html_sheet(const MatrixTable& t, const MatrixLayout& l, const Sheet&
         continue;
       }
       const std::string title =
-          xml_escape(rec->test + (rec->error.empty() ? "" : ": " + rec->error));
+          html_escape(rec->test + (rec->error.empty() ? "" : ": " + rec->error));
       h += fmt::format("<td class=\"v {}\" title=\"{}\">{}</td>", word, title,
                        rec->page.empty()
                            ? word
-                           : fmt::format("<a href=\"{}\">{}</a>", xml_escape(rec->page), word));
+                           : fmt::format("<a href=\"{}\">{}</a>", html_escape(rec->page), word));
     }
     h += "</tr>";
   }
@@ -459,11 +446,11 @@ std::string render_matrix_html(const MatrixTable& t, const MatrixLayout& l,
   std::string h = fmt::format(
       "<!doctype html><html><head><meta charset=utf-8><title>{0}</title>{1}</head><body>"
       "<h1>{0}</h1><p id=summary>{2}</p>\n",
-      xml_escape(what_title(t, l)), kMatrixStyle, xml_escape(summary));
+      html_escape(what_title(t, l)), kMatrixStyle, html_escape(summary));
   for (const Sheet& sh : sheets_of(t, l)) h += html_sheet(t, l, sh);
   h += "<ul id=legend>";
-  for (const std::string& line : legend_lines(t)) h += "<li>" + xml_escape(line) + "</li>";
-  return h + "</ul><pre id=counts>" + xml_escape(summary_text(t)) + "</pre></body></html>\n";
+  for (const std::string& line : legend_lines(t)) h += "<li>" + html_escape(line) + "</li>";
+  return h + "</ul><pre id=counts>" + html_escape(summary_text(t)) + "</pre></body></html>\n";
 }
 
 }  // namespace redscope

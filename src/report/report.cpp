@@ -6,6 +6,20 @@
 
 namespace redscope {
 
+std::string html_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
 namespace {
 
 std::string_view kind_word(Quantifier q) {

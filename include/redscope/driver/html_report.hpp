@@ -50,6 +50,4 @@ struct TestPage {
 TestPage write_test_page(const TestPageRequest& req, const EngineOptions& opts,
                          const ReportOptions& ro);
 
-std::string html_escape(std::string_view s);
-
 }  // namespace redscope

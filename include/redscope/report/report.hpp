@@ -4,12 +4,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "redscope/core/json.hpp"
 #include "redscope/results/results.hpp"
 
 namespace redscope {
+
+// `s` with & < > " written as entities: text for HTML and SVG (XML).
+std::string html_escape(std::string_view s);
 
 std::string render_text(const TestResult& r);
 // One JSON array with an object per test (schema in docs/cli.md).
