@@ -113,19 +113,33 @@ submit_round() {
     "merges into $out/merged.json"
 }
 
-# Waits for OUT/result; a finishing job that ended without one and without a
-# successor (OUT/merge-job unchanged) is an error.
+# Has job $1 ended? squeue lists a job while it is pending or running (a few
+# Slurm versions also once it has ended), then nothing, and once Slurm has
+# forgotten it (MinJobAge) fails with "Invalid job id"; any other failure
+# (squeue could not reach slurmctld) counts as not ended.
+job_ended() {
+  local state rc=0
+  state=$(squeue -h -j "$1" -o %T 2>&1) || rc=$?
+  case $state in
+    "") [ "$rc" -eq 0 ] ;;
+    COMPLETED | FAILED | CANCELLED* | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | PREEMPTED | \
+      BOOT_FAIL | DEADLINE | *"Invalid job id"*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# Waits for OUT/result; a finishing job that ended without writing it or
+# submitting a successor (OUT/merge-job unchanged) is an error.
 wait_result() {
   local job
   while [ ! -f "$out/result" ]; do
     job=$(cat "$out/merge-job")
-    sleep 1
-    [ ! -f "$out/result" ] || break
-    if [ -z "$(squeue -h -j "$job" 2> /dev/null)" ] && [ "$(cat "$out/merge-job")" = "$job" ]; then
-      sleep 2
+    if job_ended "$job"; then
+      sleep 1  # its successor's id or the result may be on the way
       [ -f "$out/result" ] || [ "$(cat "$out/merge-job")" != "$job" ] ||
         { echo "submit-suite.sh: job $job ended without a result; see $out/logs" >&2; exit 1; }
     fi
+    sleep 1
   done
   cat "$out/result"
   local status; status=$(sed -n 's/^exit=\([0-9]*\) .*/\1/p' "$out/result")
