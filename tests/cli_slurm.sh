@@ -32,8 +32,11 @@ export SLURM_CONF=$dir/cluster/slurm.conf
 unset REDSCOPE_SUITE_FAULT
 cd "$src" || fail "cd $src"
 paths=(litmus/classic litmus/red)
-"$bin" run --format json -j 2 --timeout 120 "${paths[@]}" > "$dir/one.json" || fail "one-process run"
-same() { diff <(grep -v '"seconds":' "$dir/one.json") <(grep -v '"seconds":' "$1") > "$dir/diff.txt"; }
+"$bin" run --format json -j 2 --timeout 120 "${paths[@]}" > "$dir/one.json" ||
+  fail "one-process run"
+same() {  # FILE: the one-process run's JSON, timings aside
+  diff <(grep -v '"seconds":' "$dir/one.json") <(grep -v '"seconds":' "$1") > "$dir/diff.txt"
+}
 
 # 1. Faults on the first attempt: task 2 crashes, task 3 hangs until cancelled.
 REDSCOPE_SUITE_FAULT=crash:2,hang:3 timeout 45 "$submit" -n 4 -o "$dir/a" --redscope "$bin" \
@@ -50,7 +53,8 @@ grep -q "attempt 2: array job .* (shards 2,3 of 4)" "$dir/a.log" "$dir"/a/logs/m
   fail "only shards 2 and 3 are re-submitted: $(cat "$dir"/a/logs/merge.*)"
 grep -q "fault injected: task 2 crashes" "$dir"/a/logs/shard-2.*.out || fail "task 2's crash"
 grep -q "CANCELLED" "$dir"/a/logs/shard-3.*.out || fail "task 3's cancellation"
-same "$dir/a/merged.json" || fail "merged JSON differs from the one-process run: $(head "$dir/diff.txt")"
+same "$dir/a/merged.json" ||
+  fail "merged JSON differs from the one-process run: $(head "$dir/diff.txt")"
 echo "faults re-run and merged: $(cat "$dir/a/result")"
 
 # 2. No retries left: the crashed shard is missing, the suite fails.

@@ -25,7 +25,8 @@ conf=$dir/slurm.conf
 # A TCP port nobody listens on (the kernel's pick), so that two clusters (two
 # clones running their tests) do not meet.
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
 }
 
 # munge's socket path must fit a sockaddr_un (108 bytes): a deep DIR gets a
@@ -107,7 +108,8 @@ wait_idle() {
 }
 
 start() {
-  [ ! -f "$dir/slurmctld.pid" ] || { echo "$0: $dir holds a running cluster; stop it" >&2; exit 1; }
+  [ ! -f "$dir/slurmctld.pid" ] ||
+    { echo "$0: $dir holds a running cluster; stop it" >&2; exit 1; }
   rm -rf "$dir/state" "$dir/spool"
   mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
   sock_dir=$(socket_dir)
