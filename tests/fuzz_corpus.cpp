@@ -172,19 +172,28 @@ void derive_sass_listings(Corpora& c) {
 
 // The JSON array `redscope run --format json` prints for `files` (RunPrinter
 // in src/cli/main.cpp: "[", the items joined by ",\n", "\n]\n").
-std::string run_json(const std::vector<std::string>& files) {
+// `run --format json` over `files`, or with `lines` `--format jsonl`.
+std::string run_json(const std::vector<std::string>& files, bool lines) {
   EngineOptions o;
   o.expand.unroll = 1;
   o.max_outcomes = 64;
   o.limits = BudgetLimits{20, 0};
-  std::string out = "[";
-  for (std::size_t i = 0; i < files.size(); ++i)
-    out += (i ? ",\n" : "\n") + render_json_item(check_file(files[i], o));
-  return out + (files.empty() ? "]\n" : "\n]\n");
+  std::string out = lines ? "" : "[";
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const TestResult r = check_file(files[i], o);
+    out += lines ? render_json_line(r) : (i ? ",\n" : "\n") + render_json_item(r);
+  }
+  return lines ? out : out + (files.empty() ? "]\n" : "\n]\n");
+}
+
+// The merge corpus's shard `s` (0-based): the last one in JSON Lines.
+std::string shard_name(const std::string& dir, std::size_t s) {
+  return fmt::format("{}/shard-{}.{}", dir, s + 1, s == 2 ? "jsonl" : "json");
 }
 
 // Merge inputs: three shards of a run over a few tests of each litmus target
-// (and a missing file, for an error element), computed in a child process
+// (and a missing file, for an error element), two as JSON, one as JSON Lines,
+// computed in a child process
 // (the engines start threads; the harness forks later) and kept in
 // `work_dir`/merge-corpus, where a previous run may have left them.
 void derive_merge_inputs(Corpora& c, const std::string& work_dir) {
@@ -198,8 +207,8 @@ void derive_merge_inputs(Corpora& c, const std::string& work_dir) {
   shards[2].push_back(dir + "/missing.litmus");
   if (work_dir.empty()) {  // in this process, in memory (unit tests)
     for (std::size_t s = 0; s < shards.size(); ++s) {
-      c[ix(Target::Merge)].files.push_back(fmt::format("{}/shard-{}.json", dir, s + 1));
-      c[ix(Target::Merge)].texts.push_back(run_json(shards[s]));
+      c[ix(Target::Merge)].files.push_back(shard_name(dir, s));
+      c[ix(Target::Merge)].texts.push_back(run_json(shards[s], s == 2));
     }
     return;
   }
@@ -208,15 +217,15 @@ void derive_merge_inputs(Corpora& c, const std::string& work_dir) {
   const pid_t pid = fork();
   if (pid == 0) {
     for (std::size_t s = 0; s < shards.size(); ++s) {
-      std::ofstream out(fmt::format("{}/shard-{}.json", dir, s + 1), std::ios::trunc);
-      out << run_json(shards[s]);
+      std::ofstream out(shard_name(dir, s), std::ios::trunc);
+      out << run_json(shards[s], s == 2);
     }
     std::_Exit(0);
   }
   int status = 0;
   if (pid > 0) waitpid(pid, &status, 0);
   for (std::size_t s = 0; s < shards.size(); ++s) {
-    const std::string p = fmt::format("{}/shard-{}.json", dir, s + 1);
+    const std::string p = shard_name(dir, s);
     if (!fs::exists(p)) continue;
     c[ix(Target::Merge)].files.push_back(p);
     c[ix(Target::Merge)].texts.push_back(slurp(p));

@@ -466,15 +466,29 @@ Verdict fast_cat(const Input& in, const FastContext& ctx) {
   });
 }
 
-// `redscope merge` on one shard: what it accepts must be JSON, and so must
-// what it writes.
+// Why `t` is neither one JSON value nor JSON Lines (one value on each line;
+// no line at all is a shard without tests), or nothing.
+std::optional<std::string> json_or_lines(std::string_view t) {
+  auto whole = JsonCheck(t).run();
+  if (!whole || t.find_first_not_of(" \t\r\n") == std::string_view::npos) return std::nullopt;
+  for (std::size_t p = 0, line = 1; p < t.size(); ++line) {
+    const std::size_t end = std::min(t.find('\n', p), t.size());
+    if (auto why = JsonCheck(t.substr(p, end - p)).run())
+      return fmt::format("{} (as JSON Lines: line {}: {})", *whole, line, *why);
+    p = end + 1;
+  }
+  return std::nullopt;
+}
+
+// `redscope merge` on one shard: what it accepts must be JSON or JSON Lines,
+// and what it writes JSON.
 Verdict fast_merge(const Input& in) {
   const std::string file = file_for(in.target);
   std::string stage = "merge";
   return guarded(stage, {file}, [&] {
     const MergedRun m = merge_run_json({{file, in.text}});
     stage = "merge-output";
-    if (auto why = JsonCheck(in.text).run()) throw Found{"merge accepted invalid JSON: " + *why};
+    if (auto why = json_or_lines(in.text)) throw Found{"merge accepted invalid JSON: " + *why};
     if (auto why = JsonCheck(m.json).run()) throw Found{"merge wrote invalid JSON: " + *why};
   });
 }

@@ -132,6 +132,43 @@ TEST_CASE("merge: strict JSON, bounded nesting, located errors", "[input][merge]
              Contains("text after the closing"));
 }
 
+// `run --format jsonl` shards merge like `--format json` ones: the same
+// output, in the JSON layout (the Slurm job array writes JSON Lines).
+TEST_CASE("merge: JSON Lines shards, laid out as run's JSON", "[input][merge]") {
+  const std::string json =
+      "[\n  {\n    \"file\": \"b\",\n    \"condition\": {\n      \"holds\": true\n    },\n"
+      "    \"outcomes\": [\n      {\"r\": \"0\"},\n      {\"r\": \"1\"}\n    ],\n"
+      "    \"witnesses\": [],\n    \"error\": null\n  }\n]\n";
+  const std::string line =
+      "{\"file\": \"b\", \"condition\": {\"holds\": true}, \"outcomes\": [{\"r\": \"0\"}, "
+      "{\"r\": \"1\"}], \"witnesses\": [], \"error\": null}\n";
+  CHECK(merge_run_json({{"s.json", json}}).json == json);
+  CHECK(merge_run_json({{"s.jsonl", line}}).json == json);
+  const std::string a = "{\"file\": \"a\", \"error\": \"a:1:1: error: x\"}";
+  const MergedRun two = merge_run_json({{"1.jsonl", line}, {"2.jsonl", a + "\r\n"}});
+  CHECK(two.tests == 2);
+  CHECK(two.errors == 1);  // "error" holds a message: the test could not be checked
+  CHECK(two.json.find("\"file\": \"a\"") < two.json.find("\"file\": \"b\""));
+  CHECK(merge_run_json({{"s.jsonl", ""}}).tests == 0);  // a shard without tests
+  CHECK(merge_run_json({{"s.jsonl", line + a}}).tests == 2);
+  CHECK_THAT(error_of([&] {
+               merge_run_json({{"s.jsonl", line + "\n" + a}});
+             }),
+             Contains("s.jsonl:2:1: error: a blank line"));
+  CHECK_THAT(error_of([&] {
+               merge_run_json({{"s.jsonl", "{\"file\":\n \"a\"}"}});
+             }),
+             Contains("s.jsonl:1:9: error: expected a JSON value"));
+  CHECK_THAT(error_of([&] {
+               merge_run_json({{"s.jsonl", a + " " + a}});
+             }),
+             Contains("s.jsonl:1:43: error: text after the object on its line"));
+  CHECK_THAT(error_of([&] {
+               merge_run_json({{"s.jsonl", line + "{\"file\": \"a\""}});
+             }),
+             Contains("s.jsonl:2:13: error: expected '}', found the end"));
+}
+
 TEST_CASE("read_expectations: bounded, regular file, located rows", "[input]") {
   const fs::path d = scratch("csv");
   CHECK_THAT(error_of([&] { read_expectations(d.string()); }),

@@ -123,7 +123,8 @@ Usage:
                                     reaches ("pto: explorer vs z3 twin"; any
                                     difference is a defect)
   redscope merge SHARD.json...      join the JSON of `run --shard i/n
-                                    --format json` runs into one run's JSON
+                                    --format json|jsonl` runs into one
+                                    run's JSON
                                     (results ordered by file path; - reads
                                     standard input); exit 1 if a shard's test
                                     could not be checked or its JSON is not

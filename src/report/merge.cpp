@@ -13,22 +13,34 @@ namespace {
 
 // A strict JSON scanner (RFC 8259): checks the whole syntax, strings included
 // (UTF-8, escapes, no raw control characters), with a nesting bound, and
-// returns the raw text of values: enough to split an array of objects and
-// read string fields. Merged output copies that raw text, so only valid JSON
-// may pass.
+// reads a shard's results: a JSON array of objects (`run --format json`) or
+// JSON Lines, one object per line (`run --format jsonl`; jsonlines.org). Each
+// object is copied in the layout of `run --format json` (Json::Layout::Nested:
+// containers above depth 3 one member per line), whichever layout it came in,
+// so that merged shards print as the unsharded run. Strings and numbers are
+// copied as written, so only valid JSON may pass.
 class Scanner {
  public:
   Scanner(std::string_view text, const std::string& file) : t_(text), file_(file) {}
 
   struct Element {
-    std::string raw;
+    std::string raw;                             // the object, laid out as above
     std::map<std::string, std::string> strings;  // top-level string fields
     bool has_error = false;                      // "error" is not null
   };
 
+  // A JSON array (the text starts with '['), JSON Lines (with '{'), or no
+  // result at all (only whitespace: a shard without tests in JSON Lines).
+  std::vector<Element> results() {
+    ws();
+    if (peek() == '{') return lines_of_objects();
+    if (p_ == t_.size()) return {};
+    return array_of_objects();
+  }
+
+ private:
   std::vector<Element> array_of_objects() {
     std::vector<Element> out;
-    ws();
     expect('[');
     ws();
     if (peek() == ']') {
@@ -48,49 +60,99 @@ class Scanner {
     }
   }
 
- private:
+  // JSON Lines: each line one object, no line break inside it, no blank line;
+  // the last line's '\n' may be missing.
+  std::vector<Element> lines_of_objects() {
+    std::vector<Element> out;
+    one_line_ = true;
+    while (p_ < t_.size()) {
+      out.push_back(object());
+      ws();
+      if (p_ == t_.size()) break;
+      if (peek() != '\n') fail("text after the object on its line (JSON Lines: one on each line)");
+      ++p_;
+      ws();
+      if (peek() == '\n') fail("a blank line (JSON Lines has one object on each line)");
+    }
+    return out;
+  }
+
   std::vector<Element> finish(std::vector<Element>& out) {
     ws();
     if (p_ != t_.size()) fail("text after the closing ']'");
     return std::move(out);
   }
 
+  // One result: an object at nesting level 2 (the shard's array is 1), its
+  // top-level string fields and "error" recorded.
   Element object() {
     Element e;
-    const std::size_t start = p_;
-    expect('{');
+    out_.clear();
+    if (peek() != '{') expect('{');
+    container(2, &e);
+    e.raw = std::move(out_);
+    return e;
+  }
+
+  // The array or object at p_, at nesting `level`, copied to out_ as
+  // Json::write lays it out at depth level - 1 (an element of the shard's
+  // array is Json depth 1): spread one member per line, indented two spaces a
+  // level, above Json depth 3; on one line, ", " between members, below.
+  void container(int level, Element* top = nullptr) {
+    const char open = peek(), close = open == '{' ? '}' : ']';
+    ++p_;
+    out_ += open;
     ws();
-    if (peek() == '}') {
+    if (peek() == close) {
       ++p_;
-      e.raw = std::string(t_.substr(start, p_ - start));
-      return e;
+      out_ += close;
+      return;
     }
-    for (;;) {
+    const bool spread = level - 1 < kInlineDepth;
+    for (bool first = true;; first = false) {
       ws();
-      const std::string key = string();
-      ws();
-      expect(':');
-      ws();
-      if (peek() == '"') {
-        e.strings[key] = string();
-      } else {
-        const std::size_t v = p_;
-        value(2);
-        if (key == "error" && t_.substr(v, p_ - v) != "null") e.has_error = true;
+      if (spread)
+        out_.append("\n").append(static_cast<std::size_t>(2 * level), ' ');
+      else if (!first)
+        out_ += ' ';
+      std::string key;
+      if (open == '{') {
+        key = string();
+        ws();
+        expect(':');
+        out_ += ": ";
+        ws();
       }
+      member(level, top, key);
       ws();
       if (peek() == ',') {
         ++p_;
+        out_ += ',';
         continue;
       }
-      expect('}');
-      e.raw = std::string(t_.substr(start, p_ - start));
-      return e;
+      expect(close);
+      if (spread) out_.append("\n").append(static_cast<std::size_t>(2 * (level - 1)), ' ');
+      out_ += close;
+      return;
     }
   }
 
-  // One JSON value (RFC 8259 §3) at nesting `depth` (the shard's array is 1):
-  // deeper than kMaxDepth is an error, so the recursion stays bounded.
+  // A member's value; for the result object (`top`), its string fields and
+  // whether "error" is set (a string, in `run`'s JSON) are recorded.
+  void member(int level, Element* top, const std::string& key) {
+    if (top && peek() == '"') {
+      top->strings[key] = string();
+      if (key == "error") top->has_error = true;
+      return;
+    }
+    const std::size_t v = p_;
+    value(level);
+    if (top && key == "error" && t_.substr(v, p_ - v) != "null") top->has_error = true;
+  }
+
+  // One JSON value (RFC 8259 §3) inside a container at nesting `depth` (the
+  // shard's array is 1), copied to out_: deeper than kMaxDepth is an error,
+  // so the recursion stays bounded.
   void value(int depth) {
     const char c = peek();
     if (c == '"') {
@@ -100,42 +162,21 @@ class Scanner {
     if (c == '{' || c == '[') {
       if (depth >= kMaxDepth)
         fail(fmt::format("arrays and objects nested deeper than {} levels", kMaxDepth));
-      container(c, depth + 1);
+      container(depth + 1);
       return;
     }
+    const std::size_t start = p_;
+    literal();
+    out_.append(t_.substr(start, p_ - start));
+  }
+
+  void literal() {
     for (std::string_view lit : {"null", "true", "false"})
       if (t_.substr(p_, lit.size()) == lit) {
         p_ += lit.size();
         return;
       }
     number();
-  }
-
-  void container(char open, int depth) {
-    const char close = open == '{' ? '}' : ']';
-    ++p_;
-    ws();
-    if (peek() == close) {
-      ++p_;
-      return;
-    }
-    for (;;) {
-      ws();
-      if (open == '{') {
-        string();
-        ws();
-        expect(':');
-        ws();
-      }
-      value(depth);
-      ws();
-      if (peek() == ',') {
-        ++p_;
-        continue;
-      }
-      expect(close);
-      return;
-    }
   }
 
   // RFC 8259 §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
@@ -162,10 +203,12 @@ class Scanner {
   }
   bool digit() const { return peek() >= '0' && peek() <= '9'; }
 
-  // A string (RFC 8259 §7), decoded: no raw control character, only the
-  // escapes \" \\ \/ \b \f \n \r \t \uXXXX (surrogates in pairs), and valid
-  // UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF).
+  // A string (RFC 8259 §7), decoded, and copied to out_ as written: no raw
+  // control character, only the escapes \" \\ \/ \b \f \n \r \t \uXXXX
+  // (surrogates in pairs), and valid UTF-8 (RFC 3629: no overlong form, no
+  // surrogate, nothing past U+10FFFF).
   std::string string() {
+    const std::size_t start = p_;
     expect('"');
     std::string s;
     while (p_ < t_.size() && t_[p_] != '"') {
@@ -186,6 +229,7 @@ class Scanner {
       }
     }
     expect('"');
+    out_.append(t_.substr(start, p_ - start));
     return s;
   }
 
@@ -269,10 +313,11 @@ class Scanner {
     return n;
   }
 
-  // JSON's whitespace: space, tab, line feed, carriage return (RFC 8259 §2).
+  // JSON's whitespace: space, tab, line feed, carriage return (RFC 8259 §2);
+  // in JSON Lines, line feeds end objects instead.
   void ws() {
-    while (p_ < t_.size() && std::string_view(" \t\n\r").find(t_[p_]) != std::string_view::npos)
-      ++p_;
+    const std::string_view blank = one_line_ ? " \t\r" : " \t\n\r";
+    while (p_ < t_.size() && blank.find(t_[p_]) != std::string_view::npos) ++p_;
   }
   char peek() const { return p_ < t_.size() ? t_[p_] : '\0'; }
   void expect(char c) {
@@ -291,15 +336,20 @@ class Scanner {
         ++col;
       }
     }
-    throw InputError(Diagnostic{file_, SourceLoc{line, col},
-                                msg + " (expected the JSON of `redscope run --format json`)"});
+    throw InputError(
+        Diagnostic{file_, SourceLoc{line, col},
+                   msg + " (expected the JSON of `redscope run --format json|jsonl`)"});
   }
 
   static constexpr int kMaxDepth = 256;  // nesting of arrays and objects
+  // Json::write (src/core/json.cpp) keeps containers at this depth on one line.
+  static constexpr int kInlineDepth = 3;
 
   std::string_view t_;
   const std::string& file_;
   std::size_t p_ = 0;
+  bool one_line_ = false;  // JSON Lines
+  std::string out_;        // the result being copied
 };
 
 }  // namespace
@@ -312,7 +362,7 @@ MergedRun merge_run_json(const std::vector<std::pair<std::string, std::string>>&
   std::vector<Item> items;
   std::map<std::string, std::string> seen;
   for (const auto& [name, text] : named_texts) {
-    for (auto& e : Scanner(text, name).array_of_objects()) {
+    for (auto& e : Scanner(text, name).results()) {
       auto f = e.strings.find("file");
       if (f == e.strings.end())
         throw InputError(Diagnostic{name, SourceLoc{1, 1}, "a result without a \"file\" field"});
