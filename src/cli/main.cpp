@@ -286,6 +286,7 @@ struct Cli {
   std::size_t max_outcomes = 10000;
   std::optional<std::string> outcome;   // explain --outcome
   bool condition = false;               // explain --condition
+  bool verdict = false;                 // run/atomicity --verdict: the verdict only
   std::optional<std::string> dot_dir;   // run/explain --dot
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
@@ -389,6 +390,8 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.outcome = value();
     } else if (a == "--condition") {
       c.condition = true;
+    } else if (a == "--verdict") {
+      c.verdict = true;
     } else if (a == "--shard") {
       const std::string v = value();
       const auto slash = v.find('/');
@@ -487,6 +490,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
+  opts.verdict_only = c.verdict;
   // Pictures are drawn from the solver's structured witnesses.
   if (c.dot_dir && c.engine == redscope::EngineKind::Auto) opts.engine = redscope::EngineKind::Z3;
   opts.max_file_bytes = c.max_file_bytes;
@@ -574,10 +578,13 @@ class RunPrinter {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
     if (c_.verbose)
       p_.print(stderr,
-               fmt::format("checked {} with {}{}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
-                           r.file, r.engine.empty() ? redscope::to_string(c_.engine) : r.engine,
+               fmt::format("checked {} with {}{}: {}, {} skeleton(s), {:.2f} s\n", r.file,
+                           r.engine.empty() ? redscope::to_string(c_.engine) : r.engine,
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
-                           r.outcomes.size(), r.skeletons, r.seconds));
+                           r.verdict_only ? fmt::format("verdict by {}",
+                                                        redscope::verdict_by_word(r.verdict_by))
+                                          : fmt::format("{} outcome(s)", r.outcomes.size()),
+                           r.skeletons, r.seconds));
     if (c_.format == "json")
       json_.item(redscope::render_json_item(r));
     else if (c_.format == "jsonl")
@@ -626,6 +633,8 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
 int run(const Cli& c) {
   if (c.outcome || c.condition)
     usage_error("--outcome and --condition belong to `redscope explain`");
+  if (c.verdict && c.dot_dir)
+    usage_error("--dot draws every outcome's witness; --verdict lists no outcomes");
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
@@ -828,7 +837,8 @@ int run_report(const Cli& c) {
 
 // `report --matrix ROWS COLS` / `report --from SPEC` (report_matrix_command.cpp).
 int run_report_matrix(const redscope::cli::MatrixOptions& m, const Cli& c) {
-  if (c.expect || c.outcome || c.condition || c.dot_dir || c.shards > 1 || c.observe_all)
+  if (c.expect || c.outcome || c.condition || c.dot_dir || c.shards > 1 || c.observe_all ||
+      c.verdict)
     usage_error(
         "report --matrix takes --from, --verdict, --format, --html, --no-xval, --no-pictures, "
         "-j, --model, --engine, --unroll and the budget options only");
@@ -961,7 +971,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run(parse_run(argc, argv));
   if (cmd == "xval") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect)
+    if (c.expect || c.verdict)
       usage_error("xval takes --format, -j, --model, --unroll, --observe-all, --pto-order only");
     return run_xval(c);
   }
@@ -982,7 +992,7 @@ int main(int argc, char** argv) {
           m, parse_run(static_cast<int>(rest.size()), rest.data(), m.from.has_value()));
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");
-    if (c.expect || c.outcome || c.condition || c.dot_dir)
+    if (c.expect || c.outcome || c.condition || c.dot_dir || c.verdict)
       usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
     return run_report(c);
   }
@@ -991,7 +1001,7 @@ int main(int argc, char** argv) {
     if (c.paths.size() != 1) usage_error("explain takes one litmus file");
     if (c.outcome.has_value() == c.condition)
       usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
-    if (c.expect || c.observe_all ||
+    if (c.expect || c.observe_all || c.verdict ||
         (c.engine != redscope::EngineKind::Auto && c.engine != redscope::EngineKind::Z3))
       usage_error(
           "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
@@ -1002,7 +1012,7 @@ int main(int argc, char** argv) {
     if (c.paths.size() != 2)
       usage_error("compile-check takes two litmus files: the PTX test, then its SASS");
     if (c.expect || c.outcome || c.condition || c.dot_dir || c.html_dir || c.observe_all ||
-        c.engine == redscope::EngineKind::Op || c.cat)
+        c.verdict || c.engine == redscope::EngineKind::Op || c.cat)
       usage_error(
           "compile-check takes --format, --engine z3|enum, --unroll and the budget "
           "options only");

@@ -38,7 +38,27 @@ constexpr std::size_t kGiveWayAfter = 10'000;
 constexpr std::size_t kGiveWayRatio = 300;
 // - Otherwise (many candidates, few outcomes): the solver.
 
+// Verdict only: the enumerator when its whole search is little work (a
+// proof that no execution decides needs all of it), else the solver, whose
+// one query per path costs about the same whether it finds a witness or
+// proves there is none.
+TestResult run_auto_verdict(const LitmusTest& test, const EngineOptions& opts) {
+  EngineOptions o = opts;
+  const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
+  if (est.work <= kLittleWork) {
+    o.engine = EngineKind::Enum;
+    return tagged(
+        run_enum(test, o), "enum",
+        fmt::format("auto: verdict only, at most {:.3g} candidate choices", est.candidates));
+  }
+  o.engine = EngineKind::Z3;
+  return tagged(run_z3(test, o), "z3",
+                fmt::format("auto: verdict only, {:.3g} candidate choices: one solver query",
+                            est.candidates));
+}
+
 TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
+  if (opts.verdict_only) return run_auto_verdict(test, opts);
   EngineOptions o = opts;
   const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
   if (est.work <= kLittleWork) {
