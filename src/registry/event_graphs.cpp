@@ -38,14 +38,18 @@ constexpr std::size_t kGiveWayAfter = 10'000;
 constexpr std::size_t kGiveWayRatio = 300;
 // - Otherwise (many candidates, few outcomes): the solver.
 
-// Verdict only: the enumerator when its whole search is little work (a
-// proof that no execution decides needs all of it), else the solver, whose
-// one query per path costs about the same whether it finds a witness or
-// proves there is none.
+// Verdict only: the enumerator when its whole search costs less than the
+// solver's start (about 10 ms: kVerdictLittleWork weighted choices at 5 us;
+// a proof that no execution decides needs the whole search), else the
+// solver, whose one query per path costs about the same whether it finds a
+// witness or proves there is none (MP chain-12: 4,100 choices, 0.10 s
+// enumerated, 0.01 s solved; docs/performance.md "Verdict-only runs").
+constexpr double kVerdictLittleWork = 2e3;
+
 TestResult run_auto_verdict(const LitmusTest& test, const EngineOptions& opts) {
   EngineOptions o = opts;
-  const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
-  if (est.work <= kLittleWork) {
+  const EngineEstimate est = estimate_engines(test, opts, kVerdictLittleWork);
+  if (est.work <= kVerdictLittleWork) {
     o.engine = EngineKind::Enum;
     return tagged(
         run_enum(test, o), "enum",
