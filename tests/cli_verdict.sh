@@ -72,6 +72,39 @@ for b in bad: print(b)
 print(f"{compared} verdicts compared with the full runs ({skipped} not: an error)")
 sys.exit(1 if bad or compared == 0 else 0)
 PY
+# atomicity --verdict: the lost-update question, answered as the full
+# report answers it (some pair loses an update), the pair found among those
+# the full report says lose one.
+k=0
+for s in "${suites[@]}"; do
+  k=$((k + 1))
+  "$bin" atomicity -q --format json -j 2 "$s" > "$tmp/afull$k.json" 2>/dev/null
+  "$bin" atomicity -q --verdict --format json -j 2 "$s" > "$tmp/averdict$k.json" 2>/dev/null
+done
+python3 - "$tmp" "$k" <<'PY' || fail "atomicity verdicts differ (above)"
+import json, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+bad, compared = [], 0
+for k in range(1, n + 1):
+    full = {t["file"]: t for t in json.load(open(f"{tmp}/afull{k}.json"))}
+    for v in json.load(open(f"{tmp}/averdict{k}.json")):
+        f = full[v["file"]]
+        if f["error"] or v["error"]:
+            if bool(f["error"]) != bool(v["error"]): bad.append(f"{v['file']}: {v['error']}")
+            continue
+        compared += 1
+        lost = [p["location"] for p in f["pairs"] if p["lost_update"]]
+        if not v.get("verdict_only") or v["lost_update"] != bool(lost):
+            bad.append(f"{v['file']}: lost_update {v.get('lost_update')}, full report {lost}")
+        elif lost and (v["verdict_by"] != "witness" or v["pairs"][0]["location"] not in lost):
+            bad.append(f"{v['file']}: the witness pair is not one the full report finds")
+        elif not lost and (v["verdict_by"] != "proof" or v["pairs"]):
+            bad.append(f"{v['file']}: no lost update, yet not a proof")
+for b in bad: print(b)
+print(f"{compared} atomicity verdicts compared with the full reports")
+sys.exit(1 if bad or compared == 0 else 0)
+PY
+
 # The text form (herd7 -speedcheck's): the deciding outcome as the only state.
 t=$("$bin" run --verdict --engine z3 "$src/litmus/classic/IRIW+relaxed-gpu.litmus")
 grep -q '^States 1$' <<<"$t" && grep -q '^Verdict witness (z3)$' <<<"$t" &&

@@ -4,6 +4,9 @@
 // filter.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include "redscope/analysis/atomicity.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/z3/z3.hpp"
@@ -102,4 +105,29 @@ TEST_CASE("verdict only: the filter and the condition's other values", "[verdict
     CHECK_FALSE(r.holds);
     CHECK(r.observation == Observation::Never);
   }
+}
+
+TEST_CASE("verdict only: atomicity's lost-update question", "[verdict]") {
+  // Two atom.add of one scope: .gpu is mutually in scope (no lost update,
+  // proved); .cta across two CTAs is not (a lost update, with its pair).
+  auto text = [](const char* scope) {
+    return fmt::format(
+        "PTX atoms\n{{ global u32 x = 0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+        " atom.relaxed.{0}.global.add.u32 r0, [x], 1 | atom.relaxed.{0}.global.add.u32 r0, [x], 1 "
+        ";\n"
+        "exists (x == 1)\n",
+        scope);
+  };
+  EngineOptions o;
+  o.verdict_only = true;
+  const AtomicityResult safe = check_atomicity(parse_litmus(text("gpu"), "a.litmus"), o);
+  CHECK(safe.verdict_only);
+  CHECK(safe.pairs.empty());
+  CHECK(safe.verdict_by == VerdictBy::SolverProof);
+  const AtomicityResult lost = check_atomicity(parse_litmus(text("cta"), "a.litmus"), o);
+  CHECK(lost.verdict_by == VerdictBy::Witness);
+  REQUIRE(lost.pairs.size() == 1);
+  CHECK(lost.pairs[0].lost_update);
+  CHECK_FALSE(lost.pairs[0].mutually_in_scope);
+  CHECK_FALSE(lost.pairs[0].witness.rf.empty());
 }
