@@ -333,7 +333,7 @@ bool time_verdict_families(const std::string& only, bool quick, std::ofstream& c
                            const std::string& emit_dir) {
   bool disagree = false;
   csv << "verdict_family,n,holds,by,auto_seconds,z3_seconds,enum_seconds,full_seconds\n";
-  fmt::print("\nverdict only (--verdict): seconds per engine; 'full' lists every outcome (auto)\n");
+  fmt::print("\nverdict only (--verdict): seconds per engine; 'full' lists every outcome\n");
   fmt::print("{:<40} {:>3} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "family", "N", "holds", "by",
              "auto s", "z3 s", "enum s", "full s");
   for (const VerdictFamily& f : verdict_families()) {

@@ -110,7 +110,8 @@ t=$("$bin" run --verdict --engine z3 "$src/litmus/classic/IRIW+relaxed-gpu.litmu
 grep -q '^States 1$' <<<"$t" && grep -q '^Verdict witness (z3)$' <<<"$t" &&
   grep -q '^Observation IRIW+relaxed-gpu Sometimes 1 0$' <<<"$t" || fail "witness text: $t"
 t=$("$bin" run --verdict --engine z3 "$src/litmus/classic/IRIW+fence.sc-gpu.litmus")
-grep -q '^States 0$' <<<"$t" && grep -q '^Verdict proof: one solver query per path (z3)$' <<<"$t" &&
+grep -q '^States 0$' <<<"$t" &&
+  grep -q '^Verdict proof: one solver query per path (z3)$' <<<"$t" &&
   grep -q '^Observation IRIW+fence.sc-gpu Never 0 0$' <<<"$t" || fail "proof text: $t"
 # Where it is not offered, a usage error says so.
 "$bin" run --verdict --dot "$tmp/d" "$src/litmus/classic" >/dev/null 2>&1

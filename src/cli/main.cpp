@@ -173,9 +173,9 @@ Usage:
                                     read them as files
   redscope --help | --version
 
-Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
-those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
---max-memory and --max-file-size):
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll and
+--verdict; `xval` those but --verdict, --observe-all and --pto-order; every
+command takes -q, -v, --timeout, --max-memory and --max-file-size):
   --format text|json|jsonl
                        output format: text (default, herd7-like), json (one
                        array, streamed: each test's object is printed as it
@@ -219,6 +219,17 @@ those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
   --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --verdict            run, atomicity: the verdict only, no outcomes listed
+                       (herd7's -speedcheck): stop at the first outcome that
+                       decides the condition (satisfies exists/~exists,
+                       violates forall; atomicity: a lost update), or prove
+                       none exists: z3 asks one query per path with the
+                       proposition (forall: its negation) asserted, enum
+                       exhausts its search, auto picks; text prints the
+                       deciding outcome (States 0 or 1) and "Verdict witness"
+                       or "Verdict proof: HOW", JSON "verdict_only": true,
+                       "verdict_by": "witness"|"proof", "witness" (docs/cli.md
+                       "Verdict-only runs"). Not report --matrix's --verdict
   --shard i/n          check only shard i of n (round-robin over the sorted
                        files: every shard is deterministic; join the JSON
                        outputs with `redscope merge`); run, xval, report
@@ -1021,7 +1032,7 @@ int main(int argc, char** argv) {
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
     if (c.expect || c.observe_all)
-      usage_error("atomicity takes --format, -j, --model and --unroll only");
+      usage_error("atomicity takes --format, -j, --model, --unroll and --verdict only");
     return run_atomicity(c);
   }
   usage_error(fmt::format("unknown command '{}'", cmd));
