@@ -440,15 +440,20 @@ int main(int argc, char** argv) {
   if (!emit_only) fmt::print("machine: {}\n", machine());
   csv << "family,n,outcomes,auto_engine,auto_seconds,auto_us_per_outcome,z3_seconds,"
          "enum_seconds,z3_over_auto\n";
-  if (!emit_only)
+  const auto selected = [&](const std::string& name) {
+    return only.empty() || only.find(name[0]) != std::string::npos;
+  };
+  const auto all = families();
+  if (!emit_only &&
+      std::any_of(all.begin(), all.end(), [&](const Family& f) { return selected(f.name); }))
     fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}\n", "family", "N", "outcomes",
                "auto s", "us/outc", "z3 s", "enum s", "z3/auto");
   bool disagree = false;
   // The limit counts every choice (rf, co per cell, ...); the time budget
   // decides, so it is set far above what a minute allows.
   constexpr std::size_t kEnumLimit = 1'000'000'000;
-  for (const Family& f : families()) {
-    if (!only.empty() && only.find(f.name[0]) == std::string::npos) continue;
+  for (const Family& f : all) {
+    if (!selected(f.name)) continue;
     Column cols[3] = {{EngineKind::Auto}, {EngineKind::Z3}, {EngineKind::Enum}};
     for (int n : f.ns(quick)) {
       const std::string text = f.make(n);
