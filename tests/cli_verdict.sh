@@ -118,4 +118,12 @@ grep -q '^States 0$' <<<"$t" &&
 [ $? -eq 2 ] || fail "--verdict --dot must be a usage error"
 "$bin" xval --verdict "$src/litmus/classic" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "xval --verdict must be a usage error"
+# report --matrix refuses a verdict-only forall result with a violating
+# witness: it does not say whether any outcome satisfies the proposition.
+printf '%s\n' 'PTX fa' 'Cell=place=a' '{ x=0; y=0; }' ' P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;' \
+  ' st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;' ' st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;' \
+  'forall (P1:r0 == 0 \/ P1:r1 == 1)' > "$tmp/fa.litmus"
+"$bin" run --verdict --format json "$tmp/fa.litmus" > "$tmp/fa.json"
+"$bin" report --matrix '' place "$tmp/fa.json" 2>&1 | grep -q 'verdict-only forall result' ||
+  fail "report --matrix must refuse a verdict-only forall witness"
 echo "PASS: --verdict agrees with the full runs"
