@@ -103,6 +103,53 @@ std::string iriw(int n, bool fence) {
       fence ? "-sc" : "", n, places(n + 2), rows(c), locations(n, 2, {"r0", "r1"}, {"x", "y"}));
 }
 
+// A message-passing chain over n threads (issue 34): P0 writes data then
+// flag f1; each Pi (0 < i < n-1) reads f_i with acquire, then writes
+// f_{i+1} with release; the last reads f_{n-1}, then data. The condition:
+// every flag seen, data stale. Forbidden when every thread is in one scope
+// (`scope` gpu, threads in distinct CTAs), allowed with .cta (no two threads
+// mutually in scope).
+std::string mp_chain(int n, const char* scope) {
+  std::vector<std::vector<std::string>> c(n);
+  c[0] = {"st.relaxed.gpu data, 1", fmt::format("st.release.{} f1, 1", scope)};
+  for (int i = 1; i + 1 < n; ++i)
+    c[i] = {fmt::format("ld.acquire.{} r0, f{}", scope, i),
+            fmt::format("st.release.{} f{}, 1", scope, i + 1)};
+  c[n - 1] = {fmt::format("ld.acquire.{} r0, f{}", scope, n - 1), "ld.relaxed.gpu r1, data"};
+  std::string init = " data=0;", cond;
+  for (int i = 1; i < n; ++i) {
+    init += fmt::format(" f{}=0;", i);
+    cond += fmt::format("P{}:r0 == 1 /\\ ", i);
+  }
+  return fmt::format("PTX mpchain-{}-{}\n{{{} }}\n{}{}exists ({}P{}:r1 == 0)\n", scope, n, init,
+                     places(n), rows(c), cond, n - 1);
+}
+
+// Families timed as verdict-only runs (--verdict): one whose condition has a
+// witness, one whose condition is proved impossible, per test shape.
+struct VerdictFamily {
+  std::string name;
+  std::vector<int> sizes;
+  std::function<std::string(int)> make;
+};
+
+std::vector<VerdictFamily> verdict_families() {
+  return {
+      {"v: IRIW-N verdict (witness)",
+       {4, 6, 8, 10, 12, 14, 16},
+       [](int n) { return iriw(n, false); }},
+      {"v: IRIW+fence.sc-N verdict (proof)",
+       {4, 6, 8, 10, 12, 14, 16},
+       [](int n) { return iriw(n, true); }},
+      {"m: MP chain-N verdict (.cta: witness)",
+       {4, 6, 8, 10, 12},
+       [](int n) { return mp_chain(n, "cta"); }},
+      {"m: MP chain-N verdict (.gpu: proof)",
+       {4, 6, 8, 10, 12},
+       [](int n) { return mp_chain(n, "gpu"); }},
+  };
+}
+
 std::vector<Family> families() {
   return {
       // Every register and location observed, listed in a `locations` line
@@ -208,13 +255,17 @@ struct Timed {
   double seconds = 0;
   std::size_t outcomes = 0;
   std::string engine;  // the engine auto chose
+  bool holds = false;  // the condition's verdict
+  std::string by;      // a verdict-only run's: "witness" or "proof"
   std::optional<std::string> failure;
   std::vector<std::string> values;  // the outcome set, rendered (for the agreement check)
 };
 
-Timed time_engine(const LitmusTest& t, EngineKind e, std::size_t enum_limit, bool observe_all) {
+Timed time_engine(const LitmusTest& t, EngineKind e, std::size_t enum_limit, bool observe_all,
+                  bool verdict_only = false) {
   EngineOptions o;
   o.engine = e;
+  o.verdict_only = verdict_only;
   o.enum_limit = enum_limit;
   o.observe_all = observe_all;
   o.max_outcomes = std::size_t{1} << 24;
@@ -225,6 +276,8 @@ Timed time_engine(const LitmusTest& t, EngineKind e, std::size_t enum_limit, boo
     r.outcomes = res.outcomes.size();
     r.engine = res.engine;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.holds = res.holds;
+    if (res.verdict_only) r.by = verdict_by_word(res.verdict_by);
     for (const Outcome& out : res.outcomes) {
       std::string v;
       for (std::uint64_t x : out.values) v += std::to_string(x) + ",";
@@ -245,9 +298,10 @@ struct Column {
   EngineKind kind;
   bool on = true;
   double prev = 0;
+  bool verdict_only = false;
   std::optional<Timed> run(const LitmusTest& t, std::size_t limit, bool observe_all) {
     if (!on) return std::nullopt;
-    Timed r = time_engine(t, kind, limit, observe_all);
+    Timed r = time_engine(t, kind, limit, observe_all, verdict_only);
     const double growth = r.seconds / std::max(prev, 1e-3);
     if (r.failure || r.seconds > kBudget || r.seconds * growth > kBudget) on = false;
     prev = r.seconds;
@@ -269,6 +323,51 @@ std::string machine() {
       break;
     }
   return fmt::format("{} ({} hardware threads)", model, std::thread::hardware_concurrency());
+}
+
+// The verdict families: the verdict-only run under auto, z3 and enum, and
+// the full listing (auto) it replaces, skipped past a minute as above.
+// Returns whether the verdict-only engines disagreed with each other or
+// with the full run's verdict.
+bool time_verdict_families(const std::string& only, bool quick, std::ofstream& csv,
+                           const std::string& emit_dir) {
+  bool disagree = false;
+  csv << "verdict_family,n,holds,by,auto_seconds,z3_seconds,enum_seconds,full_seconds\n";
+  fmt::print("\nverdict only (--verdict): seconds per engine; 'full' lists every outcome\n");
+  fmt::print("{:<40} {:>3} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "family", "N", "holds", "by",
+             "auto s", "z3 s", "enum s", "full s");
+  for (const VerdictFamily& f : verdict_families()) {
+    if (!only.empty() && only.find(f.name[0]) == std::string::npos) continue;
+    Column cols[4] = {{EngineKind::Auto}, {EngineKind::Z3}, {EngineKind::Enum}, {EngineKind::Auto}};
+    for (int k = 0; k < 3; ++k) cols[k].verdict_only = true;
+    std::vector<int> sizes = f.sizes;
+    if (quick && sizes.size() > 2) sizes.resize(2);
+    for (int n : sizes) {
+      const std::string text = f.make(n);
+      const LitmusTest t = parse_litmus(text, fmt::format("bench-{}.litmus", n));
+      if (!emit_dir.empty()) std::ofstream(fmt::format("{}/{}.litmus", emit_dir, t.name)) << text;
+      std::optional<Timed> r[4];
+      for (int k = 0; k < 4; ++k) r[k] = cols[k].run(t, 1'000'000'000, false);
+      // Every engine that finished, the full listing too: one verdict.
+      const Timed* ref = nullptr;
+      bool differ = false;
+      for (const auto& x : r)
+        if (x && !x->failure) {
+          if (ref && ref->holds != x->holds) differ = true;
+          if (!ref) ref = &*x;
+        }
+      disagree = disagree || differ;
+      const std::string holds = ref ? (ref->holds ? "yes" : "no") : "-";
+      const std::string by = r[0] && !r[0]->failure ? r[0]->by : "-";
+      fmt::print("{:<40} {:>3} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9}{}\n", f.name, n, holds, by,
+                 cell(r[0]), cell(r[1]), cell(r[2]), cell(r[3]),
+                 differ ? "  ** engines disagree **" : "");
+      csv << fmt::format("\"{}\",{},{},{},{},{},{},{}\n", f.name, n, holds, by, cell(r[0]),
+                         cell(r[1]), cell(r[2]), cell(r[3]));
+      std::cout.flush();
+    }
+  }
+  return disagree;
 }
 
 }  // namespace
@@ -303,7 +402,11 @@ int main(int argc, char** argv) {
           "  same observing x, y and P0's registers, (d) N red of mixed .cta/.gpu\n"
           "  scope, (e) N red.add.f32 and (f) N atom.add.f32 of distinct constants, and\n"
           "  growth curves to N = 1000 of (g) one thread's N stores to x, (h) the same\n"
-          "  with a reader thread and (i) one thread's stores to N locations; then the\n"
+          "  with a reader thread and (i) one thread's stores to N locations; then\n"
+          "  verdict-only runs (--verdict) of (v) IRIW with N readers (a witness) and\n"
+          "  IRIW+fence.sc (a proof), (m) a message-passing chain over N threads with\n"
+          "  .cta (a witness) and .gpu (a proof) release/acquire, each against the full\n"
+          "  listing it replaces (\"full s\", auto); then the\n"
           "  conformance folder with z3 and auto at -j 1 and -j 2. The engines must list\n"
           "  the same outcomes (else \"engines disagree\" and exit status 1); us/outc is\n"
           "  auto's time per outcome.\n"
@@ -337,15 +440,20 @@ int main(int argc, char** argv) {
   if (!emit_only) fmt::print("machine: {}\n", machine());
   csv << "family,n,outcomes,auto_engine,auto_seconds,auto_us_per_outcome,z3_seconds,"
          "enum_seconds,z3_over_auto\n";
-  if (!emit_only)
+  const auto selected = [&](const std::string& name) {
+    return only.empty() || only.find(name[0]) != std::string::npos;
+  };
+  const auto all = families();
+  if (!emit_only &&
+      std::any_of(all.begin(), all.end(), [&](const Family& f) { return selected(f.name); }))
     fmt::print("{:<38} {:>3} {:>9} {:>12} {:>9} {:>9} {:>9} {:>8}\n", "family", "N", "outcomes",
                "auto s", "us/outc", "z3 s", "enum s", "z3/auto");
   bool disagree = false;
   // The limit counts every choice (rf, co per cell, ...); the time budget
   // decides, so it is set far above what a minute allows.
   constexpr std::size_t kEnumLimit = 1'000'000'000;
-  for (const Family& f : families()) {
-    if (!only.empty() && only.find(f.name[0]) == std::string::npos) continue;
+  for (const Family& f : all) {
+    if (!selected(f.name)) continue;
     Column cols[3] = {{EngineKind::Auto}, {EngineKind::Z3}, {EngineKind::Enum}};
     for (int n : f.ns(quick)) {
       const std::string text = f.make(n);
@@ -389,6 +497,8 @@ int main(int argc, char** argv) {
       std::cout.flush();
     }
   }
+  if (!emit_only && (only.empty() || only.find_first_of("vm") != std::string::npos))
+    disagree = time_verdict_families(only, quick, csv, emit_dir) || disagree;
   if (!quick && only.empty() && !emit_only) {
     const std::string dir = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx";
     try {

@@ -214,9 +214,11 @@ std::vector<std::pair<std::string, std::string>> finals(const Query& q, const Sk
 
 // The lost-update condition for a pair, in words when some execution the
 // model allows meets it (`q` then holds that execution).
-std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site& a, const Site& b) {
+// The ways a pair can lose an update: the facts of each, and its words.
+using LostWays = std::vector<std::pair<std::vector<ExecutionFact>, std::string>>;
+LostWays lost_ways(const Skeleton& sk, const Site& a, const Site& b) {
   using F = ExecutionFact;
-  std::vector<std::pair<std::vector<F>, std::string>> ways;
+  LostWays ways;
   if (b.is_rmw) {
     for (EventId w = 0; w < sk.size(); ++w)
       if (sk.ev(w).is_write() && sk.ev(w).loc == sk.ev(a.read).loc)
@@ -228,7 +230,11 @@ std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site&
         std::vector<F>{F::fr(a.read, b.write), F::co(b.write, a.write), F::executed(a.write)},
         "the store lands between the RMW's read and its write");
   }
-  for (const auto& [facts, words] : ways)
+  return ways;
+}
+
+std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site& a, const Site& b) {
+  for (const auto& [facts, words] : lost_ways(sk, a, b))
     if (q.possible_with(facts)) return words;
   return std::nullopt;
 }
@@ -253,13 +259,11 @@ PairKey key_of(const Skeleton& sk, const Site& a, const Site& b) {
   return {x.loc, x.thread, x.src.line, x.src.col, y.thread, y.src.line, y.src.col};
 }
 
-void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel& model,
-                    const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
-  Query q(session, sk, model, budget);
-  q.encode_final_values();           // part of every query's model
-  std::optional<ModelView> statics;  // the model's static relations (ms), once needed
+// Each pair of a skeleton to check: an RMW with each later RMW and with
+// each plain store to its cell, when the cell has an RMW and another writer.
+template <class F>
+void for_each_pair(const Skeleton& sk, F&& f) {
   for (const auto& [cell, list] : sites(sk)) {
-    // Cells with an RMW and another writer: two RMWs, or an RMW and a store.
     const auto rmws =
         std::count_if(list.begin(), list.end(), [](const Site& s) { return s.is_rmw; });
     if (rmws < 1 || list.size() < 2) continue;
@@ -268,27 +272,73 @@ void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel&
         const Site& a = list[i];
         const Site& b = list[j];
         if (!a.is_rmw || i == j || (b.is_rmw && j < i)) continue;
-        const PairKey k = key_of(sk, a, b);
-        auto [it, fresh] = pairs.try_emplace(k);
-        AtomicityPair& p = it->second;
-        if (fresh) {
-          p.cell = cell;
-          p.a = site_of(sk.ev(a.read));
-          p.b = site_of(sk.ev(b.read));
-          // The model's own relation decides, and says why.
-          if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
-          morally_strong(*statics, a.read, b.read, p);
-        }
-        if (p.lost_update) continue;
-        if (auto how = lost_update(q, sk, a, b)) {
-          p.lost_update = true;
-          p.how = *how;
-          p.lost_update_reason = lost_reason(sk, model, q, a, b, p);
-          p.witness = q.witness();
-          p.final_values = finals(q, sk);
-        }
+        f(cell, a, b);
       }
   }
+}
+
+// What the report says of a pair that loses an update in `q`'s last execution.
+void describe_lost(AtomicityPair& p, const Query& q, const Skeleton& sk, const QueryModel& model,
+                   const Site& a, const Site& b, std::string how) {
+  p.lost_update = true;
+  p.how = std::move(how);
+  p.lost_update_reason = lost_reason(sk, model, q, a, b, p);
+  p.witness = q.witness();
+  p.final_values = finals(q, sk);
+}
+
+void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel& model,
+                    const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
+  Query q(session, sk, model, budget);
+  q.encode_final_values();           // part of every query's model
+  std::optional<ModelView> statics;  // the model's static relations (ms), once needed
+  for_each_pair(sk, [&](const std::string& cell, const Site& a, const Site& b) {
+    auto [it, fresh] = pairs.try_emplace(key_of(sk, a, b));
+    AtomicityPair& p = it->second;
+    if (fresh) {
+      p.cell = cell;
+      p.a = site_of(sk.ev(a.read));
+      p.b = site_of(sk.ev(b.read));
+      // The model's own relation decides, and says why.
+      if (!statics) statics.emplace(sk, model, q.static_primitives(), nullptr, budget);
+      morally_strong(*statics, a.read, b.read, p);
+    }
+    if (p.lost_update) return;
+    if (auto how = lost_update(q, sk, a, b)) describe_lost(p, q, sk, model, a, b, *how);
+  });
+}
+
+// Verdict only: one query for any way of any pair of the skeleton to lose
+// an update; the pair of the execution found, if there is one.
+std::optional<AtomicityPair> decide_skeleton(QuerySession& session, const Skeleton& sk,
+                                             const QueryModel& model, const Budget* budget) {
+  struct Way {
+    std::string cell;
+    Site a, b;
+    std::string words;
+  };
+  std::vector<Way> ways;
+  std::vector<std::vector<ExecutionFact>> facts;
+  for_each_pair(sk, [&](const std::string& cell, const Site& a, const Site& b) {
+    for (auto& [f, words] : lost_ways(sk, a, b)) {
+      ways.push_back(Way{cell, a, b, std::move(words)});
+      facts.push_back(std::move(f));
+    }
+  });
+  if (ways.empty()) return std::nullopt;
+  Query q(session, sk, model, budget);
+  q.encode_final_values();
+  const std::optional<std::size_t> k = q.possible_with_any(facts);
+  if (!k) return std::nullopt;
+  const Way& w = ways[*k];
+  AtomicityPair p;
+  p.cell = w.cell;
+  p.a = site_of(sk.ev(w.a.read));
+  p.b = site_of(sk.ev(w.b.read));
+  morally_strong(ModelView(sk, model, q.static_primitives(), nullptr, budget), w.a.read, w.b.read,
+                 p);
+  describe_lost(p, q, sk, model, w.a, w.b, w.words);
+  return p;
 }
 
 }  // namespace
@@ -306,6 +356,21 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
   const QueryModel model(test, opts);
+  if (opts.verdict_only) {  // the first lost update found, or a proof of none
+    r.verdict_only = true;
+    r.verdict_by = VerdictBy::SolverProof;
+    for (const Skeleton& sk : ex.skeletons) {
+      if (opts.budget) opts.budget->check();
+      if (sk.cut) continue;
+      if (auto p = decide_skeleton(session, sk, model, opts.budget)) {
+        r.pairs.push_back(std::move(*p));
+        r.verdict_by = VerdictBy::Witness;
+        break;
+      }
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
     if (!sk.cut) check_skeleton(session, sk, model, opts.budget, pairs);
@@ -346,7 +411,8 @@ std::string render_atomicity_text(const AtomicityResult& r) {
   if (r.error) return render_failure_text(r.file, *r.error, r.error_kind);
   std::string o = fmt::format("Atomicity {} ({}, sm_{})\n", r.test,
                               model_name(r.model, r.model_file), r.target_sm);
-  if (r.pairs.empty()) o += "  no location is written by an RMW and another instruction\n";
+  if (r.pairs.empty() && !r.verdict_only)
+    o += "  no location is written by an RMW and another instruction\n";
   std::size_t lost = 0;
   for (const AtomicityPair& p : r.pairs) {
     o += fmt::format("  {}: {}\n     with {}\n", p.cell, describe(p.a), describe(p.b));
@@ -371,8 +437,13 @@ std::string render_atomicity_text(const AtomicityResult& r) {
       fin += fmt::format("{}{}={}", fin.empty() ? "" : "; ", cell, v);
     o += fmt::format("       final {}\n", fin);
   }
-  o += fmt::format("Pairs {} lost-update {}\nTime {} {:.2f}\n\n", r.pairs.size(), lost, r.test,
-                   r.seconds);
+  if (r.verdict_only)  // the witness pair only, or none (docs/cli.md "Verdict-only runs")
+    o += r.pairs.empty()
+             ? fmt::format("Verdict lost update: no, proof: {}\n", proof_words(r.verdict_by))
+             : std::string("Verdict lost update: yes, witness\n");
+  else
+    o += fmt::format("Pairs {} lost-update {}\n", r.pairs.size(), lost);
+  o += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
   return o;
 }
 
@@ -412,6 +483,11 @@ std::string render_atomicity_json_item(const AtomicityResult& r) {
   if (!r.model_file.empty()) t.set("model", r.model_file);
   set_json_metadata(t, r.metadata);
   set_json_error(t, r.error, r.error_kind);
+  if (r.verdict_only && !r.error)
+    t.set("verdict_only", true)
+        .set("lost_update", !r.pairs.empty())
+        .set("verdict_by", verdict_by_word(r.verdict_by))
+        .set("proof", r.pairs.empty() ? Json(proof_words(r.verdict_by)) : Json());
   Json pairs = Json::array();
   for (const AtomicityPair& p : r.pairs) pairs.push(pair_json(p));
   return "  " + t.set("pairs", std::move(pairs)).dump(Json::Layout::Nested, 1);

@@ -174,9 +174,9 @@ Usage:
                                     read them as files
   redscope --help | --version
 
-Options (of `run`; `atomicity` takes --format, -j, --model, --unroll; `xval`
-those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
---max-memory and --max-file-size):
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll and
+--verdict; `xval` those but --verdict, --observe-all and --pto-order; every
+command takes -q, -v, --timeout, --max-memory and --max-file-size):
   --format text|json|jsonl
                        output format: text (default, herd7-like), json (one
                        array, streamed: each test's object is printed as it
@@ -220,6 +220,17 @@ those, --observe-all and --pto-order; every command takes -q, -v, --timeout,
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
   --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --verdict            run, atomicity: the verdict only, no outcomes listed
+                       (herd7's -speedcheck): stop at the first outcome that
+                       decides the condition (satisfies exists/~exists,
+                       violates forall; atomicity: a lost update), or prove
+                       none exists: z3 asks one query per path with the
+                       proposition (forall: its negation) asserted, enum
+                       exhausts its search, auto picks; text prints the
+                       deciding outcome (States 0 or 1) and "Verdict witness"
+                       or "Verdict proof: HOW", JSON "verdict_only": true,
+                       "verdict_by": "witness"|"proof", "witness" (docs/cli.md
+                       "Verdict-only runs"). Not report --matrix's --verdict
   --shard i/n          check only shard i of n (round-robin over the sorted
                        files: every shard is deterministic; join the JSON
                        outputs with `redscope merge`); run, xval, report
@@ -287,6 +298,7 @@ struct Cli {
   std::size_t max_outcomes = 10000;
   std::optional<std::string> outcome;   // explain --outcome
   bool condition = false;               // explain --condition
+  bool verdict = false;                 // run/atomicity --verdict: the verdict only
   std::optional<std::string> dot_dir;   // run/explain --dot
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
@@ -390,6 +402,8 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.outcome = value();
     } else if (a == "--condition") {
       c.condition = true;
+    } else if (a == "--verdict") {
+      c.verdict = true;
     } else if (a == "--shard") {
       const std::string v = value();
       const auto slash = v.find('/');
@@ -488,6 +502,7 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.model = c.model;
   opts.max_outcomes = c.max_outcomes;
   opts.engine = c.engine;
+  opts.verdict_only = c.verdict;
   // Pictures are drawn from the solver's structured witnesses.
   if (c.dot_dir && c.engine == redscope::EngineKind::Auto) opts.engine = redscope::EngineKind::Z3;
   opts.max_file_bytes = c.max_file_bytes;
@@ -575,10 +590,13 @@ class RunPrinter {
     if (r.error && !diagnosed) p_.print(stderr, *r.error + "\n");
     if (c_.verbose)
       p_.print(stderr,
-               fmt::format("checked {} with {}{}: {} outcome(s), {} skeleton(s), {:.2f} s\n",
-                           r.file, r.engine.empty() ? redscope::to_string(c_.engine) : r.engine,
+               fmt::format("checked {} with {}{}: {}, {} skeleton(s), {:.2f} s\n", r.file,
+                           r.engine.empty() ? redscope::to_string(c_.engine) : r.engine,
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
-                           r.outcomes.size(), r.skeletons, r.seconds));
+                           r.verdict_only ? fmt::format("verdict by {}",
+                                                        redscope::verdict_by_word(r.verdict_by))
+                                          : fmt::format("{} outcome(s)", r.outcomes.size()),
+                           r.skeletons, r.seconds));
     if (c_.format == "json")
       json_.item(redscope::render_json_item(r));
     else if (c_.format == "jsonl")
@@ -627,6 +645,8 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
 int run(const Cli& c) {
   if (c.outcome || c.condition)
     usage_error("--outcome and --condition belong to `redscope explain`");
+  if (c.verdict && c.dot_dir)
+    usage_error("--dot draws every outcome's witness; --verdict lists no outcomes");
   std::vector<redscope::Expectation> expectations;
   if (c.expect) {
     try {
@@ -829,7 +849,8 @@ int run_report(const Cli& c) {
 
 // `report --matrix ROWS COLS` / `report --from SPEC` (report_matrix_command.cpp).
 int run_report_matrix(const redscope::cli::MatrixOptions& m, const Cli& c) {
-  if (c.expect || c.outcome || c.condition || c.dot_dir || c.shards > 1 || c.observe_all)
+  if (c.expect || c.outcome || c.condition || c.dot_dir || c.shards > 1 || c.observe_all ||
+      c.verdict)
     usage_error(
         "report --matrix takes --from, --verdict, --format, --html, --no-xval, --no-pictures, "
         "-j, --model, --engine, --unroll and the budget options only");
@@ -962,7 +983,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run(parse_run(argc, argv));
   if (cmd == "xval") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect)
+    if (c.expect || c.verdict)
       usage_error("xval takes --format, -j, --model, --unroll, --observe-all, --pto-order only");
     return run_xval(c);
   }
@@ -983,7 +1004,7 @@ int main(int argc, char** argv) {
           m, parse_run(static_cast<int>(rest.size()), rest.data(), m.from.has_value()));
     const Cli c = parse_run(argc, argv);
     if (!c.html_dir) usage_error("report needs --html DIR");
-    if (c.expect || c.outcome || c.condition || c.dot_dir)
+    if (c.expect || c.outcome || c.condition || c.dot_dir || c.verdict)
       usage_error("report takes --html, -j, --model, --unroll, --no-xval and --no-pictures only");
     return run_report(c);
   }
@@ -992,7 +1013,7 @@ int main(int argc, char** argv) {
     if (c.paths.size() != 1) usage_error("explain takes one litmus file");
     if (c.outcome.has_value() == c.condition)
       usage_error("explain needs exactly one of --outcome \"P0:r0=1; x=2\" and --condition");
-    if (c.expect || c.observe_all ||
+    if (c.expect || c.observe_all || c.verdict ||
         (c.engine != redscope::EngineKind::Auto && c.engine != redscope::EngineKind::Z3))
       usage_error(
           "explain takes --outcome/--condition, --format, --model, --unroll and --dot only");
@@ -1003,7 +1024,7 @@ int main(int argc, char** argv) {
     if (c.paths.size() != 2)
       usage_error("compile-check takes two litmus files: the PTX test, then its SASS");
     if (c.expect || c.outcome || c.condition || c.dot_dir || c.html_dir || c.observe_all ||
-        c.engine == redscope::EngineKind::Op || c.cat)
+        c.verdict || c.engine == redscope::EngineKind::Op || c.cat)
       usage_error(
           "compile-check takes --format, --engine z3|enum, --unroll and the budget "
           "options only");
@@ -1012,7 +1033,7 @@ int main(int argc, char** argv) {
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
     if (c.expect || c.observe_all)
-      usage_error("atomicity takes --format, -j, --model and --unroll only");
+      usage_error("atomicity takes --format, -j, --model, --unroll and --verdict only");
     return run_atomicity(c);
   }
   usage_error(fmt::format("unknown command '{}'", cmd));

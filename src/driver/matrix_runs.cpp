@@ -118,8 +118,17 @@ MatrixJudged judge_condition(const CellJob& job, const MatrixRunOptions& o) {
     page = std::move(p.page);
     defect = p.defects > 0;
   } else {
-    res = job.text.empty() ? check_file(job.file, o.engine)
-                           : check_text(job.text, job.file, o.engine);
+    // Only the verdict is needed: a verdict-only run (docs/cli.md
+    // "Verdict-only runs"), unless the condition is a forall, whose verdict
+    // does not say whether any outcome satisfies its proposition (the cell's
+    // question): then the full run.
+    EngineOptions eo = o.engine;
+    eo.verdict_only = true;
+    const auto check = [&](const EngineOptions& e) {
+      return job.text.empty() ? check_file(job.file, e) : check_text(job.text, job.file, e);
+    };
+    res = check(eo);
+    if (!res.error && !seeks_satisfying(res.quantifier)) res = check(o.engine);
   }
   MatrixRecord r;
   r.test = res.test;

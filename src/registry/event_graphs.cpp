@@ -38,7 +38,31 @@ constexpr std::size_t kGiveWayAfter = 10'000;
 constexpr std::size_t kGiveWayRatio = 300;
 // - Otherwise (many candidates, few outcomes): the solver.
 
+// Verdict only: the enumerator when its whole search costs less than the
+// solver's start (about 10 ms: kVerdictLittleWork weighted choices at 5 us;
+// a proof that no execution decides needs the whole search), else the
+// solver, whose one query per path costs about the same whether it finds a
+// witness or proves there is none (MP chain-12: 4,100 choices, 0.10 s
+// enumerated, 0.01 s solved; docs/performance.md "Verdict-only runs").
+constexpr double kVerdictLittleWork = 2e3;
+
+TestResult run_auto_verdict(const LitmusTest& test, const EngineOptions& opts) {
+  EngineOptions o = opts;
+  const EngineEstimate est = estimate_engines(test, opts, kVerdictLittleWork);
+  if (est.work <= kVerdictLittleWork) {
+    o.engine = EngineKind::Enum;
+    return tagged(
+        run_enum(test, o), "enum",
+        fmt::format("auto: verdict only, at most {:.3g} candidate choices", est.candidates));
+  }
+  o.engine = EngineKind::Z3;
+  return tagged(run_z3(test, o), "z3",
+                fmt::format("auto: verdict only, {:.3g} candidate choices: one solver query",
+                            est.candidates));
+}
+
 TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
+  if (opts.verdict_only) return run_auto_verdict(test, opts);
   EngineOptions o = opts;
   const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
   if (est.work <= kLittleWork) {

@@ -65,6 +65,18 @@ MatrixRecord record_of(const std::string& file, const JsonNode& o, VerdictKind k
     // "Never": no allowed outcome satisfies the condition's proposition.
     const JsonNode* obs = o.find("observation");
     if (!obs || !obs->is(JsonNode::Type::String)) bad(file, o, "a result without \"observation\"");
+    // A verdict-only forall that found a violating outcome has not looked
+    // for a satisfying one, which is the cell's question (docs/cli.md
+    // "Verdict-only runs").
+    const JsonNode* by = o.find("verdict_by");
+    const JsonNode* cond = o.find("condition");
+    const JsonNode* q =
+        cond && cond->is(JsonNode::Type::Object) ? cond->find("quantifier") : nullptr;
+    if (by && by->is(JsonNode::Type::String) && by->text() == "witness" && q &&
+        q->is(JsonNode::Type::String) && (q->text() == "forall" || q->text() == "assert"))
+      bad(file, o,
+          "a verdict-only forall result (--verdict) does not say whether any outcome satisfies "
+          "the condition's proposition: run the test without --verdict");
     r.verdict = obs->text() == "Never" ? CellVerdict::Forbidden : CellVerdict::Allowed;
   }
   return r;

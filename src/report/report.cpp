@@ -37,14 +37,36 @@ std::string_view kind_word(Quantifier q) {
 // The status of executions that may end early is shown only when they do.
 bool is_status(const Observable& o) { return o.is_register && o.reg.thread == kStatusThread; }
 
-std::string state_line(const TestResult& r, std::size_t i) {
-  if (auto st = r.status_text(i)) return *st;
+std::string values_line(const TestResult& r, const std::vector<std::uint64_t>& values) {
+  if (auto st = r.status_of(values)) return *st;
   std::string s;
   for (std::size_t k = 0; k < r.observables.size(); ++k)
     if (!is_status(r.observables[k]))
-      s += fmt::format("{}={}; ", r.observables[k].label, r.render_value(i, k));
+      s += fmt::format("{}={}; ", r.observables[k].label,
+                       format_value(values[k], r.observables[k].type));
   if (!s.empty()) s.pop_back();
   return s;
+}
+
+std::string state_line(const TestResult& r, std::size_t i) {
+  return values_line(r, r.outcomes[i].values);
+}
+
+// A verdict-only run, as herd7 -speedcheck prints one: the deciding outcome
+// as the only state ("States 0" when none exists), then the verdict, and
+// the counts of deciding outcomes found (satisfying, violating).
+std::string verdict_text(const TestResult& r) {
+  const Outcome* w = r.verdict_witness ? &*r.verdict_witness : nullptr;
+  std::string out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
+  out += fmt::format("States {}\n", w ? 1 : 0);
+  if (w) out += fmt::format("{}{}\n", w->satisfies ? "*> " : "   ", values_line(r, w->values));
+  out += r.holds ? "Ok\n" : "No\n";
+  out += w ? fmt::format("Verdict witness ({})\n", r.engine)
+           : fmt::format("Verdict proof: {} ({})\n", proof_words(r.verdict_by), r.engine);
+  out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
+  const int pos = w && w->satisfies ? 1 : 0, neg = w && !w->satisfies ? 1 : 0;
+  out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), pos, neg);
+  return out;
 }
 
 }  // namespace
@@ -53,16 +75,21 @@ std::string render_text(const TestResult& r) {
   if (r.error) {
     return render_failure_text(r.file, *r.error, r.error_kind);
   }
-  std::string out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
-  out += fmt::format("States {}\n", r.outcomes.size());
-  for (std::size_t i = 0; i < r.outcomes.size(); ++i)
-    out += fmt::format("{}{}\n", r.outcomes[i].satisfies ? "*> " : "   ", state_line(r, i));
-  out += r.holds ? "Ok\n" : "No\n";
-  const auto sat = static_cast<std::size_t>(std::count_if(
-      r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
-  out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
-  out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
-                     r.outcomes.size() - sat);
+  std::string out;
+  if (r.verdict_only) {
+    out = verdict_text(r);
+  } else {
+    out = fmt::format("Test {} {}\n", r.test, kind_word(r.quantifier));
+    out += fmt::format("States {}\n", r.outcomes.size());
+    for (std::size_t i = 0; i < r.outcomes.size(); ++i)
+      out += fmt::format("{}{}\n", r.outcomes[i].satisfies ? "*> " : "   ", state_line(r, i));
+    out += r.holds ? "Ok\n" : "No\n";
+    const auto sat = static_cast<std::size_t>(std::count_if(
+        r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+    out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
+    out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
+                       r.outcomes.size() - sat);
+  }
   if (r.incomplete.total() > 0)
     out += fmt::format(
         "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
@@ -98,6 +125,45 @@ Json& set_json_error(Json& o, const std::optional<std::string>& error, const std
 
 namespace {
 
+Json json_values(const TestResult& r, const std::vector<std::uint64_t>& vals) {
+  Json values = Json::object();
+  if (auto st = r.status_of(vals)) {
+    const bool trap = *st == "trap";
+    values.set("status", trap ? "trap" : "undefined");
+    if (!trap) values.set("reason", st->substr(std::string("undefined: ").size()));
+  } else {
+    for (std::size_t k = 0; k < r.observables.size(); ++k)
+      if (!is_status(r.observables[k]))
+        values.set(r.observables[k].label, format_value(vals[k], r.observables[k].type));
+  }
+  return values;
+}
+
+Json json_witness(const Witness& w) {
+  Json wj =
+      Json::object().set("rf", Json::strings(w.rf.texts())).set("co", Json::strings(w.co.texts()));
+  if (!w.choices.empty()) wj.set("choices", Json::strings(w.choices));
+  return wj;
+}
+
+// A verdict-only run (docs/cli.md "Verdict-only runs"): no "outcomes" nor
+// "witnesses"; "verdict_by" is "witness" (then "witness" holds its values,
+// whether they satisfy the proposition, and its execution) or "proof" (then
+// "proof" says how: "one solver query per path", "enumeration exhausted",
+// "every outcome listed").
+void set_json_verdict(Json& o, const TestResult& r) {
+  o.set("verdict_only", true).set("verdict_by", verdict_by_word(r.verdict_by));
+  if (!r.verdict_witness) {
+    o.set("proof", proof_words(r.verdict_by)).set("witness", Json());
+    return;
+  }
+  const Outcome& w = *r.verdict_witness;
+  o.set("proof", Json());
+  o.set("witness", json_witness(w.witness)
+                       .set("values", json_values(r, w.values))
+                       .set("satisfies", w.satisfies));
+}
+
 Json one_json(const TestResult& r) {
   Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
@@ -116,26 +182,16 @@ Json one_json(const TestResult& r) {
                          .set("text", r.condition_text)
                          .set("holds", r.holds));
   o.set("observation", to_string(r.observation));
-  Json outcomes = Json::array(), witnesses = Json::array();
-  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
-    Json values = Json::object();
-    if (auto st = r.status_text(i)) {
-      const bool trap = *st == "trap";
-      values.set("status", trap ? "trap" : "undefined");
-      if (!trap) values.set("reason", st->substr(std::string("undefined: ").size()));
-    } else {
-      for (std::size_t k = 0; k < r.observables.size(); ++k)
-        if (!is_status(r.observables[k])) values.set(r.observables[k].label, r.render_value(i, k));
+  if (r.verdict_only) {
+    set_json_verdict(o, r);
+  } else {
+    Json outcomes = Json::array(), witnesses = Json::array();
+    for (const Outcome& out : r.outcomes) {
+      outcomes.push(json_values(r, out.values));
+      witnesses.push(json_witness(out.witness));
     }
-    outcomes.push(std::move(values));
-    const Witness& w = r.outcomes[i].witness;
-    Json wj = Json::object()
-                  .set("rf", Json::strings(w.rf.texts()))
-                  .set("co", Json::strings(w.co.texts()));
-    if (!w.choices.empty()) wj.set("choices", Json::strings(w.choices));
-    witnesses.push(std::move(wj));
+    o.set("outcomes", std::move(outcomes)).set("witnesses", std::move(witnesses));
   }
-  o.set("outcomes", std::move(outcomes)).set("witnesses", std::move(witnesses));
   o.set("incomplete_paths", r.incomplete.total());
   o.set("incomplete", Json::object()
                           .set("unroll_bound", r.incomplete.bound_cut)

@@ -37,9 +37,13 @@ std::optional<std::size_t> status_index(const std::vector<Observable>& obs) {
 }  // namespace
 
 std::optional<std::string> TestResult::status_text(std::size_t outcome) const {
+  return status_of(outcomes[outcome].values);
+}
+
+std::optional<std::string> TestResult::status_of(const std::vector<std::uint64_t>& values) const {
   const auto k = status_index(observables);
   if (!k) return std::nullopt;
-  const std::uint64_t v = outcomes[outcome].values[*k];
+  const std::uint64_t v = values[*k];
   if (v == 0) return std::nullopt;
   if (v == kStatusTrap) return std::string("trap");
   const std::size_t i = v - kStatusUndefined;
@@ -308,6 +312,61 @@ std::vector<std::string> EdgeTexts::texts() const {
   v.reserve(items_.size());
   for (const Item& i : items_) v.push_back(*i);
   return v;
+}
+
+std::string_view verdict_by_word(VerdictBy b) {
+  return b == VerdictBy::Witness ? "witness" : "proof";
+}
+
+std::string_view proof_words(VerdictBy b) {
+  switch (b) {
+    case VerdictBy::Witness: return "";
+    case VerdictBy::SolverProof: return "one solver query per path";
+    case VerdictBy::Exhausted: return "enumeration exhausted";
+    case VerdictBy::Listing: return "every outcome listed";
+  }
+  return "";
+}
+
+bool seeks_satisfying(Quantifier q) { return q != Quantifier::Forall && q != Quantifier::Assert; }
+
+bool decides(const std::vector<Observable>& obs, const LitmusTest& test,
+             const std::vector<std::uint64_t>& v) {
+  const auto status = status_index(obs);
+  const bool sat = (!status || v[*status] == 0) && eval_condition(test.condition, obs, v);
+  return sat == seeks_satisfying(test.quantifier);
+}
+
+void settle_verdict(TestResult& r, const LitmusTest& test,
+                    std::optional<std::pair<std::vector<std::uint64_t>, Witness>> found,
+                    VerdictBy how) {
+  r.outcomes.clear();
+  r.verdict_only = true;
+  const bool seek_sat = seeks_satisfying(test.quantifier);
+  if (found) {
+    clear_ended(r.observables, found->first);
+    r.verdict_by = VerdictBy::Witness;
+    r.verdict_witness = Outcome{std::move(found->first), seek_sat, std::move(found->second)};
+    r.observation = Observation::Sometimes;
+  } else {
+    r.verdict_by = how;
+    r.verdict_witness.reset();
+    r.observation = seek_sat ? Observation::Never : Observation::Always;
+  }
+  // exists: a satisfying outcome; ~exists: none; forall: no violating one.
+  r.holds = test.quantifier == Quantifier::NotExists ? !found.has_value()
+            : seek_sat                               ? found.has_value()
+                                                     : !found.has_value();
+}
+
+void reduce_to_verdict(TestResult& r, const LitmusTest& test) {
+  std::optional<std::pair<std::vector<std::uint64_t>, Witness>> found;
+  for (Outcome& o : r.outcomes)
+    if (o.satisfies == seeks_satisfying(test.quantifier)) {
+      found.emplace(std::move(o.values), std::move(o.witness));
+      break;
+    }
+  settle_verdict(r, test, std::move(found), VerdictBy::Listing);
 }
 
 }  // namespace redscope

@@ -48,6 +48,11 @@ struct AtomicityResult {
   int target_sm = 90;
   std::map<std::string, std::string> metadata;  // the test's key=value lines (JSON "metadata")
   std::vector<AtomicityPair> pairs;
+  // A verdict-only run (EngineOptions::verdict_only): whether any pair loses
+  // an update, as `pairs` holding the one pair found (with its witness) or
+  // none (verdict_by: one solver query per path proved it impossible).
+  bool verdict_only = false;
+  VerdictBy verdict_by = VerdictBy::Listing;
   double seconds = 0;
   std::optional<std::string> error;
   std::string error_kind;  // "input", "timeout", "memory" or "internal" (failure.hpp)

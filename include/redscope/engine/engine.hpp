@@ -78,6 +78,11 @@ struct EngineOptions {
   // than one outcome per `give_way_ratio` choices, and at enum_limit.
   std::size_t give_way_after = 0;
   std::size_t give_way_ratio = 1000;
+  // Verdict only (`--verdict`, herd7's -speedcheck): decide the condition
+  // without listing outcomes. z3 asks one query per path with the
+  // proposition (forall: its negation) asserted; enum stops at the first
+  // deciding execution; TestResult::verdict_only says which way it went.
+  bool verdict_only = false;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
   // The cat model deciding consistency (--model FILE.cat): `user_model`,

@@ -103,6 +103,15 @@ struct Outcome {
 enum class Observation : std::uint8_t { Always, Sometimes, Never };
 std::string_view to_string(Observation o);
 
+// How a verdict-only run (`--verdict`, herd7's -speedcheck) reached its
+// verdict: an execution that decides it (the witness), a proof that none
+// exists, or (a semantics without a verdict-only search) the full listing.
+enum class VerdictBy : std::uint8_t { Witness, SolverProof, Exhausted, Listing };
+// "witness" or "proof" (JSON "verdict_by"), and how a proof was made:
+// "one solver query per path", "enumeration exhausted", "every outcome listed".
+std::string_view verdict_by_word(VerdictBy b);
+std::string_view proof_words(VerdictBy b);
+
 struct IncompletePaths {
   std::size_t bound_cut = 0;         // consistent executions stopped by --unroll
   std::size_t barrier_deadlock = 0;  // consistent only if a barrier never completes
@@ -141,6 +150,7 @@ struct TestResult {
   // out of bounds with .trap, or misaligned), else nothing: its values are
   // then meaningless and reports print this instead.
   std::optional<std::string> status_text(std::size_t outcome) const;
+  std::optional<std::string> status_of(const std::vector<std::uint64_t>& values) const;
   std::vector<std::string> undefined_reasons;  // from the expansion
   // What a reader should know beyond the outcomes, from any semantics (PTO
   // gives orders that change a float result, pipeline hazards, reads of
@@ -151,6 +161,12 @@ struct TestResult {
   // --engine auto why it was chosen.
   std::string engine;
   std::string engine_reason;
+  // A verdict-only run (EngineOptions::verdict_only): `outcomes` is empty,
+  // `holds` and `observation` are the verdict (settle_verdict), and
+  // `verdict_witness` is the one outcome that decided it, if one did.
+  bool verdict_only = false;
+  VerdictBy verdict_by = VerdictBy::Listing;
+  std::optional<Outcome> verdict_witness;
 };
 
 // Which registers and locations an outcome reports (condition, filter and
@@ -175,5 +191,24 @@ void clear_ended(const std::vector<Observable>& observables, std::vector<std::ui
 // observation from them.
 void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found);
+
+// ---- verdict-only runs (herd7's -speedcheck) --------------------------------
+// What decides the condition: for exists, ~exists (and .test permit/check)
+// an outcome that satisfies the proposition; for forall (assert) one that
+// violates it. `seeks_satisfying` says which; `decides` whether the values
+// of an outcome (an ended execution satisfies nothing) are such an outcome.
+bool seeks_satisfying(Quantifier q);
+bool decides(const std::vector<Observable>& obs, const LitmusTest& test,
+             const std::vector<std::uint64_t>& values);
+// The verdict from the deciding outcome found (`values` and its witness) or
+// none (`how` says how none was shown), as herd7 -speedcheck words it: the
+// observation is Sometimes with a deciding outcome, else Never (exists,
+// ~exists) or Always (forall); `outcomes` stays empty.
+void settle_verdict(TestResult& r, const LitmusTest& test,
+                    std::optional<std::pair<std::vector<std::uint64_t>, Witness>> found,
+                    VerdictBy how);
+// A full result reduced to a verdict-only one (for a semantics that can only
+// list): its first deciding outcome, if any, with VerdictBy::Listing.
+void reduce_to_verdict(TestResult& r, const LitmusTest& test);
 
 }  // namespace redscope

@@ -45,6 +45,13 @@ Statics statics(const cat::StaticPrimitives& p) {
 
 using cat::Bits;
 
+// Thrown from the search by a verdict-only run at the first outcome that
+// decides the condition (results.hpp: decides).
+struct Decided {
+  Values values;
+  Witness witness;
+};
+
 class SkeletonEnumerator {
  public:
   // Consistency is decided by `model` (evaluated here) or, when `check` is
@@ -866,6 +873,10 @@ class SkeletonEnumerator {
   void add(const Values& vals, const std::vector<ThreadId>* from) {
     if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
     any_outcome_ = true;
+    if (opts_.verdict_only) {  // the first deciding outcome ends the search
+      if (decides(obs_, test_, vals)) throw Decided{vals, witness(from)};
+      return;
+    }
     const auto [it, fresh] = found_->try_emplace(vals);
     if (!fresh) return;
     it->second = witness(from);
@@ -936,17 +947,28 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   TestResult r = start_result(test, opts, ex);
   Found found;
   std::size_t candidates = 0;  // over every skeleton of the test
-  for (const Skeleton& sk : ex.skeletons) {
-    SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check);
-    if (sk.cut) {
-      Found ignored;
-      if (e.run(ignored)) ++r.incomplete.bound_cut;
-      continue;
+  try {
+    for (const Skeleton& sk : ex.skeletons) {
+      if (sk.cut) {
+        EngineOptions full = opts;  // a cut path's count needs any execution, deciding or not
+        full.verdict_only = false;
+        SkeletonEnumerator any(sk, test, r.model, r.observables, full, candidates, model, check);
+        Found ignored;
+        if (any.run(ignored)) ++r.incomplete.bound_cut;
+        continue;
+      }
+      SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check);
+      const bool consistent = e.run(found);
+      if (!e.any_outcome() && consistent) ++r.incomplete.barrier_deadlock;
     }
-    const bool consistent = e.run(found);
-    if (!e.any_outcome() && consistent) ++r.incomplete.barrier_deadlock;
+    if (opts.verdict_only)
+      settle_verdict(r, test, std::nullopt, VerdictBy::Exhausted);
+    else
+      settle_result(r, test, std::move(found));
+  } catch (Decided& d) {
+    settle_verdict(r, test, std::pair{std::move(d.values), std::move(d.witness)},
+                   VerdictBy::Witness);
   }
-  settle_result(r, test, std::move(found));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -162,6 +162,33 @@ bool Query::possible_with(const std::vector<ExecutionFact>& facts) {
   });
 }
 
+std::optional<std::size_t> Query::possible_with_any(
+    const std::vector<std::vector<ExecutionFact>>& alternatives) {
+  return detail::translate_z3_errors([&]() -> std::optional<std::size_t> {
+    Impl& q = *impl_;
+    z3::expr_vector any(q.c);
+    for (const auto& facts : alternatives) {
+      z3::expr_vector all(q.c);
+      for (const ExecutionFact& f : facts) all.push_back(q.term(f));
+      any.push_back(z3::mk_and(all));
+    }
+    q.s.push();
+    q.s.add(z3::mk_or(any));
+    bool sat = false;
+    try {
+      sat = q.check(q.enc.all_literals(true));
+    } catch (...) {
+      q.s.pop();
+      throw;
+    }
+    q.s.pop();
+    if (!sat) return std::nullopt;
+    for (std::size_t i = 0; i < any.size(); ++i)
+      if (q.model().eval(any[static_cast<unsigned>(i)], true).is_true()) return i;
+    return std::nullopt;  // (not reached: the model meets one of them)
+  });
+}
+
 std::vector<std::string> Query::minimal_core(std::vector<std::string> core) {
   for (std::size_t i = 0; i < core.size();) {
     std::vector<std::string> smaller = core;

@@ -52,4 +52,14 @@ z3::expr condition_to_z3(z3::context& c, const CondExpr& e, const std::vector<Ob
   }
 }
 
+z3::expr deciding_to_z3(z3::context& c, const LitmusTest& test, const std::vector<Observable>& obs,
+                        const std::vector<z3::expr>& terms) {
+  z3::expr sat = condition_to_z3(c, test.condition, obs, terms);
+  for (std::size_t i = 0; i < obs.size(); ++i)
+    if (obs[i].is_register && obs[i].reg.thread == kStatusThread &&
+        obs[i].reg.name == kStatusRegister)
+      sat = sat && terms[i] == c.bv_val(0, terms[i].get_sort().bv_size());
+  return seeks_satisfying(test.quantifier) ? sat : !sat;
+}
+
 }  // namespace redscope

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -121,6 +122,11 @@ class Query {
   // Some execution with all of `facts` passes every enabled check, with
   // barriers passing; the facts are dropped afterwards.
   bool possible_with(const std::vector<ExecutionFact>& facts);
+  // One check for any of `alternatives` (each a conjunction of facts, as
+  // possible_with's): the index of one that the execution found meets, or
+  // none when no allowed execution meets any (a verdict-only proof).
+  std::optional<std::size_t> possible_with_any(
+      const std::vector<std::vector<ExecutionFact>>& alternatives);
   // A minimal subset of `unsat` (named checks that together forbid every
   // execution) that still forbids: dropping any one of them allows one
   // (deletion-based, in order).
