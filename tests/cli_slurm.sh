@@ -72,4 +72,10 @@ timeout 30 "$submit" -n 2 -o "$dir/c" --redscope "$bin" --wait --engine nosuch \
 grep -q "^exit=2 failed: redscope refused the command line" "$dir/c/result" ||
   fail "result: $(cat "$dir/c/result")"
 "$submit" -o "$dir/c" --redscope "$bin" litmus > /dev/null 2>&1 && fail "OUT reused"
+# 4. No fault: every shard completes on its first attempt (the fault hook is
+# off when REDSCOPE_SUITE_FAULT is unset, as on a real cluster).
+timeout 30 "$submit" -n 3 -o "$dir/d" --redscope "$bin" --wait "${paths[@]}" > "$dir/d.log" 2>&1 \
+  || fail "a suite without faults failed: $(cat "$dir/d.log")"
+grep -q "^exit=0 merged .*(attempt 1)$" "$dir/d/result" ||
+  fail "a suite without faults must finish on attempt 1: $(cat "$dir/d/result")"
 echo "slurm: all checks passed in $(( $(date +%s) - start )) s"
