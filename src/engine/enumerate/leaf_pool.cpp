@@ -105,25 +105,36 @@ std::vector<Found> LeafPool::take() {
 
 namespace {
 
+// A part's outcomes in value order, moved out of its map.
+using Entry = std::pair<Values, Witness>;
+using List = std::vector<Entry>;
+
+List listed(Found& part) {
+  List l;
+  l.reserve(part.size());
+  while (!part.empty()) {
+    auto node = part.extract(part.begin());  // keys move: no copy of a value vector
+    l.emplace_back(std::move(node.key()), std::move(node.mapped()));
+  }
+  return l;
+}
+
 // Keys that cut the values into about `ranges` ranges of similar size,
-// taken from the largest part; ascending.
-std::vector<Values> splitters(const std::vector<Found>& parts, std::size_t ranges) {
-  const Found* big = nullptr;
-  for (const Found& p : parts)
-    if (!big || p.size() > big->size()) big = &p;
+// taken from the longest list; ascending.
+std::vector<Values> splitters(const std::vector<List>& lists, std::size_t ranges) {
+  const List* big = nullptr;
+  for (const List& l : lists)
+    if (!big || l.size() > big->size()) big = &l;
   std::vector<Values> cuts;
   if (!big || ranges < 2 || big->size() < 2 * ranges) return cuts;
-  const std::size_t step = big->size() / ranges;
-  std::size_t k = 0;
-  for (const auto& [vals, w] : *big)
-    if (++k % step == 0 && cuts.size() + 1 < ranges) cuts.push_back(vals);
+  for (std::size_t r = 1; r < ranges; ++r) cuts.push_back((*big)[r * big->size() / ranges].first);
   return cuts;
 }
 
-using Range = std::pair<Found::iterator, Found::iterator>;
+using Range = std::pair<Entry*, Entry*>;
 
-// The outcomes of one value range: a heap of the parts' heads, the smallest
-// value first and, among equal values, the earliest part (whose witness is
+// The outcomes of one value range: a heap of the lists' heads, the smallest
+// value first and, among equal values, the earliest list (whose witness is
 // kept; the others' are dropped).
 std::vector<Outcome> merge_range(std::vector<Range> heads, const LitmusTest& test,
                                  const std::vector<Observable>& obs) {
@@ -133,15 +144,19 @@ std::vector<Outcome> merge_range(std::vector<Range> heads, const LitmusTest& tes
     return x != y ? y < x : b < a;
   };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
-  for (std::size_t i = 0; i < heads.size(); ++i)
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    total += static_cast<std::size_t>(heads[i].second - heads[i].first);
     if (heads[i].first != heads[i].second) heap.push(i);
+  }
   std::vector<Outcome> out;
+  out.reserve(total);
   while (!heap.empty()) {
     const std::size_t i = heap.top();
     heap.pop();
-    Values vals = heads[i].first->first;
-    const bool sat = eval_condition(test.condition, obs, vals);
-    out.push_back(Outcome{std::move(vals), sat, std::move(heads[i].first->second)});
+    Entry& e = *heads[i].first;
+    const bool sat = eval_condition(test.condition, obs, e.first);
+    out.push_back(Outcome{std::move(e.first), sat, std::move(e.second)});
     const Values& key = out.back().values;
     if (++heads[i].first != heads[i].second) heap.push(i);
     while (!heap.empty() && heads[heap.top()].first->first == key) {
@@ -157,14 +172,18 @@ std::vector<Outcome> merge_range(std::vector<Range> heads, const LitmusTest& tes
 
 std::vector<Outcome> merge_parts(std::vector<Found>& parts, const LitmusTest& test,
                                  const std::vector<Observable>& obs, unsigned workers) {
-  // Each range's iterators are found before the workers start, so that a
-  // worker touches only the nodes of its own range.
-  const std::vector<Values> cuts = splitters(parts, workers > 1 ? 8 * std::size_t{workers} : 1);
+  std::vector<List> lists(parts.size());
+  parallel_for(parts.size(), workers, [&](std::size_t i) { lists[i] = listed(parts[i]); });
+  parts.clear();
+  const std::vector<Values> cuts = splitters(lists, workers > 1 ? 8 * std::size_t{workers} : 1);
   std::vector<std::vector<Range>> ranges(cuts.size() + 1);
-  for (Found& p : parts) {
-    auto from = p.begin();
+  for (List& l : lists) {
+    Entry* from = l.data();
     for (std::size_t r = 0; r < ranges.size(); ++r) {
-      const auto to = r < cuts.size() ? p.lower_bound(cuts[r]) : p.end();
+      Entry* to = r < cuts.size() ? std::lower_bound(
+                                        from, l.data() + l.size(), cuts[r],
+                                        [](const Entry& e, const Values& v) { return e.first < v; })
+                                  : l.data() + l.size();
       ranges[r].emplace_back(from, to);
       from = to;
     }
@@ -177,10 +196,11 @@ std::vector<Outcome> merge_parts(std::vector<Found>& parts, const LitmusTest& te
   std::vector<Outcome> out;
   out.reserve(total);
   for (auto& m : merged) std::move(m.begin(), m.end(), std::back_inserter(out));
-  parallel_for(parts.size(), workers, [&](std::size_t i) { Found().swap(parts[i]); });
+  // What is left is moved-from: freeing it is cheap, but a million of it
+  // still goes faster on every worker.
+  parallel_for(lists.size(), workers, [&](std::size_t i) { List().swap(lists[i]); });
   parallel_for(merged.size(), workers,
                [&](std::size_t i) { std::vector<Outcome>().swap(merged[i]); });
-  parts.clear();
   return out;
 }
 
