@@ -272,10 +272,10 @@ std::string machine() {
   return fmt::format("{} ({} hardware threads)", model, std::thread::hardware_concurrency());
 }
 
-// CPU seconds of the whole process (every thread).
-double cpu_seconds() {
+// CPU seconds of the whole process (every thread), or of this thread.
+double cpu_seconds(clockid_t clock = CLOCK_PROCESS_CPUTIME_ID) {
   timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
@@ -287,15 +287,18 @@ double median(std::vector<double> v) {
 // Family s, "-j 2 speed-up": one test on one and on two threads of its own
 // (EngineOptions::workers, what `-j 2` gives a run of one test), auto
 // engine, `repeats` runs each, alternating; wall and CPU seconds, min and
-// median. The outcome lists must be the same.
+// median, and the CPU of the calling thread (the search, its share of the
+// jobs, the merge: on a loaded machine, where a process's threads share
+// one slice, what its wall time would follow on idle cores). The outcome
+// lists and witnesses must be the same.
 bool speedup(std::ofstream& csv, bool quick) {
   const int repeats = quick ? 1 : 5;
-  fmt::print("\n{:<30} {:>3} {:>9} {:>5} {:>15} {:>15} {:>8}\n", "s: -j 2 speed-up", "N",
-             "outcomes", "-j", "wall min/med", "cpu min/med", "wall/j1");
+  fmt::print("\n{:<30} {:>3} {:>9} {:>3} {:>15} {:>15} {:>8} {:>8} {:>8}\n", "s: -j 2 speed-up",
+             "N", "outcomes", "-j", "wall min/med", "cpu min/med", "wall/j1", "thr cpu", "/j1 cpu");
   bool same = true;
   for (int n : quick ? std::vector<int>{8} : std::vector<int>{8, 10}) {
     const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("bench-{}.litmus", n));
-    std::vector<double> wall[2], cpu[2];
+    std::vector<double> wall[2], cpu[2], own[2];
     std::vector<std::string> values[2];
     std::size_t outcomes = 0;
     for (int k = 0; k < repeats; ++k)
@@ -303,12 +306,13 @@ bool speedup(std::ofstream& csv, bool quick) {
         EngineOptions o;
         o.max_outcomes = std::size_t{1} << 24;
         o.workers = j;
-        const double c0 = cpu_seconds();
+        const double c0 = cpu_seconds(), o0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
         const auto t0 = std::chrono::steady_clock::now();
         const TestResult res = run_engine(t, o);
         wall[j - 1].push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         cpu[j - 1].push_back(cpu_seconds() - c0);
+        own[j - 1].push_back(cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - o0);
         outcomes = res.outcomes.size();
         if (k == 0)
           for (const Outcome& out : res.outcomes) {
@@ -322,10 +326,13 @@ bool speedup(std::ofstream& csv, bool quick) {
     for (unsigned j : {1u, 2u}) {
       const auto& w = wall[j - 1];
       const auto& c = cpu[j - 1];
-      fmt::print("{:<30} {:>3} {:>9} {:>5} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f}{}\n",
-                 "IRIW, N readers", n, outcomes, j, *std::min_element(w.begin(), w.end()),
-                 median(w), *std::min_element(c.begin(), c.end()), median(c),
-                 median(w) / median(wall[0]), same ? "" : "  ** -j 1 and -j 2 differ **");
+      fmt::print(
+          "{:<30} {:>3} {:>9} {:>3} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f} {:>8.3f} "
+          "{:>8.2f}{}\n",
+          "IRIW, N readers", n, outcomes, j, *std::min_element(w.begin(), w.end()), median(w),
+          *std::min_element(c.begin(), c.end()), median(c), median(w) / median(wall[0]),
+          median(own[j - 1]), median(own[j - 1]) / median(cpu[0]),
+          same ? "" : "  ** -j 1 and -j 2 differ **");
       csv << fmt::format("\"s: -j {} wall median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
                          median(w));
       csv << fmt::format("\"s: -j {} cpu median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
