@@ -961,6 +961,8 @@ class SkeletonEnumerator {
       if (any) pool_any_ = true;
     });
     batch_.clear();
+    // Leaves wait as copies: past a few jobs per worker the search helps.
+    pool_->help_if_behind(4 * std::size_t{opts_.workers});
   }
 
   // Each observed cell ends with the value of one co-maximal executed write.
@@ -987,6 +989,7 @@ class SkeletonEnumerator {
       any_outcome_ = maker_->leaf(LeafView{choices, rf_, exec_, co_}) || any_outcome_;
       return;
     }
+    charge(opts_.budget, n_ * n_ / 8 + n_ * sizeof(EventId));  // the copies of co and rf
     batch_.push_back(LeafCopy{std::move(choices), rf_, exec_, co_});
     if (++leaves_ / kJobShare <= batch_.size()) flush();
   }

@@ -61,6 +61,11 @@ void LeafPool::run_next(std::unique_lock<std::mutex>& lock) {
   done_cv_.notify_all();
 }
 
+void LeafPool::help_if_behind(std::size_t queued) {
+  std::unique_lock lock(mu_);
+  if (queue_.size() > queued) run_next(lock);
+}
+
 void LeafPool::drain() {
   {
     std::unique_lock lock(mu_);

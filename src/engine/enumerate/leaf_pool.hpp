@@ -45,6 +45,9 @@ class LeafPool {
   // Queues a job; its outcomes go to a map of their own, after the
   // previous job's.
   void push(Job job);
+  // Runs one queued job on this thread when more than `queued` wait (the
+  // workers are behind: the maker helps rather than gather more leaves).
+  void help_if_behind(std::size_t queued);
   // Runs queued jobs on this thread too until every job is done; rethrows
   // a job's exception.
   void drain();
