@@ -5,6 +5,7 @@
 // (but a z3/enum disagreement is reported loudly and makes the exit status 1).
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -370,6 +371,77 @@ bool time_verdict_families(const std::string& only, bool quick, std::ofstream& c
   return disagree;
 }
 
+// CPU seconds of the whole process (every thread), or of this thread.
+double cpu_seconds(clockid_t clock = CLOCK_PROCESS_CPUTIME_ID) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Family s, "-j 2 speed-up": one test on one and on two threads of its own
+// (EngineOptions::workers, what `-j 2` gives a run of one test), auto
+// engine, `repeats` runs each, alternating; wall and CPU seconds, min and
+// median, and the CPU of the calling thread (the search, its share of the
+// jobs, the merge: on a loaded machine, where a process's threads share
+// one slice, what its wall time would follow on idle cores). The outcome
+// lists and witnesses must be the same.
+bool speedup(std::ofstream& csv, bool quick) {
+  const int repeats = quick ? 1 : 5;
+  fmt::print("\n{:<30} {:>3} {:>9} {:>3} {:>15} {:>15} {:>8} {:>8} {:>8}\n", "s: -j 2 speed-up",
+             "N", "outcomes", "-j", "wall min/med", "cpu min/med", "wall/j1", "thr cpu", "/j1 cpu");
+  bool same = true;
+  for (int n : quick ? std::vector<int>{8} : std::vector<int>{8, 10}) {
+    const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("bench-{}.litmus", n));
+    std::vector<double> wall[2], cpu[2], own[2];
+    std::vector<std::string> values[2];
+    std::size_t outcomes = 0;
+    for (int k = 0; k < repeats; ++k)
+      for (unsigned j : {1u, 2u}) {
+        EngineOptions o;
+        o.max_outcomes = std::size_t{1} << 24;
+        o.workers = j;
+        const double c0 = cpu_seconds(), o0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        const auto t0 = std::chrono::steady_clock::now();
+        const TestResult res = run_engine(t, o);
+        wall[j - 1].push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        cpu[j - 1].push_back(cpu_seconds() - c0);
+        own[j - 1].push_back(cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - o0);
+        outcomes = res.outcomes.size();
+        if (k == 0)
+          for (const Outcome& out : res.outcomes) {
+            std::string v;
+            for (std::uint64_t x : out.values) v += std::to_string(x) + ",";
+            for (const std::string& e : out.witness.rf) v += e + ";";
+            values[j - 1].push_back(std::move(v));
+          }
+      }
+    same = same && values[0] == values[1];
+    for (unsigned j : {1u, 2u}) {
+      const auto& w = wall[j - 1];
+      const auto& c = cpu[j - 1];
+      fmt::print(
+          "{:<30} {:>3} {:>9} {:>3} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f} {:>8.3f} "
+          "{:>8.2f}{}\n",
+          "IRIW, N readers", n, outcomes, j, *std::min_element(w.begin(), w.end()), median(w),
+          *std::min_element(c.begin(), c.end()), median(c), median(w) / median(wall[0]),
+          median(own[j - 1]), median(own[j - 1]) / median(cpu[0]),
+          same ? "" : "  ** -j 1 and -j 2 differ **");
+      csv << fmt::format("\"s: -j {} wall median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
+                         median(w));
+      csv << fmt::format("\"s: -j {} cpu median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
+                         median(c));
+    }
+    std::cout.flush();
+  }
+  return same;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -402,7 +474,9 @@ int main(int argc, char** argv) {
           "  same observing x, y and P0's registers, (d) N red of mixed .cta/.gpu\n"
           "  scope, (e) N red.add.f32 and (f) N atom.add.f32 of distinct constants, and\n"
           "  growth curves to N = 1000 of (g) one thread's N stores to x, (h) the same\n"
-          "  with a reader thread and (i) one thread's stores to N locations; then\n"
+          "  with a reader thread and (i) one thread's stores to N locations; (s) IRIW\n"
+          "  with 8 and 10 readers on one and two threads of their own (-j 2 on one\n"
+          "  test: wall and CPU, min/median of 5, and the -j 2/-j 1 wall ratio); then\n"
           "  verdict-only runs (--verdict) of (v) IRIW with N readers (a witness) and\n"
           "  IRIW+fence.sc (a proof), (m) a message-passing chain over N threads with\n"
           "  .cta (a witness) and .gpu (a proof) release/acquire, each against the full\n"
@@ -499,6 +573,8 @@ int main(int argc, char** argv) {
   }
   if (!emit_only && (only.empty() || only.find_first_of("vm") != std::string::npos))
     disagree = time_verdict_families(only, quick, csv, emit_dir) || disagree;
+  if (!emit_only && (only.empty() || only.find('s') != std::string::npos))
+    disagree = !speedup(csv, quick) || disagree;
   if (!quick && only.empty() && !emit_only) {
     const std::string dir = std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx";
     try {

@@ -36,6 +36,10 @@ std::optional<std::size_t> status_index(const std::vector<Observable>& obs) {
 }
 }  // namespace
 
+bool has_status_observable(const std::vector<Observable>& obs) {
+  return status_index(obs).has_value();
+}
+
 std::optional<std::string> TestResult::status_text(std::size_t outcome) const {
   return status_of(outcomes[outcome].values);
 }
@@ -271,6 +275,10 @@ void settle_result(TestResult& r, const LitmusTest& test,
         (!status || vals[*status] == 0) && eval_condition(test.condition, r.observables, vals);
     r.outcomes.push_back(Outcome{std::move(vals), sat, std::move(node.mapped())});
   }
+  settle_outcomes(r, test);
+}
+
+void settle_outcomes(TestResult& r, const LitmusTest& test) {
   // Sorted by the values as their types read them (a signed type's values
   // sign-extended from its width), each observable's shift worked out once.
   std::vector<unsigned> shift;

@@ -182,6 +182,8 @@ void check_condition_literals(const LitmusTest& test, const std::vector<Observab
 bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
                     const std::vector<std::uint64_t>& values);
 
+// Whether `obs` has the status observable (an execution may end early).
+bool has_status_observable(const std::vector<Observable>& obs);
 // An execution that ended early (a trap, an undefined access) has no final
 // values: every observable but the status reads 0 in its outcome.
 void clear_ended(const std::vector<Observable>& observables, std::vector<std::uint64_t>& values);
@@ -191,6 +193,11 @@ void clear_ended(const std::vector<Observable>& observables, std::vector<std::ui
 // observation from them.
 void settle_result(TestResult& r, const LitmusTest& test,
                    std::map<std::vector<std::uint64_t>, Witness> found);
+// settle_result's second half, for an engine that lists r.outcomes itself:
+// distinct values in unsigned order, each judged (`satisfies`), and no
+// status observable. Sorts them as their types read them; sets the verdict
+// and the observation.
+void settle_outcomes(TestResult& r, const LitmusTest& test);
 
 // ---- verdict-only runs (herd7's -speedcheck) --------------------------------
 // What decides the condition: for exists, ~exists (and .test permit/check)

@@ -7,6 +7,7 @@
 // skeleton and the expression evaluator, so that the two engines can check
 // each other.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/enumerate/estimate.hpp"
+#include "engine/enumerate/leaf_pool.hpp"
 #include "engine/enumerate/symmetry.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
@@ -27,12 +29,144 @@ namespace redscope {
 
 namespace {
 
-using Values = std::vector<std::uint64_t>;
+using enumerate::Found;
+using enumerate::LeafPool;
+using enumerate::Values;
 
-// Outcomes found so far, by value vector. (A hash table was tried: its
-// insertions are cheaper, but the sort settle_result then does from no
-// order cost more than they saved; docs/performance.md.)
-using Found = std::map<Values, Witness>;
+// The skeleton-wide facts a leaf's outcomes are made from.
+struct LeafContext {
+  const Skeleton& sk;
+  const LitmusTest& test;
+  const std::vector<Observable>& obs;
+  const std::vector<EventId>& reads;
+  const std::vector<std::string>& labels;  // per event
+  const enumerate::ThreadClasses& classes;
+  std::size_t max_outcomes;
+  bool verdict_only = false;  // the first deciding outcome ends the search (Decided)
+};
+
+// Thrown from the search by a verdict-only run at the first outcome that
+// decides the condition (results.hpp: decides).
+struct Decided {
+  Values values;
+  Witness witness;
+};
+
+// One consistent candidate as its outcomes need it: each observable's
+// possible final values, and rf, the executed events and co for witnesses.
+struct LeafView {
+  const std::vector<std::vector<std::uint64_t>>& choices;
+  const std::vector<EventId>& rf;
+  const std::vector<bool>& exec;
+  const BitRel& co;
+};
+
+// Makes leaves' outcomes into `found`: each combination of final values
+// under each permutation of interchangeable threads, with its witness (the
+// first one of a value is kept).
+class OutcomeMaker {
+ public:
+  OutcomeMaker(const LeafContext& c, Found& found) : c_(c), n_(c.sk.size()), found_(found) {}
+
+  // Returns whether some outcome passed the filter.
+  bool leaf(const LeafView& l) {
+    leaf_ = &l;
+    any_ = false;
+    Values vals(l.choices.size(), 0);
+    product(0, vals);
+    return any_;
+  }
+
+ private:
+  void product(std::size_t i, Values& vals) {
+    if (i == leaf_->choices.size()) {
+      if (!c_.classes.any()) {
+        add(vals, nullptr);
+        return;
+      }
+      enumerate::for_each_permutation(
+          c_.classes, c_.obs, vals,
+          [&](const Values& v, const std::vector<ThreadId>& from) { add(v, &from); });
+      return;
+    }
+    for (std::uint64_t v : leaf_->choices[i]) {
+      vals[i] = v;
+      product(i + 1, vals);
+    }
+  }
+
+  void add(const Values& vals, const std::vector<ThreadId>* from) {
+    if (c_.test.filter && !eval_condition(*c_.test.filter, c_.obs, vals)) return;
+    any_ = true;
+    if (c_.verdict_only) {  // the first deciding outcome ends the search
+      if (decides(c_.obs, c_.test, vals)) throw Decided{vals, witness(from)};
+      return;
+    }
+    const auto [it, fresh] = found_.try_emplace(vals);
+    if (!fresh) return;
+    it->second = witness(from);
+    if (found_.size() > c_.max_outcomes)
+      throw InputError(Diagnostic{c_.test.file, c_.test.condition_loc,
+                                  fmt::format("more than {} outcomes", c_.max_outcomes)});
+  }
+
+  // The execution found, or (symmetry) its image where thread u does what
+  // thread from[u] did: events map position for position.
+  Witness witness(const std::vector<ThreadId>* from) const {
+    const Skeleton& sk = c_.sk;
+    std::vector<EventId> orig(n_), image(n_);
+    for (EventId e = 0; e < n_; ++e) orig[e] = image[e] = e;
+    if (from)
+      for (std::size_t u = 0; u < from->size(); ++u) {
+        const std::size_t v = static_cast<std::size_t>((*from)[u]);
+        if (v == u) continue;
+        const EventId bu = sk.thread_base[u], bv = sk.thread_base[v];
+        const EventId end = u + 1 < sk.thread_base.size() ? sk.thread_base[u + 1] : n_;
+        for (EventId i = 0; bu + i < end; ++i) {
+          orig[bu + i] = bv + i;
+          image[bv + i] = bu + i;
+        }
+      }
+    Witness wit;
+    wit.rf.reserve(c_.reads.size());  // one allocation, not log2(reads) of them
+    for (EventId r : c_.reads)
+      if (leaf_->exec[orig[r]]) wit.rf.push_back(edge(image[leaf_->rf[orig[r]]], r));
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b)
+        if (leaf_->co.has(orig[a], orig[b]) && !sk.ev(a).is_init) wit.co.push_back(edge(a, b));
+    return wit;
+  }
+
+  // "A -> B", made once per pair and shared by every witness naming it.
+  EdgeTexts::Item edge(EventId a, EventId b) const {
+    EdgeTexts::Item& s = edges_[static_cast<std::size_t>(a) * n_ + b];
+    if (!s) s = std::make_shared<const std::string>(c_.labels[a] + " -> " + c_.labels[b]);
+    return s;
+  }
+
+  const LeafContext& c_;
+  std::size_t n_;
+  Found& found_;
+  const LeafView* leaf_ = nullptr;
+  bool any_ = false;
+  mutable std::unordered_map<std::size_t, EdgeTexts::Item> edges_;  // by a * n_ + b
+};
+
+// A leaf as a job keeps its own copies (the search moves on).
+struct LeafCopy {
+  std::vector<std::vector<std::uint64_t>> choices;
+  std::vector<EventId> rf;
+  std::vector<bool> exec;
+  BitRel co;
+  LeafView view() const { return LeafView{choices, rf, exec, co}; }
+};
+
+// A job takes the leaves gathered once they are a 1/kJobShare share of the
+// leaves made so far (one at first): about kJobShare jobs per e-fold growth
+// of the leaves, enough to share the work and few enough that the merge's
+// heap stays shallow (IRIW with 10 readers: 3,136 leaves of 334 outcomes
+// each, 195 jobs).
+constexpr std::size_t kJobShare = 32;
 
 // The static relations the enumerator's own choices consult.
 struct Statics {
@@ -45,13 +179,6 @@ Statics statics(const cat::StaticPrimitives& p) {
 
 using cat::Bits;
 
-// Thrown from the search by a verdict-only run at the first outcome that
-// decides the condition (results.hpp: decides).
-struct Decided {
-  Values values;
-  Witness witness;
-};
-
 class SkeletonEnumerator {
  public:
   // Consistency is decided by `model` (evaluated here) or, when `check` is
@@ -59,7 +186,7 @@ class SkeletonEnumerator {
   SkeletonEnumerator(const Skeleton& sk, const LitmusTest& test, ModelRef model,
                      const std::vector<Observable>& obs, const EngineOptions& opts,
                      std::size_t& candidates, const cat::Model& cat_model,
-                     const CandidateCheck* check)
+                     const CandidateCheck* check, LeafPool* pool)
       : sk_(sk),
         test_(test),
         model_(model),
@@ -73,7 +200,8 @@ class SkeletonEnumerator {
         eval_(
             cat_model, sk.size(), model->variant_list(),
             [&opts](std::string_view name) { return opts.enables(name); }, opts.budget),
-        cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })) {
+        cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })),
+        pool_(pool) {
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
       if (sk.ev(e).is_barrier()) barriers_.push_back(e);
@@ -81,17 +209,34 @@ class SkeletonEnumerator {
     rf_.assign(n_, 0);
   }
 
-  // Outcomes of this skeleton into `found`; returns whether some candidate
-  // was consistent once barriers need not complete (for the incomplete counts).
+  // The search's leaves may still be running on the pool's workers (the
+  // search failed): they read this enumerator.
+  ~SkeletonEnumerator() {
+    if (pool_) pool_->abandon();
+  }
+  SkeletonEnumerator(const SkeletonEnumerator&) = delete;
+  SkeletonEnumerator& operator=(const SkeletonEnumerator&) = delete;
+
+  // Outcomes of this skeleton into `found`, or with a pool into its maps;
+  // returns whether some candidate was consistent once barriers need not
+  // complete (for the incomplete counts).
   bool run(Found& found) {
     found_ = &found;
     for (EventId e = 0; e < n_; ++e) labels_.push_back(label(e));
     bool guarded = false;
     for (EventId e = 0; e < n_; ++e) guarded = guarded || sk_.ev(e).guard != nullptr;
+    ctx_.emplace(LeafContext{sk_, test_, obs_, reads_, labels_, classes_, opts_.max_outcomes,
+                             opts_.verdict_only});
+    maker_.emplace(*ctx_, found);
     if (check_ || guarded)
       choose_rf(0);  // the executed events depend on values: complete candidates only
     else
       search();
+    if (pool_) {
+      flush();
+      pool_->drain();
+      any_outcome_ = any_outcome_ || pool_any_.load();
+    }
     return consistent_without_barriers_;
   }
 
@@ -161,15 +306,20 @@ class SkeletonEnumerator {
     if (opts_.budget && (*candidates_ & 1023) == 0)
       opts_.budget->check();  // --timeout / --max-memory
     ++*candidates_;
+    if (pool_ && pool_->failed()) pool_->drain();  // rethrows a leaf's error
     if (opts_.give_way_after && (*candidates_ & 255) == 0) {
       // Choices weighted by what one costs on a skeleton this size.
       const double work = static_cast<double>(*candidates_) * enumerate::size_factor(n_);
-      if (work > static_cast<double>(opts_.give_way_after) &&
-          static_cast<double>(found_->size() * opts_.give_way_ratio) < work)
-        throw EnumGaveWay{*candidates_, found_->size()};
+      const auto few = [&](std::size_t found) {
+        return static_cast<double>(found * opts_.give_way_ratio) < work;
+      };
+      if (work > static_cast<double>(opts_.give_way_after) && few(outcomes_at_least()) &&
+          few(outcomes()))
+        throw EnumGaveWay{*candidates_, outcomes()};
     }
     if (*candidates_ > opts_.enum_limit) {
-      if (opts_.give_way_after) throw EnumGaveWay{*candidates_, found_->size()};
+      const std::size_t found = outcomes();  // first: "more than N outcomes" may come before
+      if (opts_.give_way_after) throw EnumGaveWay{*candidates_, found};
       throw InputError(Diagnostic{
           test_.file, test_.condition_loc,
           fmt::format(
@@ -795,11 +945,43 @@ class SkeletonEnumerator {
                        ev.in_rmw ? (ev.is_read() ? " (read)" : " (write)") : "");
   }
 
+  // The distinct outcomes found so far, as the one-thread search counts
+  // them when it decides (the limits): with a pool, once every leaf made so
+  // far is done, and "more than N outcomes" thrown here if they are more.
+  std::size_t outcomes() {
+    if (!pool_) return found_->size();
+    flush();
+    const std::size_t n = pool_->count();
+    if (n > opts_.max_outcomes)
+      throw InputError(Diagnostic{test_.file, test_.condition_loc,
+                                  fmt::format("more than {} outcomes", opts_.max_outcomes)});
+    return n;
+  }
+
+  // At most outcomes(), without waiting for the pool.
+  std::size_t outcomes_at_least() const { return pool_ ? pool_->lower_bound() : found_->size(); }
+
+  // Hands the leaves gathered so far to the pool as one job.
+  void flush() {
+    if (batch_.empty()) return;
+    pool_->push([this, leaves = std::move(batch_)](Found& found) {
+      OutcomeMaker maker(*ctx_, found);
+      bool any = false;
+      for (const LeafCopy& l : leaves) {
+        check(opts_.budget);
+        any = maker.leaf(l.view()) || any;
+      }
+      if (any) pool_any_ = true;
+    });
+    batch_.clear();
+    // Leaves wait as copies: past a few jobs per worker the search helps.
+    pool_->help_if_behind(4 * std::size_t{opts_.workers});
+  }
+
   // Each observed cell ends with the value of one co-maximal executed write.
   // The witness (strings) is built only for an outcome not seen before.
   void record() {
     recorded_ = true;
-    Values base(obs_.size(), 0);
     std::vector<std::vector<std::uint64_t>> choices(obs_.size());
     for (std::size_t i = 0; i < obs_.size(); ++i) {
       const Observable& o = obs_[i];
@@ -816,73 +998,13 @@ class SkeletonEnumerator {
         if (co_.row_empty(w)) choices[i].push_back(o.view(eval(sk_.ev(w).value)));
       }
     }
-    product(choices, 0, base);
-  }
-
-  // The execution found, or (symmetry) its image where thread u does what
-  // thread from[u] did: events map position for position.
-  Witness witness(const std::vector<ThreadId>* from) const {
-    std::vector<EventId> orig(n_), image(n_);
-    for (EventId e = 0; e < n_; ++e) orig[e] = image[e] = e;
-    if (from)
-      for (std::size_t u = 0; u < from->size(); ++u) {
-        const std::size_t v = static_cast<std::size_t>((*from)[u]);
-        if (v == u) continue;
-        const EventId bu = sk_.thread_base[u], bv = sk_.thread_base[v];
-        const EventId end = u + 1 < sk_.thread_base.size() ? sk_.thread_base[u + 1] : n_;
-        for (EventId i = 0; bu + i < end; ++i) {
-          orig[bu + i] = bv + i;
-          image[bv + i] = bu + i;
-        }
-      }
-    Witness wit;
-    wit.rf.reserve(reads_.size());  // one allocation, not log2(reads) of them
-    for (EventId r : reads_)
-      if (exec_[orig[r]]) wit.rf.push_back(edge(image[rf_[orig[r]]], r));
-    for (EventId a = 0; a < n_; ++a)
-      for (EventId b = 0; b < n_; ++b)
-        if (co_.has(orig[a], orig[b]) && !sk_.ev(a).is_init) wit.co.push_back(edge(a, b));
-    return wit;
-  }
-
-  // "A -> B", made once per pair and shared by every witness naming it.
-  EdgeTexts::Item edge(EventId a, EventId b) const {
-    EdgeTexts::Item& s = edges_[static_cast<std::size_t>(a) * n_ + b];
-    if (!s) s = std::make_shared<const std::string>(labels_[a] + " -> " + labels_[b]);
-    return s;
-  }
-
-  void product(const std::vector<std::vector<std::uint64_t>>& choices, std::size_t i,
-               Values& vals) {
-    if (i == choices.size()) {
-      if (!classes_.any()) {
-        add(vals, nullptr);
-        return;
-      }
-      enumerate::for_each_permutation(
-          classes_, obs_, vals,
-          [&](const Values& v, const std::vector<ThreadId>& from) { add(v, &from); });
+    if (!pool_) {
+      any_outcome_ = maker_->leaf(LeafView{choices, rf_, exec_, co_}) || any_outcome_;
       return;
     }
-    for (std::uint64_t v : choices[i]) {
-      vals[i] = v;
-      product(choices, i + 1, vals);
-    }
-  }
-
-  void add(const Values& vals, const std::vector<ThreadId>* from) {
-    if (test_.filter && !eval_condition(*test_.filter, obs_, vals)) return;
-    any_outcome_ = true;
-    if (opts_.verdict_only) {  // the first deciding outcome ends the search
-      if (decides(obs_, test_, vals)) throw Decided{vals, witness(from)};
-      return;
-    }
-    const auto [it, fresh] = found_->try_emplace(vals);
-    if (!fresh) return;
-    it->second = witness(from);
-    if (found_->size() > opts_.max_outcomes)
-      throw InputError(Diagnostic{test_.file, test_.condition_loc,
-                                  fmt::format("more than {} outcomes", opts_.max_outcomes)});
+    charge(opts_.budget, n_ * n_ / 8 + n_ * sizeof(EventId));  // the copies of co and rf
+    batch_.push_back(LeafCopy{std::move(choices), rf_, exec_, co_});
+    if (++leaves_ / kJobShare <= batch_.size()) flush();
   }
 
   const Skeleton& sk_;
@@ -908,7 +1030,6 @@ class SkeletonEnumerator {
   std::map<ThreadId, ThreadId> read_pred_;       // a thread -> its class predecessor (by reads)
   std::vector<ThreadId> last_read_of_;           // per read: its thread if its last read, else -1
   std::vector<std::string> labels_;
-  mutable std::unordered_map<std::size_t, EdgeTexts::Item> edges_;  // by a * n_ + b
   std::map<std::string, std::vector<EventId>> cells_;
   std::vector<std::pair<std::string, std::vector<EventId>>> cell_list_;
   std::vector<std::pair<EventId, EventId>> sc_pairs_;
@@ -934,6 +1055,14 @@ class SkeletonEnumerator {
   bool pin_po_loc_ = cuts_.own_writes_in_po;
   // Whether morally strong writes to one cell are only tried ordered (Coherence holds).
   bool must_order_ms_ = cuts_.ms_writes_ordered;
+  // Outcomes: made here (maker_), or by the pool's workers from the leaves
+  // gathered in batch_ (pool_any_: some passed the filter).
+  std::optional<LeafContext> ctx_;
+  std::optional<OutcomeMaker> maker_;
+  LeafPool* pool_;
+  std::vector<LeafCopy> batch_;
+  std::size_t leaves_ = 0;  // handed to the pool, or gathered in batch_
+  std::atomic<bool> pool_any_{false};
 };
 
 }  // namespace
@@ -947,27 +1076,46 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   TestResult r = start_result(test, opts, ex);
   Found found;
   std::size_t candidates = 0;  // over every skeleton of the test
+  // With workers, leaves' outcomes are made on them (leaf_pool.hpp); an
+  // outcome with a status (values cleared, then merged) is settled as one. A
+  // verdict-only run stops at its first deciding outcome, on the search's
+  // thread: it makes no pool.
+  std::optional<LeafPool> pool;
+  if (opts.workers > 1 && !opts.verdict_only && !has_status_observable(r.observables))
+    pool.emplace(opts.workers - 1, opts.budget);
   try {
     for (const Skeleton& sk : ex.skeletons) {
       if (sk.cut) {
         EngineOptions full = opts;  // a cut path's count needs any execution, deciding or not
         full.verdict_only = false;
-        SkeletonEnumerator any(sk, test, r.model, r.observables, full, candidates, model, check);
+        SkeletonEnumerator any(sk, test, r.model, r.observables, full, candidates, model, check,
+                               nullptr);
         Found ignored;
         if (any.run(ignored)) ++r.incomplete.bound_cut;
         continue;
       }
-      SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check);
+      LeafPool* p = pool ? &*pool : nullptr;
+      SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check, p);
       const bool consistent = e.run(found);
       if (!e.any_outcome() && consistent) ++r.incomplete.barrier_deadlock;
     }
-    if (opts.verdict_only)
-      settle_verdict(r, test, std::nullopt, VerdictBy::Exhausted);
-    else
-      settle_result(r, test, std::move(found));
   } catch (Decided& d) {
     settle_verdict(r, test, std::pair{std::move(d.values), std::move(d.witness)},
                    VerdictBy::Witness);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+  if (opts.verdict_only) {
+    settle_verdict(r, test, std::nullopt, VerdictBy::Exhausted);
+  } else if (pool) {
+    std::vector<Found> parts = pool->take();
+    r.outcomes = enumerate::merge_parts(parts, test, r.observables, opts.workers);
+    if (r.outcomes.size() > opts.max_outcomes)
+      throw InputError(Diagnostic{test.file, test.condition_loc,
+                                  fmt::format("more than {} outcomes", opts.max_outcomes)});
+    settle_outcomes(r, test);
+  } else {
+    settle_result(r, test, std::move(found));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -1,0 +1,213 @@
+#include "engine/enumerate/leaf_pool.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <queue>
+
+#include "redscope/core/parallel.hpp"
+
+namespace redscope::enumerate {
+
+LeafPool::LeafPool(unsigned helpers, const Budget* budget) : budget_(budget) {
+  for (unsigned k = 0; k < helpers; ++k)
+    threads_.emplace_back([this](std::stop_token st) { work(st); });
+}
+
+LeafPool::~LeafPool() {
+  abandon();
+  for (std::jthread& t : threads_) t.request_stop();
+  cv_.notify_all();
+}
+
+void LeafPool::push(Job job) {
+  {
+    const std::lock_guard lock(mu_);
+    slots_.push_back(Slot{std::move(job), {}, {}});
+    queue_.push_back(slots_.size() - 1);
+  }
+  cv_.notify_one();
+}
+
+void LeafPool::work(std::stop_token st) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (!cv_.wait(lock, st, [this] { return !queue_.empty(); })) return;  // stopped
+    run_next(lock);
+  }
+}
+
+// Runs the first queued job with `lock` released meanwhile.
+void LeafPool::run_next(std::unique_lock<std::mutex>& lock) {
+  const std::size_t i = queue_.front();
+  queue_.pop_front();
+  Slot& s = slots_[i];  // a deque's elements stay put as it grows
+  Job job = std::move(s.job);
+  ++running_;
+  lock.unlock();
+  if (!failed_.load(std::memory_order_relaxed)) {
+    try {
+      check(budget_);
+      job(s.found);
+    } catch (...) {
+      s.error = std::current_exception();
+      failed_ = true;
+    }
+  }
+  job = nullptr;  // the leaves it held
+  std::size_t seen = largest_.load();
+  while (s.found.size() > seen && !largest_.compare_exchange_weak(seen, s.found.size())) {}
+  lock.lock();
+  --running_;
+  done_cv_.notify_all();
+}
+
+void LeafPool::help_if_behind(std::size_t queued) {
+  std::unique_lock lock(mu_);
+  if (queue_.size() > queued) run_next(lock);
+}
+
+void LeafPool::drain() {
+  {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      if (!queue_.empty())
+        run_next(lock);
+      else if (running_ == 0)
+        break;
+      else
+        done_cv_.wait(lock);
+    }
+  }
+  for (const Slot& s : slots_)
+    if (s.error) std::rethrow_exception(s.error);
+}
+
+void LeafPool::abandon() noexcept {
+  std::unique_lock lock(mu_);
+  queue_.clear();
+  done_cv_.wait(lock, [this] { return running_ == 0; });
+}
+
+std::size_t LeafPool::lower_bound() const { return std::max(largest_.load(), counted_.size()); }
+
+std::size_t LeafPool::count() {
+  drain();
+  for (; counted_upto_ < slots_.size(); ++counted_upto_)
+    for (const auto& [vals, w] : slots_[counted_upto_].found) counted_.insert(vals);
+  return counted_.size();
+}
+
+std::vector<Found> LeafPool::take() {
+  drain();
+  std::vector<Found> parts;
+  parts.reserve(slots_.size());
+  for (Slot& s : slots_) parts.push_back(std::move(s.found));
+  slots_.clear();
+  counted_.clear();
+  counted_upto_ = 0;
+  return parts;
+}
+
+namespace {
+
+// A part's outcomes in value order, moved out of its map.
+using Entry = std::pair<Values, Witness>;
+using List = std::vector<Entry>;
+
+List listed(Found& part) {
+  List l;
+  l.reserve(part.size());
+  while (!part.empty()) {
+    auto node = part.extract(part.begin());  // keys move: no copy of a value vector
+    l.emplace_back(std::move(node.key()), std::move(node.mapped()));
+  }
+  return l;
+}
+
+// Keys that cut the values into about `ranges` ranges of similar size,
+// taken from the longest list; ascending.
+std::vector<Values> splitters(const std::vector<List>& lists, std::size_t ranges) {
+  const List* big = nullptr;
+  for (const List& l : lists)
+    if (!big || l.size() > big->size()) big = &l;
+  std::vector<Values> cuts;
+  if (!big || ranges < 2 || big->size() < 2 * ranges) return cuts;
+  for (std::size_t r = 1; r < ranges; ++r) cuts.push_back((*big)[r * big->size() / ranges].first);
+  return cuts;
+}
+
+using Range = std::pair<Entry*, Entry*>;
+
+// The outcomes of one value range: a heap of the lists' heads, the smallest
+// value first and, among equal values, the earliest list (whose witness is
+// kept; the others' are dropped).
+std::vector<Outcome> merge_range(std::vector<Range> heads, const LitmusTest& test,
+                                 const std::vector<Observable>& obs) {
+  const auto later = [&](std::size_t a, std::size_t b) {
+    const Values& x = heads[a].first->first;
+    const Values& y = heads[b].first->first;
+    return x != y ? y < x : b < a;
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    total += static_cast<std::size_t>(heads[i].second - heads[i].first);
+    if (heads[i].first != heads[i].second) heap.push(i);
+  }
+  std::vector<Outcome> out;
+  out.reserve(total);
+  while (!heap.empty()) {
+    const std::size_t i = heap.top();
+    heap.pop();
+    Entry& e = *heads[i].first;
+    const bool sat = eval_condition(test.condition, obs, e.first);
+    out.push_back(Outcome{std::move(e.first), sat, std::move(e.second)});
+    const Values& key = out.back().values;
+    if (++heads[i].first != heads[i].second) heap.push(i);
+    while (!heap.empty() && heads[heap.top()].first->first == key) {
+      const std::size_t j = heap.top();
+      heap.pop();
+      if (++heads[j].first != heads[j].second) heap.push(j);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Outcome> merge_parts(std::vector<Found>& parts, const LitmusTest& test,
+                                 const std::vector<Observable>& obs, unsigned workers) {
+  std::vector<List> lists(parts.size());
+  parallel_for(parts.size(), workers, [&](std::size_t i) { lists[i] = listed(parts[i]); });
+  parts.clear();
+  const std::vector<Values> cuts = splitters(lists, workers > 1 ? 8 * std::size_t{workers} : 1);
+  std::vector<std::vector<Range>> ranges(cuts.size() + 1);
+  for (List& l : lists) {
+    Entry* from = l.data();
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+      Entry* to = r < cuts.size() ? std::lower_bound(
+                                        from, l.data() + l.size(), cuts[r],
+                                        [](const Entry& e, const Values& v) { return e.first < v; })
+                                  : l.data() + l.size();
+      ranges[r].emplace_back(from, to);
+      from = to;
+    }
+  }
+  std::vector<std::vector<Outcome>> merged(ranges.size());
+  parallel_for(ranges.size(), workers,
+               [&](std::size_t r) { merged[r] = merge_range(ranges[r], test, obs); });
+  std::size_t total = 0;
+  for (const auto& m : merged) total += m.size();
+  std::vector<Outcome> out;
+  out.reserve(total);
+  for (auto& m : merged) {
+    std::move(m.begin(), m.end(), std::back_inserter(out));
+    std::vector<Outcome>().swap(m);  // moved-from: one block to free
+  }
+  // What is left of the lists is moved-from too, but a million entries
+  // still free faster on every worker.
+  parallel_for(lists.size(), workers, [&](std::size_t i) { List().swap(lists[i]); });
+  return out;
+}
+
+}  // namespace redscope::enumerate
