@@ -54,7 +54,7 @@ struct Query::Impl {
         sk(skeleton),
         choice{m.model(), m.kind(), [&m](std::string_view a) { return m.enabled(a); }},
         kind(detail::solver_kind_for(skeleton)),
-        s(detail::make_solver(ctx, kind)),
+        s(detail::make_solver(ctx, kind, skeleton)),
         enc(ctx, s, skeleton, choice, kind, budget) {
     enc.encode();
   }

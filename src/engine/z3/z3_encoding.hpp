@@ -69,8 +69,20 @@ inline SolverKind solver_kind_for(const Skeleton& sk) {
   return has_float_op(sk) ? SolverKind::Smt : SolverKind::FiniteDomain;
 }
 
-inline z3::solver make_solver(z3::context& c, SolverKind k) {
-  return k == SolverKind::FiniteDomain ? z3::solver(c, "QF_FD") : z3::solver(c);
+// Smt is Z3's simple solver, its SMT core alone. Z3_mk_solver's default
+// wraps that core in a combined solver together with a tactic solver for
+// every logic, built on the first assertion and re-configured by every
+// set(params): about 40 M instructions, two thirds of a two-thread test's
+// whole z3 run (docs/performance.md, "Start-up"). The combined solver answers
+// a check under assumptions from that same core (combined_solver.cpp,
+// check_sat, Z3 4.8); only a check without assumptions differs, and callers
+// take no model from those (Encoding::all_literals(false)). A skeleton with
+// float operations keeps the combined solver: the floating-point theory's
+// models differ on the simple one (litmus/float/f32-four-reds-four-results),
+// and witnesses stay as they were.
+inline z3::solver make_solver(z3::context& c, SolverKind k, const Skeleton& sk) {
+  if (k == SolverKind::FiniteDomain) return z3::solver(c, "QF_FD");
+  return has_float_op(sk) ? z3::solver(c) : z3::solver(c, z3::solver::simple());
 }
 
 // A solver that answered "unknown": an error of that test, never taken as

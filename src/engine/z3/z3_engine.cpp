@@ -99,7 +99,7 @@ class SkeletonSolver {
   bool limited() const { return may_move_ && cur_->kind == detail::SolverKind::Smt; }
 
   void open(detail::SolverKind kind) {
-    z3::solver s = detail::make_solver(c_, kind);
+    z3::solver s = detail::make_solver(c_, kind, sk_);
     cur_ = std::make_unique<Session>(c_, std::move(s), sk_, model_, kind, opts_.budget);
     // Both only where the model implies what they assume (cat::Shortcuts).
     cur_->enc.use_float_tables(float_tables_ && cur_->enc.shortcuts().no_thin_air);
