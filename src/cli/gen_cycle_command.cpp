@@ -14,6 +14,7 @@
 
 #include "cli/gen_command.hpp"
 #include "cli/progress.hpp"
+#include "redscope/core/cli_args.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/generate/cycle.hpp"
 
@@ -97,11 +98,9 @@ Options parse_args(int argc, char** argv) {
       if (o.out->empty()) usage("--out needs a folder name, not an empty string");
     } else if (a == "--size") {
       const std::string v = value();
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 2 || n > 8)
-        usage(fmt::format("--size takes a whole number from 2 to 8, not '{}'", printable(v)));
-      o.size = n;
+      const std::optional<long long> n = parse_whole(v, 2, 8);
+      if (!n) usage(fmt::format("--size takes a whole number from 2 to 8, not '{}'", printable(v)));
+      o.size = static_cast<std::size_t>(*n);
     } else if (a == "--edges") {
       o.edges = value();
     } else if (a == "--relax") {

@@ -15,6 +15,8 @@
 
 #include "cli/gen_command.hpp"
 #include "cli/progress.hpp"
+#include "redscope/core/cli_args.hpp"
+#include "redscope/core/diagnostic.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/generate/matrix.hpp"
 
@@ -85,11 +87,11 @@ Options parse_options(int argc, char** argv) {
       o.quiet = true;
     } else if (a == "--max-file-size") {
       const std::string v = value();
-      char* end = nullptr;
-      const long mb = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || mb < 1 || mb > 4096)
-        usage_error(fmt::format("--max-file-size takes a number from 1 to 4096, not '{}'", v));
-      o.max_file_bytes = static_cast<std::size_t>(mb) << 20;
+      const std::optional<long long> mb = parse_whole(v, kMaxFileSizeMinMb, kMaxFileSizeMaxMb);
+      if (!mb)
+        usage_error(fmt::format("--max-file-size takes a whole number from {} to {}, not '{}'",
+                                kMaxFileSizeMinMb, kMaxFileSizeMaxMb, printable(v)));
+      o.max_file_bytes = static_cast<std::size_t>(*mb) << 20;
     } else if (!a.empty() && a[0] == '-') {
       usage_error(fmt::format("unknown option '{}'", a));
     } else if (o.spec.empty()) {

@@ -150,12 +150,6 @@ bool read_result_files(const std::vector<std::string>& files, const MatrixCommon
   return ok;
 }
 
-std::size_t product_size(const generate::MatrixSpec& spec) {
-  std::size_t n = 1;
-  for (const generate::MatrixAxis& a : spec.axes) n *= a.labels.size();
-  return n;
-}
-
 // The report: stdout for text, csv, json and svg; DIR/index.html for html.
 int render(MatrixCollector& col, const std::string& format, const MatrixCommon& c, bool input_ok) {
   if (!col.layout()) {
@@ -227,21 +221,22 @@ int report_from_spec(const MatrixOptions& m, const MatrixCommon& c, const std::s
   if (!c.paths.empty())
     usage_error("report --from SPEC takes no INPUT: the spec's cells are the tests");
   generate::MatrixSpec spec;
+  std::size_t cells = 0;
   try {
     spec = generate::read_matrix_spec(*m.from, c.max_file_bytes);
+    cells = generate::matrix_cell_count(spec);
   } catch (const InputError& e) {  // a bad spec: exit 2, as for `gen matrix`
     fmt::print(stderr, "{}\n", e.diagnostic().render());
     return kExitUsage;
   }
   const VerdictKind kind = m.verdict.value_or(verdict_kind_of(spec));
-  Progress progress(product_size(spec), c.quiet);
+  Progress progress(cells, c.quiet);
   MatrixCollector col(matrix_table_of(spec, kind), m, progress);
   col.set_default_layout(joined(spec.rows), joined(spec.cols));
   if (!col.check_layout()) return usage_status(col.usage());
   try {
     // The line counts tests: each cell the ISA skips leaves the total.
     MatrixRunHooks hooks = hooks_of(col, progress);
-    const std::size_t cells = product_size(spec);
     hooks.skipped = [&progress, cells](std::size_t n) { progress.set_total(cells - n); };
     const generate::MatrixCount n = run_matrix_spec(spec, run_options(c, kind), hooks);
     col.table().skipped = n.skipped;
