@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds redscope for WebAssembly with Debian's emscripten (scripts/setup.sh
-# installs it; CMake option REDSCOPE_WASM, cmake/wasm.cmake): the stages the
-# playground needs, without Z3. Incremental (ccache when installed); prints
-# its time.
+# Builds the playground's WebAssembly module with Debian's emscripten
+# (scripts/setup.sh installs it; CMake option REDSCOPE_WASM, cmake/wasm.cmake):
+# build-wasm/web/redscope.js + redscope.wasm (src/wasm, the JS API in
+# docs/architecture.md), and copies web/ next to them when the tree has it.
+# Incremental (ccache when installed); prints its time.
 # Usage: scripts/build-wasm.sh [BUILD_DIR]   (default: build-wasm)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,10 @@ if [[ ! -f $out/CMakeCache.txt ]]; then
   emcmake cmake -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
     "${launcher[@]}" >/dev/null
 fi
-cmake --build "$out" -j"${JOBS:-2}" --target redscope_stage_driver
+cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm
+if [[ -d $root/web ]]; then
+  cp -r "$root/web/." "$out/web/"
+fi
 end=$(date +%s.%N)
-printf 'build-wasm: the stage libraries in %s in %.1f s\n' "$out" "$(echo "$end - $start" | bc)"
+printf 'build-wasm: %s/web/redscope.{js,wasm} (%s KiB wasm) in %.1f s\n' "$out" \
+  "$(( $(stat -c %s "$out/web/redscope.wasm") / 1024 ))" "$(echo "$end - $start" | bc)"
