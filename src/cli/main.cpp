@@ -514,6 +514,19 @@ redscope::EngineOptions options_of(const Cli& c) {
   return opts;
 }
 
+// How `run` keeps outcomes to print (docs/cli.md "Listing many outcomes"):
+// witnesses only for JSON (text prints none), and 1/32 of --max-memory
+// (256 MiB by default and without a cap) per test before a sorted run of
+// them goes to a file in $TMPDIR.
+redscope::ListingOptions listing_options(const Cli& c) {
+  redscope::ListingOptions l;
+  l.witnesses = c.format != "text";
+  const std::size_t mb =
+      c.limits.memory_mb ? std::clamp<std::size_t>(c.limits.memory_mb / 32, 16, 1024) : 256;
+  l.memory = mb << 20;
+  return l;
+}
+
 // --dot DIR: a picture of each outcome's witness of each z3 result, drawn
 // as the results stream by (the k-th result added is the k-th of
 // `addresses`, which name the pictures). The first picture that cannot be
@@ -569,6 +582,12 @@ class JsonArrayOut {
   void item(const std::string& text) {
     if (on_) p_.print(stdout, (n_++ ? ",\n" : "\n") + text);
   }
+  // An element printed in pieces by `write` (a listing's outcomes).
+  void item(const std::function<void(const redscope::TextSink&)>& write) {
+    if (!on_) return;
+    p_.print(stdout, n_++ ? ",\n" : "\n");
+    write([this](std::string_view s) { p_.print(stdout, s); });
+  }
   void end() {
     if (on_) p_.print(stdout, n_ ? "\n]\n" : "]\n");
   }
@@ -595,14 +614,16 @@ class RunPrinter {
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
                            r.verdict_only ? fmt::format("verdict by {}",
                                                         redscope::verdict_by_word(r.verdict_by))
-                                          : fmt::format("{} outcome(s)", r.outcomes.size()),
+                                          : fmt::format("{} outcome(s)", r.outcome_count()),
                            r.skeletons, r.seconds));
+    // Printed in pieces: a listing's outcomes are replayed, never held.
+    const redscope::TextSink out = [this](std::string_view s) { p_.print(stdout, s); };
     if (c_.format == "json")
-      json_.item(redscope::render_json_item(r));
+      json_.item([&](const redscope::TextSink& o) { redscope::write_json_item(r, o); });
     else if (c_.format == "jsonl")
-      p_.print(stdout, redscope::render_json_line(r));
+      redscope::write_json_line(r, out);
     else if (!c_.quiet)
-      p_.print(stdout, redscope::render_text(r));
+      redscope::write_text(r, out);
   }
   void end() { json_.end(); }
 
@@ -661,6 +682,7 @@ int run(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
+  if (!c.verdict) opts.listing = listing_options(c);
   // Each result is printed, counted and drawn as it streams by, then dropped.
   redscope::ExpectTally tally(std::move(expectations));
   std::vector<std::string> addresses;
