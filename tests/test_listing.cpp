@@ -161,7 +161,7 @@ TEST_CASE("outcome store: values in their types' order, each once, the first wit
   });
   for (std::size_t memory : {std::size_t{1}, std::size_t{2048}, std::size_t{1} << 24}) {
     INFO("memory " << memory);
-    OutcomeStore s(obs, ListingOptions{true, memory, ""});
+    OutcomeStore s(obs, CondExpr{}, ListingOptions{true, memory, ""});
     s.begin_skeleton(0, {"e0", "e1", "e2"});
     std::map<std::vector<std::uint64_t>, std::uint32_t> first;  // each value's first witness
     std::uint32_t k = 0;
@@ -170,7 +170,7 @@ TEST_CASE("outcome store: values in their types' order, each once, the first wit
       first.try_emplace(v, k);
       s.add(v, [&](std::vector<EdgeCode>& rf, std::vector<EdgeCode>&) { rf.push_back({k, 0}); });
     }
-    s.finish(CondExpr{});
+    s.finish();
     CHECK(s.size() == all.size());
     std::vector<std::vector<std::uint64_t>> got;
     s.for_each([&](const OutcomeStore::Entry& e) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -219,7 +220,12 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        order is reported as such; docs/model.md)
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
-  --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --max-outcomes N     stop with an error beyond N outcomes (default 10000; 0:
+                       no limit). run lists outcomes in bounded memory: text
+                       keeps no witnesses, and past 1/32 of --max-memory
+                       (256 MiB without one) a sorted run of outcomes goes to
+                       a file in $TMPDIR, merged back as they are printed
+                       (docs/cli.md "Listing many outcomes")
   --verdict            run, atomicity: the verdict only, no outcomes listed
                        (herd7's -speedcheck): stop at the first outcome that
                        decides the condition (satisfies exists/~exists,
@@ -397,7 +403,9 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
     } else if (a == "--observe-all") {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
-      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 1, 100000000));
+      // 0: no limit (a listing's memory is bounded without it: docs/cli.md).
+      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 0, 100000000));
+      if (c.max_outcomes == 0) c.max_outcomes = std::numeric_limits<std::size_t>::max();
     } else if (a == "--outcome") {
       c.outcome = value();
     } else if (a == "--condition") {

@@ -105,11 +105,19 @@ struct KeyView {
   }
 };
 
-KeyView key_at(const std::uint8_t* rec) { return KeyView{rec + 2, load<std::uint16_t>(rec)}; }
+// The key's length, whose top bit says whether the outcome satisfies the
+// condition (judged once, when it was new).
+constexpr std::uint16_t kSatisfies = 0x8000;
+std::uint16_t key_size(const std::uint8_t* rec) {
+  return static_cast<std::uint16_t>(load<std::uint16_t>(rec) & ~kSatisfies);
+}
+bool satisfies(const std::uint8_t* rec) { return (load<std::uint16_t>(rec) & kSatisfies) != 0; }
+
+KeyView key_at(const std::uint8_t* rec) { return KeyView{rec + 2, key_size(rec)}; }
 
 // The record's length in bytes.
 std::size_t record_size(const std::uint8_t* rec, bool witnesses) {
-  std::size_t n = 2 + load<std::uint16_t>(rec);
+  std::size_t n = 2 + key_size(rec);
   if (!witnesses) return n;
   const std::size_t edges = load<std::uint16_t>(rec + n + 4) + load<std::uint16_t>(rec + n + 6);
   return n + 8 + edges * sizeof(EdgeCode);
@@ -137,8 +145,10 @@ std::FILE* spill_file(const std::string& dir_option) {
 
 }  // namespace
 
-OutcomeStore::OutcomeStore(const std::vector<Observable>& observables, ListingOptions opts)
+OutcomeStore::OutcomeStore(const std::vector<Observable>& observables, const CondExpr& condition,
+                           ListingOptions opts)
     : opts_(std::move(opts)),
+      condition_(condition, observables),
       observables_(observables) {
   for (const Observable& o : observables) {
     signed_.push_back(is_signed(o.type));
@@ -177,6 +187,11 @@ bool OutcomeStore::insert(std::span<const std::uint64_t> values) {
     const std::uint64_t slot = slots_[i];
     if (slot == 0) {
       slots_[i] = tag | (pending_ + 1);
+      if (condition_(values)) {
+        const auto marked = static_cast<std::uint16_t>(len | kSatisfies);
+        std::memcpy(arena_.data() + pending_, &marked, 2);
+        ++held_satisfying_;
+      }
       return true;
     }
     if ((slot & kTagMask) == tag && key_at(arena_.data() + (slot & ~kTagMask) - 1) == key) {
@@ -254,22 +269,25 @@ void OutcomeStore::spill() {
         fmt::format("cannot write outcomes to a file: {}", std::strerror(errno)));
   spilled_ += held_;
   largest_run_ = std::max(largest_run_, held_);
-  held_ = 0;
+  held_ = held_satisfying_ = 0;
   std::vector<std::uint8_t>().swap(arena_);
   std::vector<std::uint64_t>().swap(order_);
   slots_.assign(1024, 0);
 }
 
-void OutcomeStore::finish(const CondExpr& condition) {
-  condition_.emplace(condition, observables_);
+void OutcomeStore::finish() {
   std::vector<std::uint64_t>().swap(slots_);  // the index is no longer needed
   sort_held();
+  if (files_.empty()) {
+    count_ = held_;
+    satisfying_ = held_satisfying_;
+    return;
+  }
   count_ = satisfying_ = 0;
-  auto count = [&](const Entry& e) {
+  each_record([&](const std::uint8_t* rec) {
     ++count_;
-    if (e.satisfies) ++satisfying_;
-  };
-  for_each(count);
+    if (satisfies(rec)) ++satisfying_;
+  });
 }
 
 // ---- replay -------------------------------------------------------------------
@@ -327,12 +345,12 @@ struct OutcomeStore::FileCursor final : Cursor {
       done = true;
       return;
     }
-    std::size_t n = load<std::uint16_t>(rec.data());
+    std::size_t n = key_size(rec.data());
     if (witnesses) n += 8;
     rec.resize(2 + n);
     if (!read(rec.data() + 2, n)) throw std::runtime_error("a file of outcomes ended early");
     if (!witnesses) return;
-    const std::size_t at = 2 + load<std::uint16_t>(rec.data());
+    const std::size_t at = 2 + key_size(rec.data());
     const std::size_t edges = load<std::uint16_t>(&rec[at + 4]) + load<std::uint16_t>(&rec[at + 6]);
     rec.resize(rec.size() + edges * sizeof(EdgeCode));
     if (!read(rec.data() + 2 + n, edges * sizeof(EdgeCode)))
@@ -343,7 +361,7 @@ struct OutcomeStore::FileCursor final : Cursor {
 void OutcomeStore::for_each(const std::function<void(const Entry&)>& f) const {
   std::vector<std::uint64_t> values(width_.size());
   std::vector<EdgeCode> edges;
-  auto emit = [&](const std::uint8_t* rec) {
+  each_record([&](const std::uint8_t* rec) {
     const KeyView k = key_at(rec);
     decode(k.data, width_, values);
     std::uint32_t skeleton = 0;
@@ -356,10 +374,12 @@ void OutcomeStore::for_each(const std::function<void(const Entry&)>& f) const {
       edges.resize(nrf + nco);
       std::memcpy(edges.data(), w + 8, edges.size() * sizeof(EdgeCode));
     }
-    const bool sat = condition_ && (*condition_)(values);
     const std::span<const EdgeCode> all(edges.data(), nrf + nco);
-    f(Entry{values, sat, skeleton, all.first(nrf), all.subspan(nrf)});
-  };
+    f(Entry{values, satisfies(rec), skeleton, all.first(nrf), all.subspan(nrf)});
+  });
+}
+
+void OutcomeStore::each_record(const std::function<void(const std::uint8_t*)>& emit) const {
   if (files_.empty()) {
     for (const std::uint64_t off : order_) emit(arena_.data() + off);
     return;

@@ -264,7 +264,7 @@ ConditionProgram::Node ConditionProgram::compile(const CondExpr& c,
 }
 
 // eval_condition over the compiled tree.
-bool ConditionProgram::eval(const Node& n, const std::vector<std::uint64_t>& values) {
+bool ConditionProgram::eval(const Node& n, std::span<const std::uint64_t> values) {
   switch (n.kind) {
     case CondExpr::Kind::True: return true;
     case CondExpr::Kind::False: return false;
@@ -366,7 +366,7 @@ void settle_outcomes(TestResult& r, const LitmusTest& test) {
 }
 
 void settle_listing(TestResult& r, const LitmusTest& test, std::shared_ptr<OutcomeStore> store) {
-  store->finish(test.condition);
+  store->finish();
   r.outcomes.clear();
   settle_counts(r, test, store->satisfying(), store->size() - store->satisfying());
   r.listing = std::move(store);

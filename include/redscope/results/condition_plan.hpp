@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "redscope/results/results.hpp"
@@ -28,7 +29,7 @@ CmpPlan plan(const CondExpr& e, const std::vector<Observable>& obs);
 class ConditionProgram {
  public:
   ConditionProgram(const CondExpr& c, const std::vector<Observable>& obs);
-  bool operator()(const std::vector<std::uint64_t>& values) const { return eval(root_, values); }
+  bool operator()(std::span<const std::uint64_t> values) const { return eval(root_, values); }
 
  private:
   struct Node {
@@ -39,7 +40,7 @@ class ConditionProgram {
     DataType from[2] = {DataType::S64, DataType::S64};  // each observable side's own type
   };
   static Node compile(const CondExpr& c, const std::vector<Observable>& obs);
-  static bool eval(const Node& n, const std::vector<std::uint64_t>& values);
+  static bool eval(const Node& n, std::span<const std::uint64_t> values);
   Node root_;
 };
 

@@ -40,7 +40,9 @@ struct EdgeCode {
 
 class OutcomeStore {
  public:
-  OutcomeStore(const std::vector<Observable>& observables, ListingOptions opts);
+  // Outcomes of `observables`, each judged by `condition` once, when new.
+  OutcomeStore(const std::vector<Observable>& observables, const CondExpr& condition,
+               ListingOptions opts);
   ~OutcomeStore();
   OutcomeStore(const OutcomeStore&) = delete;
   OutcomeStore& operator=(const OutcomeStore&) = delete;
@@ -49,7 +51,7 @@ class OutcomeStore {
   // skeletons of at most this many events, fit the store's records (a key
   // of up to 65,535 bytes, up to 65,535 rf and co edges each).
   static bool fits(std::size_t observables, std::size_t events) {
-    return observables <= 4096 && events <= 256;
+    return observables <= 3000 && events <= 256;
   }
 
   // The skeleton the next outcomes come from, and its events' labels
@@ -77,8 +79,8 @@ class OutcomeStore {
   std::size_t runs_spilled() const { return files_.size(); }
 
   // After the last add: sorts the run in memory and counts the distinct
-  // outcomes and those satisfying `condition` (a merge pass when spilled).
-  void finish(const CondExpr& condition);
+  // outcomes and those satisfying the condition (a merge pass when spilled).
+  void finish();
   std::size_t size() const { return count_; }
   std::size_t satisfying() const { return satisfying_; }
 
@@ -104,12 +106,13 @@ class OutcomeStore {
   void spill();
   void sort_held();
   std::size_t held_bytes() const;
-  void merge(const std::function<void(const Entry&)>& f) const;
+  // Each distinct record in key order (a merge of the runs when spilled).
+  void each_record(const std::function<void(const std::uint8_t*)>& f) const;
 
   ListingOptions opts_;
   std::vector<bool> signed_;
   std::vector<unsigned> width_;
-  std::optional<ConditionProgram> condition_;
+  ConditionProgram condition_;
   std::vector<Observable> observables_;
   std::uint32_t skeleton_ = 0;
   std::vector<std::vector<std::string>> labels_;  // per skeleton
@@ -120,6 +123,7 @@ class OutcomeStore {
   std::vector<std::uint64_t> slots_;
   std::vector<std::uint64_t> order_;
   std::size_t held_ = 0, spilled_ = 0, largest_run_ = 0;
+  std::size_t held_satisfying_ = 0;
   std::size_t pending_ = 0;  // the offset of the record insert() started
   std::vector<EdgeCode> rf_, co_;
   std::vector<std::FILE*> files_;  // spilled runs, sorted, oldest first (unlinked)

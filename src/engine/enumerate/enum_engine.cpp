@@ -1132,7 +1132,7 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   std::shared_ptr<OutcomeStore> store;
   if (opts.listing && !opts.verdict_only && !has_status_observable(r.observables) &&
       OutcomeStore::fits(r.observables.size(), max_events(ex)))
-    store = std::make_shared<OutcomeStore>(r.observables, *opts.listing);
+    store = std::make_shared<OutcomeStore>(r.observables, test.condition, *opts.listing);
   std::optional<LeafPool> pool;
   if (opts.workers > 1 && !opts.verdict_only && !store && !has_status_observable(r.observables))
     pool.emplace(opts.workers - 1, opts.budget);
