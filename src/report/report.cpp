@@ -3,6 +3,7 @@
 #include "redscope/core/json.hpp"
 #include "redscope/results/outcome_store.hpp"
 
+#include <array>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -383,14 +384,28 @@ void write_text(const TestResult& r, const TextSink& sink) {
   const OutcomeStore& l = *r.listing;
   Blocks b(sink);
   b.buf() += fmt::format("Test {} {}\nStates {}\n", r.test, kind_word(r.quantifier), l.size());
+  // "P0:r0=", and "P0:r0=V; " made once for the values 0 to 9.
   std::vector<std::string> prefix;
-  for (const Observable& o : r.observables) prefix.push_back(o.label + "=");
+  std::vector<std::array<std::string, 10>> small(r.observables.size());
+  for (std::size_t k = 0; k < r.observables.size(); ++k) {
+    const Observable& o = r.observables[k];
+    prefix.push_back(o.label + "=");
+    for (std::uint64_t v = 0; v < 10; ++v) {
+      small[k][v] = prefix[k];
+      append_value(small[k][v], v, o.type);
+      small[k][v] += "; ";
+    }
+  }
   l.for_each([&](const OutcomeStore::Entry& e) {
     std::string& s = b.buf();
     s += e.satisfies ? "*> " : "   ";
     const std::size_t start = s.size();
     for (std::size_t k = 0; k < prefix.size(); ++k) {
       if (is_status(r.observables[k])) continue;
+      if (e.values[k] < 10) {
+        s += small[k][e.values[k]];
+        continue;
+      }
       s += prefix[k];
       append_value(s, e.values[k], r.observables[k].type);
       s += "; ";

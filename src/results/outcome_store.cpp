@@ -233,15 +233,30 @@ void OutcomeStore::grow() {
   }
 }
 
+// Sorted by key: each record with its key's first 8 bytes as a number
+// (zero-padded; byte order is numeric order), so most comparisons read no
+// record; equal prefixes compare the rest of the keys.
 void OutcomeStore::sort_held() {
-  order_.clear();
-  order_.reserve(held_);
-  for (std::size_t off = 0; off < arena_.size(); off += record_size(&arena_[off], opts_.witnesses))
-    order_.push_back(off);
+  struct Item {
+    std::uint64_t prefix, off;
+  };
+  std::vector<Item> items;
+  items.reserve(held_);
+  for (std::size_t off = 0; off < arena_.size();
+       off += record_size(&arena_[off], opts_.witnesses)) {
+    const KeyView k = key_at(&arena_[off]);
+    std::uint64_t p = 0;
+    for (std::size_t i = 0; i < 8; ++i) p = (p << 8) | (i < k.size ? k.data[i] : 0);
+    items.push_back(Item{p, off});
+  }
   const std::uint8_t* base = arena_.data();
-  std::sort(order_.begin(), order_.end(), [base](std::uint64_t a, std::uint64_t b) {
-    return key_at(base + a) < key_at(base + b);
+  std::sort(items.begin(), items.end(), [base](const Item& a, const Item& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return key_at(base + a.off) < key_at(base + b.off);
   });
+  order_.clear();
+  order_.reserve(items.size());
+  for (const Item& i : items) order_.push_back(i.off);
 }
 
 // The run in memory, sorted, to a file of its own; memory starts over.
