@@ -182,3 +182,18 @@ TEST_CASE("outcome store: values in their types' order, each once, the first wit
     if (memory < 4096) CHECK(s.runs_spilled() > 1);
   }
 }
+
+TEST_CASE("listing: a folder that cannot take the spilled runs is the test's error", "[listing]") {
+  const LitmusTest t = parse_litmus(iriw(4), "iriw.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  o.observe_all = true;
+  o.listing = ListingOptions{false, 1, "/nonexistent/redscope-spill"};
+  try {
+    run_engine(t, o);
+    FAIL("no error");
+  } catch (const std::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith("cannot make a file for outcomes in "
+                                           "/nonexistent/redscope-spill"));
+  }
+}
