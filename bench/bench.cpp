@@ -22,6 +22,11 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/registry/registry.hpp"
+#include "redscope/report/report.hpp"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace redscope;
 
@@ -442,6 +447,82 @@ bool speedup(std::ofstream& csv, bool quick) {
   return same;
 }
 
+// One listing in a child process, so that its peak resident size is its
+// own: IRIW with n readers, every outcome printed as `run` prints it (text,
+// to /dev/null), `held` as before issue 34 item 2 (the outcome list, then
+// render_text), else from an OutcomeStore (`run`'s listing). Returns wall s,
+// CPU s, peak KiB and the outcomes (read back through a pipe).
+struct Listed {
+  double wall = 0, cpu = 0;
+  long peak_kib = 0;
+  std::size_t outcomes = 0, spilled = 0;
+  bool ok = false;
+};
+
+Listed list_in_child(int n, bool held) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("iriw-{}.litmus", n));
+    EngineOptions o;
+    o.max_outcomes = std::size_t{1} << 30;
+    if (!held) o.listing = ListingOptions{false, std::size_t{256} << 20, ""};
+    const TestResult r = run_engine(t, o);
+    std::FILE* null = std::fopen("/dev/null", "w");
+    write_text(r, [&](std::string_view s) { std::fwrite(s.data(), 1, s.size(), null); });
+    std::fclose(null);
+    const std::size_t got[2] = {r.outcome_count(), r.listing ? r.listing->runs_spilled() : 0};
+    const bool wrote = write(fds[1], got, sizeof got) == static_cast<ssize_t>(sizeof got);
+    _exit(wrote ? 0 : 1);
+  }
+  close(fds[1]);
+  Listed l;
+  std::size_t got[2] = {0, 0};
+  const bool read_all = read(fds[0], got, sizeof got) == static_cast<ssize_t>(sizeof got);
+  close(fds[0]);
+  int status = 0;
+  rusage ru{};
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return l;
+  l.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  l.cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  l.peak_kib = ru.ru_maxrss;
+  l.outcomes = got[0];
+  l.spilled = got[1];
+  l.ok = read_all && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return l;
+}
+
+// Family l, "IRIW-12 listing" (issue 34 item 2): IRIW with N readers, every
+// outcome listed and printed, in a child process each: wall and CPU
+// seconds, peak resident size and CPU per outcome; "held" is the outcome
+// list of before, at sizes where it fits.
+void listing_family(std::ofstream& csv, bool quick) {
+  fmt::print("\n{:<26} {:>3} {:>10} {:>6} {:>8} {:>8} {:>9} {:>8} {:>7}\n", "l: IRIW-12 listing",
+             "N", "outcomes", "how", "wall s", "cpu s", "peak MiB", "us/outc", "spilled");
+  for (int n : quick ? std::vector<int>{8, 10} : std::vector<int>{8, 10, 11, 12})
+    for (bool held : {true, false}) {
+      if (held && n > 10) continue;  // 4 M outcomes held: 5 GB and more
+      const Listed l = list_in_child(n, held);
+      if (!l.ok) {
+        fmt::print("{:<26} {:>3} failed\n", "IRIW, N readers", n);
+        continue;
+      }
+      const double us = l.outcomes ? 1e6 * l.cpu / static_cast<double>(l.outcomes) : 0;
+      fmt::print("{:<26} {:>3} {:>10} {:>6} {:>8.2f} {:>8.2f} {:>9.0f} {:>8.2f} {:>7}\n",
+                 "IRIW, N readers", n, l.outcomes, held ? "held" : "listed", l.wall, l.cpu,
+                 static_cast<double>(l.peak_kib) / 1024, us, l.spilled);
+      csv << fmt::format("\"l: {} wall\",{},{},enum,{:.4f},{:.3f},,,\n", held ? "held" : "listed",
+                         n, l.outcomes, l.wall, us);
+      csv << fmt::format("\"l: {} peak MiB\",{},{},enum,{:.1f},,,,\n", held ? "held" : "listed", n,
+                         l.outcomes, static_cast<double>(l.peak_kib) / 1024);
+      std::cout.flush();
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -480,7 +561,10 @@ int main(int argc, char** argv) {
           "  verdict-only runs (--verdict) of (v) IRIW with N readers (a witness) and\n"
           "  IRIW+fence.sc (a proof), (m) a message-passing chain over N threads with\n"
           "  .cta (a witness) and .gpu (a proof) release/acquire, each against the full\n"
-          "  listing it replaces (\"full s\", auto); then the\n"
+          "  listing it replaces (\"full s\", auto); (l) \"IRIW-12 listing\": IRIW with\n"
+          "  8 to 12 readers, every outcome listed and printed as `run` does, in a\n"
+          "  child process (wall, CPU, peak memory, CPU per outcome; \"held\": the\n"
+          "  outcome list of before, up to 10 readers); then the\n"
           "  conformance folder with z3 and auto at -j 1 and -j 2. The engines must list\n"
           "  the same outcomes (else \"engines disagree\" and exit status 1); us/outc is\n"
           "  auto's time per outcome.\n"
@@ -573,6 +657,8 @@ int main(int argc, char** argv) {
   }
   if (!emit_only && (only.empty() || only.find_first_of("vm") != std::string::npos))
     disagree = time_verdict_families(only, quick, csv, emit_dir) || disagree;
+  if (!emit_only && (only.empty() || only.find('l') != std::string::npos))
+    listing_family(csv, quick);
   if (!emit_only && (only.empty() || only.find('s') != std::string::npos))
     disagree = !speedup(csv, quick) || disagree;
   if (!quick && only.empty() && !emit_only) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -220,7 +221,12 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        order is reported as such; docs/model.md)
   --observe-all        report every register and location, not only those in
                        the condition and `locations`
-  --max-outcomes N     stop with an error beyond N outcomes (default 10000)
+  --max-outcomes N     stop with an error beyond N outcomes (default 10000; 0:
+                       no limit). run lists outcomes in bounded memory: text
+                       keeps no witnesses, and past 1/32 of --max-memory
+                       (256 MiB without one) a sorted run of outcomes goes to
+                       a file in $TMPDIR, merged back as they are printed
+                       (docs/cli.md "Listing many outcomes")
   --verdict            run, atomicity: the verdict only, no outcomes listed
                        (herd7's -speedcheck): stop at the first outcome that
                        decides the condition (satisfies exists/~exists,
@@ -400,7 +406,9 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
     } else if (a == "--observe-all") {
       c.observe_all = true;
     } else if (a == "--max-outcomes") {
-      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 1, 100000000));
+      // 0: no limit (a listing's memory is bounded without it: docs/cli.md).
+      c.max_outcomes = static_cast<std::size_t>(parse_int(a, value(), 0, 100000000));
+      if (c.max_outcomes == 0) c.max_outcomes = std::numeric_limits<std::size_t>::max();
     } else if (a == "--outcome") {
       c.outcome = value();
     } else if (a == "--condition") {
@@ -518,6 +526,19 @@ redscope::EngineOptions options_of(const Cli& c) {
   return opts;
 }
 
+// How `run` keeps outcomes to print (docs/cli.md "Listing many outcomes"):
+// witnesses only for JSON (text prints none), and 1/32 of --max-memory
+// (256 MiB by default and without a cap) per test before a sorted run of
+// them goes to a file in $TMPDIR.
+redscope::ListingOptions listing_options(const Cli& c) {
+  redscope::ListingOptions l;
+  l.witnesses = c.format != "text";
+  const std::size_t mb =
+      c.limits.memory_mb ? std::clamp<std::size_t>(c.limits.memory_mb / 32, 16, 1024) : 256;
+  l.memory = mb << 20;
+  return l;
+}
+
 // --dot DIR: a picture of each outcome's witness of each z3 result, drawn
 // as the results stream by (the k-th result added is the k-th of
 // `addresses`, which name the pictures). The first picture that cannot be
@@ -573,6 +594,12 @@ class JsonArrayOut {
   void item(const std::string& text) {
     if (on_) p_.print(stdout, (n_++ ? ",\n" : "\n") + text);
   }
+  // An element printed in pieces by `write` (a listing's outcomes).
+  void item(const std::function<void(const redscope::TextSink&)>& write) {
+    if (!on_) return;
+    p_.print(stdout, n_++ ? ",\n" : "\n");
+    write([this](std::string_view s) { p_.print(stdout, s); });
+  }
   void end() {
     if (on_) p_.print(stdout, n_ ? "\n]\n" : "]\n");
   }
@@ -599,14 +626,16 @@ class RunPrinter {
                            r.engine_reason.empty() ? "" : " (" + r.engine_reason + ")",
                            r.verdict_only ? fmt::format("verdict by {}",
                                                         redscope::verdict_by_word(r.verdict_by))
-                                          : fmt::format("{} outcome(s)", r.outcomes.size()),
+                                          : fmt::format("{} outcome(s)", r.outcome_count()),
                            r.skeletons, r.seconds));
+    // Printed in pieces: a listing's outcomes are replayed, never held.
+    const redscope::TextSink out = [this](std::string_view s) { p_.print(stdout, s); };
     if (c_.format == "json")
-      json_.item(redscope::render_json_item(r));
+      json_.item([&](const redscope::TextSink& o) { redscope::write_json_item(r, o); });
     else if (c_.format == "jsonl")
-      p_.print(stdout, redscope::render_json_line(r));
+      redscope::write_json_line(r, out);
     else if (!c_.quiet)
-      p_.print(stdout, redscope::render_text(r));
+      redscope::write_text(r, out);
   }
   void end() { json_.end(); }
 
@@ -665,6 +694,7 @@ int run(const Cli& c) {
   redscope::EngineOptions opts = options_of(c);
   const auto [across, within] = split_jobs(c, in.files.size());
   opts.workers = within;
+  if (!c.verdict) opts.listing = listing_options(c);
   // Each result is printed, counted and drawn as it streams by, then dropped.
   redscope::ExpectTally tally(std::move(expectations));
   std::vector<std::string> addresses;

@@ -21,6 +21,13 @@ Json Json::number(double v, int decimals) {
   return j;
 }
 
+Json Json::raw(std::string text) {
+  Json j;
+  j.kind_ = Kind::Raw;
+  j.text_ = std::move(text);
+  return j;
+}
+
 Json Json::array() {
   Json j;
   j.kind_ = Kind::Array;

@@ -1,6 +1,10 @@
 #include "redscope/report/report.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/core/json.hpp"
+#include "redscope/results/outcome_store.hpp"
+
+#include <array>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -69,11 +73,28 @@ std::string verdict_text(const TestResult& r) {
   return out;
 }
 
+// What render_text writes after the outcomes, the verdict and the counts.
+std::string text_tail(const TestResult& r) {
+  std::string out;
+  if (r.incomplete.total() > 0)
+    out += fmt::format(
+        "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
+        r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
+  for (const std::string& n : r.notes) out += fmt::format("Note {}\n", n);
+  out += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
+  return out;
+}
+
 }  // namespace
 
 std::string render_text(const TestResult& r) {
   if (r.error) {
     return render_failure_text(r.file, *r.error, r.error_kind);
+  }
+  if (r.listing) {
+    std::string out;
+    write_text(r, [&](std::string_view s) { out += s; });
+    return out;
   }
   std::string out;
   if (r.verdict_only) {
@@ -90,13 +111,7 @@ std::string render_text(const TestResult& r) {
     out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
                        r.outcomes.size() - sat);
   }
-  if (r.incomplete.total() > 0)
-    out += fmt::format(
-        "Incomplete {} (cut by unroll bound: {}, barrier never completes: {}): possible hang\n",
-        r.incomplete.total(), r.incomplete.bound_cut, r.incomplete.barrier_deadlock);
-  for (const std::string& n : r.notes) out += fmt::format("Note {}\n", n);
-  out += fmt::format("Time {} {:.2f}\n\n", r.test, r.seconds);
-  return out;
+  return out + text_tail(r);
 }
 
 Json json_test_head(const std::string& test, const std::string& file, bool parsed, ModelRef model,
@@ -164,6 +179,11 @@ void set_json_verdict(Json& o, const TestResult& r) {
                        .set("satisfies", w.satisfies));
 }
 
+// Where a listing's two arrays go in its object's text: control characters,
+// which the writer escapes in every string, so they occur nowhere else.
+constexpr std::string_view kOutcomesMark = "\x01outcomes\x01";
+constexpr std::string_view kWitnessesMark = "\x01witnesses\x01";
+
 Json one_json(const TestResult& r) {
   Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
@@ -184,6 +204,9 @@ Json one_json(const TestResult& r) {
   o.set("observation", to_string(r.observation));
   if (r.verdict_only) {
     set_json_verdict(o, r);
+  } else if (r.listing) {  // written in their place, outcome by outcome (write_json)
+    o.set("outcomes", Json::raw(std::string(kOutcomesMark)))
+        .set("witnesses", Json::raw(std::string(kWitnessesMark)));
   } else {
     Json outcomes = Json::array(), witnesses = Json::array();
     for (const Outcome& out : r.outcomes) {
@@ -203,12 +226,217 @@ Json one_json(const TestResult& r) {
 
 }  // namespace
 
+namespace {
+// A listing result written whole (render_json_item, render_json_line).
+std::string gathered(const TestResult& r, void (*write)(const TestResult&, const TextSink&)) {
+  std::string out;
+  write(r, [&](std::string_view s) { out += s; });
+  return out;
+}
+}  // namespace
+
 std::string render_json_item(const TestResult& r) {
+  if (r.listing && !r.error) return gathered(r, write_json_item);
   return "  " + one_json(r).dump(Json::Layout::Nested, 1);
 }
 
 std::string render_json_line(const TestResult& r) {
+  if (r.listing && !r.error) return gathered(r, write_json_line);
   return one_json(r).dump(Json::Layout::Line) + "\n";
+}
+
+// ---- a listing, outcome by outcome -------------------------------------------
+
+namespace {
+
+// Output gathered into blocks of about a megabyte, each handed on.
+class Blocks {
+ public:
+  explicit Blocks(const TextSink& out) : out_(out) { buf_.reserve(kBlock + 4096); }
+  std::string& buf() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() >= kBlock) flush();
+  }
+  void flush() {
+    if (!buf_.empty()) out_(buf_);
+    buf_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kBlock = std::size_t{1} << 20;
+  const TextSink& out_;
+  std::string buf_;
+};
+
+// A value as format_value writes it; integers without a string each.
+void append_value(std::string& out, std::uint64_t v, DataType t) {
+  if (is_packed(t) || float_format(t)) {
+    out += format_value(v, t);
+    return;
+  }
+  const unsigned w = width_of(t);
+  v &= w == 64 ? ~0ULL : ((1ULL << w) - 1);
+  if (v < 10 && !is_signed(t)) {  // most litmus values
+    out += static_cast<char>('0' + v);
+    return;
+  }
+  const fmt::format_int text =
+      !is_signed(t) ? fmt::format_int(v)
+      : w == 64     ? fmt::format_int(static_cast<std::int64_t>(v))
+                    : fmt::format_int(static_cast<std::int64_t>(v << (64 - w)) >> (64 - w));
+  out.append(text.data(), text.size());
+}
+
+std::string quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
+
+// An array of `n` elements as Json::write lays it out at `depth`.
+template <class Element>
+void write_array(Blocks& b, bool nested, int depth, std::size_t n, Element each) {
+  if (n == 0) {
+    b.buf() += "[]";
+    return;
+  }
+  const bool spread = nested && depth < 3;  // json.cpp: kInlineDepth
+  const std::string indent(static_cast<std::size_t>(2 * (depth + 1)), ' ');
+  b.buf() += '[';
+  std::size_t i = 0;
+  each([&] {
+    if (i) b.buf() += ',';
+    if (spread)
+      b.buf() += '\n' + indent;
+    else if (i)
+      b.buf() += ' ';
+    ++i;
+  });
+  if (spread) b.buf() += '\n' + std::string(static_cast<std::size_t>(2 * depth), ' ');
+  b.buf() += ']';
+}
+
+// The outcomes and witnesses of a listing in its object's text (one_json's
+// marks), `nested` at depth 1 (an element of run's array) or on one line.
+void write_json(const TestResult& r, bool nested, const TextSink& sink) {
+  const OutcomeStore& l = *r.listing;
+  const std::string head = nested ? "  " + one_json(r).dump(Json::Layout::Nested, 1)
+                                  : one_json(r).dump(Json::Layout::Line) + "\n";
+  const std::size_t o = head.find(kOutcomesMark), w = head.find(kWitnessesMark);
+  Blocks b(sink);
+  b.buf().append(head, 0, o);
+  std::vector<std::string> keys;
+  for (const Observable& ob : r.observables) keys.push_back(quoted(ob.label) + ": ");
+  const int depth = nested ? 2 : 1;
+  write_array(b, nested, depth, l.size(), [&](const auto& separate) {
+    l.for_each([&](const OutcomeStore::Entry& e) {
+      separate();
+      std::string& s = b.buf();
+      s += '{';
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        if (is_status(r.observables[k])) continue;
+        if (s.back() != '{') s += ", ";
+        s += keys[k];
+        s += '"';
+        if (is_packed(r.observables[k].type) || float_format(r.observables[k].type))
+          s += json_escape(format_value(e.values[k], r.observables[k].type));
+        else
+          append_value(s, e.values[k], r.observables[k].type);
+        s += '"';
+      }
+      s += '}';
+      b.maybe_flush();
+    });
+  });
+  b.buf().append(head, o + kOutcomesMark.size(), w - o - kOutcomesMark.size());
+  std::unordered_map<std::uint64_t, std::string> texts;  // quoted edge texts
+  auto edges = [&](std::uint32_t sk, std::span<const EdgeCode> es) {
+    std::string& s = b.buf();
+    s += '[';
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      if (i) s += ", ";
+      const std::uint64_t key =
+          (std::uint64_t{sk} << 40) | (std::uint64_t{es[i].from} << 20) | es[i].to;
+      auto [it, fresh] = texts.try_emplace(key);
+      if (fresh) it->second = quoted(l.edge_text(sk, es[i]));
+      s += it->second;
+    }
+    s += ']';
+  };
+  write_array(b, nested, depth, l.size(), [&](const auto& separate) {
+    l.for_each([&](const OutcomeStore::Entry& e) {
+      separate();
+      b.buf() += "{\"rf\": ";
+      edges(e.skeleton, e.rf);
+      b.buf() += ", \"co\": ";
+      edges(e.skeleton, e.co);
+      b.buf() += '}';
+      b.maybe_flush();
+    });
+  });
+  b.buf().append(head, w + kWitnessesMark.size());
+  b.flush();
+}
+
+}  // namespace
+
+void write_text(const TestResult& r, const TextSink& sink) {
+  if (!r.listing || r.error) {
+    sink(render_text(r));
+    return;
+  }
+  const OutcomeStore& l = *r.listing;
+  Blocks b(sink);
+  b.buf() += fmt::format("Test {} {}\nStates {}\n", r.test, kind_word(r.quantifier), l.size());
+  // "P0:r0=", and "P0:r0=V; " made once for the values 0 to 9.
+  std::vector<std::string> prefix;
+  std::vector<std::array<std::string, 10>> small(r.observables.size());
+  for (std::size_t k = 0; k < r.observables.size(); ++k) {
+    const Observable& o = r.observables[k];
+    prefix.push_back(o.label + "=");
+    for (std::uint64_t v = 0; v < 10; ++v) {
+      small[k][v] = prefix[k];
+      append_value(small[k][v], v, o.type);
+      small[k][v] += "; ";
+    }
+  }
+  l.for_each([&](const OutcomeStore::Entry& e) {
+    std::string& s = b.buf();
+    s += e.satisfies ? "*> " : "   ";
+    const std::size_t start = s.size();
+    for (std::size_t k = 0; k < prefix.size(); ++k) {
+      if (is_status(r.observables[k])) continue;
+      if (e.values[k] < 10) {
+        s += small[k][e.values[k]];
+        continue;
+      }
+      s += prefix[k];
+      append_value(s, e.values[k], r.observables[k].type);
+      s += "; ";
+    }
+    if (s.size() > start) s.pop_back();
+    s += '\n';
+    b.maybe_flush();
+  });
+  std::string& s = b.buf();
+  s += r.holds ? "Ok\n" : "No\n";
+  s += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
+  s += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), l.satisfying(),
+                   l.size() - l.satisfying());
+  s += text_tail(r);
+  b.flush();
+}
+
+void write_json_item(const TestResult& r, const TextSink& sink) {
+  if (!r.listing || r.error) {
+    sink(render_json_item(r));
+    return;
+  }
+  write_json(r, true, sink);
+}
+
+void write_json_line(const TestResult& r, const TextSink& sink) {
+  if (!r.listing || r.error) {
+    sink(render_json_line(r));
+    return;
+  }
+  write_json(r, false, sink);
 }
 
 std::string render_json(const std::vector<TestResult>& results) {

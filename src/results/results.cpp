@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "redscope/results/condition_plan.hpp"
+#include "redscope/results/outcome_store.hpp"
 #include "redscope/results/results.hpp"
 
 namespace redscope {
@@ -245,6 +246,46 @@ bool eval_condition(const CondExpr& c, const std::vector<Observable>& obs,
   return compare_values(c.cmp, p.type, v[0], v[1]);
 }
 
+ConditionProgram::ConditionProgram(const CondExpr& c, const std::vector<Observable>& obs)
+    : root_(compile(c, obs)) {}
+
+ConditionProgram::Node ConditionProgram::compile(const CondExpr& c,
+                                                 const std::vector<Observable>& obs) {
+  Node n;
+  n.kind = c.kind;
+  n.cmp = c.cmp;
+  if (c.kind == CondExpr::Kind::Cmp) {
+    n.plan = plan(c, obs);
+    for (int i = 0; i < 2; ++i)
+      if (n.plan.side[i]) n.from[i] = obs[*n.plan.side[i]].type;
+  }
+  for (const CondExpr& k : c.kids) n.kids.push_back(compile(k, obs));
+  return n;
+}
+
+// eval_condition over the compiled tree.
+bool ConditionProgram::eval(const Node& n, std::span<const std::uint64_t> values) {
+  switch (n.kind) {
+    case CondExpr::Kind::True: return true;
+    case CondExpr::Kind::False: return false;
+    case CondExpr::Kind::And:
+      for (const Node& k : n.kids)
+        if (!eval(k, values)) return false;
+      return true;
+    case CondExpr::Kind::Or:
+      for (const Node& k : n.kids)
+        if (eval(k, values)) return true;
+      return false;
+    case CondExpr::Kind::Not: return !eval(n.kids[0], values);
+    case CondExpr::Kind::Cmp: break;
+  }
+  const CmpPlan& p = n.plan;
+  std::uint64_t v[2];
+  for (int i = 0; i < 2; ++i)
+    v[i] = p.side[i] ? convert(values[*p.side[i]], n.from[i], p.type) : p.bits[i];
+  return compare_values(n.cmp, p.type, v[0], v[1]);
+}
+
 void clear_ended(const std::vector<Observable>& observables, std::vector<std::uint64_t>& v) {
   const auto status = status_index(observables);
   if (!status || v[*status] == 0) return;
@@ -278,6 +319,26 @@ void settle_result(TestResult& r, const LitmusTest& test,
   settle_outcomes(r, test);
 }
 
+namespace {
+
+// The verdict and the observation from the numbers of satisfying and of
+// violating outcomes.
+void settle_counts(TestResult& r, const LitmusTest& test, std::size_t sat, std::size_t unsat) {
+  r.observation = sat == 0     ? Observation::Never
+                  : unsat == 0 ? Observation::Always
+                               : Observation::Sometimes;
+  switch (test.quantifier) {
+    case Quantifier::Exists:
+    case Quantifier::Permit:
+    case Quantifier::Check: r.holds = sat > 0; break;
+    case Quantifier::NotExists: r.holds = sat == 0; break;
+    case Quantifier::Forall:
+    case Quantifier::Assert: r.holds = unsat == 0; break;
+  }
+}
+
+}  // namespace
+
 void settle_outcomes(TestResult& r, const LitmusTest& test) {
   // Sorted by the values as their types read them (a signed type's values
   // sign-extended from its width), each observable's shift worked out once.
@@ -301,18 +362,18 @@ void settle_outcomes(TestResult& r, const LitmusTest& test) {
     std::sort(r.outcomes.begin(), r.outcomes.end(), before);
   const auto sat = static_cast<std::size_t>(std::count_if(
       r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
-  const std::size_t unsat = r.outcomes.size() - sat;
-  r.observation = sat == 0     ? Observation::Never
-                  : unsat == 0 ? Observation::Always
-                               : Observation::Sometimes;
-  switch (test.quantifier) {
-    case Quantifier::Exists:
-    case Quantifier::Permit:
-    case Quantifier::Check: r.holds = sat > 0; break;
-    case Quantifier::NotExists: r.holds = sat == 0; break;
-    case Quantifier::Forall:
-    case Quantifier::Assert: r.holds = unsat == 0; break;
-  }
+  settle_counts(r, test, sat, r.outcomes.size() - sat);
+}
+
+void settle_listing(TestResult& r, const LitmusTest& test, std::shared_ptr<OutcomeStore> store) {
+  store->finish();
+  r.outcomes.clear();
+  settle_counts(r, test, store->satisfying(), store->size() - store->satisfying());
+  r.listing = std::move(store);
+}
+
+std::size_t TestResult::outcome_count() const {
+  return listing ? listing->size() : outcomes.size();
 }
 
 std::vector<std::string> EdgeTexts::texts() const {

@@ -30,6 +30,9 @@ class Json {
   Json(const std::string& s) : Json(std::string_view(s)) {}
   static Json number(double v, int decimals);  // fixed-point, e.g. seconds
   static Json array();
+  // Text written as it is: the caller makes it JSON (a streamed writer puts
+  // a marker here and writes a long array in its place, report.cpp).
+  static Json raw(std::string text);
   static Json object();
   static Json strings(const std::vector<std::string>& v);
 

@@ -19,6 +19,7 @@
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
 #include "redscope/events/events.hpp"
+#include "redscope/results/outcome_store.hpp"
 #include "redscope/results/results.hpp"
 
 namespace redscope {
@@ -83,6 +84,11 @@ struct EngineOptions {
   // proposition (forall: its negation) asserted; enum stops at the first
   // deciding execution; TestResult::verdict_only says which way it went.
   bool verdict_only = false;
+  // A caller that prints outcomes one by one (`run`): an engine that can
+  // (enum) keeps them in an OutcomeStore and returns it as
+  // TestResult::listing, sorted by an external merge in bounded memory;
+  // others list `outcomes` as always. Not with verdict_only.
+  std::optional<ListingOptions> listing;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
   // The cat model deciding consistency (--model FILE.cat): `user_model`,

@@ -1,6 +1,7 @@
 // Rendering of results: herd7-like text and JSON.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,15 @@ std::string render_json(const std::vector<TestResult>& results);
 std::string render_json_item(const TestResult& r);
 // The same object on one line (JSON Lines: `--format jsonl`).
 std::string render_json_line(const TestResult& r);
+
+// The same three, handed on in pieces to `out` as they are written: a
+// listing result's outcomes (TestResult::listing) are replayed one by one
+// and never held, the bytes being those of render_text, render_json_item
+// and render_json_line.
+using TextSink = std::function<void(std::string_view)>;
+void write_text(const TestResult& r, const TextSink& out);
+void write_json_item(const TestResult& r, const TextSink& out);
+void write_json_line(const TestResult& r, const TextSink& out);
 
 // The fields every command's JSON object per test starts with: test, file,
 // model and (when `target_sm` is given) target; a file that never parsed

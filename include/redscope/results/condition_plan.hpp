@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "redscope/results/results.hpp"
@@ -21,5 +22,26 @@ struct CmpPlan {
 };
 
 CmpPlan plan(const CondExpr& e, const std::vector<Observable>& obs);
+
+// A condition with every comparison resolved once: eval_condition's answer
+// for each outcome without looking its observables up again (a listing
+// judges millions of outcomes, twice: outcome_store.cpp).
+class ConditionProgram {
+ public:
+  ConditionProgram(const CondExpr& c, const std::vector<Observable>& obs);
+  bool operator()(std::span<const std::uint64_t> values) const { return eval(root_, values); }
+
+ private:
+  struct Node {
+    CondExpr::Kind kind = CondExpr::Kind::True;
+    std::vector<Node> kids;
+    CmpOp cmp = CmpOp::Eq;
+    CmpPlan plan;
+    DataType from[2] = {DataType::S64, DataType::S64};  // each observable side's own type
+  };
+  static Node compile(const CondExpr& c, const std::vector<Observable>& obs);
+  static bool eval(const Node& n, std::span<const std::uint64_t> values);
+  Node root_;
+};
 
 }  // namespace redscope

@@ -19,6 +19,8 @@
 
 namespace redscope {
 
+class OutcomeStore;
+
 // A register or location whose final value is part of an outcome.
 struct Observable {
   std::string label;  // "P0:r0" or "x"
@@ -167,6 +169,11 @@ struct TestResult {
   bool verdict_only = false;
   VerdictBy verdict_by = VerdictBy::Listing;
   std::optional<Outcome> verdict_witness;
+  // A listing run (EngineOptions::listing, outcome_store.hpp): the outcomes
+  // are here, replayed in order, and `outcomes` is empty.
+  std::shared_ptr<const OutcomeStore> listing;
+  // The number of outcomes, listed in `outcomes` or in `listing`.
+  std::size_t outcome_count() const;
 };
 
 // Which registers and locations an outcome reports (condition, filter and
@@ -198,6 +205,9 @@ void settle_result(TestResult& r, const LitmusTest& test,
 // status observable. Sorts them as their types read them; sets the verdict
 // and the observation.
 void settle_outcomes(TestResult& r, const LitmusTest& test);
+// The same for a listing run: finishes `store` (sorts and counts it), sets
+// the verdict and the observation from its counts, and keeps it as r.listing.
+void settle_listing(TestResult& r, const LitmusTest& test, std::shared_ptr<OutcomeStore> store);
 
 // ---- verdict-only runs (herd7's -speedcheck) --------------------------------
 // What decides the condition: for exists, ~exists (and .test permit/check)

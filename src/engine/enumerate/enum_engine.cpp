@@ -43,6 +43,9 @@ struct LeafContext {
   const enumerate::ThreadClasses& classes;
   std::size_t max_outcomes;
   bool verdict_only = false;  // the first deciding outcome ends the search (Decided)
+  // A listing run's outcomes go here (packed, witnesses as event pairs)
+  // instead of into the map (no pool then).
+  OutcomeStore* store = nullptr;
 };
 
 // Thrown from the search by a verdict-only run at the first outcome that
@@ -102,17 +105,46 @@ class OutcomeMaker {
       if (decides(c_.obs, c_.test, vals)) throw Decided{vals, witness(from)};
       return;
     }
+    if (c_.store) {
+      const bool fresh =
+          c_.store->add(vals, [&](std::vector<EdgeCode>& rf, std::vector<EdgeCode>& co) {
+            each_edge(
+                from, [&](EventId a, EventId b) { rf.push_back(code(a, b)); },
+                [&](EventId a, EventId b) { co.push_back(code(a, b)); });
+          });
+      if (fresh && c_.store->size_at_least() > c_.max_outcomes) too_many();
+      return;
+    }
     const auto [it, fresh] = found_.try_emplace(vals);
     if (!fresh) return;
     it->second = witness(from);
-    if (found_.size() > c_.max_outcomes)
-      throw InputError(Diagnostic{c_.test.file, c_.test.condition_loc,
-                                  fmt::format("more than {} outcomes", c_.max_outcomes)});
+    if (found_.size() > c_.max_outcomes) too_many();
+  }
+
+  static EdgeCode code(EventId a, EventId b) {
+    return EdgeCode{static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
+  }
+
+  [[noreturn]] void too_many() const {
+    throw InputError(Diagnostic{c_.test.file, c_.test.condition_loc,
+                                fmt::format("more than {} outcomes", c_.max_outcomes)});
   }
 
   // The execution found, or (symmetry) its image where thread u does what
   // thread from[u] did: events map position for position.
   Witness witness(const std::vector<ThreadId>* from) const {
+    Witness wit;
+    wit.rf.reserve(c_.reads.size());  // one allocation, not log2(reads) of them
+    each_edge(
+        from, [&](EventId a, EventId b) { wit.rf.push_back(edge(a, b)); },
+        [&](EventId a, EventId b) { wit.co.push_back(edge(a, b)); });
+    return wit;
+  }
+
+  // The witness's rf edges (in the order of reads) and co edges (by source,
+  // then target), each handed to its callback as a pair of events.
+  template <class Rf, class Co>
+  void each_edge(const std::vector<ThreadId>* from, Rf rf, Co co) const {
     const Skeleton& sk = c_.sk;
     std::vector<EventId> orig(n_), image(n_);
     for (EventId e = 0; e < n_; ++e) orig[e] = image[e] = e;
@@ -127,14 +159,11 @@ class OutcomeMaker {
           image[bv + i] = bu + i;
         }
       }
-    Witness wit;
-    wit.rf.reserve(c_.reads.size());  // one allocation, not log2(reads) of them
     for (EventId r : c_.reads)
-      if (leaf_->exec[orig[r]]) wit.rf.push_back(edge(image[leaf_->rf[orig[r]]], r));
+      if (leaf_->exec[orig[r]]) rf(image[leaf_->rf[orig[r]]], r);
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b)
-        if (leaf_->co.has(orig[a], orig[b]) && !sk.ev(a).is_init) wit.co.push_back(edge(a, b));
-    return wit;
+        if (leaf_->co.has(orig[a], orig[b]) && !sk.ev(a).is_init) co(a, b);
   }
 
   // "A -> B", made once per pair and shared by every witness naming it.
@@ -223,10 +252,11 @@ class SkeletonEnumerator {
   bool run(Found& found) {
     found_ = &found;
     for (EventId e = 0; e < n_; ++e) labels_.push_back(label(e));
+    if (store_) store_->begin_skeleton(store_skeleton_, labels_);
     bool guarded = false;
     for (EventId e = 0; e < n_; ++e) guarded = guarded || sk_.ev(e).guard != nullptr;
     ctx_.emplace(LeafContext{sk_, test_, obs_, reads_, labels_, classes_, opts_.max_outcomes,
-                             opts_.verdict_only});
+                             opts_.verdict_only, store_});
     maker_.emplace(*ctx_, found);
     if (check_ || guarded)
       choose_rf(0);  // the executed events depend on values: complete candidates only
@@ -241,6 +271,11 @@ class SkeletonEnumerator {
   }
 
   bool any_outcome() const { return any_outcome_; }
+  // A listing run: outcomes into `store` (not with a pool), as skeleton `index`.
+  void list_into(OutcomeStore* store, std::uint32_t index) {
+    store_ = store;
+    store_skeleton_ = index;
+  }
 
  private:
   // ---- rf and values ---------------------------------------------------------
@@ -949,6 +984,7 @@ class SkeletonEnumerator {
   // them when it decides (the limits): with a pool, once every leaf made so
   // far is done, and "more than N outcomes" thrown here if they are more.
   std::size_t outcomes() {
+    if (store_) return store_->size_at_most();
     if (!pool_) return found_->size();
     flush();
     const std::size_t n = pool_->count();
@@ -959,7 +995,9 @@ class SkeletonEnumerator {
   }
 
   // At most outcomes(), without waiting for the pool.
-  std::size_t outcomes_at_least() const { return pool_ ? pool_->lower_bound() : found_->size(); }
+  std::size_t outcomes_at_least() const {
+    return store_ ? store_->size_at_least() : pool_ ? pool_->lower_bound() : found_->size();
+  }
 
   // Hands the leaves gathered so far to the pool as one job.
   void flush() {
@@ -1060,6 +1098,8 @@ class SkeletonEnumerator {
   std::optional<LeafContext> ctx_;
   std::optional<OutcomeMaker> maker_;
   LeafPool* pool_;
+  OutcomeStore* store_ = nullptr;
+  std::uint32_t store_skeleton_ = 0;
   std::vector<LeafCopy> batch_;
   std::size_t leaves_ = 0;  // handed to the pool, or gathered in batch_
   std::atomic<bool> pool_any_{false};
@@ -1068,6 +1108,12 @@ class SkeletonEnumerator {
 }  // namespace
 
 namespace {
+
+std::size_t max_events(const Expansion& ex) {
+  std::size_t n = 0;
+  for (const Skeleton& sk : ex.skeletons) n = std::max(n, sk.size());
+  return n;
+}
 
 TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
                           const cat::Model& model, const CandidateCheck* check) {
@@ -1080,8 +1126,15 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   // outcome with a status (values cleared, then merged) is settled as one. A
   // verdict-only run stops at its first deciding outcome, on the search's
   // thread: it makes no pool.
+  // A listing run keeps its outcomes packed in a store (outcome_store.hpp),
+  // on this thread; one whose executions may end early merges their values
+  // after the search (settle_result) and lists them as before.
+  std::shared_ptr<OutcomeStore> store;
+  if (opts.listing && !opts.verdict_only && !has_status_observable(r.observables) &&
+      OutcomeStore::fits(r.observables.size(), max_events(ex)))
+    store = std::make_shared<OutcomeStore>(r.observables, test.condition, *opts.listing);
   std::optional<LeafPool> pool;
-  if (opts.workers > 1 && !opts.verdict_only && !has_status_observable(r.observables))
+  if (opts.workers > 1 && !opts.verdict_only && !store && !has_status_observable(r.observables))
     pool.emplace(opts.workers - 1, opts.budget);
   try {
     for (const Skeleton& sk : ex.skeletons) {
@@ -1096,6 +1149,7 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
       }
       LeafPool* p = pool ? &*pool : nullptr;
       SkeletonEnumerator e(sk, test, r.model, r.observables, opts, candidates, model, check, p);
+      if (store) e.list_into(store.get(), static_cast<std::uint32_t>(&sk - ex.skeletons.data()));
       const bool consistent = e.run(found);
       if (!e.any_outcome() && consistent) ++r.incomplete.barrier_deadlock;
     }
@@ -1107,6 +1161,11 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   }
   if (opts.verdict_only) {
     settle_verdict(r, test, std::nullopt, VerdictBy::Exhausted);
+  } else if (store) {
+    settle_listing(r, test, std::move(store));
+    if (r.listing->size() > opts.max_outcomes)  // spilled runs counted once merged
+      throw InputError(Diagnostic{test.file, test.condition_loc,
+                                  fmt::format("more than {} outcomes", opts.max_outcomes)});
   } else if (pool) {
     std::vector<Found> parts = pool->take();
     r.outcomes = enumerate::merge_parts(parts, test, r.observables, opts.workers);

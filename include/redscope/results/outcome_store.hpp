@@ -1,0 +1,133 @@
+// Outcomes kept for printing at the limit of what can be printed (issue 34
+// item 2): an engine hands each outcome it finds to an OutcomeStore, which
+// keeps its values packed (a byte key whose byte order is the values' order)
+// and its witness as event pairs, drops values seen before, and past a memory
+// budget sorts what it holds and spills it to a file in $TMPDIR. Once the
+// search ends, the outcomes are replayed in order by a k-way merge of the
+// runs (the first run that found a value gives its witness, as a map would),
+// so memory does not grow with the number of outcomes. The CLI's writers
+// print a result's listing outcome by outcome (report.hpp: write_text,
+// write_json_item, write_json_line).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "redscope/core/litmus.hpp"
+#include "redscope/results/condition_plan.hpp"
+#include "redscope/results/results.hpp"
+
+namespace redscope {
+
+// How a caller that prints outcomes as they are replayed wants them kept
+// (EngineOptions::listing).
+struct ListingOptions {
+  bool witnesses = true;                        // JSON prints witnesses; text does not
+  std::size_t memory = std::size_t{256} << 20;  // bytes held before a sorted run is spilled
+  std::string spill_dir;                        // empty: $TMPDIR, else /tmp
+};
+
+// A witness edge between two events of the skeleton the outcome came from.
+struct EdgeCode {
+  std::uint32_t from = 0, to = 0;
+};
+
+class OutcomeStore {
+ public:
+  // Outcomes of `observables`, each judged by `condition` once, when new.
+  OutcomeStore(const std::vector<Observable>& observables, const CondExpr& condition,
+               ListingOptions opts);
+  ~OutcomeStore();
+  OutcomeStore(const OutcomeStore&) = delete;
+  OutcomeStore& operator=(const OutcomeStore&) = delete;
+
+  // Whether outcomes of this many observables, with witnesses over
+  // skeletons of at most this many events, fit the store's records (a key
+  // of up to 65,535 bytes, up to 65,535 rf and co edges each).
+  static bool fits(std::size_t observables, std::size_t events) {
+    return observables <= 3000 && events <= 256;
+  }
+
+  // The skeleton the next outcomes come from, and its events' labels
+  // ("P1#0 ld.weak r0, x"), which witness edges are printed with.
+  void begin_skeleton(std::uint32_t index, std::vector<std::string> labels);
+
+  // Keeps `values` unless kept before; for a new outcome with witnesses on,
+  // calls witness(rf, co) to append its edges. Returns whether it was new.
+  template <class F>
+  bool add(std::span<const std::uint64_t> values, F&& witness) {
+    if (!insert(values)) return false;
+    if (opts_.witnesses) {
+      rf_.clear();
+      co_.clear();
+      witness(rf_, co_);
+    }
+    commit();
+    return true;
+  }
+  // Distinct outcomes kept so far: at least (the largest run) and at most
+  // (every run's, duplicates across spilled runs counted twice).
+  std::size_t size_at_least() const { return std::max(held_, largest_run_); }
+  std::size_t size_at_most() const { return spilled_ + held_; }
+  bool witnesses() const { return opts_.witnesses; }
+  std::size_t runs_spilled() const { return files_.size(); }
+
+  // After the last add: sorts the run in memory and counts the distinct
+  // outcomes and those satisfying the condition (a merge pass when spilled).
+  void finish();
+  std::size_t size() const { return count_; }
+  std::size_t satisfying() const { return satisfying_; }
+
+  struct Entry {
+    const std::vector<std::uint64_t>& values;
+    bool satisfies;
+    std::uint32_t skeleton;
+    std::span<const EdgeCode> rf, co;
+  };
+  // Each distinct outcome (after finish), ordered by its values as their
+  // types read them, with the witness of the first found. Replayable.
+  void for_each(const std::function<void(const Entry&)>& f) const;
+  // "A -> B" for an edge of skeleton `skeleton`.
+  std::string edge_text(std::uint32_t skeleton, EdgeCode e) const;
+
+ private:
+  struct Cursor;
+  struct MemoryCursor;
+  struct FileCursor;
+  bool insert(std::span<const std::uint64_t> values);
+  void commit();
+  void grow();
+  void spill();
+  void sort_held();
+  std::size_t held_bytes() const;
+  // Each distinct record in key order (a merge of the runs when spilled).
+  void each_record(const std::function<void(const std::uint8_t*)>& f) const;
+
+  ListingOptions opts_;
+  std::vector<bool> signed_;
+  std::vector<unsigned> width_;
+  ConditionProgram condition_;
+  std::vector<Observable> observables_;
+  std::uint32_t skeleton_ = 0;
+  std::vector<std::vector<std::string>> labels_;  // per skeleton
+  // The run in memory: records appended (key length, key, witness), an
+  // open-addressing index of their offsets (+1; 0 empty), and after sorting
+  // their offsets in key order.
+  std::vector<std::uint8_t> arena_;
+  std::vector<std::uint64_t> slots_;
+  std::vector<std::uint64_t> order_;
+  std::size_t held_ = 0, spilled_ = 0, largest_run_ = 0;
+  std::size_t held_satisfying_ = 0;
+  std::size_t pending_ = 0;  // the offset of the record insert() started
+  std::vector<EdgeCode> rf_, co_;
+  std::vector<std::FILE*> files_;  // spilled runs, sorted, oldest first (unlinked)
+  std::size_t count_ = 0, satisfying_ = 0;
+};
+
+}  // namespace redscope

@@ -1,0 +1,436 @@
+// The outcome store (outcome_store.hpp): packed keys, a hash index, sorted
+// runs spilled to unlinked files, and their k-way merge.
+#include "redscope/results/outcome_store.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace redscope {
+
+namespace {
+
+// ---- keys: each value as a prefix byte and its significant bytes ------------
+// A value is compared as its type reads it (a signed type's bits sign-extended
+// from its width, results.cpp: settle_outcomes). A value x >= 0 with n
+// significant bytes is the byte 9 + n then those bytes, most significant
+// first; x < 0 is 8 - n, n the significant bytes of ~x, then x's low n bytes.
+// So comparing keys byte by byte compares the values in order, and no
+// value's bytes are a prefix of another's: a key's order is its values'.
+constexpr std::uint8_t kNonNegative = 9;
+
+unsigned significant_bytes(std::uint64_t x) {
+  return x == 0 ? 0 : (64 - static_cast<unsigned>(std::countl_zero(x)) + 7) / 8;
+}
+
+std::uint64_t low_mask(unsigned w) { return w >= 64 ? ~0ULL : (1ULL << w) - 1; }
+
+// Writes v's encoding at p; returns the end.
+std::uint8_t* encode(std::uint8_t* p, std::uint64_t v, bool is_signed, unsigned w) {
+  const std::uint64_t m = v & low_mask(w);
+  std::int64_t s = static_cast<std::int64_t>(m);
+  if (is_signed && w < 64) s = static_cast<std::int64_t>(m << (64 - w)) >> (64 - w);
+  const bool neg = is_signed && s < 0;
+  const std::uint64_t x = neg ? static_cast<std::uint64_t>(s) : m;
+  const unsigned n = significant_bytes(neg ? ~x : x);
+  *p++ = static_cast<std::uint8_t>(neg ? kNonNegative - 1 - n : kNonNegative + n);
+  for (unsigned i = n; i-- > 0;) *p++ = static_cast<std::uint8_t>(x >> (8 * i));
+  return p;
+}
+
+// The values of a key, each masked to its type's width (how they print).
+void decode(const std::uint8_t* p, const std::vector<unsigned>& width,
+            std::vector<std::uint64_t>& out) {
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    const std::uint8_t prefix = *p++;
+    const bool neg = prefix < kNonNegative;
+    const unsigned n = neg ? kNonNegative - 1u - prefix : prefix - kNonNegative;
+    std::uint64_t x = 0;
+    for (unsigned k = 0; k < n; ++k) x = (x << 8) | *p++;
+    if (neg && n < 8) x |= ~0ULL << (8 * n);
+    out[i] = x & low_mask(width[i]);
+  }
+}
+
+// A slot holds a record's offset + 1 in its low 48 bits and the top 16 bits
+// of its key's hash above them: most mismatches are seen without reading
+// the record.
+constexpr std::uint64_t kTagMask = 0xffffULL << 48;
+
+std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 29);
+}
+
+// ---- records: u16 key length, key, then (witnesses on) u32 skeleton, u16
+// rf count, u16 co count, and the edges as u32 pairs -------------------------
+template <class T>
+T load(const std::uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class T>
+void append(std::vector<std::uint8_t>& out, T v) {
+  const auto* b = reinterpret_cast<const std::uint8_t*>(&v);
+  out.insert(out.end(), b, b + sizeof v);
+}
+
+struct KeyView {
+  const std::uint8_t* data;
+  std::uint16_t size;
+  bool operator<(const KeyView& o) const {
+    const int c = std::memcmp(data, o.data, std::min(size, o.size));
+    return c != 0 ? c < 0 : size < o.size;
+  }
+  bool operator==(const KeyView& o) const {
+    return size == o.size && std::memcmp(data, o.data, size) == 0;
+  }
+};
+
+// The key's length, whose top bit says whether the outcome satisfies the
+// condition (judged once, when it was new).
+constexpr std::uint16_t kSatisfies = 0x8000;
+std::uint16_t key_size(const std::uint8_t* rec) {
+  return static_cast<std::uint16_t>(load<std::uint16_t>(rec) & ~kSatisfies);
+}
+bool satisfies(const std::uint8_t* rec) { return (load<std::uint16_t>(rec) & kSatisfies) != 0; }
+
+KeyView key_at(const std::uint8_t* rec) { return KeyView{rec + 2, key_size(rec)}; }
+
+// The record's length in bytes.
+std::size_t record_size(const std::uint8_t* rec, bool witnesses) {
+  std::size_t n = 2 + key_size(rec);
+  if (!witnesses) return n;
+  const std::size_t edges = load<std::uint16_t>(rec + n + 4) + load<std::uint16_t>(rec + n + 6);
+  return n + 8 + edges * sizeof(EdgeCode);
+}
+
+std::FILE* spill_file(const std::string& dir_option) {
+  std::string dir = dir_option;
+  if (dir.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    dir = t && *t ? t : "/tmp";
+  }
+  std::string path = dir + "/redscope-outcomes-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot make a file for outcomes in {}: {}", dir, std::strerror(errno)));
+  ::unlink(path.c_str());  // gone with the process, whatever happens
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (!f) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("cannot open a file for outcomes in {}", dir));
+  }
+  return f;
+}
+
+}  // namespace
+
+OutcomeStore::OutcomeStore(const std::vector<Observable>& observables, const CondExpr& condition,
+                           ListingOptions opts)
+    : opts_(std::move(opts)),
+      condition_(condition, observables),
+      observables_(observables) {
+  for (const Observable& o : observables) {
+    signed_.push_back(is_signed(o.type));
+    width_.push_back(width_of(o.type));
+  }
+  slots_.assign(1024, 0);
+}
+
+OutcomeStore::~OutcomeStore() {
+  for (std::FILE* f : files_) std::fclose(f);
+}
+
+void OutcomeStore::begin_skeleton(std::uint32_t index, std::vector<std::string> labels) {
+  skeleton_ = index;
+  if (labels_.size() <= index) labels_.resize(index + 1);
+  labels_[index] = std::move(labels);
+}
+
+// Appends the key of `values` to the arena; keeps it (true) unless the
+// index already holds it. commit() then completes the record.
+bool OutcomeStore::insert(std::span<const std::uint64_t> values) {
+  pending_ = arena_.size();
+  arena_.resize(pending_ + 2 + 9 * values.size());  // the longest key
+  std::uint8_t* const start = arena_.data() + pending_ + 2;
+  std::uint8_t* end = start;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    end = encode(end, values[i], signed_[i], width_[i]);
+  const auto len = static_cast<std::uint16_t>(end - start);
+  arena_.resize(pending_ + 2 + len);
+  std::memcpy(arena_.data() + pending_, &len, 2);
+  const KeyView key{arena_.data() + pending_ + 2, len};
+  const std::uint64_t h = hash_bytes(key.data, len);
+  const std::uint64_t tag = h & kTagMask;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const std::uint64_t slot = slots_[i];
+    if (slot == 0) {
+      slots_[i] = tag | (pending_ + 1);
+      if (condition_(values)) {
+        const auto marked = static_cast<std::uint16_t>(len | kSatisfies);
+        std::memcpy(arena_.data() + pending_, &marked, 2);
+        ++held_satisfying_;
+      }
+      return true;
+    }
+    if ((slot & kTagMask) == tag && key_at(arena_.data() + (slot & ~kTagMask) - 1) == key) {
+      arena_.resize(pending_);
+      return false;
+    }
+  }
+}
+
+void OutcomeStore::commit() {
+  if (opts_.witnesses) {
+    append<std::uint32_t>(arena_, skeleton_);
+    append<std::uint16_t>(arena_, static_cast<std::uint16_t>(rf_.size()));
+    append<std::uint16_t>(arena_, static_cast<std::uint16_t>(co_.size()));
+    for (const EdgeCode& e : rf_) append(arena_, e);
+    for (const EdgeCode& e : co_) append(arena_, e);
+  }
+  ++held_;
+  if (2 * held_ > slots_.size()) grow();
+  if (held_bytes() > opts_.memory) spill();
+}
+
+std::size_t OutcomeStore::held_bytes() const {
+  return arena_.capacity() + slots_.size() * sizeof(std::uint64_t);
+}
+
+// Twice the slots, filled walking the arena in order (its records are
+// read in sequence; only the slots are reached at random).
+void OutcomeStore::grow() {
+  slots_.assign(2 * slots_.size(), 0);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t off = 0; off < arena_.size();
+       off += record_size(&arena_[off], opts_.witnesses)) {
+    const KeyView k = key_at(&arena_[off]);
+    const std::uint64_t h = hash_bytes(k.data, k.size);
+    std::size_t i = h & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = (h & kTagMask) | (off + 1);
+  }
+}
+
+// Sorted by key: each record with its key's first 8 bytes as a number
+// (zero-padded; byte order is numeric order), so most comparisons read no
+// record; equal prefixes compare the rest of the keys.
+void OutcomeStore::sort_held() {
+  struct Item {
+    std::uint64_t prefix, off;
+  };
+  std::vector<Item> items;
+  items.reserve(held_);
+  for (std::size_t off = 0; off < arena_.size();
+       off += record_size(&arena_[off], opts_.witnesses)) {
+    const KeyView k = key_at(&arena_[off]);
+    std::uint64_t p = 0;
+    for (std::size_t i = 0; i < 8; ++i) p = (p << 8) | (i < k.size ? k.data[i] : 0);
+    items.push_back(Item{p, off});
+  }
+  const std::uint8_t* base = arena_.data();
+  std::sort(items.begin(), items.end(), [base](const Item& a, const Item& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return key_at(base + a.off) < key_at(base + b.off);
+  });
+  order_.clear();
+  order_.reserve(items.size());
+  for (const Item& i : items) order_.push_back(i.off);
+}
+
+// The run in memory, sorted, to a file of its own; memory starts over.
+void OutcomeStore::spill() {
+  sort_held();
+  std::FILE* f = spill_file(opts_.spill_dir);
+  files_.push_back(f);
+  std::vector<std::uint8_t> out;
+  out.reserve(std::size_t{1} << 20);
+  auto write = [&] {
+    if (std::fwrite(out.data(), 1, out.size(), f) != out.size())
+      throw std::runtime_error(fmt::format("cannot write outcomes to a file in {}: {}",
+                                           opts_.spill_dir.empty() ? "$TMPDIR" : opts_.spill_dir,
+                                           std::strerror(errno)));
+    out.clear();
+  };
+  for (const std::uint64_t off : order_) {
+    const std::uint8_t* rec = &arena_[off];
+    out.insert(out.end(), rec, rec + record_size(rec, opts_.witnesses));
+    if (out.size() >= (std::size_t{1} << 20)) write();
+  }
+  write();
+  if (std::fflush(f) != 0)
+    throw std::runtime_error(
+        fmt::format("cannot write outcomes to a file: {}", std::strerror(errno)));
+  spilled_ += held_;
+  largest_run_ = std::max(largest_run_, held_);
+  held_ = held_satisfying_ = 0;
+  std::vector<std::uint8_t>().swap(arena_);
+  std::vector<std::uint64_t>().swap(order_);
+  slots_.assign(1024, 0);
+}
+
+void OutcomeStore::finish() {
+  std::vector<std::uint64_t>().swap(slots_);  // the index is no longer needed
+  sort_held();
+  if (files_.empty()) {
+    count_ = held_;
+    satisfying_ = held_satisfying_;
+    return;
+  }
+  count_ = satisfying_ = 0;
+  each_record([&](const std::uint8_t* rec) {
+    ++count_;
+    if (satisfies(rec)) ++satisfying_;
+  });
+}
+
+// ---- replay -------------------------------------------------------------------
+
+struct OutcomeStore::Cursor {
+  virtual ~Cursor() = default;
+  // The current record, or null at the end.
+  virtual const std::uint8_t* get() const = 0;
+  virtual void next() = 0;
+};
+
+struct OutcomeStore::MemoryCursor final : Cursor {
+  const std::vector<std::uint8_t>& arena;
+  const std::vector<std::uint64_t>& order;
+  std::size_t at = 0;
+  MemoryCursor(const std::vector<std::uint8_t>& a, const std::vector<std::uint64_t>& o)
+      : arena(a),
+        order(o) {}
+  const std::uint8_t* get() const override {
+    return at < order.size() ? arena.data() + order[at] : nullptr;
+  }
+  void next() override { ++at; }
+};
+
+// A spilled run read from its start, record by record, through a buffer.
+struct OutcomeStore::FileCursor final : Cursor {
+  std::FILE* f;
+  bool witnesses;
+  std::vector<std::uint8_t> buf, rec;
+  std::size_t pos = 0, len = 0;
+  bool done = false;
+  FileCursor(std::FILE* file, bool w) : f(file), witnesses(w), buf(std::size_t{1} << 18) {
+    std::rewind(f);
+    next();
+  }
+  bool read(std::uint8_t* out, std::size_t n) {
+    while (n > 0) {
+      if (pos == len) {
+        len = std::fread(buf.data(), 1, buf.size(), f);
+        pos = 0;
+        if (len == 0) return false;
+      }
+      const std::size_t k = std::min(n, len - pos);
+      std::memcpy(out, buf.data() + pos, k);
+      pos += k;
+      out += k;
+      n -= k;
+    }
+    return true;
+  }
+  const std::uint8_t* get() const override { return done ? nullptr : rec.data(); }
+  void next() override {
+    rec.resize(2);
+    if (!read(rec.data(), 2)) {
+      done = true;
+      return;
+    }
+    std::size_t n = key_size(rec.data());
+    if (witnesses) n += 8;
+    rec.resize(2 + n);
+    if (!read(rec.data() + 2, n)) throw std::runtime_error("a file of outcomes ended early");
+    if (!witnesses) return;
+    const std::size_t at = 2 + key_size(rec.data());
+    const std::size_t edges = load<std::uint16_t>(&rec[at + 4]) + load<std::uint16_t>(&rec[at + 6]);
+    rec.resize(rec.size() + edges * sizeof(EdgeCode));
+    if (!read(rec.data() + 2 + n, edges * sizeof(EdgeCode)))
+      throw std::runtime_error("a file of outcomes ended early");
+  }
+};
+
+void OutcomeStore::for_each(const std::function<void(const Entry&)>& f) const {
+  std::vector<std::uint64_t> values(width_.size());
+  std::vector<EdgeCode> edges;
+  each_record([&](const std::uint8_t* rec) {
+    const KeyView k = key_at(rec);
+    decode(k.data, width_, values);
+    std::uint32_t skeleton = 0;
+    std::size_t nrf = 0, nco = 0;
+    if (opts_.witnesses) {
+      const std::uint8_t* w = k.data + k.size;
+      skeleton = load<std::uint32_t>(w);
+      nrf = load<std::uint16_t>(w + 4);
+      nco = load<std::uint16_t>(w + 6);
+      edges.resize(nrf + nco);
+      std::memcpy(edges.data(), w + 8, edges.size() * sizeof(EdgeCode));
+    }
+    const std::span<const EdgeCode> all(edges.data(), nrf + nco);
+    f(Entry{values, satisfies(rec), skeleton, all.first(nrf), all.subspan(nrf)});
+  });
+}
+
+void OutcomeStore::each_record(const std::function<void(const std::uint8_t*)>& emit) const {
+  if (files_.empty()) {
+    for (const std::uint64_t off : order_) emit(arena_.data() + off);
+    return;
+  }
+  // The runs' heads in a heap: the smallest key first, among equal keys the
+  // oldest run (the first found keeps its witness); later equal ones dropped.
+  std::vector<std::unique_ptr<Cursor>> runs;
+  for (std::FILE* file : files_)
+    runs.push_back(std::make_unique<FileCursor>(file, opts_.witnesses));
+  runs.push_back(std::make_unique<MemoryCursor>(arena_, order_));
+  const auto later = [&](std::size_t a, std::size_t b) {
+    const KeyView x = key_at(runs[a]->get()), y = key_at(runs[b]->get());
+    return x == y ? b < a : y < x;
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (runs[i]->get()) heap.push(i);
+  std::vector<std::uint8_t> last;
+  bool any = false;
+  while (!heap.empty()) {
+    const std::size_t i = heap.top();
+    heap.pop();
+    const KeyView k = key_at(runs[i]->get());
+    if (!any || !(KeyView{last.data(), static_cast<std::uint16_t>(last.size())} == k)) {
+      emit(runs[i]->get());
+      last.assign(k.data, k.data + k.size);
+      any = true;
+    }
+    runs[i]->next();
+    if (runs[i]->get()) heap.push(i);
+  }
+}
+
+std::string OutcomeStore::edge_text(std::uint32_t skeleton, EdgeCode e) const {
+  const std::vector<std::string>& l = labels_.at(skeleton);
+  return l.at(e.from) + " -> " + l.at(e.to);
+}
+
+}  // namespace redscope
