@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times redscope on the benchmark's families (default a, b, j, k: the shapes
+# Times redscope on the benchmark's families (default a, b, j, k, w: the shapes
 # the issue tracker measured against herd7) and, when a herd7 binary is
 # given, herd7 on the same tests: checks that the two list the same number of
 # outcomes and prints herd7's time over redscope's. herd7 is not a
@@ -22,7 +22,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 redscope="${REDSCOPE:-$here/build/redscope}"
 bench="${BENCH:-$here/build/bench/redscope_bench}"
-herd7="" model="$here/bench/herd" only="abjk" max_n=10 timeout=120
+herd7="" model="$here/bench/herd" only="abjkw" max_n=10 timeout=120
 while [ $# -gt 0 ]; do
   case "$1" in
     --herd7) herd7="$2"; shift 2 ;;

@@ -93,6 +93,7 @@ void BitRel::close() {
     const std::size_t kw = k / 64;
     const std::uint64_t km = 1ULL << (k % 64);
     const std::uint64_t* rk = bits_.data() + k * w_;
+    if (row_empty(k)) continue;  // nothing to pass on through k (sparse relations)
     for (std::size_t i = 0; i < n_; ++i) {
       std::uint64_t* ri = bits_.data() + i * w_;
       if (ri[kw] & km)
@@ -126,6 +127,43 @@ BitRel BitRel::inverse() const {
   BitRel r(n_);
   inverse_into(r);
   return r;
+}
+
+// Depth-first, iteratively: a node is on the path (`on`) until every node it
+// reaches is done; an edge to a node on the path closes a cycle.
+bool BitRel::acyclic() const {
+  std::vector<std::uint64_t> done(w_, 0), on(w_, 0);
+  std::vector<std::size_t> path;
+  const auto mark = [](std::vector<std::uint64_t>& b, std::size_t i, bool v) {
+    if (v)
+      b[i / 64] |= 1ULL << (i % 64);
+    else
+      b[i / 64] &= ~(1ULL << (i % 64));
+  };
+  for (std::size_t root = 0; root < n_; ++root) {
+    if ((done[root / 64] >> (root % 64)) & 1U) continue;
+    path.push_back(root);
+    mark(on, root, true);
+    while (!path.empty()) {
+      const std::size_t u = path.back();
+      const std::uint64_t* ru = row(u);
+      std::size_t next = n_;
+      for (std::size_t x = 0; x < w_ && next == n_; ++x) {
+        if (ru[x] & on[x]) return false;
+        if (const std::uint64_t open = ru[x] & ~done[x])
+          next = x * 64 + static_cast<std::size_t>(__builtin_ctzll(open));
+      }
+      if (next == n_) {  // every successor done
+        mark(on, u, false);
+        mark(done, u, true);
+        path.pop_back();
+        continue;
+      }
+      mark(on, next, true);
+      path.push_back(next);
+    }
+  }
+  return true;
 }
 
 bool BitRel::irreflexive() const {

@@ -57,7 +57,83 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       result_(m.stmts.size(), 1),
       forbids_(m.stmts.size(), 0),
       needed_(m.slots.size(), everything),
-      runs_(m.stmts.size(), everything) {}
+      runs_(m.stmts.size(), everything),
+      touched_(words(m.slots.size()), ~0ULL),
+      upper_mask_(words(m.slots.size()), 0) {
+  find_reads();
+  find_hi_readers();
+}
+
+// Backwards over the statements (a binding is read only by later ones, and
+// by its own let rec group, whose bodies are monotone: parse_cat): which
+// bounds of each binding some reader evaluates. A check reads its
+// expression at lo, a negated one at hi too; a binding whose hi bound is
+// read reads its operands at both.
+void Evaluator::find_hi_readers() {
+  std::vector<char> slot_hi(m_.slots.size(), 0);  // some reader reads the slot's hi bound
+  hi_read_.assign(m_.stmts.size(), 0);
+  for (std::size_t i = m_.stmts.size(); i-- > 0;) {
+    const Stmt& st = m_.stmts[i];
+    std::vector<std::pair<const Expr*, Bound>> todo;
+    if (st.let) {
+      for (std::size_t slot : st.let->slots) hi_read_[i] = hi_read_[i] || slot_hi[slot];
+      for (const auto& e : st.let->exprs) {
+        todo.emplace_back(e.get(), Bound::Lo);
+        if (hi_read_[i]) todo.emplace_back(e.get(), Bound::Hi);
+      }
+    } else {
+      todo.emplace_back(st.check->expr.get(), Bound::Lo);
+      if (st.check->negated) todo.emplace_back(st.check->expr.get(), Bound::Hi);
+    }
+    while (!todo.empty()) {
+      const auto [e, b] = todo.back();
+      todo.pop_back();
+      if (e->op == Op::Ref && b == Bound::Hi) slot_hi[e->slot] = 1;
+      for (std::size_t k = 0; k < e->args.size(); ++k) {
+        const bool negative = e->op == Op::Complement || (e->op == Op::Diff && k > 0);
+        todo.emplace_back(e->args[k].get(), negative ? flip(b) : b);
+      }
+    }
+  }
+}
+
+void Evaluator::find_reads() {
+  std::vector<std::vector<std::uint64_t>> of_slot(m_.slots.size());  // a binding's reads
+  reads_.resize(m_.stmts.size());
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
+    const Stmt& st = m_.stmts[i];
+    std::vector<const Expr*> todo;
+    if (st.let)
+      for (const auto& e : st.let->exprs) todo.push_back(e.get());
+    else
+      todo.push_back(st.check->expr.get());
+    std::vector<std::uint64_t>& r = reads_[i];
+    r.assign(words(m_.slots.size()), 0);
+    while (!todo.empty()) {
+      const Expr* e = todo.back();
+      todo.pop_back();
+      if (e->op == Op::Ref) {
+        if (m_.slots[e->slot].primitive)
+          r[e->slot / 64] |= 1ULL << (e->slot % 64);
+        else if (!of_slot[e->slot].empty())  // this group's own: its union covers them
+          for (std::size_t k = 0; k < r.size(); ++k) r[k] |= of_slot[e->slot][k];
+      }
+      for (const auto& a : e->args) todo.push_back(a.get());
+    }
+    if (st.let)
+      for (std::size_t slot : st.let->slots) of_slot[slot] = r;
+  }
+}
+
+namespace {
+bool meet(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] & b[k]) return true;
+  return false;
+}
+}  // namespace
+
+bool Evaluator::reads_interval(std::size_t stmt) const { return meet(reads_[stmt], upper_mask_); }
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
                      const std::function<bool(std::string_view)>& enabled, const Budget* budget)
@@ -133,12 +209,14 @@ bool Evaluator::uses(std::string_view primitive) const {
 BitRel& Evaluator::rel(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
+  touch(i);
   return values_[i].rel;
 }
 
 Bits& Evaluator::set(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Set) return dummy_.set = Bits(words(n_), 0);
+  touch(i);
   return values_[i].set;
 }
 
@@ -152,17 +230,24 @@ BitRel& Evaluator::upper(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
   is_upper_[i] = 1;
+  upper_mask_[i / 64] |= 1ULL << (i % 64);
+  touch(i);
   if (upper_[i].rel.size() != n_) upper_[i].rel = BitRel(n_, budget_);
   return upper_[i].rel;
 }
 
 void Evaluator::exact(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
-  if (i < m_.slots.size()) is_upper_[i] = 0;
+  if (i < m_.slots.size()) {
+    is_upper_[i] = 0;
+    upper_mask_[i / 64] &= ~(1ULL << (i % 64));
+    touch(i);
+  }
 }
 
 bool Evaluator::partial() const {
-  return std::any_of(is_upper_.begin(), is_upper_.end(), [](char c) { return c != 0; });
+  return std::any_of(upper_mask_.begin(), upper_mask_.end(),
+                     [](std::uint64_t w) { return w != 0; });
 }
 
 const Value& Evaluator::ref(std::size_t slot, Bound b) const {
@@ -175,17 +260,29 @@ const Value& Evaluator::ref(std::size_t slot, Bound b) const {
 
 void Evaluator::update(int from) {
   interval_ = partial();
-  const bool interval = interval_;
-  for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
-    const Stmt& s = m_.stmts[i];
-    if (s.level < from || !runs_[i]) continue;
-    if (s.let) {
-      run_let(*s.let);
-      if (interval) run_let_at(*s.let, Bound::Hi);
-    } else {
-      result_[i] = holds(*s.check);
-    }
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i)
+    if (m_.stmts[i].level >= from && runs_[i]) run_stmt(i);
+  for (std::size_t i = 0; i < m_.slots.size(); ++i)
+    if (m_.slots[i].primitive && m_.slots[i].level >= from) touched_[i / 64] &= ~(1ULL << (i % 64));
+}
+
+void Evaluator::update_touched() {
+  interval_ = partial();
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i)
+    if (runs_[i] && meet(reads_[i], touched_)) run_stmt(i);
+  std::fill(touched_.begin(), touched_.end(), 0);
+}
+
+// A binding that reads no interval has equal bounds: its hi value is its lo
+// one (ref() reads values_ while upper_fresh_ is clear).
+void Evaluator::run_stmt(std::size_t i) {
+  const Stmt& s = m_.stmts[i];
+  if (!s.let) {
+    result_[i] = holds(*s.check);
+    return;
   }
+  run_let(*s.let);
+  if (interval_ && hi_read_[i] && reads_interval(i)) run_let_at(*s.let, Bound::Hi);
 }
 
 void Evaluator::run_let(const Let& l) { run_let_at(l, Bound::Lo); }
@@ -256,8 +353,11 @@ std::vector<std::string> Evaluator::failing() const {
   return out;
 }
 
-Value& Evaluator::scratch(std::size_t d) const {
-  while (pool_.size() <= d) pool_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
+Value& Evaluator::grow_scratch(std::size_t d) const {
+  while (pool_.size() <= d) {
+    pool_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
+    scratch_at_.push_back(&pool_.back());  // a deque's push_back moves no element
+  }
   return pool_[d];
 }
 

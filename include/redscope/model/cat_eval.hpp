@@ -51,6 +51,11 @@ class Evaluator {
 
   // Re-evaluates every statement of level >= `from`.
   void update(int from);
+  // Re-evaluates the statements that read, through any bindings, a
+  // primitive touched since the last update (rel(), set(), upper() or
+  // exact() called on it: the caller may have changed it), in file order.
+  // Every statement counts as touched before the first update.
+  void update_touched();
 
   // Partial candidates (the enumerator's pruning search). A primitive may be
   // given as an interval: rel(name) is its value so far (lo) and `upper` the
@@ -93,10 +98,19 @@ class Evaluator {
   const Value& ev_seq(const Expr& e, std::size_t d, Bound b) const;
   const Value& ref(std::size_t slot, Bound b) const;
   void run_let_at(const Let& l, Bound b);
-  Value& scratch(std::size_t d) const;
+  Value& scratch(std::size_t d) const {
+    return d < scratch_at_.size() ? *scratch_at_[d] : grow_scratch(d);
+  }
+  Value& grow_scratch(std::size_t d) const;
   void charge_rel() const;  // one n x n relation, to the budget
   bool holds(const Check& c) const;
   void run_let(const Let& l);
+  void run_stmt(std::size_t i);
+  // Per statement: whether it reads a primitive given as an interval (its
+  // hi bound can differ from its lo one).
+  bool reads_interval(std::size_t stmt) const;
+  void find_reads();
+  void find_hi_readers();
   void allocate();
   // The storage of a model's values; `everything`: every slot needed and
   // every statement run (else none, for the one-binding form to choose).
@@ -117,10 +131,24 @@ class Evaluator {
   std::vector<char> forbids_;      // per statement: a failing check rejects
   std::vector<char> needed_;       // per slot: read (values allocated)
   std::vector<char> runs_;         // per statement: evaluated by update()
+  // Per statement: the primitive slots it reads, directly or through the
+  // bindings it reads (a let rec group: its members' together).
+  // As bit masks over the slots (primitives come first: a few words).
+  std::vector<std::vector<std::uint64_t>> reads_;
+  std::vector<std::uint64_t> touched_;     // primitives touched since the last update
+  std::vector<std::uint64_t> upper_mask_;  // primitives given as an interval (is_upper_)
+  void touch(std::size_t slot) { touched_[slot / 64] |= 1ULL << (slot % 64); }
+  // Per statement: some statement reads its hi bound (a binding under a
+  // negative occurrence, `\`'s right or `~`, or in a negated check, at any
+  // depth of bindings). Without one, its hi bound is never computed:
+  // models/ptx.cat subtracts only primitives and static bindings, so an
+  // interval evaluation costs one bound, not two.
+  std::vector<char> hi_read_;
   Value dummy_;
   // Scratch values, allocated once at their size (a deque: growing it keeps
   // references to the values in use).
   mutable std::deque<Value> pool_;
+  mutable std::vector<Value*> scratch_at_;  // &pool_[d], for a lookup without the deque's
 };
 
 }  // namespace redscope::cat

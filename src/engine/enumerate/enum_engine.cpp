@@ -504,10 +504,11 @@ class SkeletonEnumerator {
     choose_cell(0);
   }
 
-  // Re-evaluates from `level`, or from lower if a lower primitive changed
-  // since the last evaluation (returning from a deeper choice restores it).
-  bool check_at(int level) {
-    eval_.update(std::min(level, pending_));
+  // Re-evaluates what reads a primitive set since the last evaluation
+  // (returning from a deeper choice restores a lower one): `level` is only
+  // what the caller changed, kept for reading.
+  bool check_at(int /*level*/) {
+    eval_.update_touched();
     pending_ = kClean;
     return eval_.consistent();
   }
@@ -931,7 +932,7 @@ class SkeletonEnumerator {
     eval_.rel("co") = co_;
     eval_.rel("sf") = sf_;
     eval_.rel("sync_barrier") = sbar;
-    eval_.update(std::min(dirty_, pending_));
+    eval_.update_touched();
     dirty_ = 2;
     pending_ = kClean;
     return eval_.consistent();
