@@ -23,6 +23,12 @@ Bits all_events(std::size_t n) {
   return b;
 }
 
+bool meet(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] & b[k]) return true;
+  return false;
+}
+
 bool bit(const Bits& s, std::size_t i) { return (s[i / 64] >> (i % 64)) & 1U; }
 
 Bits domain(const BitRel& r) {
@@ -59,9 +65,46 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       needed_(m.slots.size(), everything),
       runs_(m.stmts.size(), everything),
       touched_(words(m.slots.size()), ~0ULL),
-      upper_mask_(words(m.slots.size()), 0) {
+      upper_mask_(words(m.slots.size()), 0),
+      static_mask_(words(m.slots.size()), 0) {
   find_reads();
   find_hi_readers();
+  find_static_roots();
+}
+
+// The largest static subexpressions (not names) of the statements that are
+// not static; their values are charged to the budget like any relation.
+void Evaluator::find_static_roots() {
+  static_slot_.assign(m_.exprs, -1);
+  order_.assign(m_.exprs, {});
+  for (const Stmt& st : m_.stmts) {
+    if (st.level == 0) continue;
+    std::vector<const Expr*> todo;
+    if (st.let)
+      for (const auto& e : st.let->exprs) todo.push_back(e.get());
+    else
+      todo.push_back(st.check->expr.get());
+    while (!todo.empty()) {
+      const Expr* e = todo.back();
+      todo.pop_back();
+      if (e->level == 0 && e->op != Op::Ref) {
+        static_slot_[e->id] = static_cast<int>(static_ok_.size());
+        static_ok_.push_back(0);
+        continue;
+      }
+      for (const auto& a : e->args) todo.push_back(a.get());
+    }
+  }
+  for (std::size_t i = 0; i < m_.slots.size(); ++i)
+    if (m_.slots[i].primitive && m_.slots[i].level == 0) static_mask_[i / 64] |= 1ULL << (i % 64);
+}
+
+void Evaluator::static_changed() {
+  std::fill(static_ok_.begin(), static_ok_.end(), 0);
+  static_interval_ = meet(upper_mask_, static_mask_);
+  if (static_vals_.size() < static_ok_.size() && !static_interval_)
+    for (std::size_t k = static_vals_.size(); k < static_ok_.size(); ++k)
+      static_vals_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
 }
 
 // Backwards over the statements (a binding is read only by later ones, and
@@ -124,14 +167,6 @@ void Evaluator::find_reads() {
       for (std::size_t slot : st.let->slots) of_slot[slot] = r;
   }
 }
-
-namespace {
-bool meet(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (a[k] & b[k]) return true;
-  return false;
-}
-}  // namespace
 
 bool Evaluator::reads_interval(std::size_t stmt) const { return meet(reads_[stmt], upper_mask_); }
 
@@ -260,6 +295,7 @@ const Value& Evaluator::ref(std::size_t slot, Bound b) const {
 
 void Evaluator::update(int from) {
   interval_ = partial();
+  if (from == 0) static_changed();
   for (std::size_t i = 0; i < m_.stmts.size(); ++i)
     if (m_.stmts[i].level >= from && runs_[i]) run_stmt(i);
   for (std::size_t i = 0; i < m_.slots.size(); ++i)
@@ -268,6 +304,7 @@ void Evaluator::update(int from) {
 
 void Evaluator::update_touched() {
   interval_ = partial();
+  if (meet(touched_, static_mask_)) static_changed();
   for (std::size_t i = 0; i < m_.stmts.size(); ++i)
     if (runs_[i] && meet(reads_[i], touched_)) run_stmt(i);
   std::fill(touched_.begin(), touched_.end(), 0);
@@ -361,6 +398,13 @@ Value& Evaluator::grow_scratch(std::size_t d) const {
   return pool_[d];
 }
 
+namespace {
+bool none(const Bits& b) {
+  return std::all_of(b.begin(), b.end(), [](std::uint64_t w) { return w == 0; });
+}
+bool is_empty(const Value& v, Type t) { return t == Type::Set ? none(v.set) : v.rel.empty(); }
+}  // namespace
+
 const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) const {
   if (e.op == Op::Cartesian) {
     const Value& a = ev(*e.args[0], d + 1, bound);
@@ -372,16 +416,28 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
     return r;
   }
   if (e.op == Op::Seq) return ev_seq(e, d, bound);
-  // Union, Inter and Diff are n-ary: fold the operands into r.
+  // Union, Inter and Diff are n-ary: fold the operands into r. An
+  // intersection takes its static operands first (kept from one candidate to
+  // the next: static_at), so an empty one spares computing the others.
   Value& r = scratch(d);
-  const Value& first = ev(*e.args[0], d + 1, bound);
+  std::vector<const Expr*>& order = order_[e.id];
+  if (order.empty()) {
+    for (const auto& a : e.args) order.push_back(a.get());
+    if (e.op == Op::Inter)
+      std::stable_partition(order.begin(), order.end(),
+                            [](const Expr* a) { return a->level == 0; });
+  }
+  const Value& first = ev(*order[0], d + 1, bound);
   if (e.type == Type::Set)
     r.set = first.set;
   else
     r.rel = first.rel;
-  for (std::size_t i = 1; i < e.args.size(); ++i) {
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    // Nothing left to meet or subtract from: the rest cannot change it (an
+    // operand's evaluation has no effect beyond its value).
+    if (e.op != Op::Union && is_empty(r, e.type)) break;
     // The right of a difference is a negative occurrence: the other bound.
-    const Value& b = ev(*e.args[i], d + 1, e.op == Op::Diff ? flip(bound) : bound);
+    const Value& b = ev(*order[i], d + 1, e.op == Op::Diff ? flip(bound) : bound);
     if (e.type == Type::Set) {
       for (std::size_t k = 0; k < r.set.size(); ++k) {
         if (e.op == Op::Union)
@@ -418,6 +474,11 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
   bool every_row = true;  // no [S] before it yet: `lead` unset, every row kept
   bool have = false;      // r.rel holds the composition so far
   for (const auto& a : e.args) {
+    // An empty prefix composes to nothing whatever follows.
+    if (have ? r.rel.empty() : !every_row && none(lead)) {
+      r.rel.clear();
+      return r;
+    }
     if (a->op == Op::Identity) {
       const Value& s = ev(*a->args[0], d + 1, bound);
       if (have) {
@@ -432,6 +493,10 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
       continue;
     }
     const Value& b = ev(*a, d + 1, bound);
+    if (b.rel.empty()) {  // composes to nothing
+      r.rel.clear();
+      return r;
+    }
     if (!have) {
       r.rel = b.rel;
       if (!every_row)
@@ -454,7 +519,26 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
 
 Value Evaluator::eval(const Expr& e) const { return ev(e, 0); }
 
+// A static subexpression (level 0, not a name) of a statement that is not
+// static has one value per set of executed events: computed once, kept in
+// static_vals_ until a level-0 primitive is touched.
 const Value& Evaluator::ev(const Expr& e, std::size_t d, Bound bound) const {
+  const int k = e.level == 0 ? static_slot_[e.id] : -1;
+  if (k < 0 || static_interval_ || static_cast<std::size_t>(k) >= static_vals_.size())
+    return ev_node(e, d, bound);
+  Value& v = static_vals_[static_cast<std::size_t>(k)];
+  if (!static_ok_[static_cast<std::size_t>(k)]) {
+    const Value& x = ev_node(e, d, bound);
+    if (e.type == Type::Rel)
+      v.rel = x.rel;
+    else
+      v.set = x.set;
+    static_ok_[static_cast<std::size_t>(k)] = 1;
+  }
+  return v;
+}
+
+const Value& Evaluator::ev_node(const Expr& e, std::size_t d, Bound bound) const {
   switch (e.op) {
     case Op::Ref: return ref(e.slot, bound);
     case Op::Union:

@@ -94,6 +94,7 @@ class Evaluator {
   enum class Bound : std::uint8_t { Lo, Hi };
   static Bound flip(Bound b) { return b == Bound::Lo ? Bound::Hi : Bound::Lo; }
   const Value& ev(const Expr& e, std::size_t d, Bound b = Bound::Lo) const;
+  const Value& ev_node(const Expr& e, std::size_t d, Bound b) const;
   const Value& ev_binary(const Expr& e, std::size_t d, Bound b) const;
   const Value& ev_seq(const Expr& e, std::size_t d, Bound b) const;
   const Value& ref(std::size_t slot, Bound b) const;
@@ -111,6 +112,8 @@ class Evaluator {
   bool reads_interval(std::size_t stmt) const;
   void find_reads();
   void find_hi_readers();
+  void find_static_roots();
+  void static_changed();  // a level-0 primitive changed: the kept values are stale
   void allocate();
   // The storage of a model's values; `everything`: every slot needed and
   // every statement run (else none, for the one-binding form to choose).
@@ -144,6 +147,17 @@ class Evaluator {
   // models/ptx.cat subtracts only primitives and static bindings, so an
   // interval evaluation costs one bound, not two.
   std::vector<char> hi_read_;
+  // Static subexpressions of per-candidate statements, by Expr::id: their
+  // index in static_vals_ (-1: none), kept until static_changed(); none
+  // kept while a static primitive is an interval.
+  std::vector<int> static_slot_;
+  mutable std::deque<Value> static_vals_;
+  mutable std::vector<char> static_ok_;
+  std::vector<std::uint64_t> static_mask_;  // the level-0 primitives
+  bool static_interval_ = false;
+  // Per n-ary node, by Expr::id: its operands in evaluation order (filled
+  // on first use).
+  mutable std::vector<std::vector<const Expr*>> order_;
   Value dummy_;
   // Scratch values, allocated once at their size (a deque: growing it keeps
   // references to the values in use).
