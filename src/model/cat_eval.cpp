@@ -241,8 +241,9 @@ bool Evaluator::uses(std::string_view primitive) const {
   return slot_of(primitive) < m_.slots.size();
 }
 
-BitRel& Evaluator::rel(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
+BitRel& Evaluator::rel(std::string_view primitive) { return rel(slot(primitive)); }
+
+BitRel& Evaluator::rel(std::size_t i) {
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
   touch(i);
   return values_[i].rel;
@@ -261,8 +262,9 @@ const BitRel* Evaluator::binding(std::string_view name) const {
   return nullptr;
 }
 
-BitRel& Evaluator::upper(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
+BitRel& Evaluator::upper(std::string_view primitive) { return upper(slot(primitive)); }
+
+BitRel& Evaluator::upper(std::size_t i) {
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
   is_upper_[i] = 1;
   upper_mask_[i / 64] |= 1ULL << (i % 64);
@@ -271,8 +273,9 @@ BitRel& Evaluator::upper(std::string_view primitive) {
   return upper_[i].rel;
 }
 
-void Evaluator::exact(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
+void Evaluator::exact(std::string_view primitive) { exact(slot(primitive)); }
+
+void Evaluator::exact(std::size_t i) {
   if (i < m_.slots.size()) {
     is_upper_[i] = 0;
     upper_mask_[i / 64] &= ~(1ULL << (i % 64));

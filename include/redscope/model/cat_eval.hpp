@@ -67,6 +67,12 @@ class Evaluator {
   // every completion of the partial candidate, for any model file.
   BitRel& upper(std::string_view primitive);
   void exact(std::string_view primitive);  // no longer an interval
+  // The same by slot (slot(name), looked up once): for a search that sets
+  // a few primitives many times.
+  std::size_t slot(std::string_view primitive) const { return slot_of(primitive); }
+  BitRel& rel(std::size_t slot);
+  BitRel& upper(std::size_t slot);
+  void exact(std::size_t slot);
   // Giving or dropping an interval changes the primitive: update() from its
   // level, as after changing its value.
   bool partial() const;
