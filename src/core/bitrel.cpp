@@ -132,9 +132,21 @@ BitRel BitRel::inverse() const {
 // Depth-first, iteratively: a node is on the path (`on`) until every node it
 // reaches is done; an edge to a node on the path closes a cycle.
 bool BitRel::acyclic() const {
-  std::vector<std::uint64_t> done(w_, 0), on(w_, 0);
-  std::vector<std::size_t> path;
-  const auto mark = [](std::vector<std::uint64_t>& b, std::size_t i, bool v) {
+  // Up to 256 events on the stack (the search asks this per candidate).
+  constexpr std::size_t kSmall = 4;
+  std::uint64_t done_small[kSmall] = {}, on_small[kSmall] = {};
+  std::vector<std::uint64_t> done_big, on_big;
+  if (w_ > kSmall) {
+    done_big.assign(w_, 0);
+    on_big.assign(w_, 0);
+  }
+  std::uint64_t* done = w_ > kSmall ? done_big.data() : done_small;
+  std::uint64_t* on = w_ > kSmall ? on_big.data() : on_small;
+  std::size_t path_small[kSmall * 64];
+  std::vector<std::size_t> path_big(w_ > kSmall ? n_ : 0);
+  std::size_t* const path = w_ > kSmall ? path_big.data() : path_small;
+  std::size_t depth = 0;  // the path is path[0 .. depth)
+  const auto mark = [](std::uint64_t* b, std::size_t i, bool v) {
     if (v)
       b[i / 64] |= 1ULL << (i % 64);
     else
@@ -142,10 +154,10 @@ bool BitRel::acyclic() const {
   };
   for (std::size_t root = 0; root < n_; ++root) {
     if ((done[root / 64] >> (root % 64)) & 1U) continue;
-    path.push_back(root);
+    path[depth++] = root;
     mark(on, root, true);
-    while (!path.empty()) {
-      const std::size_t u = path.back();
+    while (depth > 0) {
+      const std::size_t u = path[depth - 1];
       const std::uint64_t* ru = row(u);
       std::size_t next = n_;
       for (std::size_t x = 0; x < w_ && next == n_; ++x) {
@@ -156,11 +168,11 @@ bool BitRel::acyclic() const {
       if (next == n_) {  // every successor done
         mark(on, u, false);
         mark(done, u, true);
-        path.pop_back();
+        --depth;
         continue;
       }
       mark(on, next, true);
-      path.push_back(next);
+      path[depth++] = next;  // a node is on the path at most once: depth <= n
     }
   }
   return true;

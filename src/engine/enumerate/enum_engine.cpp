@@ -472,6 +472,7 @@ class SkeletonEnumerator {
       for (EventId w = 0; w < n_; ++w)
         if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(r).loc) rf_hi.set(w, r);
     rf_all_ = rf_hi;
+    saved_rf_.assign(reads_.size(), BitRel(n_));
     rf_rel_ = BitRel(n_);
     cells_.clear();
     for (EventId w = 0; w < n_; ++w)
@@ -631,7 +632,8 @@ class SkeletonEnumerator {
       return;
     }
     const EventId r = reads_[k];
-    const BitRel saved = rf_all_;
+    BitRel& saved = saved_rf_[k];  // one buffer per depth (search()): no allocation per choice
+    saved = rf_all_;
     std::size_t sources = 0;
     for (EventId w = 0; w < n_; ++w) sources += saved.has(w, r) ? 1 : 0;
     for (EventId w = 0; w < n_; ++w) {
@@ -1024,6 +1026,7 @@ class SkeletonEnumerator {
   BitRel rf_rel_, co_, sf_;
   // The pruning search: the largest values rf, co and sf may still take.
   BitRel rf_all_, co_hi_, sf_hi_;
+  std::vector<BitRel> saved_rf_;  // choose_read(k)'s copy of rf_all_, per k
   enumerate::ThreadClasses classes_;
   std::map<EventId, std::size_t> cell_of_write_;  // a write -> its cell in cell_list_
   std::vector<char> placed_;                      // per write: placed in its sequence cell
