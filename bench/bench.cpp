@@ -183,6 +183,27 @@ std::vector<Family> families() {
                             rows(c));
        },
        false},
+      // The "two writers and readers of distinct values": N threads
+      // each store their own value (t + 1) to x and to y, then load x and y;
+      // every register and both locations observed. Without fences or
+      // release/acquire nothing orders x against y, so each location is its
+      // own factor: N threads' stores in any of N! coherence orders, each
+      // thread reading back its own store or one coherence-later, and the
+      // last store the final value. Counting those per location gives 4 at
+      // N = 2, 24 at 3 and 200 at 4, so the test has 16, 576 (the issue's
+      // "3 each, 576 outcomes") and 40,000 (its "4 writers and readers")
+      // outcomes. The same program as family k, observed whole.
+      {"w: N writers+readers of x, y, distinct", 2, 5,
+       [](int n) {
+         std::vector<std::vector<std::string>> c(n);
+         for (int t = 0; t < n; ++t)
+           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1),
+                   fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, x",
+                   "ld.relaxed.gpu r1, y"};
+         return fmt::format("PTX dv-{}\n{{ x=0; y=0; }}\n{}{}{}exists (P0:r1 == 0)\n", n, places(n),
+                            rows(c), locations(n, 0, {"r0", "r1"}, {"x", "y"}));
+       },
+       false},
       {"c: N threads, 2 st + 2 ld, x y P0", 2,
        6,  // observing every register: over 10000 outcomes at N=4
        [](int n) {
@@ -552,8 +573,10 @@ int main(int argc, char** argv) {
           "  (b) IRIW with N readers, (j) the same with fence.sc.gpu between each\n"
           "  reader's loads (these three observing every register and location),\n"
           "  (k) N threads with two stores and two loads observing P0:r1 only, (c) the\n"
-          "  same observing x, y and P0's registers, (d) N red of mixed .cta/.gpu\n"
-          "  scope, (e) N red.add.f32 and (f) N atom.add.f32 of distinct constants, and\n"
+          "  same observing x, y and P0's registers, (w) the same observing every\n"
+          "  register and location (writers and readers of distinct values), (d) N red\n"
+          "  of mixed .cta/.gpu scope, (e) N red.add.f32 and (f) N atom.add.f32 of\n"
+          "  distinct constants, and\n"
           "  growth curves to N = 1000 of (g) one thread's N stores to x, (h) the same\n"
           "  with a reader thread and (i) one thread's stores to N locations; (s) IRIW\n"
           "  with 8 and 10 readers on one and two threads of their own (-j 2 on one\n"

@@ -13,7 +13,7 @@ dir="$work/ptx2herd"
 rm -rf "$dir" && mkdir -p "$dir/fam" "$dir/out"
 conv="$root/bench/ptx2herd.py"
 
-"$bench" --only abjk --emit-only "$dir/fam" >/dev/null || fail "redscope_bench --emit-only"
+"$bench" --only abjkw --emit-only "$dir/fam" >/dev/null || fail "redscope_bench --emit-only"
 files=("$dir"/fam/*.litmus)
 [ ${#files[@]} -ge 30 ] || fail "the benchmark wrote ${#files[@]} tests"
 while IFS= read -r f; do files+=("$f"); done < <(find "$root/litmus" -name '*.litmus' | sort)

@@ -93,6 +93,7 @@ void BitRel::close() {
     const std::size_t kw = k / 64;
     const std::uint64_t km = 1ULL << (k % 64);
     const std::uint64_t* rk = bits_.data() + k * w_;
+    if (row_empty(k)) continue;  // nothing to pass on through k (sparse relations)
     for (std::size_t i = 0; i < n_; ++i) {
       std::uint64_t* ri = bits_.data() + i * w_;
       if (ri[kw] & km)
@@ -126,6 +127,55 @@ BitRel BitRel::inverse() const {
   BitRel r(n_);
   inverse_into(r);
   return r;
+}
+
+// Depth-first, iteratively: a node is on the path (`on`) until every node it
+// reaches is done; an edge to a node on the path closes a cycle.
+bool BitRel::acyclic() const {
+  // Up to 256 events on the stack (the search asks this per candidate).
+  constexpr std::size_t kSmall = 4;
+  std::uint64_t done_small[kSmall] = {}, on_small[kSmall] = {};
+  std::vector<std::uint64_t> done_big, on_big;
+  if (w_ > kSmall) {
+    done_big.assign(w_, 0);
+    on_big.assign(w_, 0);
+  }
+  std::uint64_t* done = w_ > kSmall ? done_big.data() : done_small;
+  std::uint64_t* on = w_ > kSmall ? on_big.data() : on_small;
+  std::size_t path_small[kSmall * 64];
+  std::vector<std::size_t> path_big(w_ > kSmall ? n_ : 0);
+  std::size_t* const path = w_ > kSmall ? path_big.data() : path_small;
+  std::size_t depth = 0;  // the path is path[0 .. depth)
+  const auto mark = [](std::uint64_t* b, std::size_t i, bool v) {
+    if (v)
+      b[i / 64] |= 1ULL << (i % 64);
+    else
+      b[i / 64] &= ~(1ULL << (i % 64));
+  };
+  for (std::size_t root = 0; root < n_; ++root) {
+    if ((done[root / 64] >> (root % 64)) & 1U) continue;
+    path[depth++] = root;
+    mark(on, root, true);
+    while (depth > 0) {
+      const std::size_t u = path[depth - 1];
+      const std::uint64_t* ru = row(u);
+      std::size_t next = n_;
+      for (std::size_t x = 0; x < w_ && next == n_; ++x) {
+        if (ru[x] & on[x]) return false;
+        if (const std::uint64_t open = ru[x] & ~done[x])
+          next = x * 64 + static_cast<std::size_t>(__builtin_ctzll(open));
+      }
+      if (next == n_) {  // every successor done
+        mark(on, u, false);
+        mark(done, u, true);
+        --depth;
+        continue;
+      }
+      mark(on, next, true);
+      path[depth++] = next;  // a node is on the path at most once: depth <= n
+    }
+  }
+  return true;
 }
 
 bool BitRel::irreflexive() const {

@@ -23,6 +23,12 @@ Bits all_events(std::size_t n) {
   return b;
 }
 
+bool meet(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] & b[k]) return true;
+  return false;
+}
+
 bool bit(const Bits& s, std::size_t i) { return (s[i / 64] >> (i % 64)) & 1U; }
 
 Bits domain(const BitRel& r) {
@@ -57,7 +63,112 @@ Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> var
       result_(m.stmts.size(), 1),
       forbids_(m.stmts.size(), 0),
       needed_(m.slots.size(), everything),
-      runs_(m.stmts.size(), everything) {}
+      runs_(m.stmts.size(), everything),
+      touched_(words(m.slots.size()), ~0ULL),
+      upper_mask_(words(m.slots.size()), 0),
+      static_mask_(words(m.slots.size()), 0) {
+  find_reads();
+  find_hi_readers();
+  find_static_roots();
+}
+
+// The largest static subexpressions (not names) of the statements that are
+// not static; their values are charged to the budget like any relation.
+void Evaluator::find_static_roots() {
+  static_slot_.assign(m_.exprs, -1);
+  order_.assign(m_.exprs, {});
+  for (const Stmt& st : m_.stmts) {
+    if (st.level == 0) continue;
+    std::vector<const Expr*> todo;
+    if (st.let)
+      for (const auto& e : st.let->exprs) todo.push_back(e.get());
+    else
+      todo.push_back(st.check->expr.get());
+    while (!todo.empty()) {
+      const Expr* e = todo.back();
+      todo.pop_back();
+      if (e->level == 0 && e->op != Op::Ref) {
+        static_slot_[e->id] = static_cast<int>(static_ok_.size());
+        static_ok_.push_back(0);
+        continue;
+      }
+      for (const auto& a : e->args) todo.push_back(a.get());
+    }
+  }
+  for (std::size_t i = 0; i < m_.slots.size(); ++i)
+    if (m_.slots[i].primitive && m_.slots[i].level == 0) static_mask_[i / 64] |= 1ULL << (i % 64);
+}
+
+void Evaluator::static_changed() {
+  std::fill(static_ok_.begin(), static_ok_.end(), 0);
+  static_interval_ = meet(upper_mask_, static_mask_);
+  if (static_vals_.size() < static_ok_.size() && !static_interval_)
+    for (std::size_t k = static_vals_.size(); k < static_ok_.size(); ++k)
+      static_vals_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
+}
+
+// Backwards over the statements (a binding is read only by later ones, and
+// by its own let rec group, whose bodies are monotone: parse_cat): which
+// bounds of each binding some reader evaluates. A check reads its
+// expression at lo, a negated one at hi too; a binding whose hi bound is
+// read reads its operands at both.
+void Evaluator::find_hi_readers() {
+  std::vector<char> slot_hi(m_.slots.size(), 0);  // some reader reads the slot's hi bound
+  hi_read_.assign(m_.stmts.size(), 0);
+  for (std::size_t i = m_.stmts.size(); i-- > 0;) {
+    const Stmt& st = m_.stmts[i];
+    std::vector<std::pair<const Expr*, Bound>> todo;
+    if (st.let) {
+      for (std::size_t slot : st.let->slots) hi_read_[i] = hi_read_[i] || slot_hi[slot];
+      for (const auto& e : st.let->exprs) {
+        todo.emplace_back(e.get(), Bound::Lo);
+        if (hi_read_[i]) todo.emplace_back(e.get(), Bound::Hi);
+      }
+    } else {
+      todo.emplace_back(st.check->expr.get(), Bound::Lo);
+      if (st.check->negated) todo.emplace_back(st.check->expr.get(), Bound::Hi);
+    }
+    while (!todo.empty()) {
+      const auto [e, b] = todo.back();
+      todo.pop_back();
+      if (e->op == Op::Ref && b == Bound::Hi) slot_hi[e->slot] = 1;
+      for (std::size_t k = 0; k < e->args.size(); ++k) {
+        const bool negative = e->op == Op::Complement || (e->op == Op::Diff && k > 0);
+        todo.emplace_back(e->args[k].get(), negative ? flip(b) : b);
+      }
+    }
+  }
+}
+
+void Evaluator::find_reads() {
+  std::vector<std::vector<std::uint64_t>> of_slot(m_.slots.size());  // a binding's reads
+  reads_.resize(m_.stmts.size());
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
+    const Stmt& st = m_.stmts[i];
+    std::vector<const Expr*> todo;
+    if (st.let)
+      for (const auto& e : st.let->exprs) todo.push_back(e.get());
+    else
+      todo.push_back(st.check->expr.get());
+    std::vector<std::uint64_t>& r = reads_[i];
+    r.assign(words(m_.slots.size()), 0);
+    while (!todo.empty()) {
+      const Expr* e = todo.back();
+      todo.pop_back();
+      if (e->op == Op::Ref) {
+        if (m_.slots[e->slot].primitive)
+          r[e->slot / 64] |= 1ULL << (e->slot % 64);
+        else if (!of_slot[e->slot].empty())  // this group's own: its union covers them
+          for (std::size_t k = 0; k < r.size(); ++k) r[k] |= of_slot[e->slot][k];
+      }
+      for (const auto& a : e->args) todo.push_back(a.get());
+    }
+    if (st.let)
+      for (std::size_t slot : st.let->slots) of_slot[slot] = r;
+  }
+}
+
+bool Evaluator::reads_interval(std::size_t stmt) const { return meet(reads_[stmt], upper_mask_); }
 
 Evaluator::Evaluator(const Model& m, std::size_t n, std::vector<std::string> variants,
                      const std::function<bool(std::string_view)>& enabled, const Budget* budget)
@@ -130,15 +241,18 @@ bool Evaluator::uses(std::string_view primitive) const {
   return slot_of(primitive) < m_.slots.size();
 }
 
-BitRel& Evaluator::rel(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
+BitRel& Evaluator::rel(std::string_view primitive) { return rel(slot(primitive)); }
+
+BitRel& Evaluator::rel(std::size_t i) {
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
+  touch(i);
   return values_[i].rel;
 }
 
 Bits& Evaluator::set(std::string_view primitive) {
   const std::size_t i = slot_of(primitive);
   if (i == m_.slots.size() || m_.slots[i].type != Type::Set) return dummy_.set = Bits(words(n_), 0);
+  touch(i);
   return values_[i].set;
 }
 
@@ -148,21 +262,30 @@ const BitRel* Evaluator::binding(std::string_view name) const {
   return nullptr;
 }
 
-BitRel& Evaluator::upper(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
+BitRel& Evaluator::upper(std::string_view primitive) { return upper(slot(primitive)); }
+
+BitRel& Evaluator::upper(std::size_t i) {
   if (i == m_.slots.size() || m_.slots[i].type != Type::Rel) return dummy_.rel = BitRel(n_);
   is_upper_[i] = 1;
+  upper_mask_[i / 64] |= 1ULL << (i % 64);
+  touch(i);
   if (upper_[i].rel.size() != n_) upper_[i].rel = BitRel(n_, budget_);
   return upper_[i].rel;
 }
 
-void Evaluator::exact(std::string_view primitive) {
-  const std::size_t i = slot_of(primitive);
-  if (i < m_.slots.size()) is_upper_[i] = 0;
+void Evaluator::exact(std::string_view primitive) { exact(slot(primitive)); }
+
+void Evaluator::exact(std::size_t i) {
+  if (i < m_.slots.size()) {
+    is_upper_[i] = 0;
+    upper_mask_[i / 64] &= ~(1ULL << (i % 64));
+    touch(i);
+  }
 }
 
 bool Evaluator::partial() const {
-  return std::any_of(is_upper_.begin(), is_upper_.end(), [](char c) { return c != 0; });
+  return std::any_of(upper_mask_.begin(), upper_mask_.end(),
+                     [](std::uint64_t w) { return w != 0; });
 }
 
 const Value& Evaluator::ref(std::size_t slot, Bound b) const {
@@ -175,17 +298,31 @@ const Value& Evaluator::ref(std::size_t slot, Bound b) const {
 
 void Evaluator::update(int from) {
   interval_ = partial();
-  const bool interval = interval_;
-  for (std::size_t i = 0; i < m_.stmts.size(); ++i) {
-    const Stmt& s = m_.stmts[i];
-    if (s.level < from || !runs_[i]) continue;
-    if (s.let) {
-      run_let(*s.let);
-      if (interval) run_let_at(*s.let, Bound::Hi);
-    } else {
-      result_[i] = holds(*s.check);
-    }
+  if (from == 0) static_changed();
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i)
+    if (m_.stmts[i].level >= from && runs_[i]) run_stmt(i);
+  for (std::size_t i = 0; i < m_.slots.size(); ++i)
+    if (m_.slots[i].primitive && m_.slots[i].level >= from) touched_[i / 64] &= ~(1ULL << (i % 64));
+}
+
+void Evaluator::update_touched() {
+  interval_ = partial();
+  if (meet(touched_, static_mask_)) static_changed();
+  for (std::size_t i = 0; i < m_.stmts.size(); ++i)
+    if (runs_[i] && meet(reads_[i], touched_)) run_stmt(i);
+  std::fill(touched_.begin(), touched_.end(), 0);
+}
+
+// A binding that reads no interval has equal bounds: its hi value is its lo
+// one (ref() reads values_ while upper_fresh_ is clear).
+void Evaluator::run_stmt(std::size_t i) {
+  const Stmt& s = m_.stmts[i];
+  if (!s.let) {
+    result_[i] = holds(*s.check);
+    return;
   }
+  run_let(*s.let);
+  if (interval_ && hi_read_[i] && reads_interval(i)) run_let_at(*s.let, Bound::Hi);
 }
 
 void Evaluator::run_let(const Let& l) { run_let_at(l, Bound::Lo); }
@@ -256,10 +393,20 @@ std::vector<std::string> Evaluator::failing() const {
   return out;
 }
 
-Value& Evaluator::scratch(std::size_t d) const {
-  while (pool_.size() <= d) pool_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
+Value& Evaluator::grow_scratch(std::size_t d) const {
+  while (pool_.size() <= d) {
+    pool_.push_back(Value{BitRel(n_, budget_), Bits(words(n_), 0)});
+    scratch_at_.push_back(&pool_.back());  // a deque's push_back moves no element
+  }
   return pool_[d];
 }
+
+namespace {
+bool none(const Bits& b) {
+  return std::all_of(b.begin(), b.end(), [](std::uint64_t w) { return w == 0; });
+}
+bool is_empty(const Value& v, Type t) { return t == Type::Set ? none(v.set) : v.rel.empty(); }
+}  // namespace
 
 const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) const {
   if (e.op == Op::Cartesian) {
@@ -272,16 +419,28 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
     return r;
   }
   if (e.op == Op::Seq) return ev_seq(e, d, bound);
-  // Union, Inter and Diff are n-ary: fold the operands into r.
+  // Union, Inter and Diff are n-ary: fold the operands into r. An
+  // intersection takes its static operands first (kept from one candidate to
+  // the next: static_at), so an empty one spares computing the others.
   Value& r = scratch(d);
-  const Value& first = ev(*e.args[0], d + 1, bound);
+  std::vector<const Expr*>& order = order_[e.id];
+  if (order.empty()) {
+    for (const auto& a : e.args) order.push_back(a.get());
+    if (e.op == Op::Inter)
+      std::stable_partition(order.begin(), order.end(),
+                            [](const Expr* a) { return a->level == 0; });
+  }
+  const Value& first = ev(*order[0], d + 1, bound);
   if (e.type == Type::Set)
     r.set = first.set;
   else
     r.rel = first.rel;
-  for (std::size_t i = 1; i < e.args.size(); ++i) {
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    // Nothing left to meet or subtract from: the rest cannot change it (an
+    // operand's evaluation has no effect beyond its value).
+    if (e.op != Op::Union && is_empty(r, e.type)) break;
     // The right of a difference is a negative occurrence: the other bound.
-    const Value& b = ev(*e.args[i], d + 1, e.op == Op::Diff ? flip(bound) : bound);
+    const Value& b = ev(*order[i], d + 1, e.op == Op::Diff ? flip(bound) : bound);
     if (e.type == Type::Set) {
       for (std::size_t k = 0; k < r.set.size(); ++k) {
         if (e.op == Op::Union)
@@ -318,6 +477,11 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
   bool every_row = true;  // no [S] before it yet: `lead` unset, every row kept
   bool have = false;      // r.rel holds the composition so far
   for (const auto& a : e.args) {
+    // An empty prefix composes to nothing whatever follows.
+    if (have ? r.rel.empty() : !every_row && none(lead)) {
+      r.rel.clear();
+      return r;
+    }
     if (a->op == Op::Identity) {
       const Value& s = ev(*a->args[0], d + 1, bound);
       if (have) {
@@ -332,6 +496,10 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
       continue;
     }
     const Value& b = ev(*a, d + 1, bound);
+    if (b.rel.empty()) {  // composes to nothing
+      r.rel.clear();
+      return r;
+    }
     if (!have) {
       r.rel = b.rel;
       if (!every_row)
@@ -354,7 +522,26 @@ const Value& Evaluator::ev_seq(const Expr& e, std::size_t d, Bound bound) const 
 
 Value Evaluator::eval(const Expr& e) const { return ev(e, 0); }
 
+// A static subexpression (level 0, not a name) of a statement that is not
+// static has one value per set of executed events: computed once, kept in
+// static_vals_ until a level-0 primitive is touched.
 const Value& Evaluator::ev(const Expr& e, std::size_t d, Bound bound) const {
+  const int k = e.level == 0 ? static_slot_[e.id] : -1;
+  if (k < 0 || static_interval_ || static_cast<std::size_t>(k) >= static_vals_.size())
+    return ev_node(e, d, bound);
+  Value& v = static_vals_[static_cast<std::size_t>(k)];
+  if (!static_ok_[static_cast<std::size_t>(k)]) {
+    const Value& x = ev_node(e, d, bound);
+    if (e.type == Type::Rel)
+      v.rel = x.rel;
+    else
+      v.set = x.set;
+    static_ok_[static_cast<std::size_t>(k)] = 1;
+  }
+  return v;
+}
+
+const Value& Evaluator::ev_node(const Expr& e, std::size_t d, Bound bound) const {
   switch (e.op) {
     case Op::Ref: return ref(e.slot, bound);
     case Op::Union:

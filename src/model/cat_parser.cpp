@@ -602,6 +602,24 @@ void assign_levels(Model& m) {
   }
 }
 
+// Numbers every node and gives it its level (after assign_levels).
+int number_exprs(Expr& e, const Model& m, std::size_t& next) {
+  e.id = next++;
+  e.level = e.op == Op::Ref ? m.slots[e.slot].level : 0;
+  for (const auto& a : e.args) e.level = std::max(e.level, number_exprs(*a, m, next));
+  return e.level;
+}
+
+void number_exprs(Model& m) {
+  std::size_t next = 0;
+  for (Stmt& s : m.stmts) {
+    if (s.check) number_exprs(*s.check->expr, m, next);
+    if (s.let)
+      for (const auto& e : s.let->exprs) number_exprs(*e, m, next);
+  }
+  m.exprs = next;
+}
+
 }  // namespace
 
 Model parse_cat(std::string_view text, const std::string& file,
@@ -619,6 +637,7 @@ Model parse_cat(std::string_view text, const std::string& file,
     if (!p.same_as.empty()) scope[std::string(p.name)] = scope.at(std::string(p.same_as));
   Parser(m, include, scope).file(text, file, top_key.empty() ? file : top_key);
   assign_levels(m);
+  number_exprs(m);
   for (std::size_t i = 0; i < m.slots.size() && m.slots[i].primitive; ++i)
     m.primitives_by_name.push_back(i);
   std::sort(m.primitives_by_name.begin(), m.primitives_by_name.end(),

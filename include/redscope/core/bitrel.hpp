@@ -84,7 +84,8 @@ class BitRel {
   BitRel reflexive() const;               // this ∪ id
   BitRel inverse() const;
   bool irreflexive() const;
-  bool acyclic() const { return plus().irreflexive(); }
+  // No cycle (no self-loop either): a depth-first search, O(n * words + edges).
+  bool acyclic() const;
 
  private:
   std::size_t n_, w_;

@@ -53,6 +53,10 @@ struct Expr {
   std::size_t slot = 0;  // Ref: which value
   std::string variant;   // IfVariant: the variant tested
   std::vector<std::unique_ptr<Expr>> args;
+  // Set by parse_cat: a number of its own (0 .. Model::exprs - 1), and the
+  // highest level of the slots it reads (see Slot; 0: static).
+  std::size_t id = 0;
+  int level = 0;
 };
 
 // Where a value comes from: an engine primitive or a let binding.
@@ -98,6 +102,7 @@ struct Model {
   // by name (load_statics, a few hundred times per test): a binary search.
   std::vector<std::size_t> primitives_by_name;
   std::vector<Stmt> stmts;
+  std::size_t exprs = 0;  // Expr nodes in stmts (their ids)
 };
 
 // The primitives an engine provides: name and type (docs/model.md). A

@@ -51,6 +51,11 @@ class Evaluator {
 
   // Re-evaluates every statement of level >= `from`.
   void update(int from);
+  // Re-evaluates the statements that read, through any bindings, a
+  // primitive touched since the last update (rel(), set(), upper() or
+  // exact() called on it: the caller may have changed it), in file order.
+  // Every statement counts as touched before the first update.
+  void update_touched();
 
   // Partial candidates (the enumerator's pruning search). A primitive may be
   // given as an interval: rel(name) is its value so far (lo) and `upper` the
@@ -62,6 +67,12 @@ class Evaluator {
   // every completion of the partial candidate, for any model file.
   BitRel& upper(std::string_view primitive);
   void exact(std::string_view primitive);  // no longer an interval
+  // The same by slot (slot(name), looked up once): for a search that sets
+  // a few primitives many times.
+  std::size_t slot(std::string_view primitive) const { return slot_of(primitive); }
+  BitRel& rel(std::size_t slot);
+  BitRel& upper(std::size_t slot);
+  void exact(std::size_t slot);
   // Giving or dropping an interval changes the primitive: update() from its
   // level, as after changing its value.
   bool partial() const;
@@ -89,14 +100,26 @@ class Evaluator {
   enum class Bound : std::uint8_t { Lo, Hi };
   static Bound flip(Bound b) { return b == Bound::Lo ? Bound::Hi : Bound::Lo; }
   const Value& ev(const Expr& e, std::size_t d, Bound b = Bound::Lo) const;
+  const Value& ev_node(const Expr& e, std::size_t d, Bound b) const;
   const Value& ev_binary(const Expr& e, std::size_t d, Bound b) const;
   const Value& ev_seq(const Expr& e, std::size_t d, Bound b) const;
   const Value& ref(std::size_t slot, Bound b) const;
   void run_let_at(const Let& l, Bound b);
-  Value& scratch(std::size_t d) const;
+  Value& scratch(std::size_t d) const {
+    return d < scratch_at_.size() ? *scratch_at_[d] : grow_scratch(d);
+  }
+  Value& grow_scratch(std::size_t d) const;
   void charge_rel() const;  // one n x n relation, to the budget
   bool holds(const Check& c) const;
   void run_let(const Let& l);
+  void run_stmt(std::size_t i);
+  // Per statement: whether it reads a primitive given as an interval (its
+  // hi bound can differ from its lo one).
+  bool reads_interval(std::size_t stmt) const;
+  void find_reads();
+  void find_hi_readers();
+  void find_static_roots();
+  void static_changed();  // a level-0 primitive changed: the kept values are stale
   void allocate();
   // The storage of a model's values; `everything`: every slot needed and
   // every statement run (else none, for the one-binding form to choose).
@@ -117,10 +140,35 @@ class Evaluator {
   std::vector<char> forbids_;      // per statement: a failing check rejects
   std::vector<char> needed_;       // per slot: read (values allocated)
   std::vector<char> runs_;         // per statement: evaluated by update()
+  // Per statement: the primitive slots it reads, directly or through the
+  // bindings it reads (a let rec group: its members' together).
+  // As bit masks over the slots (primitives come first: a few words).
+  std::vector<std::vector<std::uint64_t>> reads_;
+  std::vector<std::uint64_t> touched_;     // primitives touched since the last update
+  std::vector<std::uint64_t> upper_mask_;  // primitives given as an interval (is_upper_)
+  void touch(std::size_t slot) { touched_[slot / 64] |= 1ULL << (slot % 64); }
+  // Per statement: some statement reads its hi bound (a binding under a
+  // negative occurrence, `\`'s right or `~`, or in a negated check, at any
+  // depth of bindings). Without one, its hi bound is never computed:
+  // models/ptx.cat subtracts only primitives and static bindings, so an
+  // interval evaluation costs one bound, not two.
+  std::vector<char> hi_read_;
+  // Static subexpressions of per-candidate statements, by Expr::id: their
+  // index in static_vals_ (-1: none), kept until static_changed(); none
+  // kept while a static primitive is an interval.
+  std::vector<int> static_slot_;
+  mutable std::deque<Value> static_vals_;
+  mutable std::vector<char> static_ok_;
+  std::vector<std::uint64_t> static_mask_;  // the level-0 primitives
+  bool static_interval_ = false;
+  // Per n-ary node, by Expr::id: its operands in evaluation order (filled
+  // on first use).
+  mutable std::vector<std::vector<const Expr*>> order_;
   Value dummy_;
   // Scratch values, allocated once at their size (a deque: growing it keeps
   // references to the values in use).
   mutable std::deque<Value> pool_;
+  mutable std::vector<Value*> scratch_at_;  // &pool_[d], for a lookup without the deque's
 };
 
 }  // namespace redscope::cat

@@ -231,6 +231,7 @@ class SkeletonEnumerator {
             [&opts](std::string_view name) { return opts.enables(name); }, opts.budget),
         cuts_(cat::shortcuts(cat_model, [&opts](std::string_view a) { return opts.enables(a); })),
         pool_(pool) {
+    slot_ = {eval_.slot("rf"), eval_.slot("co"), eval_.slot("sf"), eval_.slot("sync_barrier")};
     for (EventId e = 0; e < n_; ++e) {
       if (sk.ev(e).is_read()) reads_.push_back(e);
       if (sk.ev(e).is_barrier()) barriers_.push_back(e);
@@ -506,6 +507,7 @@ class SkeletonEnumerator {
       for (EventId w = 0; w < n_; ++w)
         if (sk_.ev(w).is_write() && sk_.ev(w).loc == sk_.ev(r).loc) rf_hi.set(w, r);
     rf_all_ = rf_hi;
+    saved_rf_.assign(reads_.size(), BitRel(n_));
     rf_rel_ = BitRel(n_);
     cells_.clear();
     for (EventId w = 0; w < n_; ++w)
@@ -539,23 +541,24 @@ class SkeletonEnumerator {
     choose_cell(0);
   }
 
-  // Re-evaluates from `level`, or from lower if a lower primitive changed
-  // since the last evaluation (returning from a deeper choice restores it).
-  bool check_at(int level) {
-    eval_.update(std::min(level, pending_));
+  // Re-evaluates what reads a primitive set since the last evaluation
+  // (returning from a deeper choice restores a lower one): `level` is only
+  // what the caller changed, kept for reading.
+  bool check_at(int /*level*/) {
+    eval_.update_touched();
     pending_ = kClean;
     return eval_.consistent();
   }
 
   void set_co() {
-    eval_.rel("co") = co_;
-    eval_.upper("co") = co_hi_;
+    eval_.rel(slot_.co) = co_;
+    eval_.upper(slot_.co) = co_hi_;
     changed(2);
   }
 
   void set_rf() {
-    eval_.rel("rf") = rf_rel_;
-    eval_.upper("rf") = rf_all_;
+    eval_.rel(slot_.rf) = rf_rel_;
+    eval_.upper(slot_.rf) = rf_all_;
     changed(1);
   }
 
@@ -563,13 +566,13 @@ class SkeletonEnumerator {
 
   void set_partial_sf() {
     changed(2);
-    eval_.rel("sf") = sf_;
-    eval_.upper("sf") = sf_hi_;
-    eval_.rel("sync_barrier") = BitRel(n_);
+    eval_.rel(slot_.sf) = sf_;
+    eval_.upper(slot_.sf) = sf_hi_;
+    eval_.rel(slot_.sync_barrier) = BitRel(n_);
     BitRel all(n_);
     for (EventId a : barriers_)
       for (EventId b : barriers_) all.set(a, b);
-    eval_.upper("sync_barrier") = all;
+    eval_.upper(slot_.sync_barrier) = all;
   }
 
   // A cell whose writes are pairwise morally strong is a sequence (Coherence
@@ -577,8 +580,8 @@ class SkeletonEnumerator {
   // cell takes the odometer of choose_co, checked once complete.
   void choose_cell(std::size_t c) {
     if (c == cell_list_.size()) {
-      eval_.exact("co");
-      eval_.rel("co") = co_;
+      eval_.exact(slot_.co);
+      eval_.rel(slot_.co) = co_;
       changed(2);
       if (check_at(2)) choose_read(0);
       set_co();
@@ -664,7 +667,8 @@ class SkeletonEnumerator {
       return;
     }
     const EventId r = reads_[k];
-    const BitRel saved = rf_all_;
+    BitRel& saved = saved_rf_[k];  // one buffer per depth (search()): no allocation per choice
+    saved = rf_all_;
     std::size_t sources = 0;
     for (EventId w = 0; w < n_; ++w) sources += saved.has(w, r) ? 1 : 0;
     for (EventId w = 0; w < n_; ++w) {
@@ -689,13 +693,13 @@ class SkeletonEnumerator {
   // dependencies has none), then the Fence-SC pairs.
   void read_leaf() {
     if (!compute_values()) return;
-    eval_.exact("rf");
-    eval_.rel("rf") = rf_rel_;
+    eval_.exact(slot_.rf);
+    eval_.rel(slot_.rf) = rf_rel_;
     changed(1);
     recorded_ = false;
     if (sc_pairs_.empty()) {  // straight to the exact check
-      eval_.exact("sf");
-      eval_.exact("sync_barrier");
+      eval_.exact(slot_.sf);
+      eval_.exact(slot_.sync_barrier);
       choose_barriers();
       set_partial_sf();
     } else if (check_at(1)) {
@@ -749,8 +753,8 @@ class SkeletonEnumerator {
     if (recorded_) return;  // the outcome is rf's and co's: one Fence-SC order is enough
     if (k == open_pairs_.size()) {
       tick();
-      eval_.exact("sf");
-      eval_.exact("sync_barrier");
+      eval_.exact(slot_.sf);
+      eval_.exact(slot_.sync_barrier);
       changed(2);
       choose_barriers();
       set_partial_sf();
@@ -957,16 +961,16 @@ class SkeletonEnumerator {
       cat::load_statics(eval_, prims_, exec_);
       dirty_ = 0;
     }
-    eval_.rel("rf") = rf_rel_;
+    eval_.rel(slot_.rf) = rf_rel_;
     dirty_ = std::min(dirty_, 1);
   }
 
   bool consistent(const BitRel& sbar) {
     if (check_) return (*check_)(EnumCandidate{sk_, model_, exec_, rf_rel_, co_, sf_, sbar});
-    eval_.rel("co") = co_;
-    eval_.rel("sf") = sf_;
-    eval_.rel("sync_barrier") = sbar;
-    eval_.update(std::min(dirty_, pending_));
+    eval_.rel(slot_.co) = co_;
+    eval_.rel(slot_.sf) = sf_;
+    eval_.rel(slot_.sync_barrier) = sbar;
+    eval_.update_touched();
     dirty_ = 2;
     pending_ = kClean;
     return eval_.consistent();
@@ -1060,6 +1064,7 @@ class SkeletonEnumerator {
   BitRel rf_rel_, co_, sf_;
   // The pruning search: the largest values rf, co and sf may still take.
   BitRel rf_all_, co_hi_, sf_hi_;
+  std::vector<BitRel> saved_rf_;  // choose_read(k)'s copy of rf_all_, per k
   enumerate::ThreadClasses classes_;
   std::map<EventId, std::size_t> cell_of_write_;  // a write -> its cell in cell_list_
   std::vector<char> placed_;                      // per write: placed in its sequence cell
@@ -1082,6 +1087,9 @@ class SkeletonEnumerator {
   bool any_outcome_ = false;
   const CandidateCheck* check_;
   cat::Evaluator eval_;
+  struct {
+    std::size_t rf, co, sf, sync_barrier;
+  } slot_{};                    // the primitives the search sets, by slot
   std::vector<bool> fed_exec_;  // the executed events the level-0 primitives hold
   int dirty_ = 0;               // the lowest level whose primitives changed
   // The pruning search: the lowest level changed since the last evaluation.
