@@ -11,6 +11,7 @@ import { evalCondition, conditionAsOutcome } from './condition.js';
 const $ = (sel) => document.querySelector(sel);
 const MY_MODEL_FILE = 'mine.cat';
 const DEFAULT_EXAMPLE = 'classic/MP.litmus';
+const MAX_ROWS = 2000;   // the table shows at most this many outcomes (the JSON has all)
 
 const ui = {
   status: $('#status'), run: $('#run'), stop: $('#stop'), share: $('#share'),
@@ -249,12 +250,19 @@ function renderTable(r) {
   const showMark = marks.some((m) => m !== null);
   ui.outcomes.innerHTML = `<thead><tr><th>#</th>${keys.map((key) => `<th>${escapeHtml(key)}</th>`).join('')}
     ${showMark ? '<th title="does this outcome satisfy the condition?">condition</th>' : ''}<th></th></tr></thead><tbody>` +
-    r.outcomes.map((o, i) => `<tr data-index="${i}" data-outcome="${escapeHtml(JSON.stringify(o))}"
+    r.outcomes.slice(0, MAX_ROWS).map((o, i) => `<tr data-index="${i}" data-outcome="${escapeHtml(JSON.stringify(o))}"
       class="${marks[i] ? 'sat' : ''}" tabindex="0"><td>${i + 1}</td>
       ${keys.map((key) => `<td>${escapeHtml(o[key] ?? '')}</td>`).join('')}
       ${showMark ? `<td>${marks[i] === null ? '?' : marks[i] ? '✔ satisfies' : ''}</td>` : ''}
-      <td><button class="link" data-witness="${i}">witness</button></td></tr>`).join('') + '</tbody>';
+      <td><button class="link" data-witness="${i}">witness</button></td></tr>`).join('') + '</tbody>' +
+    (r.outcomes.length > MAX_ROWS ? `<tfoot><tr><td colspan="${keys.length + 3}">${r.outcomes.length - MAX_ROWS}
+      more outcomes are not shown: download the JSON for all of them.</td></tr></tfoot>` : '');
   ui.outcomes.hidden = false;
+  const blob = new Blob([JSON.stringify(state.results, null, 1)], { type: 'application/json' });
+  if (state.download) URL.revokeObjectURL(state.download);
+  state.download = URL.createObjectURL(blob);
+  ui.verdict.insertAdjacentHTML('beforeend', ` <a class="muted" download="${escapeHtml(r.test)}.json"
+    href="${state.download}">download the JSON</a>`);
 }
 
 ui.outcomes.addEventListener('click', (e) => {

@@ -138,6 +138,15 @@ export function tokenize(text, dialect) {
   let plain = '';
   let i = 0;
   let lineStart = true;
+  // The first line of a litmus file: the dialect's word and the test's name.
+  const header = /^([ \t]*)(PTX|SASS|PTO)([ \t]+[^\n]*)?/.exec(text);
+  if (header && dialect !== 'cat' && dialect !== 'nvtest') {
+    if (header[1]) out.push({ cls: null, text: header[1] });
+    out.push({ cls: 'kw', text: header[2] });
+    if (header[3]) out.push({ cls: 'name', text: header[3] });
+    i = header[0].length;
+    lineStart = false;
+  }
   while (i < text.length) {
     let matched = null;
     for (const [cls, re] of rules) {
