@@ -27,7 +27,7 @@ const state = {
   modelEdited: false,    // the cat editor holds a model of one's own
   results: [],           // the last run's test objects (a .test template: one per row)
   current: null,         // the shown test object
-  rowSuffix: '',         // '#ROW' of the shown row of a .test template
+  row: 0,                // the shown row of a .test template (0-based)
 };
 
 // ---- editors -------------------------------------------------------------------
@@ -54,7 +54,10 @@ const engine = new Engine({
     ui.run.disabled = false;
     setStatus(`engine ready (${(msg.ms / 1000).toFixed(1)} s)`);
     const v = msg.version;
-    if (v) $('#version').textContent = `redscope ${v.version ?? ''} ${v.wasm ? '(wasm)' : ''}`.trim() + '.';
+    if (v) {
+      $('#version').textContent = `This is redscope ${v.version ?? ''}, engines ${(v.engines ?? ['enum']).join(', ')}` +
+        `${v.z3 ? ', with Z3' : ', without Z3'}.`;
+    }
   },
   onFatal: (message) => {
     document.body.dataset.state = 'fatal';
@@ -95,14 +98,14 @@ function showLocatedError(err) {
 
 function request(command, options = {}) {
   const model = ui.modelSelect.value;
-  // A .test template's row (FILE.test#ROW, as the CLI addresses it) for the
-  // calls about one shown result: its witness, explain.
-  const row = command !== 'run' && command !== 'atomicity' ? state.rowSuffix : '';
   const req = {
-    command, test: testEditor.value, file: (ui.fileName.value.trim() || 'test.litmus') + row,
+    command, test: testEditor.value, file: ui.fileName.value.trim() || 'test.litmus',
     model: model && model !== 'mine' ? model : null, model_text: null, model_file: MY_MODEL_FILE,
     options: { timeout_ms: Math.round(+$('#timeout').value * 1000) || 300000, ...options },
   };
+  // The calls about one shown result of a .test template (its witness,
+  // explain) name its row: options.row, 0-based, as the run's array.
+  if (command !== 'run' && command !== 'atomicity' && state.results.length > 1) req.options.row = state.row;
   if (model === 'mine') req.model_text = modelEditor.value;
   return req;
 }
@@ -225,7 +228,7 @@ function showResult(k) {
   const r = state.results[k];
   state.current = r;
   if (!r) return;
-  state.rowSuffix = state.results.length > 1 ? ((r.file || '').match(/#\d+$/) || [''])[0] : '';
+  state.row = k;
   if (r.error) {
     ui.verdict.hidden = true;
     ui.outcomes.hidden = true;

@@ -282,10 +282,11 @@ async function stop() {
     c0.push(`ld.relaxed.gpu r0, ${k % 2 ? 'y' : 'x'}`);
     c1.push(`ld.relaxed.gpu r1, ${k % 2 ? 'x' : 'y'}`);
   }
-  const text = `PTX IRIW-${readers}\n{\nx=0; y=0;\n}\n ${head.join(' | ')} ;\n ${c0.join(' | ')} ;\n ${c1.join(' | ')} ;\n` +
+  const text = `PTX IRIW-${readers}\n"SLOW: long enough to be stopped."\n{\nx=0; y=0;\n}\n ${head.join(' | ')} ;\n ${c0.join(' | ')} ;\n ${c1.join(' | ')} ;\n` +
     `exists (P2:r0 == 1 /\\ P2:r1 == 0)\n`;
   await setTest('IRIW-8.litmus', text);
-  await page.fill('#max-outcomes', '1000000');
+  const setMax = (n) => page.evaluate((v) => { document.querySelector('#max-outcomes').value = v; }, n);
+  await setMax('1000000');
   await page.click('#run');
   await page.waitForTimeout(400);
   const running = await body('state') === 'running';
@@ -293,7 +294,7 @@ async function stop() {
   await page.click('#stop');
   await page.waitForFunction(() => document.body.dataset.state === 'stopped', null, { timeout: 5000 }).catch(() => {});
   const stopped = await body('state') === 'stopped';
-  await page.fill('#max-outcomes', '10000');
+  await setMax('10000');
   await page.selectOption('#examples', 'classic/MP.litmus');
   await page.waitForSelector('#run:not([disabled])');
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('ready'), null, { timeout: 30000 });
@@ -310,7 +311,8 @@ async function offline() {
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
   await new Promise((r) => server.close(r));
   server.closeAllConnections?.();
-  await page.goto(`${base}#example=classic/SB.litmus`);
+  // A query makes it a new document (a new fragment alone would not reload).
+  await page.goto(`${base}?offline#example=classic/SB.litmus`);
   await waitIdle();
   await runPage();
   const [got] = await pageResults();
