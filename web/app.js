@@ -7,6 +7,7 @@ import { dialectOf, DIALECT_NAMES, escapeHtml } from './highlight.js';
 import { Engine } from './engine.js';
 import { encodeState, decodeFragment } from './share.js';
 import { evalCondition, conditionAsOutcome } from './condition.js';
+import { withWitnessEdges } from './witness.js';
 
 const $ = (sel) => document.querySelector(sel);
 const MY_MODEL_FILE = 'mine.cat';
@@ -146,6 +147,7 @@ async function call(command, options = {}, label = command) {
       onProgress: (p) => { progress = p; },
     });
     setStatus(`${label}: ${(ms / 1000).toFixed(2)} s`);
+    document.body.dataset.ms = ms.toFixed(1);   // the worker's time for the call
     document.body.dataset.state = 'done';
     return answer;
   } catch (e) {
@@ -256,7 +258,7 @@ function renderTable(r) {
     r.outcomes.slice(0, MAX_ROWS).map((o, i) => `<tr data-index="${i}" data-outcome="${escapeHtml(JSON.stringify(o))}"
       class="${marks[i] ? 'sat' : ''}" tabindex="0"><td>${i + 1}</td>
       ${keys.map((key) => `<td>${escapeHtml(o[key] ?? '')}</td>`).join('')}
-      ${showMark ? `<td>${marks[i] === null ? '?' : marks[i] ? '✔ satisfies' : ''}</td>` : ''}
+      ${showMark ? `<td>${marks[i] === null ? '?' : marks[i] ? '✔ satisfies' : '—'}</td>` : ''}
       <td><button class="link" data-witness="${i}">witness</button></td></tr>`).join('') + '</tbody>' +
     (r.outcomes.length > MAX_ROWS ? `<tfoot><tr><td colspan="${keys.length + 3}">${r.outcomes.length - MAX_ROWS}
       more outcomes are not shown: download the JSON for all of them.</td></tr></tfoot>` : '');
@@ -314,7 +316,7 @@ async function showWitness(i) {
   const answer = await call('dot', { outcome: r.outcomes[i] }, 'witness');
   if (!answer) return;
   if (answer.error) { showLocatedError(answer.error); return; }
-  await drawDot(answer.dot, $('#witness-graph'));
+  await drawDot(withWitnessEdges(answer.dot, r.witnesses?.[i]), $('#witness-graph'));
   document.body.dataset.witness = String(i);
 }
 
@@ -345,7 +347,8 @@ async function explain(options) {
     <code>${escapeHtml(answer.outcome ?? '')}</code>
     ${answer.axioms?.length ? `broken axioms: <strong>${answer.axioms.map(escapeHtml).join(', ')}</strong>` : ''}</div>` +
     (answer.breaches || []).map((b, k) => `<div class="breach"><h3>${escapeHtml(b.axiom)}</h3>
-      <p>${escapeHtml(b.why)}</p><div class="graph" id="breach-${k}"></div></div>`).join('') +
+      <p>${escapeHtml(b.why)}</p>${b.edges?.length ? `<div class="graph" id="breach-${k}"></div>` : ''}
+      ${b.execution ? `<details><summary>the execution that would need it broken</summary>${witnessText(b.execution)}</details>` : ''}</div>`).join('') +
     (!forbidden && answer.message ? `<p>${escapeHtml(answer.message)}</p>` : '');
   document.body.dataset.explain = answer.verdict ?? '';
   for (const [k, b] of (answer.breaches || []).entries()) {
