@@ -199,6 +199,7 @@ function clearResults() {
   ui.rows.hidden = true;
   $('#witness-graph').innerHTML = '';
   $('#witness-text').innerHTML = '';
+  $('#witness-hint').hidden = false;
 }
 
 // The verdict as herd7 users read it, and what it means for the condition's
@@ -499,7 +500,8 @@ ui.examples.addEventListener('change', async () => {
 
 $('#open-file').addEventListener('change', async (e) => {
   const file = e.target.files[0];
-  if (file) setTest(file.name, await file.text());
+  if (file) { setTest(file.name, await file.text()); ui.examples.value = ''; }
+  e.target.value = '';
 });
 
 ui.share.addEventListener('click', async () => {
