@@ -221,10 +221,13 @@ function verdictHtml(r) {
   const cls = holds ? 'yes' : 'no';
   return `<div class="verdict-line"><span class="pill ${cls}">${holds ? 'Yes' : 'No'}</span>
     <code>${escapeHtml(q)} ${escapeHtml(c.text)}</code> <span>${escapeHtml(meaning)}</span></div>
-    <div class="muted">Test <strong>${escapeHtml(r.test)}</strong> · observation
-    <strong>${escapeHtml(r.observation ?? '')}</strong> · ${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}
-    · model ${escapeHtml(r.model ?? '')} · ${escapeHtml(r.target ?? '')} · engine ${escapeHtml(r.engine ?? '')}
-    · ${(+r.seconds).toFixed(3)} s${r.incomplete_paths ? ` · <span class="warn">${r.incomplete_paths} incomplete paths</span>` : ''}</div>`;
+    <div class="muted">${[`Test <strong>${escapeHtml(r.test)}</strong>`,
+    `observation <strong>${escapeHtml(r.observation ?? '')}</strong>`,
+    `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}`,
+    r.model && `model ${escapeHtml(r.model)}`, r.target && escapeHtml(r.target),
+    r.engine && `engine ${escapeHtml(r.engine)}`, `${(+r.seconds).toFixed(3)} s`,
+    r.incomplete_paths && `<span class="warn">${r.incomplete_paths} incomplete paths</span>`,
+  ].filter(Boolean).join(' · ')}</div>`;
 }
 
 function showResult(k) {
