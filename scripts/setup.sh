@@ -11,9 +11,10 @@ cd "$(dirname "$0")/.."
 # headless tests; nodejs, npm: the playground's packages and its test;
 # python3: checks in the CLI tests; clang-format: the layout check (.clang-format);
 # libtomlplusplus-dev: the TOML reader of `gen matrix` specs (docs/matrix-spec.md);
-# slurm-wlm, munge: the single-node Slurm of ctest cli.slurm (scripts/slurm/).
+# slurm-wlm, munge: the single-node Slurm of ctest cli.slurm (scripts/slurm/);
+# emscripten (brings node): the playground's WebAssembly module (scripts/build-wasm.sh).
 packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium python3
-          clang-format libtomlplusplus-dev slurm-wlm munge nodejs)
+          clang-format libtomlplusplus-dev slurm-wlm munge emscripten nodejs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

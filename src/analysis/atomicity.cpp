@@ -20,7 +20,9 @@
 #include <fmt/format.h>
 
 #include "analysis/model_view.hpp"
+#include "redscope/core/diagnostic.hpp"
 #include "redscope/engine/z3/query.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
@@ -344,6 +346,8 @@ std::optional<AtomicityPair> decide_skeleton(QuerySession& session, const Skelet
 }  // namespace
 
 AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opts) {
+  if (!z3_available())  // its queries are the solver's (query.hpp)
+    throw InputError(Diagnostic{test.file, {1, 1}, no_z3_message("atomicity")});
   const auto t0 = std::chrono::steady_clock::now();
   AtomicityResult r;
   r.test = test.name;

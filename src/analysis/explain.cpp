@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "analysis/model_view.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/z3/query.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/model/primitives.hpp"
@@ -468,6 +470,87 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
   return out;
 }
 
+// --- without the solver (a build with REDSCOPE_WITH_Z3=OFF) -------------------
+//
+// The enumerator decides whether the target is reached under a set of the
+// model's checks (the others left out through EngineOptions::disabled_checks),
+// and a minimal forbidding set is found by deletion over the whole test, in
+// file order: drop a check, keep it dropped while the target stays
+// unreached. What differs from explain_target: one set for the test, not the
+// union of one core per path; each breach is the execution the enumerator
+// finds once its axiom is dropped from that set, without the edges that
+// break it (Breaker reads the solver's execution); an allowed outcome's
+// witness has no synchronization notes. docs/cli.md "explain".
+
+// Whether some outcome the enumerator finds with `disabled` left out reaches
+// the target (its values, or the condition's proposition); its witness.
+std::optional<Witness> reached(const LitmusTest& test, const EngineOptions& opts, const Target& t,
+                               const std::vector<std::string>& disabled) {
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  o.observe_all = true;
+  o.verdict_only = false;
+  o.disabled_checks = disabled;
+  const TestResult r = run_enum(test, o);
+  std::vector<std::size_t> at;  // each target observable's column in r
+  for (const Observable& x : t.obs) {
+    const auto it = std::find_if(r.observables.begin(), r.observables.end(),
+                                 [&](const Observable& y) { return y.label == x.label; });
+    if (it == r.observables.end()) return std::nullopt;
+    at.push_back(static_cast<std::size_t>(it - r.observables.begin()));
+  }
+  for (const Outcome& oc : r.outcomes) {
+    bool hit = !t.values.empty() || oc.satisfies;
+    for (std::size_t k = 0; hit && k < t.values.size(); ++k) hit = oc.values[at[k]] == t.values[k];
+    if (hit) return oc.witness;
+  }
+  return std::nullopt;
+}
+
+Explanation explain_by_enumeration(const LitmusTest& test, const EngineOptions& opts,
+                                   std::shared_ptr<const Expansion> ex, const Target& target) {
+  Explanation out;
+  out.test = test.name;
+  out.file = test.file;
+  out.model = opts.model_for(test);
+  out.model_file = opts.model_file;
+  out.expansion = ex;
+  out.outcome = target.text;
+  out.target_sm = test.target_sm;
+  for (const Skeleton& sk : ex->skeletons) out.paths += sk.cut ? 0 : 1;
+  const std::vector<std::string> all = QueryModel(test, opts).enabled_checks();
+  const auto off = [&](const std::vector<std::string>& kept) {
+    std::vector<std::string> d = opts.disabled_checks;
+    for (const std::string& a : all)
+      if (std::find(kept.begin(), kept.end(), a) == kept.end()) d.push_back(a);
+    return d;
+  };
+  if (auto w = reached(test, opts, target, off(all))) {
+    out.allowed = true;
+    out.witness = std::move(*w);
+    return out;
+  }
+  if (!reached(test, opts, target, off({}))) {
+    out.paths_without_values = out.paths;
+    return out;
+  }
+  std::vector<std::string> core = all;
+  for (const std::string& a : all)
+    if (!reached(test, opts, target, off(without(core, a)))) core = without(core, a);
+  out.axioms = core;
+  for (const std::string& a : core) {
+    Breach b;
+    b.axiom = a;
+    b.why = fmt::format(
+        "{} is needed: without it (the other axioms of this set kept) the "
+        "enumerator reaches the outcome.",
+        a);
+    if (auto w = reached(test, opts, target, off(without(core, a)))) b.execution = std::move(*w);
+    out.breaches.push_back(std::move(b));
+  }
+  return out;
+}
+
 }  // namespace
 
 Explanation explain(const LitmusTest& test, const EngineOptions& opts, const ExplainRequest& req) {
@@ -481,6 +564,7 @@ Explanation explain(const LitmusTest& test, const EngineOptions& opts, const Exp
         test.file, test.file));
   auto ex = std::make_shared<const Expansion>(expand(test, opts.expand));
   const Target target = parse_target(test, *ex, req);
+  if (!z3_available()) return explain_by_enumeration(test, opts, ex, target);
   return explain_target(test, opts, ex, target, true);
 }
 
@@ -491,6 +575,7 @@ std::vector<std::string> forbidding_axioms(const LitmusTest& test, const EngineO
   Target t;
   t.obs = obs;
   t.values = values;
+  if (!z3_available()) return explain_by_enumeration(test, opts, ex, t).axioms;
   return explain_target(test, opts, ex, t, false).axioms;
 }
 

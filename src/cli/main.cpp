@@ -29,6 +29,7 @@
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
+#include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
@@ -379,6 +380,8 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       const std::string e = value();
       if (e == "auto")
         c.engine = redscope::EngineKind::Auto;
+      else if (e == "z3" && !redscope::z3_available())
+        usage_error(redscope::no_z3_message("--engine z3"));
       else if (e == "z3")
         c.engine = redscope::EngineKind::Z3;
       else if (e == "enum")
@@ -504,7 +507,8 @@ redscope::EngineOptions options_of(const Cli& c) {
   opts.engine = c.engine;
   opts.verdict_only = c.verdict;
   // Pictures are drawn from the solver's structured witnesses.
-  if (c.dot_dir && c.engine == redscope::EngineKind::Auto) opts.engine = redscope::EngineKind::Z3;
+  if (c.dot_dir && c.engine == redscope::EngineKind::Auto && redscope::z3_available())
+    opts.engine = redscope::EngineKind::Z3;
   opts.max_file_bytes = c.max_file_bytes;
   opts.limits = c.limits;
   if (c.cat) {

@@ -154,6 +154,12 @@ TestResult check_text(const std::string& text, const std::string& name, const En
       name, [&](const EngineOptions&) { return parse_litmus(text, name); }, opts);
 }
 
+TestResult check_source(const std::string& text, const std::string& file, std::size_t n,
+                        const EngineOptions& opts) {
+  return check_parsed(
+      file, [&](const EngineOptions&) { return parse_litmus_text(text, file).at(n); }, opts);
+}
+
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
                                   unsigned jobs) {
   std::vector<TestResult> results(files.size());

@@ -62,6 +62,12 @@ TestResult run_auto_verdict(const LitmusTest& test, const EngineOptions& opts) {
 }
 
 TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
+  // Without the solver (a build with REDSCOPE_WITH_Z3=OFF) auto is the enumerator.
+  if (!z3_available()) {
+    EngineOptions o = opts;
+    o.engine = EngineKind::Enum;
+    return tagged(run_enum(test, o), "enum", "auto: this build has no Z3 engine");
+  }
   if (opts.verdict_only) return run_auto_verdict(test, opts);
   EngineOptions o = opts;
   const EngineEstimate est = estimate_engines(test, opts, kLittleWork);

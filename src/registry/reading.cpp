@@ -23,6 +23,10 @@ std::vector<LitmusTest> parse_litmus_tests(const std::string& path, std::size_t 
   return reader_of(path, text).parse(text, path);
 }
 
+std::vector<LitmusTest> parse_litmus_text(std::string_view text, const std::string& file) {
+  return reader_of(file, text).parse(text, file);
+}
+
 LitmusTest parse_litmus_file(const std::string& path, std::size_t max_bytes) {
   const auto addr = split_address(path);
   const std::string file = addr ? addr->first : path;

@@ -69,6 +69,11 @@ void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t
   });
 }
 
+// Test n (from 0) of `text`, read through the registry as the file `file`
+// would be (any dialect), checked as check_file checks a file.
+TestResult check_source(const std::string& text, const std::string& file, std::size_t n,
+                        const EngineOptions& opts);
+
 // Checks every file on `jobs` worker threads; results in `files` order
 // (the CLI streams them with run_ordered instead).
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,

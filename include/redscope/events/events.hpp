@@ -81,7 +81,13 @@ using EventGraph =
 struct RegName {
   ThreadId thread = 0;
   std::string name;
-  auto operator<=>(const RegName&) const = default;
+  // Ordered by thread, then name. Written out, not `<=> = default`: the
+  // libc++ of the WebAssembly build (emscripten 3.1.6) has no <=> for
+  // std::string.
+  bool operator==(const RegName&) const = default;
+  friend bool operator<(const RegName& a, const RegName& b) {
+    return a.thread != b.thread ? a.thread < b.thread : a.name < b.name;
+  }
 };
 
 // A lane of a declaration's layout inside a wider cell: `h[1]` of a

@@ -97,6 +97,10 @@ std::string accepted_files();
 std::vector<LitmusTest> parse_litmus_tests(const std::string& path,
                                            std::size_t max_bytes = kDefaultMaxFileBytes);
 
+// Every test of `text`, read as the file named `file` would be (the page's
+// editor, where no file exists).
+std::vector<LitmusTest> parse_litmus_text(std::string_view text, const std::string& file);
+
 // One test: `path` is a file holding one test, or FILE#N for the N-th test
 // (from 1) of a file holding several. A file holding several, named without
 // #N, is an input error that lists the addresses to use.

@@ -1,7 +1,6 @@
 // The analyses' query interface (query.hpp) over the private encoding.
 #include "redscope/engine/z3/query.hpp"
 
-#include <algorithm>
 #include <optional>
 
 #include <z3++.h>
@@ -13,23 +12,6 @@
 #include "redscope/model/primitives.hpp"
 
 namespace redscope {
-
-QueryModel::QueryModel(const LitmusTest& test, const EngineOptions& opts)
-    : model_(model_of(opts, test)),
-      kind_(opts.model_for(test)),
-      variants_(kind_->variant_list()),
-      opts_(opts) {}
-
-std::vector<std::string> QueryModel::enabled_checks() const {
-  std::vector<std::string> all;
-  for (const cat::Stmt& st : model_->stmts)
-    if (st.check && !st.check->flag && !st.check->name.empty() && enabled(st.check->name) &&
-        std::find(all.begin(), all.end(), st.check->name) == all.end())
-      all.push_back(st.check->name);
-  return all;
-}
-
-std::string witness_label(const Skeleton& sk, EventId e) { return detail::event_label(sk, e); }
 
 struct QuerySession::Impl {
   z3::context c;

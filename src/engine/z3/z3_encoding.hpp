@@ -21,6 +21,7 @@
 #include "redscope/core/bitrel.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/engine/z3/z3_values.hpp"
 #include "redscope/events/value_sets.hpp"
 #include "redscope/model/cat.hpp"
@@ -28,13 +29,8 @@
 
 namespace redscope::detail {
 
-inline std::string event_label(const Skeleton& s, EventId e) {
-  const Event& ev = s.ev(e);
-  if (ev.is_init) return fmt::format("init {}", ev.loc);
-  std::string half;
-  if (ev.in_rmw) half = ev.is_read() ? " (read)" : " (write)";
-  return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text, half);
-}
+// How witnesses name an event (query.hpp: witness_label, query_model.cpp).
+inline std::string event_label(const Skeleton& s, EventId e) { return witness_label(s, e); }
 
 // Recorded at construction (expr.cpp), so shared subterms cost nothing: an
 // `add r0, r0, r0` chain is a small graph that unfolds exponentially.

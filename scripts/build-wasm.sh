@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the playground's WebAssembly module with Debian's emscripten
+# (scripts/setup.sh installs it; CMake option REDSCOPE_WASM, cmake/wasm.cmake):
+# build-wasm/web/redscope.js + redscope.wasm (src/wasm, the JS API in
+# docs/architecture.md), and copies web/ next to them when the tree has it.
+# Incremental (ccache when installed); prints its time.
+# Usage: scripts/build-wasm.sh [BUILD_DIR]   (default: build-wasm)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/build-wasm}
+start=$(date +%s.%N)
+command -v emcmake >/dev/null || {
+  echo "build-wasm: emcmake not found (apt-get install emscripten; scripts/setup.sh)" >&2
+  exit 1
+}
+# emcc runs its JS optimizer with node, which must find Debian's acorn
+# (node-acorn, in /usr/share/nodejs: a node from elsewhere does not look there).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [[ ! -f $out/CMakeCache.txt ]]; then
+  emcmake cmake -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
+    "${launcher[@]}" >/dev/null
+fi
+cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm
+if [[ -d $root/web ]]; then
+  cp -r "$root/web/." "$out/web/"
+fi
+end=$(date +%s.%N)
+printf 'build-wasm: %s/web/redscope.{js,wasm} (%s KiB wasm) in %.1f s\n' "$out" \
+  "$(( $(stat -c %s "$out/web/redscope.wasm") / 1024 ))" "$(echo "$end - $start" | bc)"

@@ -1,0 +1,279 @@
+// The playground's one call (api.hpp). Every answer is what the CLI prints
+// for the same command, made by the same functions: run's object is
+// report's render_json_item of check_source's result (check_file's path),
+// explain's and atomicity's their render_json. Errors are the CLI's located
+// diagnostics, split into their parts.
+#include "wasm/api.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/explain.hpp"
+#include "redscope/core/budget.hpp"
+#include "redscope/core/diagnostic.hpp"
+#include "redscope/core/json.hpp"
+#include "redscope/core/model.hpp"
+#include "redscope/driver/suite.hpp"
+#include "redscope/engine/z3/z3.hpp"
+#include "redscope/model/cat.hpp"
+#include "redscope/registry/registry.hpp"
+#include "redscope/report/dot.hpp"
+#include "redscope/report/report.hpp"
+
+#ifndef REDSCOPE_VERSION
+#define REDSCOPE_VERSION "unknown"
+#endif
+
+namespace redscope::wasm {
+
+namespace {
+
+struct Request {
+  std::string command;
+  std::string test;
+  std::string file = "test.litmus";
+  std::optional<std::string> model, model_text;
+  std::string model_file = "model.cat";
+  const JsonNode* options = nullptr;
+
+  const JsonNode* option(std::string_view key) const {
+    return options ? options->find(key) : nullptr;
+  }
+  bool flag(std::string_view key) const {
+    const JsonNode* n = option(key);
+    return n && n->truthy();
+  }
+};
+
+// A string member, or nothing when absent or null.
+std::optional<std::string> text_of(const JsonNode& o, std::string_view key) {
+  const JsonNode* n = o.find(key);
+  if (!n || n->is(JsonNode::Type::Null)) return std::nullopt;
+  if (!n->is(JsonNode::Type::String))
+    throw InputError(
+        Diagnostic{"request", {n->line(), n->col()}, fmt::format("\"{}\" must be a string", key)});
+  return n->text();
+}
+
+Request read_request(const JsonNode& root) {
+  if (!root.is(JsonNode::Type::Object))
+    throw InputError(Diagnostic{"request", {1, 1}, "a request is a JSON object"});
+  Request q;
+  q.command = text_of(root, "command").value_or("");
+  q.test = text_of(root, "test").value_or("");
+  q.file = text_of(root, "file").value_or(q.file);
+  q.model = text_of(root, "model");
+  q.model_text = text_of(root, "model_text");
+  q.model_file = text_of(root, "model_file").value_or(q.model_file);
+  q.options = root.find("options");
+  return q;
+}
+
+Json error_json(const Diagnostic& d) {
+  return Json::object().set("error", Json::object()
+                                         .set("file", d.file)
+                                         .set("line", static_cast<std::size_t>(d.loc.line))
+                                         .set("column", static_cast<std::size_t>(d.loc.col))
+                                         .set("message", d.message)
+                                         .set("text", d.render()));
+}
+
+// A result's error (Diagnostic::render's "F:L:C: error: M", or "F: error: M"
+// for a problem of the whole file) back into its parts.
+Diagnostic diagnostic_of(const std::string& text, const std::string& file) {
+  static const std::regex located(R"(^(.*?):(\d+):(\d+): error: ([\s\S]*)$)");
+  static const std::regex whole(R"(^(.*?): error: ([\s\S]*)$)");
+  std::smatch m;
+  if (std::regex_match(text, m, located))
+    return Diagnostic{m[1], {std::stoi(m[2]), std::stoi(m[3])}, m[4]};
+  if (std::regex_match(text, m, whole)) return Diagnostic{m[1], {0, 0}, m[2]};
+  return Diagnostic{file, {0, 0}, text};
+}
+
+// The model a request names: its own text (parsed here: its errors are
+// located in model_file), a built-in one by file or name, or the test's.
+void set_model(const Request& q, EngineOptions& o) {
+  if (q.model_text) {
+    o.user_model = std::make_shared<const cat::Model>(
+        cat::parse_cat(*q.model_text, q.model_file, cat::ptx_primitives()));
+    o.model_file = q.model_file;
+    return;
+  }
+  if (!q.model) return;
+  for (const BuiltinModel& m : kBuiltinModels)
+    if (!m.file.empty() && (m.file == *q.model || m.name == *q.model)) {
+      o.model = &m;
+      return;
+    }
+  throw InputError(Diagnostic{"request", {0, 0}, fmt::format("no model '{}'", *q.model)});
+}
+
+EngineOptions options_of(const Request& q) {
+  EngineOptions o;
+  o.observe_all = q.flag("observe_all");
+  o.verdict_only = q.flag("verdict");
+  o.workers = 1;  // no threads in the module (cmake/wasm/libcxx_compat.hpp)
+  if (const JsonNode* n = q.option("max_outcomes"); n && n->is(JsonNode::Type::Number))
+    o.max_outcomes = static_cast<std::size_t>(std::stod(n->text()));
+  if (const JsonNode* n = q.option("timeout_ms"); n && n->is(JsonNode::Type::Number))
+    o.limits.seconds = std::stod(n->text()) / 1000;
+  if (const JsonNode* n = q.option("engine"); n && n->is(JsonNode::Type::String)) {
+    const std::string& e = n->text();
+    if (e == "enum")
+      o.engine = EngineKind::Enum;
+    else if (e == "op")
+      o.engine = EngineKind::Op;
+    else if (e == "z3")
+      o.engine = EngineKind::Z3;  // without Z3: run_z3 says so, located at the test
+    else if (e != "auto")
+      throw InputError(Diagnostic{"request",
+                                  {n->line(), n->col()},
+                                  fmt::format("unknown engine '{}' (auto, z3, enum, op)", e)});
+  }
+  set_model(q, o);
+  return o;
+}
+
+// The one test of the request's text (a located error when it holds none
+// or several).
+LitmusTest one_test(const Request& q) {
+  std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
+  if (tests.size() != 1)
+    throw InputError(Diagnostic{
+        q.file, {0, 0}, fmt::format("holds {} tests; this command takes one", tests.size())});
+  return std::move(tests.front());
+}
+
+TestResult checked(const Request& q, std::size_t n) {
+  TestResult r = check_source(q.test, q.file, n, options_of(q));
+  if (r.error) throw InputError(diagnostic_of(*r.error, q.file));
+  return r;
+}
+
+// run: the object `redscope run --format json` prints for the test (an
+// array of them for a file holding several, as a .test template may).
+std::string run(const Request& q) {
+  const std::size_t n = parse_litmus_text(q.test, q.file).size();
+  if (n == 1) return render_json_item(checked(q, 0));
+  std::string out = "[";
+  for (std::size_t i = 0; i < n; ++i) out += (i ? "," : "") + render_json_item(checked(q, i));
+  return out + "]";
+}
+
+// Whether outcome `o` of `r` has the values of `want` ({"P0:r0": "1", ...},
+// as run's JSON writes them).
+bool has_values(const TestResult& r, const Outcome& o, const JsonNode& want) {
+  for (std::size_t k = 0; k < r.observables.size(); ++k) {
+    const JsonNode* v = want.find(r.observables[k].label);
+    if (!v || v->text() != format_value(o.values[k], r.observables[k].type)) return false;
+  }
+  return true;
+}
+
+// dot: the witness of the outcome `options.outcome` as run --dot draws it.
+std::string dot(const Request& q) {
+  const JsonNode* want = q.option("outcome");
+  if (!want || !want->is(JsonNode::Type::Object))
+    throw InputError(Diagnostic{"request", {0, 0}, "dot needs options.outcome: its values"});
+  const TestResult r = checked(q, 0);
+  for (const Outcome& o : r.outcomes) {
+    if (!has_values(r, o, *want)) continue;
+    if (!r.expansion) break;
+    const std::string text = witness_dot(r.expansion->skeletons.at(o.witness.skeleton), o.witness,
+                                         fmt::format("{} ({} engine)", r.test, r.engine));
+    return Json::object().set("dot", text).dump(Json::Layout::Line);
+  }
+  throw InputError(Diagnostic{q.file, {0, 0}, "no such outcome with a witness to draw"});
+}
+
+std::string explain_answer(const Request& q) {
+  const LitmusTest t = one_test(q);
+  ExplainRequest req;
+  if (const JsonNode* o = q.option("outcome"); o && o->is(JsonNode::Type::String))
+    req.outcome = o->text();
+  else if (!q.flag("condition"))
+    throw InputError(Diagnostic{"request",
+                                {0, 0},
+                                "explain needs options.outcome (\"P0:r0=1; x=2\") or "
+                                "options.condition: true"});
+  const Explanation e = with_budget(options_of(q), [&](const EngineOptions& o) {
+    try {
+      return explain(t, o, req);
+    } catch (const std::invalid_argument& x) {  // a malformed outcome: the CLI's usage error
+      throw InputError(Diagnostic{"request", {0, 0}, x.what()});
+    }
+  });
+  return render_json(e);
+}
+
+std::string atomicity_answer(const Request& q) {
+  const LitmusTest t = one_test(q);
+  return render_atomicity_json_item(
+      with_budget(options_of(q), [&](const EngineOptions& o) { return check_atomicity(t, o); }));
+}
+
+std::string models() {
+  Json list = Json::array();
+  std::vector<std::string_view> seen;  // variants share their file (ptx, ptx-sm6x)
+  for (const BuiltinModel& m : kBuiltinModels)
+    if (!m.file.empty() && std::find(seen.begin(), seen.end(), m.file) == seen.end()) {
+      seen.push_back(m.file);
+      list.push(std::string(m.file));
+    }
+  return Json::object().set("models", std::move(list)).dump(Json::Layout::Line);
+}
+
+std::string version() {
+  Json engines = Json::array();
+  if (z3_available()) engines.push("z3");
+  engines.push("enum").push("op");
+  return Json::object()
+      .set("version", REDSCOPE_VERSION)
+      .set("z3", z3_available())
+      .set("engines", std::move(engines))
+      .dump(Json::Layout::Line);
+}
+
+std::string answer(const Request& q) {
+  if (q.command == "run") return run(q);
+  if (q.command == "dot") return dot(q);
+  if (q.command == "explain") return explain_answer(q);
+  if (q.command == "atomicity") return atomicity_answer(q);
+  if (q.command == "check_model") {
+    cat::parse_cat(q.model_text.value_or(""), q.model_file, cat::ptx_primitives());
+    return Json::object().set("ok", true).dump(Json::Layout::Line);
+  }
+  if (q.command == "models") return models();
+  if (q.command == "version") return version();
+  throw InputError(Diagnostic{
+      "request",
+      {0, 0},
+      fmt::format("unknown command '{}' (run, dot, explain, atomicity, check_model, models, "
+                  "version)",
+                  q.command)});
+}
+
+}  // namespace
+
+std::string call(std::string_view request) {
+  std::string file = "request";
+  try {
+    const JsonNode root = parse_json(request, "request");
+    const Request q = read_request(root);
+    file = q.file;
+    return answer(q);
+  } catch (const InputError& e) {
+    return error_json(e.diagnostic()).dump(Json::Layout::Line);
+  } catch (const std::exception& e) {  // over budget, or a defect: still a located answer
+    return error_json(Diagnostic{file, {0, 0}, e.what()}).dump(Json::Layout::Line);
+  }
+}
+
+}  // namespace redscope::wasm
