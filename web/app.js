@@ -51,7 +51,8 @@ ui.fileName.addEventListener('input', () => { showDialect(); testEditor.render()
 
 const engine = new Engine({
   onReady: (msg) => {
-    document.body.dataset.state = 'ready';
+    // The first start, or a restart after Stop (whose state, 'stopped', stays).
+    if (document.body.dataset.state === 'loading') document.body.dataset.state = 'ready';
     ui.run.disabled = false;
     setStatus(`engine ready (${(msg.ms / 1000).toFixed(1)} s)`);
     const v = msg.version;
