@@ -329,14 +329,30 @@ const outcomeString = (o) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join
 
 // ---- explain -------------------------------------------------------------------------
 
+// A breach as a graph: its cycle's edges when explain names them (the solver's
+// derivation), else the execution that would need the axiom broken (its rf
+// and co, as the enumerator gives them).
+function breachEdges(b) {
+  if (b.edges?.length) return b.edges;
+  const out = [];
+  for (const kind of ['rf', 'co']) {
+    for (const pair of b.execution?.[kind] ?? []) {
+      const [from, to] = pair.split(' -> ');
+      if (from && to) out.push({ kind, from, to });
+    }
+  }
+  return out;
+}
+
 function explainDot(b) {
   const names = new Map();
   const id = (s) => { if (!names.has(s)) names.set(s, `n${names.size}`); return names.get(s); };
-  const colours = { rf: '#b3261e', co: '#1f5fbf', fr: '#8a5a00', po: '#333333' };
-  const edges = (b.edges || []).map((e) =>
+  const colours = { rf: '#d62728', co: '#1f77b4', fr: '#8a5a00', po: '#333333' };
+  const edges = breachEdges(b).map((e) =>
     `${id(e.from)} -> ${id(e.to)} [label="${e.kind}", color="${colours[e.kind] || '#6a1b9a'}", fontcolor="${colours[e.kind] || '#6a1b9a'}"];`);
   const nodes = [...names].map(([label, n]) => `${n} [label="${label.replace(/(["\\])/g, '\\$1')}"];`);
-  return `digraph G { graph [fontname=Helvetica, label="${b.axiom}", labelloc=t]; ` +
+  const title = b.edges?.length ? b.axiom : `${b.axiom}: the execution that would break it`;
+  return `digraph G { graph [fontname=Helvetica, label="${title}", labelloc=t]; ` +
     'node [fontname=Helvetica, fontsize=11, shape=box, style=rounded]; edge [fontname=Helvetica, fontsize=10]; ' +
     `${nodes.join(' ')} ${edges.join(' ')} }`;
 }
@@ -352,12 +368,12 @@ async function explain(options) {
     <code>${escapeHtml(answer.outcome ?? '')}</code>
     ${answer.axioms?.length ? `broken axioms: <strong>${answer.axioms.map(escapeHtml).join(', ')}</strong>` : ''}</div>` +
     (answer.breaches || []).map((b, k) => `<div class="breach"><h3>${escapeHtml(b.axiom)}</h3>
-      <p>${escapeHtml(b.why)}</p>${b.edges?.length ? `<div class="graph" id="breach-${k}"></div>` : ''}
+      <p>${escapeHtml(b.why)}</p>${breachEdges(b).length ? `<div class="graph" id="breach-${k}"></div>` : ''}
       ${b.execution ? `<details><summary>the execution that would need it broken</summary>${witnessText(b.execution)}</details>` : ''}</div>`).join('') +
     (!forbidden && answer.message ? `<p>${escapeHtml(answer.message)}</p>` : '');
   document.body.dataset.explain = answer.verdict ?? '';
   for (const [k, b] of (answer.breaches || []).entries()) {
-    if (b.edges?.length) await drawDot(explainDot(b), $(`#breach-${k}`));
+    if (breachEdges(b).length) await drawDot(explainDot(b), $(`#breach-${k}`));
   }
 }
 $('#explain-run').addEventListener('click', () => {
