@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -80,10 +81,58 @@ std::string node_label(const Skeleton& sk, const Witness& w, EventId e) {
   return fmt::format("{}{}{}", x.text, half, value);
 }
 
+// How the engines name an event in a witness's rf and co texts ("init x",
+// "P1#0 atom.add r0, [x], 1 (read)"): query.hpp's witness_label, and the
+// enumerator's own copy of it.
+std::string text_label(const Skeleton& sk, EventId e) {
+  const Event& ev = sk.ev(e);
+  if (ev.is_init) return fmt::format("init {}", ev.loc);
+  return fmt::format("P{}#{} {}{}", ev.thread, ev.po_index, ev.text,
+                     ev.in_rmw ? (ev.is_read() ? " (read)" : " (write)") : "");
+}
+
+// A witness given as rf and co texts only (the enumerator's) with its edges
+// recovered: each "A -> B" matched against the skeleton's events, the
+// initial write of a cell co-before the cell's other writes, and fr = rf^-1
+// ; co. A text that names no event of `sk` is left out.
+Witness with_edges(const Skeleton& sk, Witness w) {
+  std::map<std::string, EventId> id;
+  for (EventId e = 0; e < sk.size(); ++e) id.emplace(text_label(sk, e), e);
+  auto pairs = [&](const EdgeTexts& texts, const char* kind) {
+    for (const std::string& t : texts) {
+      const auto arrow = t.find(" -> ");
+      if (arrow == std::string::npos) continue;
+      const auto a = id.find(t.substr(0, arrow)), b = id.find(t.substr(arrow + 4));
+      if (a != id.end() && b != id.end()) w.edges.push_back({a->second, b->second, kind});
+    }
+  };
+  pairs(w.rf, "rf");
+  pairs(w.co, "co");
+  std::set<std::pair<EventId, EventId>> co;
+  for (const ExecEdge& e : w.edges)
+    if (e.kind == "co") co.insert({e.from, e.to});
+  for (EventId i = 0; i < sk.size(); ++i)
+    for (EventId x = 0; x < sk.size(); ++x)
+      if (sk.ev(i).is_init && sk.ev(x).is_write() && !sk.ev(x).is_init &&
+          sk.ev(x).loc == sk.ev(i).loc && co.insert({i, x}).second)
+        w.edges.push_back({i, x, "co"});
+  const std::vector<ExecEdge> rf_co = w.edges;
+  for (const ExecEdge& r : rf_co)
+    if (r.kind == "rf")
+      for (const auto& [a, b] : co)
+        if (a == r.from) w.edges.push_back({r.to, b, "fr"});
+  return w;
+}
+
 }  // namespace
 
-std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string& title,
+std::string witness_dot(const Skeleton& sk, const Witness& given, const std::string& title,
                         const std::vector<ExecEdge>& highlight) {
+  const bool texts_only =
+      std::none_of(given.edges.begin(), given.edges.end(),
+                   [](const ExecEdge& e) { return e.kind == "rf" || e.kind == "co"; }) &&
+      (!given.rf.empty() || !given.co.empty());
+  const Witness w = texts_only ? with_edges(sk, given) : given;
   std::vector<EventId> events = w.executed;
   if (events.empty())
     for (EventId e = 0; e < sk.size(); ++e) events.push_back(e);

@@ -12,7 +12,8 @@ namespace redscope {
 
 // po (immediate), rmw, rf, co and fr (their covering edges) and sync of the
 // witness; `highlight` edges (e.g. the cycle that breaks an axiom) drawn
-// bold in violet, added when the witness lacks them.
+// bold in violet, added when the witness lacks them. A witness with rf and
+// co texts only (the enumerator's) has its edges recovered from them.
 std::string witness_dot(const Skeleton& sk, const Witness& w, const std::string& title,
                         const std::vector<ExecEdge>& highlight = {});
 

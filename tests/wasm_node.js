@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// The WebAssembly module against the CLI (ctest wasm.node, issue 35): every
+// litmus/ test the playground can run goes through the module's one call
+// (redscope_call, {"command": "run"}) in Node, and its outcome set, its
+// observation and whether the condition holds must equal those of
+// `redscope run --format json --engine enum` for the same file (the module
+// has no Z3: auto is the enumerator there, so the CLI is asked for it by
+// name). Also: a malformed test answers with its located error, a witness
+// is drawn with its rf and co edges, and the module lists the shipped models.
+//
+// Usage: node tests/wasm_node.js MODULE.js REDSCOPE LITMUS_DIR
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const {execFileSync} = require('child_process');
+
+// Tests the page cannot run, with the reason (none today: every litmus/
+// test is an event graph the enumerator checks, or a PTO program its
+// explorer runs; a test that needed Z3, the host's ptxas or other files
+// would be listed here).
+const EXCLUDED = new Map([]);
+
+const [moduleJs, redscope, litmusDir] = process.argv.slice(2);
+if (!litmusDir) {
+  console.error('usage: wasm_node.js MODULE.js REDSCOPE LITMUS_DIR');
+  process.exit(2);
+}
+
+function litmusFiles(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...litmusFiles(p));
+    else if (/\.(litmus|test)$/.test(e.name)) out.push(p);
+  }
+  return out.sort();
+}
+
+// What must agree: the outcome set (order-free), the observation, holds.
+function summary(r) {
+  if (r.error) return {error: true};  // the CLI's is a string, the module's located parts
+  const outcomes = (r.outcomes || []).map(o => JSON.stringify(o, Object.keys(o).sort())).sort();
+  return {outcomes, observation: r.observation, holds: r.condition && r.condition.holds};
+}
+
+function main(M) {
+  const call = req =>
+      JSON.parse(M.ccall('redscope_call', 'string', ['string'], [JSON.stringify(req)]));
+  const files = litmusFiles(litmusDir).filter(f => !EXCLUDED.has(path.relative(litmusDir, f)));
+  const t0 = process.hrtime.bigint();
+  const cli = JSON.parse(execFileSync(
+      redscope, ['run', '--format', 'json', '--engine', 'enum', '-j2', ...files],
+      {maxBuffer: 1 << 30}));
+  const cliSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const byFile = new Map(cli.map(r => [r.file, r]));
+  let failures = 0;
+  const t1 = process.hrtime.bigint();
+  for (const f of files) {
+    const r = call({command: 'run', test: fs.readFileSync(f, 'utf8'), file: path.basename(f),
+                    options: {engine: 'enum'}});
+    const want = byFile.get(f);
+    const a = JSON.stringify(summary(r)), b = JSON.stringify(want ? summary(want) : null);
+    if (a !== b) {
+      ++failures;
+      console.log(`DIFFERENT ${f}\n  module: ${a}\n  cli:    ${b}`);
+    }
+  }
+  const moduleSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+  const bad = call({command: 'run', test: 'PTX bad\n{ x = 0; }\n P0 ;\n', file: 'bad.litmus'});
+  if (!bad.error || bad.error.file !== 'bad.litmus' || !(bad.error.line > 0) ||
+      !bad.error.text.startsWith(`bad.litmus:${bad.error.line}:`)) {
+    ++failures;
+    console.log(`a malformed test: no located error: ${JSON.stringify(bad)}`);
+  }
+  // The enumerator's witness drawn with its rf, co and fr edges (recovered
+  // from its texts by report's witness_dot).
+  const mp = fs.readFileSync(path.join(litmusDir, 'classic', 'MP.litmus'), 'utf8');
+  const picture = call({command: 'dot', test: mp, file: 'MP.litmus',
+                        options: {outcome: {'P1:r0': '1', 'P1:r1': '1'}}}).dot || '';
+  if (!/label=rf/.test(picture) || !/label=co/.test(picture)) {
+    ++failures;
+    console.log(`dot: no rf or co edge in the witness of MP's P1:r0=1, P1:r1=1:\n${picture}`);
+  }
+  const models = call({command: 'models'}).models || [];
+  if (!models.includes('ptx.cat') || !M.FS.readdir('/models').includes('ptx.cat')) {
+    ++failures;
+    console.log(`models: ${JSON.stringify(models)}`);
+  }
+  console.log(`wasm.node: ${files.length} tests (${EXCLUDED.size} excluded), ${failures} ` +
+              `difference(s); module ${moduleSeconds.toFixed(2)} s, CLI -j2 ` +
+              `${cliSeconds.toFixed(2)} s`);
+  process.exit(failures ? 1 : 0);
+}
+
+require(path.resolve(moduleJs))().then(main, e => {
+  console.error(`wasm.node: the module did not load: ${e}`);
+  process.exit(1);
+});
