@@ -1,7 +1,7 @@
-// Completes a witness graph from the run's JSON witness. The module's DOT
-// (the `dot` call, what `run --dot` writes) draws rf and co from a solver
-// model; the enumerator, the only engine in the wasm build, gives none, so
-// its DOT has the events and po/rmw but no communication edges. The run's
+// Completes a witness graph from the run's JSON witness, a fallback for a
+// module whose DOT (the `dot` call, what `run --dot` writes) draws no rf or
+// co: report's witness_dot drew them from a solver model only, and the
+// enumerator is the only engine in the wasm build. The run's
 // JSON lists them for every outcome ("P0#1 st.release.gpu y, 1 -> P1#0
 // ld.acquire.gpu r0, y", "init x -> ..."): this adds them to the DOT, each
 // event found as the DOT draws it (a thread's events in program order in its
