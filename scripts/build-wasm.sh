@@ -2,7 +2,7 @@
 # Builds the playground's WebAssembly module with Debian's emscripten
 # (scripts/setup.sh installs it; CMake option REDSCOPE_WASM, cmake/wasm.cmake):
 # build-wasm/web/redscope.js + redscope.wasm (src/wasm, the JS API in
-# docs/architecture.md), and copies web/ next to them when the tree has it.
+# docs/architecture.md), and assembles the page around them (scripts/build-web.sh).
 # Incremental (ccache when installed); prints its time.
 # Usage: scripts/build-wasm.sh [BUILD_DIR]   (default: build-wasm)
 set -euo pipefail
@@ -23,8 +23,10 @@ if [[ ! -f $out/CMakeCache.txt ]]; then
     "${launcher[@]}" >/dev/null
 fi
 cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm
-if [[ -d $root/web ]]; then
-  cp -r "$root/web/." "$out/web/"
+# The page around the module (web/'s files, vendored Graphviz, models,
+# examples): scripts/build-web.sh, which owns the page's assembly.
+if [[ -x $root/scripts/build-web.sh ]]; then
+  "$root/scripts/build-web.sh" "$out/web"
 fi
 end=$(date +%s.%N)
 printf 'build-wasm: %s/web/redscope.{js,wasm} (%s KiB wasm) in %.1f s\n' "$out" \

@@ -1,0 +1,586 @@
+// The playground page: wires the editors, the engine worker, the outcome
+// table, the witness graphs (Graphviz in wasm, vendored @viz-js/viz), explain,
+// atomicity, examples and share links. docs/playground.md describes it.
+
+import { Editor } from './editor.js';
+import { dialectOf, DIALECT_NAMES, escapeHtml } from './highlight.js';
+import { Engine } from './engine.js';
+import { encodeState, decodeFragment } from './share.js';
+import { evalCondition, conditionAsOutcome } from './condition.js';
+import { withWitnessEdges } from './witness.js';
+
+const $ = (sel) => document.querySelector(sel);
+const MY_MODEL_FILE = 'mine.cat';
+const DEFAULT_EXAMPLE = 'classic/MP.litmus';
+const MAX_ROWS = 2000;   // the table shows at most this many outcomes (the JSON has all)
+
+const ui = {
+  status: $('#status'), run: $('#run'), stop: $('#stop'), share: $('#share'),
+  examples: $('#examples'), fileName: $('#file-name'), dialect: $('#dialect'),
+  modelSelect: $('#model-select'), modelPane: $('#model-pane'), modelStatus: $('#model-status'),
+  message: $('#message'), verdict: $('#verdict'), outcomes: $('#outcomes'),
+  rows: $('#rows'), rowSelect: $('#row-select'), progress: $('#progress'),
+};
+
+const state = {
+  models: [],            // shipped model names, from the module
+  modelBase: null,       // the shipped model the cat editor's copy started from
+  modelEdited: false,    // the cat editor holds a model of one's own
+  results: [],           // the last run's test objects (a .test template: one per row)
+  current: null,         // the shown test object
+  row: 0,                // the shown row of a .test template (0-based)
+};
+
+// ---- editors -------------------------------------------------------------------
+
+const testEditor = new Editor($('#test-editor'), {
+  dialectFn: () => dialectOf(ui.fileName.value, $('#test-text').value),
+  onChange: () => showDialect(),
+});
+const modelEditor = new Editor($('#model-editor'), {
+  dialectFn: () => 'cat',
+  onChange: () => { state.modelEdited = true; ui.modelSelect.value = 'mine'; scheduleModelCheck(); },
+});
+
+function showDialect() {
+  ui.dialect.textContent = DIALECT_NAMES[dialectOf(ui.fileName.value, testEditor.value)];
+}
+ui.fileName.addEventListener('input', () => { showDialect(); testEditor.render(); });
+
+// ---- the engine ----------------------------------------------------------------
+
+const engine = new Engine({
+  onReady: (msg) => {
+    // The first start, or a restart after Stop (whose state, 'stopped', stays).
+    if (document.body.dataset.state === 'loading') document.body.dataset.state = 'ready';
+    ui.run.disabled = false;
+    setStatus(`engine ready (${(msg.ms / 1000).toFixed(1)} s)`);
+    const v = msg.version;
+    if (v) {
+      $('#version').textContent = `This is redscope ${v.version ?? ''}, engines ${(v.engines ?? ['enum']).join(', ')}` +
+        `${v.z3 ? ', with Z3' : ', without Z3'}.`;
+    }
+  },
+  onFatal: (message) => {
+    document.body.dataset.state = 'fatal';
+    setStatus('the engine could not start');
+    showMessage(`The engine could not start: ${message}. Was the page built with ` +
+      'scripts/build-wasm.sh (redscope.js and redscope.wasm beside index.html)?');
+  },
+});
+
+function setStatus(text) { ui.status.textContent = text; }
+
+function showMessage(text, kind = 'error') {
+  ui.message.hidden = !text;
+  ui.message.className = kind === 'error' ? 'error-box' : 'note-box';
+  ui.message.textContent = text || '';
+}
+
+// An error of the JSON API ({file, line, column, message, text}) or of a run
+// object ("F:L:C: error: M") as {file, line, column, message, text}.
+function parseError(err) {
+  if (!err) return null;
+  if (typeof err === 'object') return err;
+  const m = String(err).match(/^(.*?):(\d+):(\d+): error: ([\s\S]*)$/);
+  if (m) return { file: m[1], line: +m[2], column: +m[3], message: m[4], text: String(err) };
+  return { file: null, line: 0, column: 0, message: String(err), text: String(err) };
+}
+
+// Shows a located error in the editor it belongs to (the cat editor for the
+// model file, else the test editor), and its text above the results.
+function showLocatedError(err) {
+  const e = parseError(err);
+  const inModel = e.file && (e.file === MY_MODEL_FILE || e.file.endsWith('.cat'));
+  if (e.line > 0) (inModel ? modelEditor : testEditor).setErrors([e]);
+  if (inModel) { ui.modelPane.hidden = false; }
+  showMessage(e.text || e.message);
+  document.body.dataset.error = e.line > 0 ? `${e.line}:${e.column}` : 'unlocated';
+}
+
+function request(command, options = {}) {
+  const model = ui.modelSelect.value;
+  const req = {
+    command, test: testEditor.value, file: ui.fileName.value.trim() || 'test.litmus',
+    model: model && model !== 'mine' ? model : null, model_text: null, model_file: MY_MODEL_FILE,
+    options: { timeout_ms: Math.round(+$('#timeout').value * 1000) || 300000, ...options },
+  };
+  // The calls about one shown result of a .test template (its witness,
+  // explain) name its row: options.row, 0-based, as the run's array.
+  if (command !== 'run' && command !== 'atomicity' && state.results.length > 1) req.options.row = state.row;
+  if (model === 'mine') req.model_text = modelEditor.value;
+  return req;
+}
+
+let clock = null;
+// Runs one call with progress and Stop; returns the answer, or null when it
+// was stopped or failed (the message then says why).
+async function call(command, options = {}, label = command) {
+  if (engine.busy) return null;
+  testEditor.setErrors([]);
+  modelEditor.setErrors([]);
+  showMessage('');
+  delete document.body.dataset.error;
+  document.body.dataset.state = 'running';
+  ui.run.disabled = true;
+  ui.stop.disabled = false;
+  const t0 = performance.now();
+  let progress = null;
+  ui.progress.hidden = false;
+  const tick = () => {
+    const s = ((performance.now() - t0) / 1000).toFixed(1);
+    const p = progress;
+    const bar = ui.progress.querySelector('.bar > div');
+    if (p && p.total > 0) {
+      bar.style.width = `${Math.min(100, (100 * p.done) / p.total).toFixed(1)}%`;
+      bar.parentElement.classList.remove('busy');
+    } else {
+      bar.parentElement.classList.add('busy');
+    }
+    ui.progress.querySelector('span').textContent = p
+      ? `${label}: ${p.phase ?? ''} ${p.done ?? ''}${p.total ? ` / ${p.total}` : ''} · ${s} s`
+      : `${label}… ${s} s`;
+  };
+  tick();
+  clock = setInterval(tick, 100);
+  try {
+    const { answer, ms } = await engine.call(request(command, options), {
+      onProgress: (p) => { progress = p; },
+    });
+    setStatus(`${label}: ${(ms / 1000).toFixed(2)} s`);
+    document.body.dataset.ms = ms.toFixed(1);   // the worker's time for the call
+    document.body.dataset.state = 'done';
+    return answer;
+  } catch (e) {
+    document.body.dataset.state = e.stopped ? 'stopped' : 'error';
+    showMessage(e.stopped ? `Stopped after ${((performance.now() - t0) / 1000).toFixed(1)} s; ` +
+      'the engine was restarted.' : e.message, e.stopped ? 'note' : 'error');
+    setStatus(e.stopped ? 'stopped' : 'failed');
+    return null;
+  } finally {
+    clearInterval(clock);
+    ui.progress.hidden = true;
+    ui.stop.disabled = true;
+    ui.run.disabled = false;
+  }
+}
+
+ui.stop.addEventListener('click', () => engine.stop());
+
+// ---- running and the outcome table -------------------------------------------------
+
+async function run() {
+  const answer = await call('run', {
+    observe_all: $('#observe-all').checked, max_outcomes: +$('#max-outcomes').value || 10000,
+  }, 'run');
+  if (!answer) return;
+  if (answer.error && !Array.isArray(answer) && !('outcomes' in answer)) {
+    clearResults();
+    showLocatedError(answer.error);
+    document.body.dataset.state = 'error';
+    return;
+  }
+  state.results = Array.isArray(answer) ? answer : [answer];
+  ui.rows.hidden = state.results.length < 2;
+  ui.rowSelect.innerHTML = state.results.map((r, k) =>
+    `<option value="${k}">${escapeHtml(r.test)}${r.metadata?.claim ? ` (${escapeHtml(r.metadata.claim)})` : ''}: ${escapeHtml(r.observation ?? 'error')}</option>`).join('');
+  showResult(0);
+}
+ui.run.addEventListener('click', run);
+ui.rowSelect.addEventListener('change', () => showResult(+ui.rowSelect.value));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !ui.run.disabled) { e.preventDefault(); run(); }
+});
+
+function clearResults() {
+  state.results = [];
+  state.current = null;
+  ui.verdict.hidden = true;
+  ui.outcomes.hidden = true;
+  ui.rows.hidden = true;
+  $('#witness-graph').innerHTML = '';
+  $('#witness-text').innerHTML = '';
+  $('#witness-hint').hidden = false;
+}
+
+// The verdict as herd7 users read it, and what it means for the condition's
+// outcome: exists holds = allowed, exists fails = forbidden (forall the other
+// way round; NVIDIA's permit/assert/check claims as the CLI counts them).
+function verdictHtml(r) {
+  const c = r.condition;
+  if (!c) return '';
+  const q = c.quantifier;
+  const holds = c.holds;
+  let meaning;
+  if (q === 'exists' || q === 'permit') {
+    meaning = holds ? 'allowed: some execution reaches it' : 'forbidden: no execution reaches it';
+  } else if (q === '~exists') {
+    meaning = holds ? 'forbidden: no execution reaches it' : 'allowed: some execution reaches it';
+  } else {
+    meaning = holds ? 'every execution satisfies it' : 'some execution violates it';
+  }
+  const cls = holds ? 'yes' : 'no';
+  return `<div class="verdict-line"><span class="pill ${cls}">${holds ? 'Yes' : 'No'}</span>
+    <code>${escapeHtml(q)} ${escapeHtml(c.text)}</code> <span>${escapeHtml(meaning)}</span></div>
+    <div class="muted">${[`Test <strong>${escapeHtml(r.test)}</strong>`,
+    `observation <strong>${escapeHtml(r.observation ?? '')}</strong>`,
+    `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}`,
+    r.model && `model ${escapeHtml(r.model)}`, r.target && escapeHtml(r.target),
+    r.engine && `engine ${escapeHtml(r.engine)}`, `${(+r.seconds).toFixed(3)} s`,
+    r.incomplete_paths && `<span class="warn">${r.incomplete_paths} incomplete paths</span>`,
+  ].filter(Boolean).join(' · ')}</div>`;
+}
+
+function showResult(k) {
+  const r = state.results[k];
+  state.current = r;
+  if (!r) return;
+  state.row = k;
+  if (r.error) {
+    ui.verdict.hidden = true;
+    ui.outcomes.hidden = true;
+    showLocatedError(r.error_kind && r.error_kind !== 'input' ? `${r.error_kind}: ${r.error}` : r.error);
+    document.body.dataset.state = 'error';
+    return;
+  }
+  ui.verdict.hidden = false;
+  ui.verdict.innerHTML = verdictHtml(r);
+  renderTable(r);
+  const guess = conditionAsOutcome(r.condition?.text);
+  if (guess && !$('#explain-outcome').value) $('#explain-outcome').value = guess;
+  $('#witness-hint').hidden = false;
+  $('#witness-graph').innerHTML = '';
+  $('#witness-text').innerHTML = '';
+}
+
+function renderTable(r) {
+  const keys = [];
+  for (const o of r.outcomes) for (const key of Object.keys(o)) if (!keys.includes(key)) keys.push(key);
+  const marks = r.outcomes.map((o) => evalCondition(r.condition?.text, o));
+  const showMark = marks.some((m) => m !== null);
+  ui.outcomes.innerHTML = `<thead><tr><th>#</th>${keys.map((key) => `<th>${escapeHtml(key)}</th>`).join('')}
+    ${showMark ? '<th title="does this outcome satisfy the condition?">condition</th>' : ''}<th></th></tr></thead><tbody>` +
+    r.outcomes.slice(0, MAX_ROWS).map((o, i) => `<tr data-index="${i}" data-outcome="${escapeHtml(JSON.stringify(o))}"
+      class="${marks[i] ? 'sat' : ''}" tabindex="0"><td>${i + 1}</td>
+      ${keys.map((key) => `<td>${escapeHtml(o[key] ?? '')}</td>`).join('')}
+      ${showMark ? `<td>${marks[i] === null ? '?' : marks[i] ? '✔ satisfies' : '—'}</td>` : ''}
+      <td><button class="link" data-witness="${i}">witness</button></td></tr>`).join('') + '</tbody>' +
+    (r.outcomes.length > MAX_ROWS ? `<tfoot><tr><td colspan="${keys.length + 3}">${r.outcomes.length - MAX_ROWS}
+      more outcomes are not shown: download the JSON for all of them.</td></tr></tfoot>` : '');
+  ui.outcomes.hidden = false;
+  const blob = new Blob([JSON.stringify(state.results, null, 1)], { type: 'application/json' });
+  if (state.download) URL.revokeObjectURL(state.download);
+  state.download = URL.createObjectURL(blob);
+  ui.verdict.insertAdjacentHTML('beforeend', ` <a class="muted" download="${escapeHtml(r.test)}.json"
+    href="${state.download}">download the JSON</a>`);
+}
+
+ui.outcomes.addEventListener('click', (e) => {
+  const tr = e.target.closest('tr[data-index]');
+  if (tr) showWitness(+tr.dataset.index);
+});
+ui.outcomes.addEventListener('keydown', (e) => {
+  const tr = e.target.closest('tr[data-index]');
+  if (tr && e.key === 'Enter') showWitness(+tr.dataset.index);
+});
+
+// ---- witnesses: Graphviz in wasm ------------------------------------------------------
+
+let vizPromise = null;
+async function viz() {
+  vizPromise ??= import('./vendor/viz.js').then((m) => m.instance());
+  return vizPromise;
+}
+
+async function drawDot(dot, into) {
+  try {
+    const v = await viz();
+    const svg = v.renderSVGElement(dot);
+    into.replaceChildren(svg);
+  } catch (e) {
+    into.innerHTML = `<pre class="error-box">cannot draw the graph: ${escapeHtml(String(e.message || e))}</pre>`;
+  }
+}
+
+function witnessText(w) {
+  if (!w) return '';
+  const list = (name, items) => items?.length
+    ? `<div><strong>${name}</strong><ul>${items.map((x) => `<li><code>${escapeHtml(x)}</code></li>`).join('')}</ul></div>` : '';
+  return list('rf', w.rf) + list('co', w.co);
+}
+
+async function showWitness(i) {
+  const r = state.current;
+  if (!r) return;
+  for (const tr of ui.outcomes.querySelectorAll('tr.picked')) tr.classList.remove('picked');
+  ui.outcomes.querySelector(`tr[data-index="${i}"]`)?.classList.add('picked');
+  selectTab('witness');
+  $('#witness-hint').hidden = true;
+  $('#witness-text').innerHTML = `<p>Outcome ${i + 1}: <code>${escapeHtml(outcomeString(r.outcomes[i]))}</code></p>` +
+    witnessText(r.witnesses?.[i]);
+  const answer = await call('dot', { outcome: r.outcomes[i] }, 'witness');
+  if (!answer) return;
+  if (answer.error) { showLocatedError(answer.error); return; }
+  await drawDot(withWitnessEdges(answer.dot, r.witnesses?.[i]), $('#witness-graph'));
+  document.body.dataset.witness = String(i);
+}
+
+const outcomeString = (o) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join('; ');
+
+// ---- explain -------------------------------------------------------------------------
+
+// A breach as a graph: its cycle's edges when explain names them (the solver's
+// derivation), else the execution that would need the axiom broken (its rf
+// and co, as the enumerator gives them).
+function breachEdges(b) {
+  if (b.edges?.length) return b.edges;
+  const out = [];
+  for (const kind of ['rf', 'co']) {
+    for (const pair of b.execution?.[kind] ?? []) {
+      const [from, to] = pair.split(' -> ');
+      if (from && to) out.push({ kind, from, to });
+    }
+  }
+  return out;
+}
+
+function explainDot(b) {
+  const names = new Map();
+  const id = (s) => { if (!names.has(s)) names.set(s, `n${names.size}`); return names.get(s); };
+  const colours = { rf: '#d62728', co: '#1f77b4', fr: '#8a5a00', po: '#333333' };
+  const edges = breachEdges(b).map((e) =>
+    `${id(e.from)} -> ${id(e.to)} [label="${e.kind}", color="${colours[e.kind] || '#6a1b9a'}", fontcolor="${colours[e.kind] || '#6a1b9a'}"];`);
+  const nodes = [...names].map(([label, n]) => `${n} [label="${label.replace(/(["\\])/g, '\\$1')}"];`);
+  const title = b.edges?.length ? b.axiom : `${b.axiom}: the execution that would break it`;
+  return `digraph G { graph [fontname=Helvetica, label="${title}", labelloc=t]; ` +
+    'node [fontname=Helvetica, fontsize=11, shape=box, style=rounded]; edge [fontname=Helvetica, fontsize=10]; ' +
+    `${nodes.join(' ')} ${edges.join(' ')} }`;
+}
+
+async function explain(options) {
+  selectTab('explain');
+  const answer = await call('explain', options, 'explain');
+  const out = $('#explain-out');
+  if (!answer) return;
+  if (answer.error) { out.innerHTML = ''; showLocatedError(answer.error); return; }
+  const forbidden = answer.verdict === 'forbidden';
+  out.innerHTML = `<div class="verdict-line"><span class="pill ${forbidden ? 'no' : 'yes'}">${escapeHtml(answer.verdict)}</span>
+    <code>${escapeHtml(answer.outcome ?? '')}</code>
+    ${answer.axioms?.length ? `broken axioms: <strong>${answer.axioms.map(escapeHtml).join(', ')}</strong>` : ''}</div>` +
+    (answer.breaches || []).map((b, k) => `<div class="breach"><h3>${escapeHtml(b.axiom)}</h3>
+      <p>${escapeHtml(b.why)}</p>${breachEdges(b).length ? `<div class="graph" id="breach-${k}"></div>` : ''}
+      ${b.execution ? `<details><summary>the execution that would need it broken</summary>${witnessText(b.execution)}</details>` : ''}</div>`).join('') +
+    (!forbidden && answer.message ? `<p>${escapeHtml(answer.message)}</p>` : '');
+  document.body.dataset.explain = answer.verdict ?? '';
+  for (const [k, b] of (answer.breaches || []).entries()) {
+    if (breachEdges(b).length) await drawDot(explainDot(b), $(`#breach-${k}`));
+  }
+}
+$('#explain-run').addEventListener('click', () => {
+  const outcome = $('#explain-outcome').value.trim();
+  if (outcome) explain({ outcome });
+});
+$('#explain-condition').addEventListener('click', () => explain({ condition: true }));
+
+// ---- atomicity -----------------------------------------------------------------------
+
+async function atomicity() {
+  selectTab('atomicity');
+  const answer = await call('atomicity', {}, 'atomicity');
+  const out = $('#atomicity-out');
+  if (!answer) return;
+  const tests = Array.isArray(answer) ? answer : [answer];
+  if (!Array.isArray(answer) && answer.error && !answer.pairs) {
+    out.innerHTML = ''; showLocatedError(answer.error); return;
+  }
+  let lost = 0;
+  out.innerHTML = tests.map((t) => {
+    if (t.error) return `<pre class="error-box">${escapeHtml(t.error)}</pre>`;
+    if (!t.pairs?.length) return `<p>${escapeHtml(t.test)}: no pair of RMWs on one location.</p>`;
+    return `<table class="pairs"><thead><tr><th>location</th><th>a</th><th>b</th><th>in each other's scope</th><th>lost update</th></tr></thead><tbody>` +
+      t.pairs.map((p) => {
+        if (p.lost_update) lost++;
+        const side = (s) => `${escapeHtml(s.thread)}: <code>${escapeHtml(s.instruction)}</code> <span class="muted">line ${s.line}</span>`;
+        const final = p.witness?.final ? ` final ${escapeHtml(outcomeString(p.witness.final))}` : '';
+        return `<tr class="${p.lost_update ? 'lost' : ''}"><td>${escapeHtml(p.location)}</td><td>${side(p.a)}</td><td>${side(p.b)}</td>
+          <td title="${escapeHtml(p.scope_reason ?? '')}">${p.mutually_in_scope ? 'yes' : 'no'}</td>
+          <td>${p.lost_update ? `<strong class="warn">LOST</strong> ${escapeHtml(p.how ?? '')}${final}` : 'no'}${p.lost_update_reason ? ` <span class="muted">${escapeHtml(p.lost_update_reason)}</span>` : ''}</td></tr>`;
+      }).join('') + '</tbody></table>';
+  }).join('');
+  document.body.dataset.atomicity = lost ? 'lost' : 'safe';
+  out.insertAdjacentHTML('afterbegin', `<p class="verdict-line"><span class="pill ${lost ? 'no' : 'yes'}">${lost ? `${lost} lost update${lost > 1 ? 's' : ''}` : 'no lost update'}</span></p>`);
+}
+$('#atomicity-run').addEventListener('click', atomicity);
+
+// ---- tabs ----------------------------------------------------------------------------
+
+function selectTab(name) {
+  for (const b of document.querySelectorAll('[role=tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${name}`;
+}
+for (const b of document.querySelectorAll('[role=tab]')) b.addEventListener('click', () => selectTab(b.dataset.tab));
+
+// ---- models --------------------------------------------------------------------------
+
+async function shippedModelText(name) {
+  const res = await fetch(`models/${name}`);
+  if (!res.ok) throw new Error(`cannot load models/${name}`);
+  return res.text();
+}
+
+async function loadModels() {
+  await engine.readyPromise;
+  const answer = await engine.call({ command: 'models' });
+  state.models = answer.answer.models || [];
+  for (const m of state.models) ui.modelSelect.add(new Option(m, m), ui.modelSelect.options.length);
+  ui.modelSelect.add(new Option('my model (the cat editor)', 'mine'));
+}
+
+async function editCopy() {
+  const base = ui.modelSelect.value && ui.modelSelect.value !== 'mine' ? ui.modelSelect.value
+    : (dialectOf(ui.fileName.value, testEditor.value) === 'sass' ? 'sass-sm30.cat' : 'ptx.cat');
+  if (state.modelEdited && ui.modelSelect.value === 'mine') { ui.modelPane.hidden = false; return; }
+  modelEditor.value = await shippedModelText(base);
+  state.modelBase = base;
+  state.modelEdited = true;
+  ui.modelSelect.value = 'mine';
+  ui.modelPane.hidden = false;
+  ui.modelStatus.textContent = `a copy of ${base}`;
+}
+$('#edit-model').addEventListener('click', editCopy);
+$('#reset-model').addEventListener('click', () => {
+  state.modelEdited = false;
+  ui.modelSelect.value = state.modelBase ?? '';
+  ui.modelPane.hidden = true;
+  ui.modelStatus.textContent = '';
+});
+ui.modelSelect.addEventListener('change', () => {
+  if (ui.modelSelect.value === 'mine') editCopy();
+  else ui.modelPane.hidden = true;
+});
+
+let modelTimer = null;
+function scheduleModelCheck() {
+  clearTimeout(modelTimer);
+  modelTimer = setTimeout(() => { if (!engine.busy) checkModel(false); }, 500);
+}
+
+async function checkModel(loud = true) {
+  if (engine.busy || !engine.ready) return;
+  const { answer } = await engine.call({ command: 'check_model', model_text: modelEditor.value, model_file: MY_MODEL_FILE });
+  const err = answer.error || answer.errors?.[0];
+  if (err) {
+    const e = parseError(err);
+    modelEditor.setErrors(e.line > 0 ? [e] : []);
+    ui.modelStatus.textContent = `error: ${e.text || e.message}`;
+    ui.modelStatus.className = 'warn';
+    document.body.dataset.modelError = `${e.line}:${e.column}`;
+  } else {
+    modelEditor.setErrors([]);
+    ui.modelStatus.textContent = loud ? 'the model is well formed' : `your model (from ${state.modelBase ?? 'scratch'})`;
+    ui.modelStatus.className = 'muted';
+    delete document.body.dataset.modelError;
+  }
+}
+$('#check-model').addEventListener('click', () => checkModel(true));
+
+// ---- examples, files, share links ------------------------------------------------------
+
+async function loadExamples() {
+  const res = await fetch('examples/index.json');
+  const index = await res.json();
+  ui.examples.innerHTML = '<option value="">— pick a test from litmus/ —</option>' + index.groups.map((g) =>
+    `<optgroup label="${escapeHtml(g.name)} (${g.files.length})">${g.files.map((f) =>
+      `<option value="${escapeHtml(f.path)}">${escapeHtml(f.name)}</option>`).join('')}</optgroup>`).join('');
+}
+
+async function openExample(path) {
+  const res = await fetch(`examples/${path}`);
+  if (!res.ok) { showMessage(`no example ${path}`); return; }
+  setTest(path.split('/').pop(), await res.text());
+  ui.examples.value = path;
+}
+
+function setTest(fileName, text) {
+  ui.fileName.value = fileName;
+  testEditor.value = text;
+  showDialect();
+  clearResults();
+  showMessage('');
+  $('#explain-outcome').value = '';
+  $('#explain-out').innerHTML = '';
+  $('#atomicity-out').innerHTML = '';
+}
+
+ui.examples.addEventListener('change', async () => {
+  if (!ui.examples.value) return;
+  await openExample(ui.examples.value);
+  history.replaceState(null, '', `#example=${encodeURIComponent(ui.examples.value)}`);
+});
+
+$('#open-file').addEventListener('change', async (e) => {
+  const file = e.target.files[0];
+  if (file) { setTest(file.name, await file.text()); ui.examples.value = ''; }
+  e.target.value = '';
+});
+
+ui.share.addEventListener('click', async () => {
+  const s = { file: ui.fileName.value, test: testEditor.value, model: ui.modelSelect.value === 'mine' ? null : (ui.modelSelect.value || null) };
+  if (ui.modelSelect.value === 'mine') { s.model_text = modelEditor.value; s.model_base = state.modelBase; }
+  const fragment = await encodeState(s);
+  history.replaceState(null, '', `#${fragment}`);
+  const link = location.href;
+  try { await navigator.clipboard.writeText(link); setStatus(`link copied (${link.length} characters)`); } catch (e) {
+    setStatus(`link in the address bar (${link.length} characters)`);
+  }
+  document.body.dataset.shared = fragment.slice(0, 1);
+});
+
+async function applyState(s) {
+  setTest(s.file || 'test.litmus', s.test);
+  if (typeof s.model_text === 'string') {
+    modelEditor.value = s.model_text;
+    state.modelEdited = true;
+    state.modelBase = s.model_base ?? null;
+    ui.modelSelect.value = 'mine';
+    ui.modelPane.hidden = false;
+    ui.modelStatus.textContent = 'the model from the link';
+  } else {
+    ui.modelSelect.value = s.model && state.models.includes(s.model) ? s.model : '';
+    ui.modelPane.hidden = true;
+  }
+}
+
+async function openFragment() {
+  try {
+    const frag = await decodeFragment(location.hash);
+    if (!frag) { await openExample(DEFAULT_EXAMPLE); return false; }
+    if (frag.kind === 'example') { await openExample(frag.path); return false; }
+    await applyState(frag.state);
+    return true;
+  } catch (e) {
+    showMessage(e.message);
+    return false;
+  }
+}
+window.addEventListener('hashchange', async () => {
+  if (await openFragment()) run();
+});
+
+// ---- start -------------------------------------------------------------------------------
+
+async function main() {
+  showDialect();
+  await loadExamples().catch((e) => showMessage(`cannot load the examples: ${e.message}`));
+  await loadModels().catch((e) => showMessage(`cannot list the models: ${e.message}`));
+  const shared = await openFragment();
+  if (shared) { await run(); }
+  document.body.dataset.loaded = 'yes';
+}
+main();
+
+if ('serviceWorker' in navigator && location.protocol.startsWith('http')) {
+  navigator.serviceWorker.register('sw.js').then(
+    () => navigator.serviceWorker.ready.then(() => { document.body.dataset.offline = 'ready'; }),
+    (e) => console.warn('no offline copy:', e));
+}

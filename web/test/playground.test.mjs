@@ -1,0 +1,361 @@
+// The playground in a real browser (ctest browser.playground, via
+// tests/browser_playground.sh): serves the built page (scripts/build-wasm.sh
+// + scripts/build-web.sh) from 127.0.0.1, drives Debian's headless Chromium
+// with playwright-core (never a downloaded browser) and checks, against the
+// CLI (`redscope run --format json --engine enum`):
+//   - a dozen tests of litmus/ and NVIDIA .test files: the page's outcome set
+//     and verdict equal the CLI's;
+//   - a malformed test shows its located error (line:col, as the CLI) in place;
+//   - the model edited (Atomicity dropped) shows the lost update, run and
+//     atomicity; a malformed model shows its located error;
+//   - explain of the forbidden outcome names the CLI's axioms;
+//   - a share link reopens the same test and model;
+//   - Stop ends a long run and the engine answers again;
+//   - with the server gone, the page reloads from its offline copy and runs.
+// Usage: node playground.test.mjs --page DIR --redscope BIN --root REPO
+//        [--screenshots DIR] [--only NAME]
+// Prints one line per check and 'N passed, N failed'; exit 0, 1, or 77 (skip)
+// when the page has no wasm module.
+
+import { chromium } from 'playwright-core';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
+  if (a.startsWith('--')) acc.push([a.slice(2), all[i + 1]?.startsWith('--') || all[i + 1] === undefined ? true : all[i + 1]]);
+  return acc;
+}, []));
+const pageDir = path.resolve(args.page ?? 'build-wasm/web');
+const root = path.resolve(args.root ?? '.');
+const redscope = path.resolve(args.redscope ?? 'build/redscope');
+const shots = args.screenshots ? path.resolve(args.screenshots) : null;
+
+if (!fs.existsSync(path.join(pageDir, 'redscope.wasm')) || !fs.existsSync(path.join(pageDir, 'redscope.js'))) {
+  console.log(`SKIP: no wasm module in ${pageDir} (scripts/build-wasm.sh builds it)`);
+  process.exit(77);
+}
+const nvlitmus = path.resolve(root, '../shared/conformance/nvlitmus');
+
+// The tests compared with the CLI: one or more per kind the issue names.
+const CASES = [
+  'litmus/classic/MP.litmus',
+  'litmus/classic/IRIW+fence.sc-cta.litmus',
+  'litmus/scope/atom-cas-cta-2cta-lost.litmus',
+  'litmus/red/red-add-u32-two-ctas.litmus',
+  'litmus/sured/b-and-or-two-orders.litmus',
+  'litmus/multimem/commit-without-wait.litmus',
+  'litmus/sass/MP+membar.gl-2gpu.litmus',
+  'litmus/pto/hazard-no-barrier.litmus',
+  'litmus/proxy/alias-mp-cta-nofence.litmus',
+  'litmus/vector/vec-red-two-threads-per-element.litmus',
+  'litmus/sm6x/store-vs-atom-shared-sm60-lost.litmus',
+  `${nvlitmus}/SB_cta.test`,
+  `${nvlitmus}/MP_gpu.test`,   // a template: 18 tests, one per row
+];
+
+// ---- checks ----------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+const timings = [];
+function check(ok, what, detail = '') {
+  if (ok) { passed++; console.log(`ok: ${what}`); } else { failed++; console.log(`FAILED: ${what}${detail ? `\n  ${detail}` : ''}`); }
+  return ok;
+}
+
+function cli(argv) {
+  const t0 = performance.now();
+  const r = spawnSync(redscope, argv, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { ...r, ms: performance.now() - t0 };
+}
+
+const outcomeKey = (o) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+const outcomeSet = (outcomes) => [...new Set(outcomes.map(outcomeKey))].sort();
+const sameSet = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+// ---- a static server on 127.0.0.1 (closed for the offline check) -----------------------
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.cat': 'text/plain', '.litmus': 'text/plain',
+  '.test': 'text/plain', '.png': 'image/png' };
+function serve(dir) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    let file = path.join(dir, decodeURIComponent(url.pathname));
+    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404).end('not found'); return; }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// ---- the page --------------------------------------------------------------------------
+
+const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redscope-chromium-'));
+const started = performance.now();
+const server = await serve(pageDir);
+const base = `http://127.0.0.1:${server.address().port}/`;
+const context = await chromium.launchPersistentContext(userDir, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1440, height: 960 },
+});
+const page = context.pages()[0] ?? await context.newPage();
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+
+const body = (key) => page.evaluate((k) => document.body.dataset[k] ?? null, key);
+async function waitIdle(timeout = 60000) {
+  await page.waitForFunction(() => !['running', 'loading'].includes(document.body.dataset.state) &&
+    document.body.dataset.loaded === 'yes', null, { timeout });
+}
+async function load(url) {
+  await page.goto(url);
+  await waitIdle();
+}
+async function setTest(file, text) {
+  await page.setInputFiles('#open-file', { name: path.basename(file), mimeType: 'text/plain', buffer: Buffer.from(text) });
+  await page.waitForFunction((n) => document.querySelector('#file-name').value === n, path.basename(file));
+}
+async function runPage() {
+  const t0 = performance.now();
+  await page.click('#run');
+  await page.waitForFunction(() => document.body.dataset.state !== 'running' && !document.querySelector('#run').disabled,
+    null, { timeout: 60000 });
+  return performance.now() - t0;
+}
+// The page's results: every row of a template (the row menu), each as
+// {test, holds, outcomes} read from the table and the verdict.
+async function pageResults() {
+  const rows = await page.$$eval('#row-select option', (os) => os.map((o) => o.value));
+  const out = [];
+  for (const value of rows.length > 1 ? rows : [null]) {
+    if (value !== null) await page.selectOption('#row-select', value);
+    out.push(await page.evaluate(() => ({
+      outcomes: [...document.querySelectorAll('#outcomes tr[data-outcome]')].map((tr) => JSON.parse(tr.dataset.outcome)),
+      holds: document.querySelector('#verdict .pill')?.textContent === 'Yes',
+      rows: document.querySelectorAll('#outcomes tr[data-outcome]').length,
+    })));
+  }
+  return out;
+}
+
+async function compareWithCli(file) {
+  const abs = path.resolve(root, file);
+  const name = path.relative(root, abs);
+  if (!fs.existsSync(abs)) { console.log(`note: ${name} is absent (../shared not beside the tree): not compared`); return; }
+  if (file.startsWith('litmus/')) {
+    await page.selectOption('#examples', file.slice('litmus/'.length));
+    await page.waitForFunction((n) => document.querySelector('#file-name').value === n, path.basename(file));
+  } else {
+    await setTest(file, fs.readFileSync(abs, 'utf8'));
+  }
+  const ms = await runPage();
+  const expected = JSON.parse(cli(['run', '--format', 'json', '--engine', 'enum', '-j', '1', abs]).stdout);
+  const cliMs = cli(['run', '-q', '--engine', 'enum', '-j', '1', abs]).ms;
+  const got = await pageResults();
+  const ok = got.length === expected.length && expected.every((e, k) =>
+    sameSet(outcomeSet(e.outcomes), outcomeSet(got[k].outcomes)) && e.condition?.holds === got[k].holds);
+  check(ok, `${name}: outcomes and verdict as the CLI (${expected.length} test${expected.length > 1 ? 's' : ''}, ` +
+    `${expected.reduce((n, e) => n + e.outcomes.length, 0)} outcomes)`,
+  ok ? '' : `CLI ${JSON.stringify(expected.map((e) => [e.condition?.holds, outcomeSet(e.outcomes)]))}\n  page ${JSON.stringify(got.map((g) => [g.holds, outcomeSet(g.outcomes)]))}`);
+  timings.push({ name, page: ms, call: +(await body('ms')), cli: cliMs });
+}
+
+async function malformedTest() {
+  const bad = fs.readFileSync(path.join(root, 'litmus/classic/MP.litmus'), 'utf8').replace('ld.weak r1, x', 'ld.foo r1, x');
+  const tmp = path.join(userDir, 'MP-bad.litmus');
+  fs.writeFileSync(tmp, bad);
+  const err = cli(['run', tmp]).stderr.match(/:(\d+):(\d+): error: (.*)/);
+  await setTest(tmp, bad);
+  await runPage();
+  const at = await body('error');
+  const msg = await page.textContent('#test-editor .err-msg').catch(() => '');
+  const marked = await page.$$eval('#test-editor mark.err-at', (m) => m.length);
+  check(err && at === `${err[1]}:${err[2]}` && marked === 1 && msg.includes(err[3]),
+    `a malformed test shows its located error in place (${msg.replace(/^\s*\S+\s*/, '').slice(0, 70)})`,
+    `CLI ${err?.[0]}; page ${at}, ${marked} marks, '${msg}'`);
+  if (shots) await page.screenshot({ path: path.join(shots, 'playground-error.png') });
+}
+
+async function modelWithoutAtomicity() {
+  const file = 'litmus/red/red-defaults-relaxed-gpu.litmus';
+  await page.selectOption('#examples', file.slice(7));
+  await page.click('#edit-model');
+  await page.waitForFunction(() => document.querySelector('#model-text').value.includes('Atomicity'));
+  const cat = fs.readFileSync(path.join(root, 'models/ptx.cat'), 'utf8');
+  const noAtomicity = cat.split('\n').filter((l) => !l.includes('as Atomicity')).join('\n');
+  // A malformed model first: its error is located in the cat editor.
+  await page.fill('#model-text', `${noAtomicity}\nlet broken = rf ;; co\n`);
+  await page.click('#check-model');
+  await page.waitForFunction(() => document.body.dataset.modelError, null, { timeout: 20000 });
+  const catFile = path.join(userDir, 'broken.cat');
+  fs.writeFileSync(catFile, `${noAtomicity}\nlet broken = rf ;; co\n`);
+  const catErr = cli(['run', '--model', catFile, file]).stderr.match(/:(\d+):(\d+): error/);
+  const modelAt = await body('modelError');
+  check(catErr && modelAt === `${catErr[1]}:${catErr[2]}` && await page.$('#model-editor mark.err-at'),
+    `a malformed model shows its located error in the cat editor (${modelAt})`, `CLI ${catErr?.[0]}, page ${modelAt}`);
+  await page.fill('#model-text', noAtomicity);
+  await page.click('#check-model');
+  await page.waitForFunction(() => !document.body.dataset.modelError);
+  const noAtFile = path.join(userDir, 'no-atomicity.cat');
+  fs.writeFileSync(noAtFile, noAtomicity);
+  await runPage();
+  const expected = JSON.parse(cli(['run', '--format', 'json', '--engine', 'enum', '--model', noAtFile, file]).stdout)[0];
+  const [got] = await pageResults();
+  check(sameSet(outcomeSet(expected.outcomes), outcomeSet(got.outcomes)) && got.outcomes.some((o) => o.x === '1'),
+    `without Atomicity the page finds the lost update x=1 (${got.outcomes.length} outcomes, as the CLI)`);
+  await page.click('[data-tab=atomicity]');
+  await page.click('#atomicity-run');
+  await page.waitForFunction(() => document.body.dataset.atomicity || document.body.dataset.error, null, { timeout: 30000 });
+  const message = await page.textContent('#message');
+  if (!(await body('atomicity')) && /no Z3 engine/.test(message)) {
+    // The module's atomicity analysis needs the solver (not in the wasm build).
+    console.log(`note: atomicity is not in this module: '${message.trim()}'`);
+  } else {
+    check(await body('atomicity') === 'lost' && (await page.textContent('#atomicity-out')).includes('LOST'),
+      'atomicity reports the lost update under the edited model');
+  }
+  return noAtomicity;
+}
+
+async function shareLink(noAtomicity) {
+  await page.fill('#test-text', (await page.inputValue('#test-text')) + '\n(* shared *)\n');
+  await page.click('#share');
+  await page.waitForFunction(() => document.body.dataset.shared);
+  const link = page.url();
+  const text = await page.inputValue('#test-text');
+  const other = await context.newPage();
+  await other.goto(link);
+  await other.waitForFunction(() => document.body.dataset.loaded === 'yes' && document.body.dataset.state !== 'running', null, { timeout: 60000 });
+  const st = await other.evaluate(() => ({
+    test: document.querySelector('#test-text').value, file: document.querySelector('#file-name').value,
+    model: document.querySelector('#model-select').value, cat: document.querySelector('#model-text').value,
+    rows: document.querySelectorAll('#outcomes tr[data-outcome]').length,
+    lost: [...document.querySelectorAll('#outcomes tr[data-outcome]')].some((tr) => JSON.parse(tr.dataset.outcome).x === '1'),
+  }));
+  check(link.includes('#z=') && st.test === text && st.file === 'red-defaults-relaxed-gpu.litmus' &&
+    st.model === 'mine' && st.cat === noAtomicity && st.lost,
+  `a share link (${link.length - base.length} characters) reopens the test and the edited model, and runs it`,
+  JSON.stringify({ ...st, cat: st.cat.length }));
+  await other.close();
+}
+
+async function explainForbidden() {
+  await page.selectOption('#examples', 'scope/red-gpu-2cta-safe.litmus');
+  await page.selectOption('#model-select', '');
+  await runPage();
+  await page.click('[data-tab=explain]');
+  await page.fill('#explain-outcome', 'x=1');
+  await page.click('#explain-run');
+  await page.waitForFunction(() => document.body.dataset.explain, null, { timeout: 30000 });
+  if (await page.$('#explain-out .graph')) await page.waitForSelector('#explain-out .graph svg', { timeout: 20000 });
+  const expected = JSON.parse(cli(['explain', '--format', 'json', 'litmus/scope/red-gpu-2cta-safe.litmus', '--outcome', 'x=1']).stdout);
+  const text = await page.textContent('#explain-out');
+  check(await body('explain') === expected.verdict && expected.axioms.every((a) => text.includes(a)),
+    `explain x=1: ${expected.verdict}, axioms ${expected.axioms.join(', ')} (as the CLI)`);
+  if (shots) await page.screenshot({ path: path.join(shots, 'playground-explain.png') });
+}
+
+async function witness() {
+  await page.selectOption('#examples', 'classic/MP.litmus');
+  await runPage();
+  await page.click('#outcomes tr[data-index="2"]');
+  await page.waitForFunction(() => document.body.dataset.witness === '2', null, { timeout: 30000 });
+  const svg = await page.$('#witness-graph svg');
+  const drawn = await page.textContent('#witness-graph');
+  check(!!svg && drawn.includes('st.release.gpu') && /\brf\b/.test(drawn),
+    'a witness is drawn as an event graph with its rf edges (Graphviz in wasm)');
+  if (shots) await page.screenshot({ path: path.join(shots, 'playground.png') });
+}
+
+async function stop() {
+  // IRIW with 8 readers, all observed: 65,536 outcomes (CLI 0.3 s; the
+  // module several seconds), long enough to be stopped.
+  const readers = 8;
+  const head = ['P0@cta 0,gpu 0', 'P1@cta 1,gpu 0'];
+  const c0 = ['st.relaxed.gpu x, 1', 'st.relaxed.gpu y, 1'];
+  const c1 = ['', ''];
+  const cond = [];
+  for (let k = 0; k < readers; k++) {
+    cond.push(`P${k + 2}:r0 == 1 /\\ P${k + 2}:r1 == 0`);
+    head.push(`P${k + 2}@cta ${k + 2},gpu 0`);
+    c0.push(`ld.relaxed.gpu r0, ${k % 2 ? 'y' : 'x'}`);
+    c1.push(`ld.relaxed.gpu r1, ${k % 2 ? 'x' : 'y'}`);
+  }
+  const text = `PTX IRIW-${readers}\n"SLOW: long enough to be stopped."\n{\nx=0; y=0;\n}\n ${head.join(' | ')} ;\n ${c0.join(' | ')} ;\n ${c1.join(' | ')} ;\n` +
+    `exists (${cond.join(' /\\ ')})\n`;
+  await setTest('IRIW-8.litmus', text);
+  const setMax = (n) => page.evaluate((v) => { document.querySelector('#max-outcomes').value = v; }, n);
+  await setMax('1000000');
+  await page.click('#run');
+  await page.waitForTimeout(400);
+  const running = await body('state') === 'running';
+  const progress = await page.textContent('#progress span');
+  await page.click('#stop');
+  await page.waitForFunction(() => document.body.dataset.state === 'stopped', null, { timeout: 5000 }).catch(() => {});
+  const stopped = await body('state') === 'stopped';
+  await setMax('10000');
+  await page.selectOption('#examples', 'classic/MP.litmus');
+  await page.waitForSelector('#run:not([disabled])');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('ready'), null, { timeout: 30000 });
+  await runPage();
+  const [after] = await pageResults();
+  check(running && stopped && after.outcomes.length === 3,
+    `Stop ends a long run (progress shown: '${progress.trim()}') and a fresh engine runs the next test`,
+    JSON.stringify({ running, stopped, after: after.outcomes.length }));
+}
+
+async function offline() {
+  await page.waitForFunction(() => document.body.dataset.offline === 'ready', null, { timeout: 30000 });
+  // Wait until the install finished caching (controller present after claim()).
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  const closed = new Promise((r) => server.close(r));
+  server.closeAllConnections();   // chromium's keep-alive connections would hold close()
+  await closed;
+  // A query makes it a new document (a new fragment alone would not reload).
+  await page.goto(`${base}?offline#example=classic/SB.litmus`);
+  await waitIdle();
+  await runPage();
+  const [got] = await pageResults();
+  check(got.outcomes.length > 0 && await body('state') === 'done',
+    `with the server gone the page reloads from its offline copy and runs (${got.outcomes.length} outcomes)`);
+}
+
+try {
+  await load(base);
+  const loadMs = performance.now() - started;
+  check(await body('state') === 'done' || await body('state') === 'ready', `the page loads and its engine starts (${(loadMs / 1000).toFixed(1)} s)`);
+  const only = args.only;
+  const steps = [['cases', async () => { for (const f of CASES) await compareWithCli(f); }],
+    ['witness', witness], ['error', malformedTest], ['explain', explainForbidden],
+    ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop], ['offline', offline]];
+  for (const [name, fn] of steps) {
+    if (only && only !== name) continue;
+    const t0 = performance.now();
+    try { await fn(); } catch (e) { check(false, `${name}: ${e.message.split('\n')[0]}`); }
+    console.log(`  (${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  check(pageErrors.length === 0, 'no uncaught error on the page', pageErrors.join('; '));
+} finally {
+  await context.close();
+  server.close();
+  fs.rmSync(userDir, { recursive: true, force: true });
+}
+
+if (timings.length) {
+  console.log('times (ms): page = click to table, call = the worker\'s redscope_call, cli = the CLI process:');
+  for (const t of timings) console.log(`  ${t.name}: page ${t.page.toFixed(0)}, call ${t.call.toFixed(1)}, cli ${t.cli.toFixed(0)}`);
+}
+console.log(`browser test: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
