@@ -415,56 +415,72 @@ double median(std::vector<double> v) {
 // median, and the CPU of the calling thread (the search, its share of the
 // jobs, the merge: on a loaded machine, where a process's threads share
 // one slice, what its wall time would follow on idle cores). The outcome
-// lists and witnesses must be the same.
+// lists and witnesses must be the same. "listed" rows run `run`'s listing
+// (an OutcomeStore, text printed to /dev/null; the jobs pack batches the
+// calling thread absorbs): their printed bytes must be the same.
 bool speedup(std::ofstream& csv, bool quick) {
   const int repeats = quick ? 1 : 5;
   fmt::print("\n{:<30} {:>3} {:>9} {:>3} {:>15} {:>15} {:>8} {:>8} {:>8}\n", "s: -j 2 speed-up",
              "N", "outcomes", "-j", "wall min/med", "cpu min/med", "wall/j1", "thr cpu", "/j1 cpu");
   bool same = true;
-  for (int n : quick ? std::vector<int>{8} : std::vector<int>{8, 10}) {
-    const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("bench-{}.litmus", n));
-    std::vector<double> wall[2], cpu[2], own[2];
-    std::vector<std::string> values[2];
-    std::size_t outcomes = 0;
-    for (int k = 0; k < repeats; ++k)
-      for (unsigned j : {1u, 2u}) {
-        EngineOptions o;
-        o.max_outcomes = std::size_t{1} << 24;
-        o.workers = j;
-        const double c0 = cpu_seconds(), o0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-        const auto t0 = std::chrono::steady_clock::now();
-        const TestResult res = run_engine(t, o);
-        wall[j - 1].push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        cpu[j - 1].push_back(cpu_seconds() - c0);
-        own[j - 1].push_back(cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - o0);
-        outcomes = res.outcomes.size();
-        if (k == 0)
-          for (const Outcome& out : res.outcomes) {
-            std::string v;
-            for (std::uint64_t x : out.values) v += std::to_string(x) + ",";
-            for (const std::string& e : out.witness.rf) v += e + ";";
-            values[j - 1].push_back(std::move(v));
+  for (bool listed : {false, true})
+    for (int n : quick ? std::vector<int>{8} : std::vector<int>{8, 10}) {
+      const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("bench-{}.litmus", n));
+      std::vector<double> wall[2], cpu[2], own[2];
+      std::vector<std::string> values[2];
+      std::size_t outcomes = 0;
+      for (int k = 0; k < repeats; ++k)
+        for (unsigned j : {1u, 2u}) {
+          EngineOptions o;
+          o.max_outcomes = std::size_t{1} << 24;
+          o.workers = j;
+          if (listed) o.listing = ListingOptions{false, std::size_t{256} << 20, ""};
+          const double c0 = cpu_seconds(), o0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+          const auto t0 = std::chrono::steady_clock::now();
+          TestResult res = run_engine(t, o);
+          res.seconds = 0;            // printed in the text's last line
+          std::size_t text_hash = 0;  // of the printed text's pieces
+          if (listed) {
+            std::FILE* null = std::fopen("/dev/null", "w");
+            write_text(res, [&](std::string_view p) {
+              text_hash = text_hash * 31 + std::hash<std::string_view>{}(p);
+              std::fwrite(p.data(), 1, p.size(), null);
+            });
+            std::fclose(null);
           }
+          wall[j - 1].push_back(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          cpu[j - 1].push_back(cpu_seconds() - c0);
+          own[j - 1].push_back(cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - o0);
+          outcomes = res.outcome_count();
+          if (k == 0 && listed) values[j - 1].push_back(std::to_string(text_hash));
+          if (k == 0)
+            for (const Outcome& out : res.outcomes) {
+              std::string v;
+              for (std::uint64_t x : out.values) v += std::to_string(x) + ",";
+              for (const std::string& e : out.witness.rf) v += e + ";";
+              values[j - 1].push_back(std::move(v));
+            }
+        }
+      same = same && values[0] == values[1];
+      for (unsigned j : {1u, 2u}) {
+        const auto& w = wall[j - 1];
+        const auto& c = cpu[j - 1];
+        fmt::print(
+            "{:<30} {:>3} {:>9} {:>3} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f} {:>8.3f} "
+            "{:>8.2f}{}\n",
+            listed ? "IRIW, N readers, listed" : "IRIW, N readers", n, outcomes, j,
+            *std::min_element(w.begin(), w.end()), median(w), *std::min_element(c.begin(), c.end()),
+            median(c), median(w) / median(wall[0]), median(own[j - 1]),
+            median(own[j - 1]) / median(cpu[0]), same ? "" : "  ** -j 1 and -j 2 differ **");
+        const char* how = listed ? " listed" : "";
+        csv << fmt::format("\"s: -j {}{} wall median\",{},{},auto,{:.4f},,,,\n", j, how, n,
+                           outcomes, median(w));
+        csv << fmt::format("\"s: -j {}{} cpu median\",{},{},auto,{:.4f},,,,\n", j, how, n, outcomes,
+                           median(c));
       }
-    same = same && values[0] == values[1];
-    for (unsigned j : {1u, 2u}) {
-      const auto& w = wall[j - 1];
-      const auto& c = cpu[j - 1];
-      fmt::print(
-          "{:<30} {:>3} {:>9} {:>3} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f} {:>8.3f} "
-          "{:>8.2f}{}\n",
-          "IRIW, N readers", n, outcomes, j, *std::min_element(w.begin(), w.end()), median(w),
-          *std::min_element(c.begin(), c.end()), median(c), median(w) / median(wall[0]),
-          median(own[j - 1]), median(own[j - 1]) / median(cpu[0]),
-          same ? "" : "  ** -j 1 and -j 2 differ **");
-      csv << fmt::format("\"s: -j {} wall median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
-                         median(w));
-      csv << fmt::format("\"s: -j {} cpu median\",{},{},auto,{:.4f},,,,\n", j, n, outcomes,
-                         median(c));
+      std::cout.flush();
     }
-    std::cout.flush();
-  }
   return same;
 }
 

@@ -76,12 +76,16 @@ TEST_CASE("listing: suite tests print the same listed, spilled or held", "[listi
       o.observe_all = true;
       o.limits.seconds = 0;
       const std::string held = printed(check_file(f, o));
-      for (std::size_t memory : {std::size_t{1}, std::size_t{256} << 20}) {
-        o.listing = ListingOptions{true, memory, ""};
-        const TestResult r = check_file(f, o);
-        if (r.listing) ++listed;
-        CHECK(printed(r) == held);
-      }
+      // On workers (one test on two cores), batches packed by the jobs.
+      for (unsigned workers : {1u, 2u})
+        for (std::size_t memory : {std::size_t{1}, std::size_t{256} << 20}) {
+          INFO(workers << " workers, " << memory << " bytes");
+          o.workers = workers;
+          o.listing = ListingOptions{true, memory, ""};
+          const TestResult r = check_file(f, o);
+          if (r.listing) ++listed;
+          CHECK(printed(r) == held);
+        }
     }
   CHECK(listed > 40);
 }
@@ -95,40 +99,63 @@ TEST_CASE("listing: IRIW listed through spilled runs equals the held list", "[li
     o.observe_all = true;
     o.max_outcomes = 100000;
     const std::string held = printed(run_engine(t, o));
-    for (bool witnesses : {true, false}) {
-      o.listing = ListingOptions{witnesses, 4096, ""};  // a run every few dozen outcomes
-      const TestResult r = run_engine(t, o);
-      REQUIRE(r.listing);
-      CHECK(r.listing->runs_spilled() > (n > 2 ? 1u : 0u));
-      CHECK(r.outcome_count() == (std::size_t{1} << (2 * n)));
-      if (witnesses) CHECK(printed(r) == held);
-      std::string text;
-      write_text(r, [&](std::string_view p) { text += p; });
-      EngineOptions plain;
-      plain.engine = o.engine;
-      plain.observe_all = true;
-      TestResult h = run_engine(t, plain);
-      h.seconds = r.seconds;
-      CHECK(text == render_text(h));
-    }
+    for (unsigned workers : {1u, 2u, 4u})
+      for (bool witnesses : {true, false}) {
+        INFO(workers << " workers, witnesses " << witnesses);
+        o.workers = workers;
+        o.listing = ListingOptions{witnesses, 4096, ""};  // a run every few dozen outcomes
+        const TestResult r = run_engine(t, o);
+        REQUIRE(r.listing);
+        CHECK(r.listing->runs_spilled() > (n > 2 ? 1u : 0u));
+        CHECK(r.outcome_count() == (std::size_t{1} << (2 * n)));
+        if (witnesses) CHECK(printed(r) == held);
+        std::string text;
+        write_text(r, [&](std::string_view p) { text += p; });
+        EngineOptions plain;
+        plain.engine = o.engine;
+        plain.observe_all = true;
+        TestResult h = run_engine(t, plain);
+        h.seconds = r.seconds;
+        CHECK(text == render_text(h));
+      }
   }
+}
+
+// IRIW with 8 readers (65,536 outcomes): enough for a run sorted in slices
+// on the workers; the jobs' batches absorbed in job order keep the
+// one-thread run's witnesses.
+TEST_CASE("listing: IRIW-8 on 2 workers prints what it prints on one", "[listing]") {
+  const LitmusTest t = parse_litmus(iriw(8), "iriw.litmus");
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  o.observe_all = true;
+  o.max_outcomes = 100000;
+  o.listing = ListingOptions{true, std::size_t{256} << 20, ""};
+  const std::string one = printed(run_engine(t, o));
+  o.workers = 2;
+  const TestResult r = run_engine(t, o);
+  REQUIRE(r.listing);
+  CHECK(r.outcome_count() == 65536);
+  CHECK(printed(r) == one);
 }
 
 TEST_CASE("listing: --max-outcomes stops a listing run as it stops a held one", "[listing]") {
   const LitmusTest t = parse_litmus(iriw(6), "iriw.litmus");
-  for (std::size_t memory : {std::size_t{1} << 12, std::size_t{1} << 28}) {
-    EngineOptions o;
-    o.engine = EngineKind::Enum;
-    o.observe_all = true;
-    o.max_outcomes = 100;  // 4,096
-    o.listing = ListingOptions{false, memory, ""};
-    try {
-      run_engine(t, o);
-      FAIL("no error");
-    } catch (const InputError& x) {
-      CHECK(x.diagnostic().render() == "iriw.litmus:6:8: error: more than 100 outcomes");
+  for (unsigned workers : {1u, 2u})
+    for (std::size_t memory : {std::size_t{1} << 12, std::size_t{1} << 28}) {
+      EngineOptions o;
+      o.workers = workers;
+      o.engine = EngineKind::Enum;
+      o.observe_all = true;
+      o.max_outcomes = 100;  // 4,096
+      o.listing = ListingOptions{false, memory, ""};
+      try {
+        run_engine(t, o);
+        FAIL("no error");
+      } catch (const InputError& x) {
+        CHECK(x.diagnostic().render() == "iriw.litmus:6:8: error: more than 100 outcomes");
+      }
     }
-  }
 }
 
 TEST_CASE("outcome store: values in their types' order, each once, the first witness kept",

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "redscope/core/parallel.hpp"
+
 namespace redscope {
 
 namespace {
@@ -179,25 +181,32 @@ bool OutcomeStore::insert(std::span<const std::uint64_t> values) {
   const auto len = static_cast<std::uint16_t>(end - start);
   arena_.resize(pending_ + 2 + len);
   std::memcpy(arena_.data() + pending_, &len, 2);
-  const KeyView key{arena_.data() + pending_ + 2, len};
-  const std::uint64_t h = hash_bytes(key.data, len);
+  const std::uint8_t* key = arena_.data() + pending_ + 2;
+  const std::uint64_t h = hash_bytes(key, len);
+  std::uint64_t* slot = free_slot(key, len, h);
+  if (!slot) {
+    arena_.resize(pending_);
+    return false;
+  }
+  *slot = (h & kTagMask) | (pending_ + 1);
+  if (condition_(values)) {
+    const auto marked = static_cast<std::uint16_t>(len | kSatisfies);
+    std::memcpy(arena_.data() + pending_, &marked, 2);
+    ++held_satisfying_;
+  }
+  return true;
+}
+
+std::uint64_t* OutcomeStore::free_slot(const std::uint8_t* key, std::uint16_t size,
+                                       std::uint64_t h) {
+  const KeyView k{key, size};
   const std::uint64_t tag = h & kTagMask;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = h & mask;; i = (i + 1) & mask) {
     const std::uint64_t slot = slots_[i];
-    if (slot == 0) {
-      slots_[i] = tag | (pending_ + 1);
-      if (condition_(values)) {
-        const auto marked = static_cast<std::uint16_t>(len | kSatisfies);
-        std::memcpy(arena_.data() + pending_, &marked, 2);
-        ++held_satisfying_;
-      }
-      return true;
-    }
-    if ((slot & kTagMask) == tag && key_at(arena_.data() + (slot & ~kTagMask) - 1) == key) {
-      arena_.resize(pending_);
-      return false;
-    }
+    if (slot == 0) return &slots_[i];
+    if ((slot & kTagMask) == tag && key_at(arena_.data() + (slot & ~kTagMask) - 1) == k)
+      return nullptr;
   }
 }
 
@@ -209,9 +218,61 @@ void OutcomeStore::commit() {
     for (const EdgeCode& e : rf_) append(arena_, e);
     for (const EdgeCode& e : co_) append(arena_, e);
   }
+  added();
+}
+
+void OutcomeStore::added() {
   ++held_;
   if (2 * held_ > slots_.size()) grow();
   if (held_bytes() > opts_.memory) spill();
+}
+
+// Each record of the batch in its order: a new key's record is copied
+// whole (already judged, its witness already packed), a repeat is skipped.
+void OutcomeStore::absorb(const OutcomeBatch& batch) {
+  const std::uint8_t* rec = batch.records_.data();
+  for (const std::uint64_t h : batch.hashes_) {
+    const std::size_t n = record_size(rec, opts_.witnesses);
+    const KeyView k = key_at(rec);
+    if (std::uint64_t* slot = free_slot(k.data, k.size, h)) {
+      *slot = (h & kTagMask) | (arena_.size() + 1);
+      arena_.insert(arena_.end(), rec, rec + n);
+      if (satisfies(rec)) ++held_satisfying_;
+      added();
+    }
+    rec += n;
+  }
+}
+
+// ---- batches ------------------------------------------------------------------
+
+OutcomeBatch::OutcomeBatch(const OutcomeStore& store, std::uint32_t skeleton)
+    : store_(&store),
+      skeleton_(skeleton) {}
+
+// The record's key length (marked when the outcome satisfies the
+// condition) and key, and the key's hash.
+void OutcomeBatch::append_key(std::span<const std::uint64_t> values) {
+  const std::size_t at = records_.size();
+  records_.resize(at + 2 + 9 * values.size());
+  std::uint8_t* const start = records_.data() + at + 2;
+  std::uint8_t* end = start;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    end = encode(end, values[i], store_->signed_[i], store_->width_[i]);
+  const auto len = static_cast<std::uint16_t>(end - start);
+  records_.resize(at + 2 + len);
+  const auto marked =
+      static_cast<std::uint16_t>(len | (store_->condition_(values) ? kSatisfies : 0));
+  std::memcpy(records_.data() + at, &marked, 2);
+  hashes_.push_back(hash_bytes(records_.data() + at + 2, len));
+}
+
+void OutcomeBatch::append_witness() {
+  append<std::uint32_t>(records_, skeleton_);
+  append<std::uint16_t>(records_, static_cast<std::uint16_t>(rf_.size()));
+  append<std::uint16_t>(records_, static_cast<std::uint16_t>(co_.size()));
+  for (const EdgeCode& e : rf_) append(records_, e);
+  for (const EdgeCode& e : co_) append(records_, e);
 }
 
 std::size_t OutcomeStore::held_bytes() const {
@@ -250,10 +311,20 @@ void OutcomeStore::sort_held() {
     items.push_back(Item{p, off});
   }
   const std::uint8_t* base = arena_.data();
-  std::sort(items.begin(), items.end(), [base](const Item& a, const Item& b) {
+  const auto before = [base](const Item& a, const Item& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
     return key_at(base + a.off) < key_at(base + b.off);
+  };
+  // With threads, equal slices sorted at once, then merged in turn.
+  const std::size_t parts = items.size() < (std::size_t{1} << 16) ? 1 : opts_.threads;
+  std::vector<std::size_t> cut;
+  for (std::size_t k = 0; k <= parts; ++k)
+    cut.push_back(k * items.size() / std::max<std::size_t>(parts, 1));
+  parallel_for(parts, opts_.threads, [&](std::size_t k) {
+    std::sort(items.begin() + cut[k], items.begin() + cut[k + 1], before);
   });
+  for (std::size_t k = 2; k <= parts; ++k)
+    std::inplace_merge(items.begin(), items.begin() + cut[k - 1], items.begin() + cut[k], before);
   order_.clear();
   order_.reserve(items.size());
   for (const Item& i : items) order_.push_back(i.off);

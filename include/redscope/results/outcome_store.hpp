@@ -31,11 +31,41 @@ struct ListingOptions {
   bool witnesses = true;                        // JSON prints witnesses; text does not
   std::size_t memory = std::size_t{256} << 20;  // bytes held before a sorted run is spilled
   std::string spill_dir;                        // empty: $TMPDIR, else /tmp
+  unsigned threads = 1;  // a run is sorted on this many (EngineOptions::workers)
 };
 
 // A witness edge between two events of the skeleton the outcome came from.
 struct EdgeCode {
   std::uint32_t from = 0, to = 0;
+};
+
+class OutcomeStore;
+
+// Outcomes packed on another thread for a store (the enumerator's workers,
+// leaf_pool.hpp): records as the store keeps them, in the order found, each
+// judged by the condition and with its key's hash, repeats included. The
+// store absorbs batches in the order the one-thread search would have found
+// their outcomes, so each value keeps the witness that search gives it.
+class OutcomeBatch {
+ public:
+  // Outcomes for `store` from skeleton `skeleton`; reads only the store's
+  // fixed parts (types, condition), so batches fill while it grows.
+  OutcomeBatch(const OutcomeStore& store, std::uint32_t skeleton);
+  // As OutcomeStore::add, without dropping repeats.
+  template <class F>
+  void add(std::span<const std::uint64_t> values, F&& witness);
+  std::size_t size() const { return hashes_.size(); }
+  std::size_t bytes() const { return records_.capacity() + hashes_.capacity() * 8; }
+
+ private:
+  friend class OutcomeStore;
+  void append_key(std::span<const std::uint64_t> values);
+  void append_witness();
+  const OutcomeStore* store_;
+  std::uint32_t skeleton_;
+  std::vector<std::uint8_t> records_;
+  std::vector<std::uint64_t> hashes_;
+  std::vector<EdgeCode> rf_, co_;
 };
 
 class OutcomeStore {
@@ -71,6 +101,9 @@ class OutcomeStore {
     commit();
     return true;
   }
+  // Adds a batch's outcomes in its order, as add() would have (the
+  // repeats dropped, the first witness kept).
+  void absorb(const OutcomeBatch& batch);
   // Distinct outcomes kept so far: at least (the largest run) and at most
   // (every run's, duplicates across spilled runs counted twice).
   std::size_t size_at_least() const { return std::max(held_, largest_run_); }
@@ -97,11 +130,15 @@ class OutcomeStore {
   std::string edge_text(std::uint32_t skeleton, EdgeCode e) const;
 
  private:
+  friend class OutcomeBatch;
   struct Cursor;
   struct MemoryCursor;
   struct FileCursor;
   bool insert(std::span<const std::uint64_t> values);
+  // The empty slot a key of hash `h` goes to, or null when held already.
+  std::uint64_t* free_slot(const std::uint8_t* key, std::uint16_t size, std::uint64_t h);
   void commit();
+  void added();  // after a new record: the index's growth and the spill
   void grow();
   void spill();
   void sort_held();
@@ -129,5 +166,15 @@ class OutcomeStore {
   std::vector<std::FILE*> files_;  // spilled runs, sorted, oldest first (unlinked)
   std::size_t count_ = 0, satisfying_ = 0;
 };
+
+template <class F>
+void OutcomeBatch::add(std::span<const std::uint64_t> values, F&& witness) {
+  append_key(values);
+  if (!store_->opts_.witnesses) return;
+  rf_.clear();
+  co_.clear();
+  witness(rf_, co_);
+  append_witness();
+}
 
 }  // namespace redscope

@@ -44,7 +44,7 @@ struct LeafContext {
   std::size_t max_outcomes;
   bool verdict_only = false;  // the first deciding outcome ends the search (Decided)
   // A listing run's outcomes go here (packed, witnesses as event pairs)
-  // instead of into the map (no pool then).
+  // instead of into the map; with a pool, into each job's batch for it.
   OutcomeStore* store = nullptr;
 };
 
@@ -66,10 +66,14 @@ struct LeafView {
 
 // Makes leaves' outcomes into `found`: each combination of final values
 // under each permutation of interchangeable threads, with its witness (the
-// first one of a value is kept).
+// first one of a value is kept), or into a listing's store or batch.
 class OutcomeMaker {
  public:
-  OutcomeMaker(const LeafContext& c, Found& found) : c_(c), n_(c.sk.size()), found_(found) {}
+  OutcomeMaker(const LeafContext& c, Found& found, OutcomeBatch* batch = nullptr)
+      : c_(c),
+        n_(c.sk.size()),
+        found_(found),
+        batch_(batch) {}
 
   // Returns whether some outcome passed the filter.
   bool leaf(const LeafView& l) {
@@ -103,6 +107,14 @@ class OutcomeMaker {
     any_ = true;
     if (c_.verdict_only) {  // the first deciding outcome ends the search
       if (decides(c_.obs, c_.test, vals)) throw Decided{vals, witness(from)};
+      return;
+    }
+    if (batch_) {  // the store drops repeats and checks the limit when it absorbs
+      batch_->add(vals, [&](std::vector<EdgeCode>& rf, std::vector<EdgeCode>& co) {
+        each_edge(
+            from, [&](EventId a, EventId b) { rf.push_back(code(a, b)); },
+            [&](EventId a, EventId b) { co.push_back(code(a, b)); });
+      });
       return;
     }
     if (c_.store) {
@@ -176,6 +188,7 @@ class OutcomeMaker {
   const LeafContext& c_;
   std::size_t n_;
   Found& found_;
+  OutcomeBatch* batch_;
   const LeafView* leaf_ = nullptr;
   bool any_ = false;
   mutable std::unordered_map<std::size_t, EdgeTexts::Item> edges_;  // by a * n_ + b
@@ -265,6 +278,7 @@ class SkeletonEnumerator {
       search();
     if (pool_) {
       flush();
+      if (store_) absorb(true);
       pool_->drain();
       any_outcome_ = any_outcome_ || pool_any_.load();
     }
@@ -272,7 +286,8 @@ class SkeletonEnumerator {
   }
 
   bool any_outcome() const { return any_outcome_; }
-  // A listing run: outcomes into `store` (not with a pool), as skeleton `index`.
+  // A listing run: outcomes into `store` (with a pool, through the jobs'
+  // batches in job order), as skeleton `index`.
   void list_into(OutcomeStore* store, std::uint32_t index) {
     store_ = store;
     store_skeleton_ = index;
@@ -988,6 +1003,10 @@ class SkeletonEnumerator {
   // them when it decides (the limits): with a pool, once every leaf made so
   // far is done, and "more than N outcomes" thrown here if they are more.
   std::size_t outcomes() {
+    if (store_ && pool_) {
+      flush();
+      absorb(true);
+    }
     if (store_) return store_->size_at_most();
     if (!pool_) return found_->size();
     flush();
@@ -1003,9 +1022,22 @@ class SkeletonEnumerator {
     return store_ ? store_->size_at_least() : pool_ ? pool_->lower_bound() : found_->size();
   }
 
+  // A listing run with a pool: the finished jobs' batches into the store,
+  // in job order, and "more than N outcomes" as the maker would throw it.
+  void absorb(bool all) {
+    pool_->absorb(*store_, all);
+    if (store_->size_at_least() > opts_.max_outcomes)
+      throw InputError(Diagnostic{test_.file, test_.condition_loc,
+                                  fmt::format("more than {} outcomes", opts_.max_outcomes)});
+  }
+
   // Hands the leaves gathered so far to the pool as one job.
   void flush() {
     if (batch_.empty()) return;
+    if (store_) {
+      push_packed();
+      return;
+    }
     pool_->push([this, leaves = std::move(batch_)](Found& found) {
       OutcomeMaker maker(*ctx_, found);
       bool any = false;
@@ -1017,6 +1049,27 @@ class SkeletonEnumerator {
     });
     batch_.clear();
     // Leaves wait as copies: past a few jobs per worker the search helps.
+    pool_->help_if_behind(4 * std::size_t{opts_.workers});
+  }
+
+  // flush() for a listing run: the job packs its outcomes into a batch of
+  // its own; the batches finished so far go into the store meanwhile.
+  void push_packed() {
+    auto packed = std::make_unique<OutcomeBatch>(*store_, store_skeleton_);
+    pool_->push(
+        [this, leaves = std::move(batch_)](OutcomeBatch& out) {
+          Found unused;
+          OutcomeMaker maker(*ctx_, unused, &out);
+          bool any = false;
+          for (const LeafCopy& l : leaves) {
+            check(opts_.budget);
+            any = maker.leaf(l.view()) || any;
+          }
+          if (any) pool_any_ = true;
+        },
+        std::move(packed));
+    batch_.clear();
+    absorb(false);
     pool_->help_if_behind(4 * std::size_t{opts_.workers});
   }
 
@@ -1123,6 +1176,13 @@ std::size_t max_events(const Expansion& ex) {
   return n;
 }
 
+// The listing's options, its runs sorted on the test's workers.
+ListingOptions listing_options(const EngineOptions& opts) {
+  ListingOptions l = *opts.listing;
+  l.threads = std::max(1u, opts.workers);
+  return l;
+}
+
 TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
                           const cat::Model& model, const CandidateCheck* check) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -1135,14 +1195,15 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   // verdict-only run stops at its first deciding outcome, on the search's
   // thread: it makes no pool.
   // A listing run keeps its outcomes packed in a store (outcome_store.hpp),
-  // on this thread; one whose executions may end early merges their values
-  // after the search (settle_result) and lists them as before.
+  // on this thread (with workers, they pack them and this thread adds their
+  // batches in job order); one whose executions may end early merges their
+  // values after the search (settle_result) and lists them as before.
   std::shared_ptr<OutcomeStore> store;
   if (opts.listing && !opts.verdict_only && !has_status_observable(r.observables) &&
       OutcomeStore::fits(r.observables.size(), max_events(ex)))
-    store = std::make_shared<OutcomeStore>(r.observables, test.condition, *opts.listing);
+    store = std::make_shared<OutcomeStore>(r.observables, test.condition, listing_options(opts));
   std::optional<LeafPool> pool;
-  if (opts.workers > 1 && !opts.verdict_only && !store && !has_status_observable(r.observables))
+  if (opts.workers > 1 && !opts.verdict_only && !has_status_observable(r.observables))
     pool.emplace(opts.workers - 1, opts.budget);
   try {
     for (const Skeleton& sk : ex.skeletons) {

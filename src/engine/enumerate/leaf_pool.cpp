@@ -22,10 +22,43 @@ LeafPool::~LeafPool() {
 void LeafPool::push(Job job) {
   {
     const std::lock_guard lock(mu_);
-    slots_.push_back(Slot{std::move(job), {}, {}});
+    slots_.push_back(Slot{std::move(job), {}, {}, {}, {}, false});
     queue_.push_back(slots_.size() - 1);
   }
   cv_.notify_one();
+}
+
+void LeafPool::push(PackedJob job, std::unique_ptr<OutcomeBatch> batch) {
+  {
+    const std::lock_guard lock(mu_);
+    slots_.push_back(Slot{{}, {}, {}, std::move(job), std::move(batch), false});
+    queue_.push_back(slots_.size() - 1);
+  }
+  cv_.notify_one();
+}
+
+void LeafPool::absorb(OutcomeStore& store, bool all) {
+  for (;;) {
+    if (failed()) drain();  // rethrows
+    {
+      std::unique_lock lock(mu_);
+      if (absorbed_ == slots_.size()) return;
+      if (!slots_[absorbed_].done) {
+        if (!all) return;
+        // This thread alone can absorb; meanwhile it makes outcomes too.
+        if (!queue_.empty())
+          run_next(lock);
+        else
+          done_cv_.wait(lock);
+        continue;
+      }
+    }
+    // A finished job's slot is the maker's alone (a deque's elements stay put).
+    Slot& s = slots_[absorbed_++];
+    if (s.error) drain();  // rethrows
+    if (s.batch) store.absorb(*s.batch);
+    s.batch.reset();
+  }
 }
 
 void LeafPool::work(std::stop_token st) {
@@ -42,22 +75,28 @@ void LeafPool::run_next(std::unique_lock<std::mutex>& lock) {
   queue_.pop_front();
   Slot& s = slots_[i];  // a deque's elements stay put as it grows
   Job job = std::move(s.job);
+  PackedJob packed = std::move(s.packed);
   ++running_;
   lock.unlock();
   if (!failed_.load(std::memory_order_relaxed)) {
     try {
       check(budget_);
-      job(s.found);
+      if (packed)
+        packed(*s.batch);
+      else
+        job(s.found);
     } catch (...) {
       s.error = std::current_exception();
       failed_ = true;
     }
   }
   job = nullptr;  // the leaves it held
+  packed = nullptr;
   std::size_t seen = largest_.load();
   while (s.found.size() > seen && !largest_.compare_exchange_weak(seen, s.found.size())) {}
   lock.lock();
   --running_;
+  s.done = true;
   done_cv_.notify_all();
 }
 
@@ -105,6 +144,7 @@ std::vector<Found> LeafPool::take() {
   slots_.clear();
   counted_.clear();
   counted_upto_ = 0;
+  absorbed_ = 0;
   return parts;
 }
 

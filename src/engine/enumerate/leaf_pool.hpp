@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "redscope/core/budget.hpp"
+#include "redscope/results/outcome_store.hpp"
 #include "redscope/results/results.hpp"
 
 namespace redscope::enumerate {
@@ -45,6 +46,15 @@ class LeafPool {
   // Queues a job; its outcomes go to a map of their own, after the
   // previous job's.
   void push(Job job);
+  // A listing run's job: its outcomes go to `batch`, which the maker
+  // absorbs into its store after the previous jobs' (absorb).
+  using PackedJob = std::function<void(OutcomeBatch&)>;
+  void push(PackedJob job, std::unique_ptr<OutcomeBatch> batch);
+  // Adds to `store` the batches of the finished jobs that follow the ones
+  // absorbed before, in job order, stopping at the first unfinished one;
+  // with `all`, every job's, running queued jobs on this thread too while
+  // the next batch is not ready (like drain()). Rethrows a job's exception.
+  void absorb(OutcomeStore& store, bool all);
   // Runs one queued job on this thread when more than `queued` wait (the
   // workers are behind: the maker helps rather than gather more leaves).
   void help_if_behind(std::size_t queued);
@@ -69,6 +79,9 @@ class LeafPool {
     Job job;  // moved out when the job starts
     Found found;
     std::exception_ptr error;
+    PackedJob packed;                     // or this, for a listing run
+    std::unique_ptr<OutcomeBatch> batch;  // its outcomes, until absorbed
+    bool done = false;
   };
   void work(std::stop_token st);
   void run_next(std::unique_lock<std::mutex>& lock);
@@ -84,6 +97,7 @@ class LeafPool {
   std::atomic<std::size_t> largest_{0};
   std::set<Values> counted_;  // the values of slots [0, counted_upto_), for count()
   std::size_t counted_upto_ = 0;
+  std::size_t absorbed_ = 0;           // slots whose batches absorb() has added
   std::vector<std::jthread> threads_;  // last: joined before the rest goes
 };
 
