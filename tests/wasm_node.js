@@ -5,8 +5,10 @@
 // observation and whether the condition holds must equal those of
 // `redscope run --format json --engine enum` for the same file (the module
 // has no Z3: auto is the enumerator there, so the CLI is asked for it by
-// name), and atomicity on a lost update and a safe test. Also: a malformed test answers with its located error, a witness
-// is drawn with its rf and co edges, and the module lists the shipped models.
+// name), and atomicity on a lost update and a safe test. Also: a malformed
+// test answers with its located error, a witness is drawn with its rf and co
+// edges, the module lists the shipped models, and a run reports progress
+// through Module.onProgress ({done, total, phase}; total 0: unknown).
 //
 // Usage: node tests/wasm_node.js MODULE.js REDSCOPE LITMUS_DIR
 'use strict';
@@ -69,6 +71,21 @@ function atomicity(call) {
   return failures;
 }
 
+// The enumerator's reports while a run goes on: the first at once, then at
+// most ~10 a second; candidates tried so far, their total unknown (0).
+function progress(M, call) {
+  const seen = [];
+  M.onProgress = p => seen.push(p);
+  const name = 'IRIW+relaxed-gpu.litmus';
+  const iriw = fs.readFileSync(path.join(litmusDir, 'classic', name), 'utf8');
+  call({command: 'run', test: iriw, file: name});
+  delete M.onProgress;
+  const ok = seen.length > 0 && seen.every(p => p.total === 0 && p.phase === 'enumerate' &&
+                                              Number.isInteger(p.done));
+  if (!ok) console.log(`progress: ${JSON.stringify(seen.slice(0, 5))}`);
+  return ok ? 0 : 1;
+}
+
 function main(M) {
   const call = req =>
       JSON.parse(M.ccall('redscope_call', 'string', ['string'], [JSON.stringify(req)]));
@@ -108,6 +125,7 @@ function main(M) {
     console.log(`dot: no rf or co edge in the witness of MP's P1:r0=1, P1:r1=1:\n${picture}`);
   }
   failures += atomicity(call);
+  failures += progress(M, call);
   const models = call({command: 'models'}).models || [];
   if (!models.includes('ptx.cat') || !M.FS.readdir('/models').includes('ptx.cat')) {
     ++failures;

@@ -18,6 +18,7 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
+#include "redscope/engine/progress.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/results/outcome_store.hpp"
 #include "redscope/results/results.hpp"
@@ -96,6 +97,10 @@ struct EngineOptions {
   // analysis/execution_search.hpp), which may end the search by throwing.
   // Facts name threads, so with it the threads' symmetry is not used.
   std::function<bool(const EnumCandidate&)> on_execution;
+  // Where a long check reports how far it is (null: nowhere): the
+  // enumerator, as it checks its budget, with the candidates tried so far
+  // (phase "enumerate", total 0: their number is not known beforehand).
+  std::shared_ptr<const ProgressReporter> progress;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
   // The cat model deciding consistency (--model FILE.cat): `user_model`,

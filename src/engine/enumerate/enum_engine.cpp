@@ -339,8 +339,7 @@ class SkeletonEnumerator {
   // work of the search is bounded by the count (each choice leads to at most
   // one consistency check), so the limit holds whatever dimension explodes.
   void tick() {
-    if (opts_.budget && (*candidates_ & 1023) == 0)
-      opts_.budget->check();  // --timeout / --max-memory
+    if ((*candidates_ & 1023) == 0) enumerate::checkpoint(opts_, *candidates_);
     ++*candidates_;
     if (pool_ && pool_->failed()) pool_->drain();  // rethrows a leaf's error
     if (opts_.give_way_after && (*candidates_ & 255) == 0) {

@@ -15,6 +15,10 @@ namespace redscope::enumerate {
 ThreadClasses classes_for(const Skeleton& sk, const std::vector<Observable>& obs,
                           const EngineOptions& opts);
 
+// Every 1024 candidates (the search's tick): the budget (--timeout,
+// --max-memory) and the caller's progress report.
+void checkpoint(const EngineOptions& opts, std::size_t candidates);
+
 // Whether a consistent execution makes outcomes: the caller's say, else yes.
 inline bool kept(const EngineOptions& opts, const EnumCandidate& c) {
   return !opts.on_execution || opts.on_execution(c);
