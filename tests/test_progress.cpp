@@ -2,9 +2,15 @@
 // durations; what a terminal shows is checked by tests/cli_progress.sh.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/progress.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/progress.hpp"
+#include "redscope/registry/registry.hpp"
 
 using namespace redscope::cli;
 
@@ -53,4 +59,21 @@ TEST_CASE("progress: the line", "[progress]") {
   s.label = "cells";
   s.oldest.clear();
   CHECK(progress_line(s) == "[1000 cells] 250 cells/s, 2 failed");
+}
+
+// EngineOptions::progress (engine/progress.hpp): the enumerator reports the
+// candidates it has tried, total unknown (0), at most one per interval.
+TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
+  using namespace redscope;
+  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
+                                         "/litmus/classic/IRIW+relaxed-gpu.litmus");
+  std::vector<ProgressReport> seen;
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  o.progress = std::make_shared<const ProgressReporter>(
+      [&](const ProgressReport& r) { seen.push_back(r); }, std::chrono::hours(1));
+  (void)run_enum(t, o);
+  REQUIRE(seen.size() == 1);  // the first at once, the rest within the hour: dropped
+  CHECK(seen[0].total == 0);
+  CHECK(seen[0].phase == "enumerate");
 }

@@ -5,8 +5,10 @@
 // observation and whether the condition holds must equal those of
 // `redscope run --format json --engine enum` for the same file (the module
 // has no Z3: auto is the enumerator there, so the CLI is asked for it by
-// name). Also: a malformed test answers with its located error, a witness
-// is drawn with its rf and co edges, and the module lists the shipped models.
+// name), and atomicity on a lost update and a safe test. Also: a malformed
+// test answers with its located error, a witness is drawn with its rf and co
+// edges, the module lists the shipped models, and a run reports progress
+// through Module.onProgress ({done, total, phase}; total 0: unknown).
 //
 // Usage: node tests/wasm_node.js MODULE.js REDSCOPE LITMUS_DIR
 'use strict';
@@ -41,6 +43,47 @@ function summary(r) {
   if (r.error) return {error: true};  // the CLI's is a string, the module's located parts
   const outcomes = (r.outcomes || []).map(o => JSON.stringify(o, Object.keys(o).sort())).sort();
   return {outcomes, observation: r.observation, holds: r.condition && r.condition.holds};
+}
+
+// The lost-update question through the module (the enumerator answers it,
+// analysis/execution_search.hpp): a test that loses an update and one that
+// cannot, each pair's verdict as `redscope atomicity --engine enum` gives it.
+const ATOMICITY = [['sm6x/store-vs-red-shared-lost.litmus', true],
+                   ['scope/red-gpu-2cta-safe.litmus', false]];
+
+function atomicity(call) {
+  let failures = 0;
+  const verdicts = r => (r.pairs || []).map(p => [p.location, p.a.line, p.b.line,
+                                                  p.mutually_in_scope, p.lost_update]);
+  for (const [name, lost] of ATOMICITY) {
+    const f = path.join(litmusDir, name);
+    const r = call({command: 'atomicity', test: fs.readFileSync(f, 'utf8'),
+                    file: path.basename(f)});
+    const [want] = JSON.parse(execFileSync(
+        redscope, ['atomicity', '--format', 'json', '--engine', 'enum', f]));
+    const a = JSON.stringify(verdicts(r)), b = JSON.stringify(verdicts(want));
+    const anyLost = (r.pairs || []).some(p => p.lost_update);
+    if (r.error || a !== b || anyLost !== lost || (lost && !r.pairs.some(p => p.witness))) {
+      ++failures;
+      console.log(`atomicity ${name}: module ${JSON.stringify(r)}\n  cli pairs: ${b}`);
+    }
+  }
+  return failures;
+}
+
+// The enumerator's reports while a run goes on: the first at once, then at
+// most ~10 a second; candidates tried so far, their total unknown (0).
+function progress(M, call) {
+  const seen = [];
+  M.onProgress = p => seen.push(p);
+  const name = 'IRIW+relaxed-gpu.litmus';
+  const iriw = fs.readFileSync(path.join(litmusDir, 'classic', name), 'utf8');
+  call({command: 'run', test: iriw, file: name});
+  delete M.onProgress;
+  const ok = seen.length > 0 && seen.every(p => p.total === 0 && p.phase === 'enumerate' &&
+                                              Number.isInteger(p.done));
+  if (!ok) console.log(`progress: ${JSON.stringify(seen.slice(0, 5))}`);
+  return ok ? 0 : 1;
 }
 
 function main(M) {
@@ -81,6 +124,8 @@ function main(M) {
     ++failures;
     console.log(`dot: no rf or co edge in the witness of MP's P1:r0=1, P1:r1=1:\n${picture}`);
   }
+  failures += atomicity(call);
+  failures += progress(M, call);
   const models = call({command: 'models'}).models || [];
   if (!models.includes('ptx.cat') || !M.FS.readdir('/models').includes('ptx.cat')) {
     ++failures;

@@ -1,5 +1,6 @@
-// `redscope atomicity`: lost-update queries through the Z3 engine's query
-// interface (engine/z3/query.hpp), under the test's model.
+// `redscope atomicity`: lost-update queries, under the test's model, through
+// an ExecutionSearch (analysis/execution_search.hpp): the Z3 engine's query
+// interface or the enumerator, whichever the options pick.
 //
 // A lost update is an allowed execution in which either two RMWs read the
 // same write (one increment disappears), or a plain store lands between an
@@ -19,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/execution_search.hpp"
 #include "analysis/model_view.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/engine/z3/query.hpp"
@@ -175,8 +177,8 @@ std::string exemption_words(const ModelView& v, const Exemption& x, const std::s
 // witness's RMW out, and where a variant of the model decides that, in
 // the model's own terms (ptx-sm6x: an RMW on .shared is not atomic against a
 // plain store; models/ptx.cat, Atomicity). Otherwise none.
-std::string lost_reason(const Skeleton& sk, const QueryModel& model, const Query& q, const Site& a,
-                        const Site& b, const AtomicityPair& p) {
+std::string lost_reason(const Skeleton& sk, const QueryModel& model, const ExecutionSearch& q,
+                        const Site& a, const Site& b, const AtomicityPair& p) {
   if (!p.scope_known) return "";
   if (!p.mutually_in_scope) return "not morally strong: " + p.scope_reason;
   const ChosenExecution exec = q.execution();
@@ -207,7 +209,8 @@ void morally_strong(const ModelView& v, EventId a, EventId b, AtomicityPair& p) 
   p.scope_reason = v.pair_words(*ms, a, b);
 }
 
-std::vector<std::pair<std::string, std::string>> finals(const Query& q, const Skeleton& sk) {
+std::vector<std::pair<std::string, std::string>> finals(const ExecutionSearch& q,
+                                                        const Skeleton& sk) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [cell, v] : q.final_values())
     out.emplace_back(cell, format_value(v, sk.loc_types.at(cell)));
@@ -235,7 +238,8 @@ LostWays lost_ways(const Skeleton& sk, const Site& a, const Site& b) {
   return ways;
 }
 
-std::optional<std::string> lost_update(Query& q, const Skeleton& sk, const Site& a, const Site& b) {
+std::optional<std::string> lost_update(ExecutionSearch& q, const Skeleton& sk, const Site& a,
+                                       const Site& b) {
   for (const auto& [facts, words] : lost_ways(sk, a, b))
     if (q.possible_with(facts)) return words;
   return std::nullopt;
@@ -280,8 +284,8 @@ void for_each_pair(const Skeleton& sk, F&& f) {
 }
 
 // What the report says of a pair that loses an update in `q`'s last execution.
-void describe_lost(AtomicityPair& p, const Query& q, const Skeleton& sk, const QueryModel& model,
-                   const Site& a, const Site& b, std::string how) {
+void describe_lost(AtomicityPair& p, const ExecutionSearch& q, const Skeleton& sk,
+                   const QueryModel& model, const Site& a, const Site& b, std::string how) {
   p.lost_update = true;
   p.how = std::move(how);
   p.lost_update_reason = lost_reason(sk, model, q, a, b, p);
@@ -289,10 +293,10 @@ void describe_lost(AtomicityPair& p, const Query& q, const Skeleton& sk, const Q
   p.final_values = finals(q, sk);
 }
 
-void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel& model,
+void check_skeleton(ExecutionSearches& searches, const Skeleton& sk, const QueryModel& model,
                     const Budget* budget, std::map<PairKey, AtomicityPair>& pairs) {
-  Query q(session, sk, model, budget);
-  q.encode_final_values();           // part of every query's model
+  const std::unique_ptr<ExecutionSearch> search = searches.of(sk);
+  ExecutionSearch& q = *search;
   std::optional<ModelView> statics;  // the model's static relations (ms), once needed
   for_each_pair(sk, [&](const std::string& cell, const Site& a, const Site& b) {
     auto [it, fresh] = pairs.try_emplace(key_of(sk, a, b));
@@ -312,7 +316,7 @@ void check_skeleton(QuerySession& session, const Skeleton& sk, const QueryModel&
 
 // Verdict only: one query for any way of any pair of the skeleton to lose
 // an update; the pair of the execution found, if there is one.
-std::optional<AtomicityPair> decide_skeleton(QuerySession& session, const Skeleton& sk,
+std::optional<AtomicityPair> decide_skeleton(ExecutionSearches& searches, const Skeleton& sk,
                                              const QueryModel& model, const Budget* budget) {
   struct Way {
     std::string cell;
@@ -328,8 +332,8 @@ std::optional<AtomicityPair> decide_skeleton(QuerySession& session, const Skelet
     }
   });
   if (ways.empty()) return std::nullopt;
-  Query q(session, sk, model, budget);
-  q.encode_final_values();
+  const std::unique_ptr<ExecutionSearch> search = searches.of(sk);
+  ExecutionSearch& q = *search;
   const std::optional<std::size_t> k = q.possible_with_any(facts);
   if (!k) return std::nullopt;
   const Way& w = ways[*k];
@@ -346,8 +350,6 @@ std::optional<AtomicityPair> decide_skeleton(QuerySession& session, const Skelet
 }  // namespace
 
 AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opts) {
-  if (!z3_available())  // its queries are the solver's (query.hpp)
-    throw InputError(Diagnostic{test.file, {1, 1}, no_z3_message("atomicity")});
   const auto t0 = std::chrono::steady_clock::now();
   AtomicityResult r;
   r.test = test.name;
@@ -357,16 +359,16 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   r.target_sm = test.target_sm;
   r.metadata = test.metadata;
   const Expansion ex = expand(test, opts.expand);
-  QuerySession session(opts.budget);  // the watchdog may interrupt its checks
   std::map<PairKey, AtomicityPair> pairs;
   const QueryModel model(test, opts);
+  const std::unique_ptr<ExecutionSearches> searches = make_execution_searches(test, model, opts);
   if (opts.verdict_only) {  // the first lost update found, or a proof of none
     r.verdict_only = true;
-    r.verdict_by = VerdictBy::SolverProof;
+    r.verdict_by = searches->proof();
     for (const Skeleton& sk : ex.skeletons) {
       if (opts.budget) opts.budget->check();
       if (sk.cut) continue;
-      if (auto p = decide_skeleton(session, sk, model, opts.budget)) {
+      if (auto p = decide_skeleton(*searches, sk, model, opts.budget)) {
         r.pairs.push_back(std::move(*p));
         r.verdict_by = VerdictBy::Witness;
         break;
@@ -377,7 +379,7 @@ AtomicityResult check_atomicity(const LitmusTest& test, const EngineOptions& opt
   }
   for (const Skeleton& sk : ex.skeletons) {
     if (opts.budget) opts.budget->check();
-    if (!sk.cut) check_skeleton(session, sk, model, opts.budget, pairs);
+    if (!sk.cut) check_skeleton(*searches, sk, model, opts.budget, pairs);
   }
   for (auto& [k, p] : pairs) r.pairs.push_back(std::move(p));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

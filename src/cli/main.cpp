@@ -176,8 +176,8 @@ Usage:
                                     read them as files
   redscope --help | --version
 
-Options (of `run`; `atomicity` takes --format, -j, --model, --unroll and
---verdict; `xval` those but --verdict, --observe-all and --pto-order; every
+Options (of `run`; `atomicity` takes --format, -j, --model, --unroll,
+--verdict and --engine z3|enum (auto: z3 when built in); `xval` those but --verdict, --observe-all and --pto-order; every
 command takes -q, -v, --timeout, --max-memory and --max-file-size):
   --format text|json|jsonl
                        output format: text (default, herd7-like), json (one
@@ -1066,8 +1066,10 @@ int main(int argc, char** argv) {
   }
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
-    if (c.expect || c.observe_all)
-      usage_error("atomicity takes --format, -j, --model, --unroll and --verdict only");
+    if (c.expect || c.observe_all || c.engine == redscope::EngineKind::Op)
+      usage_error(
+          "atomicity takes --format, -j, --model, --unroll, --verdict and --engine z3|enum "
+          "only");
     return run_atomicity(c);
   }
   usage_error(fmt::format("unknown command '{}'", cmd));

@@ -4,6 +4,7 @@
 // explain's and atomicity's their render_json. Errors are the CLI's located
 // diagnostics, split into their parts.
 #include "wasm/api.hpp"
+#include "wasm/progress.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -119,7 +120,8 @@ EngineOptions options_of(const Request& q) {
   EngineOptions o;
   o.observe_all = q.flag("observe_all");
   o.verdict_only = q.flag("verdict");
-  o.workers = 1;  // no threads in the module (cmake/wasm/libcxx_compat.hpp)
+  o.workers = 1;                 // no threads in the module (cmake/wasm/libcxx_compat.hpp)
+  o.progress = page_progress();  // Module.onProgress, when the page set it
   if (const JsonNode* n = q.option("max_outcomes"); n && n->is(JsonNode::Type::Number))
     o.max_outcomes = static_cast<std::size_t>(std::stod(n->text()));
   if (const JsonNode* n = q.option("timeout_ms"); n && n->is(JsonNode::Type::Number))

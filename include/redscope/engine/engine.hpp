@@ -18,6 +18,7 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
+#include "redscope/engine/progress.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/results/outcome_store.hpp"
 #include "redscope/results/results.hpp"
@@ -27,6 +28,7 @@ namespace redscope {
 namespace cat {
 struct Model;
 }
+struct EnumCandidate;  // engine/enumerate/enumerate.hpp
 
 // z3: the PTX model encoded in Z3 (the default). enum: the reference
 // enumerator, which builds every rf/co candidate and checks the model with
@@ -89,6 +91,16 @@ struct EngineOptions {
   // TestResult::listing, sorted by an external merge in bounded memory;
   // others list `outcomes` as always. Not with verdict_only.
   std::optional<ListingOptions> listing;
+  // enum engine: asked of each consistent execution (barriers passing)
+  // before its outcomes are made; one it declines makes none. For analyses
+  // that look for an execution with given facts (atomicity's lost updates,
+  // analysis/execution_search.hpp), which may end the search by throwing.
+  // Facts name threads, so with it the threads' symmetry is not used.
+  std::function<bool(const EnumCandidate&)> on_execution;
+  // Where a long check reports how far it is (null: nowhere): the
+  // enumerator, as it checks its budget, with the candidates tried so far
+  // (phase "enumerate", total 0: their number is not known beforehand).
+  std::shared_ptr<const ProgressReporter> progress;
   // op engine: threads exploring one test's search (results do not depend on it).
   unsigned workers = 1;
   // The cat model deciding consistency (--model FILE.cat): `user_model`,

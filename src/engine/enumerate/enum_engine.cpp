@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/enumerate/estimate.hpp"
+#include "engine/enumerate/hooks.hpp"
 #include "engine/enumerate/leaf_pool.hpp"
 #include "engine/enumerate/symmetry.hpp"
 #include "redscope/core/bitrel.hpp"
@@ -354,8 +355,7 @@ class SkeletonEnumerator {
   // work of the search is bounded by the count (each choice leads to at most
   // one consistency check), so the limit holds whatever dimension explodes.
   void tick() {
-    if (opts_.budget && (*candidates_ & 1023) == 0)
-      opts_.budget->check();  // --timeout / --max-memory
+    if ((*candidates_ & 1023) == 0) enumerate::checkpoint(opts_, *candidates_);
     ++*candidates_;
     if (pool_ && pool_->failed()) pool_->drain();  // rethrows a leaf's error
     if (opts_.give_way_after && (*candidates_ & 255) == 0) {
@@ -516,7 +516,7 @@ class SkeletonEnumerator {
       fed_exec_ = exec_;
       cat::load_statics(eval_, prims_, exec_);
     }
-    classes_ = enumerate::thread_classes(sk_, obs_, opts_.budget);
+    classes_ = enumerate::classes_for(sk_, obs_, opts_);
     BitRel rf_hi(n_);
     for (EventId r : reads_)
       for (EventId w = 0; w < n_; ++w)
@@ -963,7 +963,8 @@ class SkeletonEnumerator {
     BitRel sbar(n_);
     for (EventId b : waiting_)
       for (EventId a : saw_[b]) sbar.set(a, b);
-    if (consistent(sbar)) record();
+    if (consistent(sbar) && enumerate::kept(opts_, {sk_, model_, exec_, rf_rel_, co_, sf_, sbar}))
+      record();
   }
 
   // ---- the model -----------------------------------------------------------------

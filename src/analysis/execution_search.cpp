@@ -1,0 +1,239 @@
+// The two engines behind ExecutionSearch (execution_search.hpp).
+#include "analysis/execution_search.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "redscope/core/diagnostic.hpp"
+#include "redscope/core/expr.hpp"
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/z3/z3.hpp"
+#include "redscope/model/primitives.hpp"
+
+namespace redscope {
+namespace {
+
+// ---- Z3: one solver query per skeleton -------------------------------------
+
+class Z3Search final : public ExecutionSearch {
+ public:
+  Z3Search(QuerySession& s, const Skeleton& sk, const QueryModel& m, const Budget* b)
+      : q_(s, sk, m, b) {
+    q_.encode_final_values();  // part of every check's model
+  }
+  std::optional<std::size_t> possible_with_any(
+      const std::vector<std::vector<ExecutionFact>>& alternatives) override {
+    if (alternatives.size() == 1)
+      return q_.possible_with(alternatives[0]) ? std::optional<std::size_t>(0) : std::nullopt;
+    return q_.possible_with_any(alternatives);
+  }
+  Witness witness() const override { return q_.witness(); }
+  ChosenExecution execution() const override { return q_.execution(); }
+  std::vector<std::pair<std::string, std::uint64_t>> final_values() const override {
+    return q_.final_values();
+  }
+  const cat::StaticPrimitives& static_primitives() const override { return q_.static_primitives(); }
+
+ private:
+  Query q_;
+};
+
+class Z3Searches final : public ExecutionSearches {
+ public:
+  Z3Searches(const QueryModel& m, const Budget* b) : session_(b), model_(m), budget_(b) {}
+  std::unique_ptr<ExecutionSearch> of(const Skeleton& sk) override {
+    return std::make_unique<Z3Search>(session_, sk, model_, budget_);
+  }
+  VerdictBy proof() const override { return VerdictBy::SolverProof; }
+
+ private:
+  QuerySession session_;  // the watchdog may interrupt its checks
+  const QueryModel& model_;
+  const Budget* budget_;
+};
+
+// ---- the enumerator: its search, each consistent execution tested -----------
+
+// Whether two skeletons are the same path of a test (the enumerator expands
+// the test again; the expansion is deterministic, event ids match).
+bool same_path(const Skeleton& a, const Skeleton& b) {
+  if (a.size() != b.size()) return false;
+  for (EventId e = 0; e < a.size(); ++e) {
+    const Event& x = a.ev(e);
+    const Event& y = b.ev(e);
+    if (x.kind != y.kind || x.thread != y.thread || x.po_index != y.po_index || x.loc != y.loc ||
+        x.text != y.text || x.in_rmw != y.in_rmw)
+      return false;
+  }
+  return true;
+}
+
+bool meets(const EnumCandidate& c, const ExecutionFact& f) {
+  switch (f.kind) {
+    case ExecutionFact::Kind::Executed: return c.executed[f.from];
+    case ExecutionFact::Kind::Rf: return c.executed[f.to] && c.rf.has(f.from, f.to);
+    case ExecutionFact::Kind::Co: return c.co.has(f.from, f.to);
+    case ExecutionFact::Kind::Fr:  // rf⁻¹ ; co
+      if (!c.executed[f.from]) return false;
+      for (EventId w = 0; w < c.sk.size(); ++w)
+        if (c.rf.has(w, f.from) && c.co.has(w, f.to)) return true;
+      return false;
+  }
+  return false;
+}
+
+// Thrown from the enumerator's search at the first execution that meets an
+// alternative: ends the search.
+struct Met {
+  std::size_t alternative;
+};
+
+// The value each read takes in an execution: its rf source's value.
+class Values {
+ public:
+  explicit Values(const ChosenExecution& x, const Skeleton& sk)
+      : x_(x),
+        sk_(sk),
+        val_(sk.size()),
+        state_(sk.size(), 0) {}
+  std::uint64_t of_write(EventId w) {
+    return evaluate(sk_.ev(w).value, [&](ReadRef r) { return of_read(sk_.vertex(r)); });
+  }
+
+ private:
+  std::uint64_t of_read(EventId r) {
+    if (state_[r] == 2) return val_[r];
+    if (state_[r] == 1) return 0;  // a cycle of values: the model has ruled it out
+    state_[r] = 1;
+    for (EventId w = 0; w < sk_.size(); ++w)
+      if (x_.rf.has(w, r)) val_[r] = of_write(w);
+    state_[r] = 2;
+    return val_[r];
+  }
+  const ChosenExecution& x_;
+  const Skeleton& sk_;
+  std::vector<std::uint64_t> val_;
+  std::vector<int> state_;
+};
+
+class EnumSearch final : public ExecutionSearch {
+ public:
+  EnumSearch(const LitmusTest& test, const Skeleton& sk, const QueryModel& m,
+             const EngineOptions& opts)
+      : test_(test),
+        sk_(sk),
+        opts_(opts),
+        prims_(cat::static_primitives(sk, m.model(), m.variants(), opts.budget)) {
+    test_.filter.reset();  // the model's executions, not the test's filter
+  }
+
+  std::optional<std::size_t> possible_with_any(
+      const std::vector<std::vector<ExecutionFact>>& alternatives) override {
+    EngineOptions o = opts_;
+    o.engine = EngineKind::Enum;
+    o.verdict_only = false;
+    o.listing.reset();
+    o.workers = 1;
+    const Skeleton* ours = nullptr;  // the enumerator's copy of sk_
+    o.on_execution = [&](const EnumCandidate& c) {
+      if (&c.sk != ours && !same_path(c.sk, sk_)) return false;
+      ours = &c.sk;
+      for (std::size_t i = 0; i < alternatives.size(); ++i)
+        if (std::all_of(alternatives[i].begin(), alternatives[i].end(),
+                        [&](const ExecutionFact& f) { return meets(c, f); })) {
+          found_ = ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier};
+          throw Met{i};
+        }
+      return false;  // no outcomes: none is asked for
+    };
+    try {
+      (void)run_enum(test_, o);
+    } catch (const Met& m) {
+      return m.alternative;
+    }
+    return std::nullopt;
+  }
+
+  // rf in the order of reads, co by source then target, as the enumerator's
+  // outcomes list them.
+  Witness witness() const override {
+    Witness w;
+    for (EventId r = 0; r < sk_.size(); ++r)
+      for (EventId a = 0; a < sk_.size() && sk_.ev(r).is_read() && found_.executed[r]; ++a)
+        if (found_.rf.has(a, r))
+          w.rf.push_back(witness_label(sk_, a) + " -> " + witness_label(sk_, r));
+    for (EventId a = 0; a < sk_.size(); ++a)
+      for (EventId b = 0; b < sk_.size() && !sk_.ev(a).is_init; ++b)
+        if (found_.co.has(a, b))
+          w.co.push_back(witness_label(sk_, a) + " -> " + witness_label(sk_, b));
+    return w;
+  }
+  ChosenExecution execution() const override { return found_; }
+  // Each cell ends with the value of a co-maximal executed write.
+  std::vector<std::pair<std::string, std::uint64_t>> final_values() const override {
+    Values values(found_, sk_);
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    for (const auto& [cell, ty] : sk_.loc_types) {
+      std::uint64_t v = 0;
+      for (EventId w = 0; w < sk_.size(); ++w)
+        if (sk_.ev(w).is_write() && sk_.ev(w).loc == cell && found_.executed[w] &&
+            found_.co.row_empty(w)) {
+          v = values.of_write(w);
+          break;
+        }
+      out.emplace_back(cell, v);
+    }
+    return out;
+  }
+  const cat::StaticPrimitives& static_primitives() const override { return prims_; }
+
+ private:
+  LitmusTest test_;
+  const Skeleton& sk_;
+  const EngineOptions& opts_;
+  cat::StaticPrimitives prims_;
+  ChosenExecution found_;
+};
+
+class EnumSearches final : public ExecutionSearches {
+ public:
+  EnumSearches(const LitmusTest& t, const QueryModel& m, const EngineOptions& o)
+      : test_(t),
+        model_(m),
+        opts_(o) {}
+  std::unique_ptr<ExecutionSearch> of(const Skeleton& sk) override {
+    return std::make_unique<EnumSearch>(test_, sk, model_, opts_);
+  }
+  VerdictBy proof() const override { return VerdictBy::Exhausted; }
+
+ private:
+  const LitmusTest& test_;
+  const QueryModel& model_;
+  const EngineOptions& opts_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExecutionSearches> make_execution_searches(const LitmusTest& test,
+                                                           const QueryModel& model,
+                                                           const EngineOptions& opts) {
+  switch (opts.engine) {
+    case EngineKind::Auto:
+      if (!z3_available()) return std::make_unique<EnumSearches>(test, model, opts);
+      [[fallthrough]];
+    case EngineKind::Z3:
+      if (!z3_available())
+        throw InputError(Diagnostic{test.file, {1, 1}, no_z3_message("--engine z3")});
+      return std::make_unique<Z3Searches>(model, opts.budget);
+    case EngineKind::Enum: return std::make_unique<EnumSearches>(test, model, opts);
+    default:
+      throw InputError(Diagnostic{test.file,
+                                  {1, 1},
+                                  fmt::format("this analysis runs on the z3 or enum engine, not {}",
+                                              to_string(opts.engine))});
+  }
+}
+
+}  // namespace redscope
