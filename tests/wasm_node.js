@@ -86,6 +86,31 @@ function progress(M, call) {
   return ok ? 0 : 1;
 }
 
+// A .test template's rows (NVIDIA's MP_gpu.test, 18 tests, from
+// ../shared when it is there): `dot` and `explain` take options.row and
+// answer about that row's test, not the first one.
+function templateRows(call) {
+  const f = path.join(litmusDir, '..', '..', 'shared', 'conformance', 'nvlitmus', 'MP_gpu.test');
+  if (!fs.existsSync(f)) {
+    console.log(`template rows: ${f} absent, not checked`);
+    return 0;
+  }
+  const text = fs.readFileSync(f, 'utf8');
+  const runs = call({command: 'run', test: text, file: 'MP_gpu.test'});
+  const row = 2, r = Array.isArray(runs) ? runs[row] : null;
+  const outcome = r && r.outcomes && r.outcomes[0];
+  const dot = outcome && call({command: 'dot', test: text, file: 'MP_gpu.test',
+                               options: {outcome, row}}).dot;
+  const bad = call({command: 'dot', test: text, file: 'MP_gpu.test',
+                    options: {outcome: outcome || {}, row: runs.length}});
+  if (!dot || !dot.includes(r.test) || !bad.error || !/options\.row/.test(bad.error.message)) {
+    console.log(`template rows: row ${row}: ${JSON.stringify(r && r.test)}, dot ` +
+                `${JSON.stringify((dot || '').slice(0, 200))}, past the end ${JSON.stringify(bad)}`);
+    return 1;
+  }
+  return 0;
+}
+
 function main(M) {
   const call = req =>
       JSON.parse(M.ccall('redscope_call', 'string', ['string'], [JSON.stringify(req)]));
@@ -125,6 +150,7 @@ function main(M) {
     console.log(`dot: no rf or co edge in the witness of MP's P1:r0=1, P1:r1=1:\n${picture}`);
   }
   failures += atomicity(call);
+  failures += templateRows(call);
   failures += progress(M, call);
   const models = call({command: 'models'}).models || [];
   if (!models.includes('ptx.cat') || !M.FS.readdir('/models').includes('ptx.cat')) {

@@ -107,7 +107,7 @@ function request(command, options = {}) {
   };
   // The calls about one shown result of a .test template (its witness,
   // explain) name its row: options.row, 0-based, as the run's array.
-  if (command !== 'run' && command !== 'atomicity' && state.results.length > 1) req.options.row = state.row;
+  if (command !== 'run' && state.results.length > 1) req.options.row = state.row;
   if (model === 'mine') req.model_text = modelEditor.value;
   return req;
 }

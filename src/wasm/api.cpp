@@ -143,14 +143,25 @@ EngineOptions options_of(const Request& q) {
   return o;
 }
 
-// The one test of the request's text (a located error when it holds none
-// or several).
+// Which of the file's tests a command about one test means: options.row
+// (0-based, as run's array of a .test template lists them), default 0.
+std::size_t row_of(const Request& q, std::size_t n) {
+  const JsonNode* r = q.option("row");
+  if (!r) return 0;
+  const double v = r->is(JsonNode::Type::Number) ? std::stod(r->text()) : -1;
+  if (v < 0 || v != static_cast<double>(static_cast<std::size_t>(v)) ||
+      static_cast<std::size_t>(v) >= n)
+    throw InputError(Diagnostic{"request",
+                                {r->line(), r->col()},
+                                fmt::format("options.row must be a test's index, 0 to {}", n - 1)});
+  return static_cast<std::size_t>(v);
+}
+
+// The test the request means: the text's only one, or its options.row.
 LitmusTest one_test(const Request& q) {
   std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
-  if (tests.size() != 1)
-    throw InputError(Diagnostic{
-        q.file, {0, 0}, fmt::format("holds {} tests; this command takes one", tests.size())});
-  return std::move(tests.front());
+  if (tests.empty()) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
+  return std::move(tests[row_of(q, tests.size())]);
 }
 
 TestResult checked(const Request& q, std::size_t n) {
@@ -184,7 +195,7 @@ std::string dot(const Request& q) {
   const JsonNode* want = q.option("outcome");
   if (!want || !want->is(JsonNode::Type::Object))
     throw InputError(Diagnostic{"request", {0, 0}, "dot needs options.outcome: its values"});
-  const TestResult r = checked(q, 0);
+  const TestResult r = checked(q, row_of(q, parse_litmus_text(q.test, q.file).size()));
   for (const Outcome& o : r.outcomes) {
     if (!has_values(r, o, *want)) continue;
     if (!r.expansion) break;
