@@ -156,6 +156,16 @@ std::vector<VerdictFamily> verdict_families() {
   };
 }
 
+// Families k and w: N threads, each storing its own value (t + 1) to x and
+// to y, then loading x and y.
+std::vector<std::vector<std::string>> store_store_load_load(int n) {
+  std::vector<std::vector<std::string>> c(n);
+  for (int t = 0; t < n; ++t)
+    c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1), fmt::format("st.relaxed.gpu y, {}", t + 1),
+            "ld.relaxed.gpu r0, x", "ld.relaxed.gpu r1, y"};
+  return c;
+}
+
 std::vector<Family> families() {
   return {
       // Every register and location observed, listed in a `locations` line
@@ -174,13 +184,8 @@ std::vector<Family> families() {
       // register": only P0:r1 observed.
       {"k: N threads, 2 st + 2 ld, P0:r1 only", 2, 8,
        [](int n) {
-         std::vector<std::vector<std::string>> c(n);
-         for (int t = 0; t < n; ++t)
-           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1),
-                   fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, x",
-                   "ld.relaxed.gpu r1, y"};
          return fmt::format("PTX stld-{}\n{{ x=0; y=0; }}\n{}{}exists (P0:r1 == 0)\n", n, places(n),
-                            rows(c));
+                            rows(store_store_load_load(n)));
        },
        false},
       // The issue's "two writers and readers of distinct values": N threads
@@ -195,13 +200,9 @@ std::vector<Family> families() {
       // outcomes. The same program as family k, observed whole.
       {"w: N writers+readers of x, y, distinct", 2, 5,
        [](int n) {
-         std::vector<std::vector<std::string>> c(n);
-         for (int t = 0; t < n; ++t)
-           c[t] = {fmt::format("st.relaxed.gpu x, {}", t + 1),
-                   fmt::format("st.relaxed.gpu y, {}", t + 1), "ld.relaxed.gpu r0, x",
-                   "ld.relaxed.gpu r1, y"};
          return fmt::format("PTX dv-{}\n{{ x=0; y=0; }}\n{}{}{}exists (P0:r1 == 0)\n", n, places(n),
-                            rows(c), locations(n, 0, {"r0", "r1"}, {"x", "y"}));
+                            rows(store_store_load_load(n)),
+                            locations(n, 0, {"r0", "r1"}, {"x", "y"}));
        },
        false},
       {"c: N threads, 2 st + 2 ld, x y P0", 2,
