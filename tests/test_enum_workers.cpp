@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "iriw_text.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
@@ -35,16 +36,6 @@ std::string everything(const TestResult& r) {
                          r.holds, to_string(r.observation), r.incomplete.bound_cut,
                          r.incomplete.barrier_deadlock, r.engine, r.engine_reason,
                          r.error.value_or(""));
-}
-
-std::string iriw(int n) {
-  std::string s = "PTX iriw\n{ x=0; y=0; }\n";
-  for (int t = 0; t < n + 2; ++t) s += fmt::format("{}P{}@cta {},gpu 0", t ? " | " : " ", t, t);
-  s += " ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1";
-  for (int r = 0; r < n; ++r) s += fmt::format(" | ld.relaxed.gpu r0, {}", r % 2 ? "y" : "x");
-  s += " ;\n |";
-  for (int r = 0; r < n; ++r) s += fmt::format(" | ld.relaxed.gpu r1, {}", r % 2 ? "x" : "y");
-  return s + " ;\nexists (P2:r0 == 1 /\\ P2:r1 == 0)\n";
 }
 
 std::vector<std::string> folders_files() {
@@ -80,7 +71,7 @@ TEST_CASE("enum workers: suite tests give the same results on 1, 2 and 4 workers
 TEST_CASE("enum workers: IRIW gives the same outcomes and witnesses on 1, 2 and 4 workers",
           "[enum][workers]") {
   for (int n : {2, 4, 6}) {
-    const LitmusTest t = parse_litmus(iriw(n), "iriw.litmus");
+    const LitmusTest t = parse_litmus(testing::iriw_text(n), "iriw.litmus");
     INFO(n << " readers");
     for (EngineKind e : {EngineKind::Enum, EngineKind::Auto}) {
       EngineOptions o;
@@ -98,7 +89,7 @@ TEST_CASE("enum workers: IRIW gives the same outcomes and witnesses on 1, 2 and 
 }
 
 TEST_CASE("enum workers: the limits stop every number of workers alike", "[enum][workers]") {
-  const LitmusTest t = parse_litmus(iriw(6), "iriw.litmus");
+  const LitmusTest t = parse_litmus(testing::iriw_text(6), "iriw.litmus");
   auto error = [&](EngineOptions o) -> std::string {
     try {
       run_enum(t, o);
@@ -141,7 +132,8 @@ TEST_CASE("enum workers: the limits stop every number of workers alike", "[enum]
 }
 
 TEST_CASE("enum workers: --timeout stops the workers' jobs too", "[enum][workers]") {
-  const LitmusTest t = parse_litmus(iriw(8), "iriw.litmus");  // 65,536 outcomes: 0.1 s
+  const LitmusTest t =
+      parse_litmus(testing::iriw_text(8), "iriw.litmus");  // 65,536 outcomes: 0.1 s
   for (unsigned w : {1u, 2u, 4u}) {
     INFO(w << " workers");
     const Budget budget(BudgetLimits{1e-4, 0});

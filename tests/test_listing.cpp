@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "iriw_text.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
@@ -21,16 +22,6 @@
 using namespace redscope;
 
 namespace {
-
-std::string iriw(int n) {
-  std::string s = "PTX iriw\n{ x=0; y=0; }\n";
-  for (int t = 0; t < n + 2; ++t) s += fmt::format("{}P{}@cta {},gpu 0", t ? " | " : " ", t, t);
-  s += " ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1";
-  for (int r = 0; r < n; ++r) s += fmt::format(" | ld.relaxed.gpu r0, {}", r % 2 ? "y" : "x");
-  s += " ;\n |";
-  for (int r = 0; r < n; ++r) s += fmt::format(" | ld.relaxed.gpu r1, {}", r % 2 ? "x" : "y");
-  return s + " ;\nexists (P2:r0 == 1 /\\ P2:r1 == 0)\n";
-}
 
 // The three renderings of a result, its time blanked.
 std::string printed(TestResult r) {
@@ -92,7 +83,7 @@ TEST_CASE("listing: suite tests print the same listed, spilled or held", "[listi
 
 TEST_CASE("listing: IRIW listed through spilled runs equals the held list", "[listing]") {
   for (int n : {2, 4, 6}) {
-    const LitmusTest t = parse_litmus(iriw(n), "iriw.litmus");
+    const LitmusTest t = parse_litmus(testing::iriw_text(n), "iriw.litmus");
     INFO(n << " readers");
     EngineOptions o;
     o.engine = EngineKind::Enum;
@@ -125,7 +116,7 @@ TEST_CASE("listing: IRIW listed through spilled runs equals the held list", "[li
 // on the workers; the jobs' batches absorbed in job order keep the
 // one-thread run's witnesses.
 TEST_CASE("listing: IRIW-8 on 2 workers prints what it prints on one", "[listing]") {
-  const LitmusTest t = parse_litmus(iriw(8), "iriw.litmus");
+  const LitmusTest t = parse_litmus(testing::iriw_text(8), "iriw.litmus");
   EngineOptions o;
   o.engine = EngineKind::Enum;
   o.observe_all = true;
@@ -140,7 +131,7 @@ TEST_CASE("listing: IRIW-8 on 2 workers prints what it prints on one", "[listing
 }
 
 TEST_CASE("listing: --max-outcomes stops a listing run as it stops a held one", "[listing]") {
-  const LitmusTest t = parse_litmus(iriw(6), "iriw.litmus");
+  const LitmusTest t = parse_litmus(testing::iriw_text(6), "iriw.litmus");
   for (unsigned workers : {1u, 2u})
     for (std::size_t memory : {std::size_t{1} << 12, std::size_t{1} << 28}) {
       EngineOptions o;
@@ -211,7 +202,7 @@ TEST_CASE("outcome store: values in their types' order, each once, the first wit
 }
 
 TEST_CASE("listing: a folder that cannot take the spilled runs is the test's error", "[listing]") {
-  const LitmusTest t = parse_litmus(iriw(4), "iriw.litmus");
+  const LitmusTest t = parse_litmus(testing::iriw_text(4), "iriw.litmus");
   EngineOptions o;
   o.engine = EngineKind::Enum;
   o.observe_all = true;
