@@ -401,6 +401,20 @@ std::vector<std::string> sync_notes(const Skeleton& sk, const QueryModel& model,
 
 namespace {
 
+// What every explanation of `target` says about the test, before its verdict.
+Explanation explanation_of(const LitmusTest& test, const EngineOptions& opts,
+                           std::shared_ptr<const Expansion> ex, const Target& target) {
+  Explanation out;
+  out.test = test.name;
+  out.file = test.file;
+  out.model = opts.model_for(test);
+  out.model_file = opts.model_file;
+  out.expansion = std::move(ex);
+  out.outcome = target.text;
+  out.target_sm = test.target_sm;
+  return out;
+}
+
 // The one unsat-core service, behind `explain` and `xval`'s "forbidden by":
 // per complete path, the target asserted with the test's filter and a normal
 // end (path_query), and a minimal unsat core of the enabled named checks
@@ -409,14 +423,7 @@ namespace {
 Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
                            std::shared_ptr<const Expansion> ex, const Target& target,
                            bool breaches) {
-  Explanation out;
-  out.test = test.name;
-  out.file = test.file;
-  out.model = opts.model_for(test);
-  out.model_file = opts.model_file;
-  out.expansion = ex;
-  out.outcome = target.text;
-  out.target_sm = test.target_sm;
+  Explanation out = explanation_of(test, opts, ex, target);
   const QueryModel model(test, opts);
   const std::vector<std::string> all = model.enabled_checks();  // in file order
   const std::vector<Observable> test_obs = observables_of(test, *ex, false);
@@ -509,14 +516,7 @@ std::optional<Witness> reached(const LitmusTest& test, const EngineOptions& opts
 
 Explanation explain_by_enumeration(const LitmusTest& test, const EngineOptions& opts,
                                    std::shared_ptr<const Expansion> ex, const Target& target) {
-  Explanation out;
-  out.test = test.name;
-  out.file = test.file;
-  out.model = opts.model_for(test);
-  out.model_file = opts.model_file;
-  out.expansion = ex;
-  out.outcome = target.text;
-  out.target_sm = test.target_sm;
+  Explanation out = explanation_of(test, opts, ex, target);
   for (const Skeleton& sk : ex->skeletons) out.paths += sk.cut ? 0 : 1;
   const std::vector<std::string> all = QueryModel(test, opts).enabled_checks();
   const auto off = [&](const std::vector<std::string>& kept) {
