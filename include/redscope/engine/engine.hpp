@@ -81,6 +81,10 @@ struct EngineOptions {
   // than one outcome per `give_way_ratio` choices, and at enum_limit.
   std::size_t give_way_after = 0;
   std::size_t give_way_ratio = 1000;
+  // enum engine: search each location on its own and take the product when
+  // the model's checks and the outcome split over the locations
+  // (docs/model.md "Splitting by location"); off only to compare.
+  bool split_by_location = true;
   // Verdict only (`--verdict`, herd7's -speedcheck): decide the condition
   // without listing outcomes. z3 asks one query per path with the
   // proposition (forall: its negation) asserted; enum stops at the first

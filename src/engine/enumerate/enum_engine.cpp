@@ -19,6 +19,7 @@
 #include "engine/enumerate/estimate.hpp"
 #include "engine/enumerate/hooks.hpp"
 #include "engine/enumerate/leaf_pool.hpp"
+#include "engine/enumerate/split_plan.hpp"
 #include "engine/enumerate/symmetry.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
@@ -235,6 +236,7 @@ class SkeletonEnumerator {
         model_(model),
         obs_(obs),
         opts_(opts),
+        cat_model_(cat_model),
         prims_(cat::static_primitives(sk, cat_model, model->variant_list(), opts.budget)),
         st_(statics(prims_)),
         n_(sk.size()),
@@ -364,8 +366,10 @@ class SkeletonEnumerator {
       const auto few = [&](std::size_t found) {
         return static_cast<double>(found * opts_.give_way_ratio) < work;
       };
-      if (work > static_cast<double>(opts_.give_way_after) && few(outcomes_at_least()) &&
-          few(outcomes()))
+      const bool split = phase_ != Phase::Whole;  // outcomes come from the product
+      if (work > static_cast<double>(opts_.give_way_after) &&
+          few(split ? split_outcomes() : outcomes_at_least()) &&
+          few(split ? split_outcomes() : outcomes()))
         throw EnumGaveWay{*candidates_, outcomes()};
     }
     if (*candidates_ > opts_.enum_limit) {
@@ -511,6 +515,19 @@ class SkeletonEnumerator {
   // branch is cut at its first violation. Interchangeable threads
   // (symmetry.hpp) are explored in one order and their outcomes permuted.
   void search() {
+    prepare_search();
+    if (!check_at(0)) return;
+    const std::optional<enumerate::SplitPlan> plan =
+        enumerate::split_plan(sk_, obs_, cat_model_, model_->variant_list(), opts_, prims_);
+    if (plan) {
+      split_search(*plan);
+      return;
+    }
+    choose_cell(0);
+  }
+
+  // The search's starting state: every choice open.
+  void prepare_search() {
     exec_.assign(n_, true);
     if (exec_ != fed_exec_) {
       fed_exec_ = exec_;
@@ -552,8 +569,6 @@ class SkeletonEnumerator {
     set_rf();
     set_partial_sf();
     set_co();
-    if (!check_at(0)) return;
-    choose_cell(0);
   }
 
   // Re-evaluates what reads a primitive set since the last evaluation
@@ -603,6 +618,10 @@ class SkeletonEnumerator {
       return;
     }
     const std::vector<EventId>& ws = cell_list_[c].second;
+    if (pinned(ws.front())) {
+      pin_cell(c);
+      return;
+    }
     bool sequence = must_order_ms_;
     for (EventId a : ws)
       for (EventId b : ws) sequence = sequence && (a == b || st_.ms.has(a, b));
@@ -684,10 +703,11 @@ class SkeletonEnumerator {
     const EventId r = reads_[k];
     BitRel& saved = saved_rf_[k];  // one buffer per depth (search()): no allocation per choice
     saved = rf_all_;
+    const bool pin = pinned(r);  // held at the base's source
     std::size_t sources = 0;
-    for (EventId w = 0; w < n_; ++w) sources += saved.has(w, r) ? 1 : 0;
+    for (EventId w = 0; w < n_; ++w) sources += saved.has(w, r) && (!pin || w == base_rf_[r]);
     for (EventId w = 0; w < n_; ++w) {
-      if (!saved.has(w, r)) continue;
+      if (!saved.has(w, r) || (pin && w != base_rf_[r])) continue;
       tick();
       rf_[r] = w;
       rf_rel_.set(w, r);
@@ -787,6 +807,127 @@ class SkeletonEnumerator {
       sf_hi_.set(y, x);
     }
     set_partial_sf();
+  }
+
+  // ---- splitting by location (split_plan.hpp) ------------------------------
+  // The checks split over the locations: a candidate is consistent when
+  // each location's choices are, whatever the others'. So: one consistent
+  // candidate first (the base); then each observed location searched with
+  // every other one held at the base's choices, keeping one leaf per
+  // distinct value of its observables; then every combination of those
+  // leaves, each a consistent candidate made of the locations' choices.
+  // An unobserved location keeps the base's choices alone.
+  enum class Phase : std::uint8_t { Whole, Base, Part };
+  struct BaseFound {};
+  struct PartLeaf {
+    std::vector<std::vector<std::uint64_t>> choices;
+    std::vector<EventId> rf;
+    BitRel co;
+  };
+
+  void split_search(const enumerate::SplitPlan& plan) {
+    plan_ = &plan;
+    phase_ = Phase::Base;
+    bool found = false;
+    try {
+      choose_cell(0);
+    } catch (const BaseFound&) {
+      found = true;
+    }
+    phase_ = Phase::Whole;
+    if (!found) return;  // no candidate is consistent
+    part_leaves_.assign(static_cast<std::size_t>(plan.parts), {});
+    for (int p = 0; p < plan.parts; ++p) {
+      const bool observed =
+          std::find(plan.part_of_obs.begin(), plan.part_of_obs.end(), p) != plan.part_of_obs.end();
+      if (!observed) {
+        part_leaves_[p].push_back(PartLeaf{base_choices_, base_rf_, base_co_});
+        continue;
+      }
+      phase_ = Phase::Part;
+      part_ = p;
+      seen_.clear();
+      prepare_search();
+      if (check_at(0)) choose_cell(0);
+      phase_ = Phase::Whole;
+    }
+    product();
+  }
+
+  // In a location's search, an event of another location keeps the base's choice.
+  bool pinned(EventId e) const { return phase_ == Phase::Part && plan_->part_of_event[e] != part_; }
+
+  void pin_cell(std::size_t c) {
+    const std::vector<EventId>& ws = cell_list_[c].second;
+    for (EventId a : ws)
+      for (EventId b : ws)
+        if (a != b) {
+          co_.set(a, b, base_co_.has(a, b));
+          co_hi_.set(a, b, base_co_.has(a, b));
+        }
+    set_co();
+    if (check_at(2)) choose_cell(c + 1);
+    for (EventId a : ws)
+      for (EventId b : ws)
+        if (a != b) {
+          co_.set(a, b, false);
+          co_hi_.set(a, b);
+        }
+    set_co();
+  }
+
+  // One leaf per distinct value of the searched location's observables.
+  void keep_part_leaf(std::vector<std::vector<std::uint64_t>> choices) {
+    std::vector<std::vector<std::uint64_t>> key;
+    for (std::size_t i = 0; i < obs_.size(); ++i)
+      if (plan_->part_of_obs[i] == part_) key.push_back(choices[i]);
+    if (!seen_.insert(std::move(key)).second) return;
+    charge(opts_.budget, n_ * n_ / 8 + n_ * sizeof(EventId));
+    part_leaves_[static_cast<std::size_t>(part_)].push_back(PartLeaf{std::move(choices), rf_, co_});
+  }
+
+  // Every combination of the locations' leaves (an odometer, the last
+  // location turning fastest): its rf and co are each location's own.
+  void product() {
+    const std::size_t parts = part_leaves_.size();
+    std::vector<BitRel> own(parts, BitRel(n_));  // the pairs within each location
+    for (EventId a = 0; a < n_; ++a)
+      for (EventId b = 0; b < n_; ++b) {
+        const int p = plan_->part_of_event[a];
+        if (p >= 0 && p == plan_->part_of_event[b]) own[static_cast<std::size_t>(p)].set(a, b);
+      }
+    exec_.assign(n_, true);
+    std::vector<std::size_t> at(parts, 0);
+    for (std::size_t made = 1;; ++made) {
+      if ((made & 1023) == 0) enumerate::checkpoint(opts_, *candidates_);
+      auto leaf = [&](int p) -> const PartLeaf& {
+        return part_leaves_[static_cast<std::size_t>(p)][at[static_cast<std::size_t>(p)]];
+      };
+      std::vector<std::vector<std::uint64_t>> choices(obs_.size());
+      for (std::size_t i = 0; i < obs_.size(); ++i) {
+        const int p = plan_->part_of_obs[i];
+        choices[i] = p < 0 ? base_choices_[i] : leaf(p).choices[i];
+      }
+      for (EventId r : reads_) rf_[r] = leaf(plan_->part_of_event[r]).rf[r];
+      co_ = BitRel(n_);
+      for (std::size_t p = 0; p < parts; ++p) co_ |= leaf(static_cast<int>(p)).co & own[p];
+      emit(std::move(choices));
+      std::size_t k = parts;
+      for (; k > 0; --k)
+        if (++at[k - 1] < part_leaves_[k - 1].size())
+          break;
+        else
+          at[k - 1] = 0;
+      if (k == 0) break;
+    }
+  }
+
+  // The outcomes a split search has made sure of so far: the product of
+  // the leaves kept per location (for the auto engine's give-way).
+  std::size_t split_outcomes() const {
+    std::size_t n = 1;
+    for (const auto& l : part_leaves_) n *= std::max<std::size_t>(l.size(), 1);
+    return n;
   }
 
   // ---- symmetry -----------------------------------------------------------------
@@ -1094,6 +1235,21 @@ class SkeletonEnumerator {
         if (co_.row_empty(w)) choices[i].push_back(o.view(eval(sk_.ev(w).value)));
       }
     }
+    if (phase_ == Phase::Base) {
+      base_rf_ = rf_;
+      base_co_ = co_;
+      base_choices_ = std::move(choices);
+      throw BaseFound{};
+    }
+    if (phase_ == Phase::Part) {
+      keep_part_leaf(std::move(choices));
+      return;
+    }
+    emit(std::move(choices));
+  }
+
+  // A leaf's outcomes: made here, or gathered for the pool.
+  void emit(std::vector<std::vector<std::uint64_t>> choices) {
     if (!pool_) {
       any_outcome_ = maker_->leaf(LeafView{choices, rf_, exec_, co_}) || any_outcome_;
       return;
@@ -1108,6 +1264,7 @@ class SkeletonEnumerator {
   ModelRef model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
+  const cat::Model& cat_model_;
   cat::StaticPrimitives prims_;
   Statics st_;
   std::size_t n_;
@@ -1164,6 +1321,16 @@ class SkeletonEnumerator {
   std::uint32_t store_skeleton_ = 0;
   std::vector<LeafCopy> batch_;
   std::size_t leaves_ = 0;  // handed to the pool, or gathered in batch_
+  // Splitting by location: the phase, the plan, the part searched, the
+  // base candidate and each part's leaves (seen_: the current part's values).
+  Phase phase_ = Phase::Whole;
+  const enumerate::SplitPlan* plan_ = nullptr;
+  int part_ = -1;
+  std::vector<EventId> base_rf_;
+  BitRel base_co_;
+  std::vector<std::vector<std::uint64_t>> base_choices_;
+  std::vector<std::vector<PartLeaf>> part_leaves_;
+  std::set<std::vector<std::vector<std::uint64_t>>> seen_;
   std::atomic<bool> pool_any_{false};
 };
 

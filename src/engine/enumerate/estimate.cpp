@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/enumerate/split_plan.hpp"
 #include "engine/enumerate/symmetry.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/engine/engine.hpp"
@@ -64,13 +65,36 @@ bool all_morally_strong(const Skeleton& sk, const std::vector<EventId>& ws) {
   });
 }
 
-// log of the enumerator's choices on one skeleton before pruning. Moral
+// log of the enumerator's choices on one skeleton before pruning: each
+// location's (its reads' sources and its cell's orders) and the rest (the
+// Fence-SC pairs, less the interchangeable threads' orders). Moral
 // strength is decided per pair it needs (writes to one cell, Fence-SC
 // pairs), not as an n x n relation: the estimate makes no input-sized
 // matrix, and checks the budget in its loops (issue 28).
-double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs,
-                      const Budget* budget) {
-  double lc = 0;
+struct LogChoices {
+  std::map<std::string, double> per_loc;
+  double rest = 0;
+  double whole() const {
+    double lc = rest;
+    for (const auto& [loc, l] : per_loc) lc += l;
+    return std::max(lc, 0.0);
+  }
+  // Split by location (split_plan.hpp): a search per observed location,
+  // the others held at the base candidate's choices.
+  double split(const enumerate::SplitPlan& plan) const {
+    double c = 1;  // the base candidate
+    for (int p : std::set<int>(plan.part_of_obs.begin(), plan.part_of_obs.end())) {
+      if (p < 0) continue;
+      const auto it = per_loc.find(plan.locs[static_cast<std::size_t>(p)]);
+      if (it != per_loc.end()) c += std::exp(it->second);
+    }
+    return c;
+  }
+};
+
+LogChoices log_candidates(const Skeleton& sk, const std::vector<Observable>& obs,
+                          const Budget* budget) {
+  LogChoices lc;
   std::map<std::string, std::vector<EventId>> cells;
   std::map<std::string, std::size_t> writes;
   for (EventId e = 0; e < sk.size(); ++e) {
@@ -81,10 +105,11 @@ double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs,
   std::vector<EventId> fences;
   for (EventId e = 0; e < sk.size(); ++e) {
     const Event& ev = sk.ev(e);
-    if (ev.is_read()) lc += std::log(static_cast<double>(std::max<std::size_t>(writes[ev.loc], 1)));
+    if (ev.is_read())
+      lc.per_loc[ev.loc] += std::log(static_cast<double>(std::max<std::size_t>(writes[ev.loc], 1)));
     if (ev.is_sc_fence()) {
       check(budget);
-      for (EventId f : fences) lc += cat::morally_strong(sk, f, e) ? std::log(2.0) : 0.0;
+      for (EventId f : fences) lc.rest += cat::morally_strong(sk, f, e) ? std::log(2.0) : 0.0;
       fences.push_back(e);
     }
   }
@@ -93,20 +118,24 @@ double log_candidates(const Skeleton& sk, const std::vector<Observable>& obs,
     const bool sequence = all_morally_strong(sk, ws);
     const double pairs = static_cast<double>(ws.size() * (ws.size() - 1) / 2);
     if (!sequence) {
-      lc += pairs * std::log(3.0);
+      lc.per_loc[loc] += pairs * std::log(3.0);
       continue;
     }
     // A sequence keeps each thread's own writes in program order: the
     // orders are the interleavings of the threads' chains.
     std::map<ThreadId, std::size_t> per_thread;
     for (EventId w : ws) ++per_thread[sk.ev(w).thread];
-    lc += log_factorial(ws.size());
-    for (const auto& [t, k] : per_thread) lc -= log_factorial(k);
+    lc.per_loc[loc] += log_factorial(ws.size());
+    for (const auto& [t, k] : per_thread) lc.per_loc[loc] -= log_factorial(k);
   }
   for (const auto& g : enumerate::thread_classes(sk, obs, budget).groups)
-    lc -= log_factorial(g.size());
-  return std::max(lc, 0.0);
+    lc.rest -= log_factorial(g.size());
+  return lc;
 }
+
+// Whole searches up to this many choices are not worth asking whether
+// they split (the question evaluates the model once over n x n bits).
+constexpr double kSplitFrom = 256;
 
 // log of a bound on the outcomes of one skeleton: each observable takes a
 // value of its value set (a register: a combination of its reads' values).
@@ -153,8 +182,18 @@ EngineEstimate estimate_engines(const LitmusTest& test, const EngineOptions& opt
   const Expansion ex = expand(test, opts.expand);
   const std::vector<Observable> obs = observables_of(test, ex, opts.observe_all);
   EngineEstimate e;
+  std::shared_ptr<const cat::Model> model;
   for (const Skeleton& sk : ex.skeletons) {
-    const double c = std::exp(log_candidates(sk, obs, opts.budget));
+    const LogChoices lc = log_candidates(sk, obs, opts.budget);
+    double c = std::exp(lc.whole());
+    if (c > kSplitFrom && !sk.cut) {
+      if (!model) model = model_of(opts, test);
+      const std::vector<std::string> variants = opts.model_for(test)->variant_list();
+      const cat::StaticPrimitives statics =
+          cat::static_primitives(sk, *model, variants, opts.budget);
+      if (const auto plan = enumerate::split_plan(sk, obs, *model, variants, opts, statics))
+        c = std::min(c, lc.split(*plan));
+    }
     e.candidates += c;
     e.work += c * enumerate::size_factor(sk.size());
   }
