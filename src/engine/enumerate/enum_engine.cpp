@@ -517,10 +517,10 @@ class SkeletonEnumerator {
   void search() {
     prepare_search();
     if (!check_at(0)) return;
-    const std::optional<enumerate::SplitPlan> plan =
-        enumerate::split_plan(sk_, obs_, cat_model_, model_->variant_list(), opts_, prims_);
-    if (plan) {
-      split_search(*plan);
+    // Kept as a member: the product's jobs read it after search() returns.
+    plan_ = enumerate::split_plan(sk_, obs_, cat_model_, model_->variant_list(), opts_, prims_);
+    if (plan_) {
+      split_search();
       return;
     }
     choose_cell(0);
@@ -825,8 +825,8 @@ class SkeletonEnumerator {
     BitRel co;
   };
 
-  void split_search(const enumerate::SplitPlan& plan) {
-    plan_ = &plan;
+  void split_search() {
+    const enumerate::SplitPlan& plan = *plan_;
     phase_ = Phase::Base;
     bool found = false;
     try {
@@ -886,40 +886,75 @@ class SkeletonEnumerator {
     part_leaves_[static_cast<std::size_t>(part_)].push_back(PartLeaf{std::move(choices), rf_, co_});
   }
 
-  // Every combination of the locations' leaves (an odometer, the last
-  // location turning fastest): its rf and co are each location's own.
+  // Every combination of the locations' leaves, numbered as an odometer
+  // (the last location turning fastest): its rf and co are each location's
+  // own. With workers, ranges of combinations are jobs in that order.
   void product() {
     const std::size_t parts = part_leaves_.size();
-    std::vector<BitRel> own(parts, BitRel(n_));  // the pairs within each location
+    own_.assign(parts, BitRel(n_));  // the pairs within each location
     for (EventId a = 0; a < n_; ++a)
       for (EventId b = 0; b < n_; ++b) {
         const int p = plan_->part_of_event[a];
-        if (p >= 0 && p == plan_->part_of_event[b]) own[static_cast<std::size_t>(p)].set(a, b);
+        if (p >= 0 && p == plan_->part_of_event[b]) own_[static_cast<std::size_t>(p)].set(a, b);
       }
     exec_.assign(n_, true);
+    std::uint64_t total = 1;  // saturating: the outcome limit stops far sooner
+    for (const auto& l : part_leaves_)
+      total = total > UINT64_MAX / l.size() ? UINT64_MAX : total * l.size();
+    if (!pool_) {
+      any_outcome_ = make_combinations(0, total, *maker_, true) || any_outcome_;
+      return;
+    }
+    const std::uint64_t chunk = std::max<std::uint64_t>(4096, total / 64);
+    for (std::uint64_t from = 0; from < total; from += std::min(chunk, total - from)) {
+      if (pool_->failed()) pool_->drain();  // rethrows a job's error (the limit)
+      const std::uint64_t to = from + std::min(chunk, total - from);
+      push_job([this, from, to](OutcomeMaker& maker) {
+        return make_combinations(from, to, maker, false);
+      });
+    }
+  }
+
+  // Combinations [from, to) into `maker`; whether some outcome passed the
+  // filter. On the search's thread the budget check reports progress too.
+  bool make_combinations(std::uint64_t from, std::uint64_t to, OutcomeMaker& maker,
+                         bool search_thread) const {
+    const std::size_t parts = part_leaves_.size();
     std::vector<std::size_t> at(parts, 0);
-    for (std::size_t made = 1;; ++made) {
-      if ((made & 1023) == 0) enumerate::checkpoint(opts_, *candidates_);
+    for (std::uint64_t i = from, k = parts; k > 0; --k) {  // from's digits
+      at[k - 1] = static_cast<std::size_t>(i % part_leaves_[k - 1].size());
+      i /= part_leaves_[k - 1].size();
+    }
+    std::vector<EventId> rf(n_, 0);
+    const std::vector<bool> exec(n_, true);
+    BitRel co(n_);
+    bool any = false;
+    for (std::uint64_t i = from; i < to; ++i) {
+      if ((i & 1023) == 0) {
+        if (search_thread)
+          enumerate::checkpoint(opts_, *candidates_);
+        else
+          check(opts_.budget);
+      }
       auto leaf = [&](int p) -> const PartLeaf& {
         return part_leaves_[static_cast<std::size_t>(p)][at[static_cast<std::size_t>(p)]];
       };
       std::vector<std::vector<std::uint64_t>> choices(obs_.size());
-      for (std::size_t i = 0; i < obs_.size(); ++i) {
-        const int p = plan_->part_of_obs[i];
-        choices[i] = p < 0 ? base_choices_[i] : leaf(p).choices[i];
+      for (std::size_t o = 0; o < obs_.size(); ++o) {
+        const int p = plan_->part_of_obs[o];
+        choices[o] = p < 0 ? base_choices_[o] : leaf(p).choices[o];
       }
-      for (EventId r : reads_) rf_[r] = leaf(plan_->part_of_event[r]).rf[r];
-      co_ = BitRel(n_);
-      for (std::size_t p = 0; p < parts; ++p) co_ |= leaf(static_cast<int>(p)).co & own[p];
-      emit(std::move(choices));
-      std::size_t k = parts;
-      for (; k > 0; --k)
+      for (EventId r : reads_) rf[r] = leaf(plan_->part_of_event[r]).rf[r];
+      co.clear();
+      for (std::size_t p = 0; p < parts; ++p) co |= leaf(static_cast<int>(p)).co & own_[p];
+      any = maker.leaf(LeafView{choices, rf, exec, co}) || any;
+      for (std::size_t k = parts; k > 0; --k)
         if (++at[k - 1] < part_leaves_[k - 1].size())
           break;
         else
           at[k - 1] = 0;
-      if (k == 0) break;
     }
+    return any;
   }
 
   // The outcomes a split search has made sure of so far: the product of
@@ -1176,42 +1211,40 @@ class SkeletonEnumerator {
   // Hands the leaves gathered so far to the pool as one job.
   void flush() {
     if (batch_.empty()) return;
-    if (store_) {
-      push_packed();
-      return;
-    }
-    pool_->push([this, leaves = std::move(batch_)](Found& found) {
-      OutcomeMaker maker(*ctx_, found);
+    push_job([this, leaves = std::move(batch_)](OutcomeMaker& maker) {
       bool any = false;
       for (const LeafCopy& l : leaves) {
         check(opts_.budget);
         any = maker.leaf(l.view()) || any;
       }
-      if (any) pool_any_ = true;
+      return any;
     });
     batch_.clear();
-    // Leaves wait as copies: past a few jobs per worker the search helps.
-    pool_->help_if_behind(4 * std::size_t{opts_.workers});
   }
 
-  // flush() for a listing run: the job packs its outcomes into a batch of
-  // its own; the batches finished so far go into the store meanwhile.
-  void push_packed() {
-    auto packed = std::make_unique<OutcomeBatch>(*store_, store_skeleton_);
-    pool_->push(
-        [this, leaves = std::move(batch_)](OutcomeBatch& out) {
-          Found unused;
-          OutcomeMaker maker(*ctx_, unused, &out);
-          bool any = false;
-          for (const LeafCopy& l : leaves) {
-            check(opts_.budget);
-            any = maker.leaf(l.view()) || any;
-          }
-          if (any) pool_any_ = true;
-        },
-        std::move(packed));
-    batch_.clear();
-    absorb(false);
+  // A job for the pool: `make` hands leaves to the job's maker and says
+  // whether some outcome passed the filter. Its outcomes go to a map of its
+  // own, or for a listing run into a batch of its own (the batches finished
+  // so far go into the store meanwhile). Past a few queued jobs per worker
+  // the search helps.
+  template <class Make>
+  void push_job(Make make) {
+    if (store_) {
+      auto packed = std::make_unique<OutcomeBatch>(*store_, store_skeleton_);
+      pool_->push(
+          [this, make = std::move(make)](OutcomeBatch& out) mutable {
+            Found unused;
+            OutcomeMaker maker(*ctx_, unused, &out);
+            if (make(maker)) pool_any_ = true;
+          },
+          std::move(packed));
+      absorb(false);
+    } else {
+      pool_->push([this, make = std::move(make)](Found& found) mutable {
+        OutcomeMaker maker(*ctx_, found);
+        if (make(maker)) pool_any_ = true;
+      });
+    }
     pool_->help_if_behind(4 * std::size_t{opts_.workers});
   }
 
@@ -1324,12 +1357,13 @@ class SkeletonEnumerator {
   // Splitting by location: the phase, the plan, the part searched, the
   // base candidate and each part's leaves (seen_: the current part's values).
   Phase phase_ = Phase::Whole;
-  const enumerate::SplitPlan* plan_ = nullptr;
+  std::optional<enumerate::SplitPlan> plan_;
   int part_ = -1;
   std::vector<EventId> base_rf_;
   BitRel base_co_;
   std::vector<std::vector<std::uint64_t>> base_choices_;
   std::vector<std::vector<PartLeaf>> part_leaves_;
+  std::vector<BitRel> own_;  // per part: the pairs within its location
   std::set<std::vector<std::vector<std::uint64_t>>> seen_;
   std::atomic<bool> pool_any_{false};
 };
