@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -118,24 +119,123 @@ class Values {
   std::vector<int> state_;
 };
 
+// The options of a search that looks at each execution and makes no outcome.
+EngineOptions search_options(const EngineOptions& opts) {
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  o.verdict_only = false;
+  o.listing.reset();
+  o.workers = 1;
+  return o;
+}
+
+// Every allowed execution of a test's skeletons, in the enumerator's order,
+// kept by one search for the questions after a skeleton's first: atomicity
+// asks several of each skeleton, and a search per question searched every
+// path of the test each time (paths² x questions on looping tests). Past
+// kMaxBytes of executions it keeps none, and each question searches again.
+class ExecutionCache {
+ public:
+  static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+
+  explicit ExecutionCache(const LitmusTest& test) : test_(test) {}
+
+  // Whether one search has run (kept executions or found them too many).
+  bool built() const { return built_; }
+
+  // The executions of the enumerator's skeletons that are `sk`'s path
+  // (same_path), in its order; null when they were too many to keep.
+  const std::vector<const ChosenExecution*>* of(const Skeleton& sk, const EngineOptions& opts) {
+    if (!built_) build(opts);
+    if (over_) return nullptr;
+    static const std::vector<const ChosenExecution*> kNone;
+    std::size_t first = 0;
+    while (first < groups_.size() && !same_path(groups_[first].first, sk)) ++first;
+    if (first == groups_.size()) return &kNone;
+    auto [it, fresh] = views_.try_emplace(first);
+    if (fresh)
+      for (const auto& [path, executions] : groups_)
+        if (same_path(path, groups_[first].first))
+          for (const ChosenExecution& x : executions) it->second.push_back(&x);
+    return &it->second;
+  }
+
+ private:
+  struct TooMany {};
+
+  void build(const EngineOptions& opts) {
+    built_ = true;
+    EngineOptions o = search_options(opts);
+    const Skeleton* current = nullptr;  // the enumerator's skeleton being searched
+    std::size_t bytes = 0;
+    o.on_execution = [&](const EnumCandidate& c) {
+      if (&c.sk != current) {
+        current = &c.sk;
+        groups_.emplace_back(c.sk, std::vector<ChosenExecution>{});
+      }
+      bytes += 4 * BitRel::bytes_for(c.sk.size()) + c.sk.size() / 8 + sizeof(ChosenExecution);
+      if (bytes > kMaxBytes) throw TooMany{};
+      groups_.back().second.push_back(
+          ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
+      return false;  // no outcomes: none is asked for
+    };
+    try {
+      (void)run_enum(test_, o);
+    } catch (const TooMany&) {
+      over_ = true;
+      groups_.clear();
+    }
+  }
+
+  const LitmusTest& test_;  // without its filter
+  bool built_ = false, over_ = false;
+  std::vector<std::pair<Skeleton, std::vector<ChosenExecution>>> groups_;  // per skeleton searched
+  // By the first group of a path asked about: that path's executions over every group.
+  std::map<std::size_t, std::vector<const ChosenExecution*>> views_;
+};
+
+// The first alternative each execution of `executions` meets, in order: the
+// execution and the alternative's index, as the search would stop at them.
+std::optional<std::pair<const ChosenExecution*, std::size_t>> first_meeting(
+    const Skeleton& sk, const std::vector<const ChosenExecution*>& executions,
+    const std::vector<std::vector<ExecutionFact>>& alternatives) {
+  for (const ChosenExecution* p : executions) {
+    const ChosenExecution& x = *p;
+    const EnumCandidate c{sk, nullptr, x.executed, x.rf, x.co, x.sf, x.sync_barrier};
+    for (std::size_t i = 0; i < alternatives.size(); ++i)
+      if (std::all_of(alternatives[i].begin(), alternatives[i].end(),
+                      [&](const ExecutionFact& f) { return meets(c, f); }))
+        return std::pair{&x, i};
+  }
+  return std::nullopt;
+}
+
 class EnumSearch final : public ExecutionSearch {
  public:
   EnumSearch(const LitmusTest& test, const Skeleton& sk, const QueryModel& m,
-             const EngineOptions& opts)
+             const EngineOptions& opts, ExecutionCache& cache)
       : test_(test),
         sk_(sk),
         opts_(opts),
-        prims_(cat::static_primitives(sk, m.model(), m.variants(), opts.budget)) {
+        prims_(cat::static_primitives(sk, m.model(), m.variants(), opts.budget)),
+        cache_(cache) {
     test_.filter.reset();  // the model's executions, not the test's filter
   }
 
+  // A skeleton's first question, while the test's executions are not kept
+  // yet, searches and stops at the first execution that meets an
+  // alternative; the others read the cache, which holds the same
+  // executions in the same order (so the same answer and execution).
   std::optional<std::size_t> possible_with_any(
       const std::vector<std::vector<ExecutionFact>>& alternatives) override {
-    EngineOptions o = opts_;
-    o.engine = EngineKind::Enum;
-    o.verdict_only = false;
-    o.listing.reset();
-    o.workers = 1;
+    if (asked_++ > 0 || cache_.built())
+      if (const std::vector<const ChosenExecution*>* all = cache_.of(sk_, opts_)) {
+        const auto hit = first_meeting(sk_, *all, alternatives);
+        if (!hit) return std::nullopt;
+        found_ = *hit->first;
+        return hit->second;
+      }
+    EngineOptions o = search_options(opts_);
     const Skeleton* ours = nullptr;  // the enumerator's copy of sk_
     o.on_execution = [&](const EnumCandidate& c) {
       if (&c.sk != ours && !same_path(c.sk, sk_)) return false;
@@ -194,6 +294,8 @@ class EnumSearch final : public ExecutionSearch {
   const Skeleton& sk_;
   const EngineOptions& opts_;
   cat::StaticPrimitives prims_;
+  ExecutionCache& cache_;
+  std::size_t asked_ = 0;
   ChosenExecution found_;
 };
 
@@ -202,9 +304,13 @@ class EnumSearches final : public ExecutionSearches {
   EnumSearches(const LitmusTest& t, const QueryModel& m, const EngineOptions& o)
       : test_(t),
         model_(m),
-        opts_(o) {}
+        opts_(o),
+        unfiltered_(t),
+        cache_(unfiltered_) {
+    unfiltered_.filter.reset();  // the model's executions, not the test's filter
+  }
   std::unique_ptr<ExecutionSearch> of(const Skeleton& sk) override {
-    return std::make_unique<EnumSearch>(test_, sk, model_, opts_);
+    return std::make_unique<EnumSearch>(test_, sk, model_, opts_, cache_);
   }
   VerdictBy proof() const override { return VerdictBy::Exhausted; }
 
@@ -212,6 +318,8 @@ class EnumSearches final : public ExecutionSearches {
   const LitmusTest& test_;
   const QueryModel& model_;
   const EngineOptions& opts_;
+  LitmusTest unfiltered_;
+  ExecutionCache cache_;  // reads unfiltered_
 };
 
 }  // namespace
