@@ -133,7 +133,8 @@ EngineOptions search_options(const EngineOptions& opts) {
 // kept by one search for the questions after a skeleton's first: atomicity
 // asks several of each skeleton, and a search per question searched every
 // path of the test each time (paths² x questions on looping tests). Past
-// kMaxBytes of executions it keeps none, and each question searches again.
+// kMaxBytes of executions (or a quarter of --max-memory) it keeps none, and
+// each question searches again.
 class ExecutionCache {
  public:
   static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
@@ -168,13 +169,16 @@ class ExecutionCache {
     EngineOptions o = search_options(opts);
     const Skeleton* current = nullptr;  // the enumerator's skeleton being searched
     std::size_t bytes = 0;
+    std::size_t cap = kMaxBytes;  // and a quarter of --max-memory
+    if (opts.budget && opts.budget->limits().memory_mb > 0)
+      cap = std::min(cap, (opts.budget->limits().memory_mb << 20) / 4);
     o.on_execution = [&](const EnumCandidate& c) {
       if (&c.sk != current) {
         current = &c.sk;
         groups_.emplace_back(c.sk, std::vector<ChosenExecution>{});
       }
       bytes += 4 * BitRel::bytes_for(c.sk.size()) + c.sk.size() / 8 + sizeof(ChosenExecution);
-      if (bytes > kMaxBytes) throw TooMany{};
+      if (bytes > cap) throw TooMany{};
       groups_.back().second.push_back(
           ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier});
       return false;  // no outcomes: none is asked for
