@@ -484,6 +484,7 @@ Inputs inputs_of(const Cli& c) {
     r.test = std::filesystem::path(d.file).stem().string();
     r.parsed = false;
     r.error = d.render();
+    r.error_at = d;
     r.error_kind = "input";
     in.problems.push_back(std::move(r));
   }

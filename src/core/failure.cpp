@@ -16,21 +16,29 @@ std::string render_failure_text(const std::string& file, const std::string& mess
                      message);
 }
 
+namespace {
+
+// A failure of the whole file (no line): "FILE: error: TEXT".
+TestFailure whole_file(const std::string& path, std::string text, std::string kind) {
+  return TestFailure{fmt::format("{}: error: {}", path, text), std::move(kind),
+                     Diagnostic{path, {0, 0}, std::move(text)}};
+}
+
+}  // namespace
+
 std::optional<TestFailure> capture_failure(const std::string& path,
                                            const std::function<void()>& body) {
   try {
     body();
     return std::nullopt;
   } catch (const InputError& e) {
-    return TestFailure{e.diagnostic().render(), "input"};
+    return TestFailure{e.diagnostic().render(), "input", e.diagnostic()};
   } catch (const BudgetExceeded& e) {
-    return TestFailure{fmt::format("{}: error: {}", path, e.what()),
-                       std::string(to_string(e.kind()))};
+    return whole_file(path, e.what(), std::string(to_string(e.kind())));
   } catch (const SolverError& e) {
-    return TestFailure{fmt::format("{}: error: internal solver error: {}", path, e.what()),
-                       "internal"};
+    return whole_file(path, fmt::format("internal solver error: {}", e.what()), "internal");
   } catch (const std::exception& e) {
-    return TestFailure{fmt::format("{}: error: internal error: {}", path, e.what()), "internal"};
+    return whole_file(path, fmt::format("internal error: {}", e.what()), "internal");
   }
 }
 

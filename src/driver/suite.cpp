@@ -136,6 +136,7 @@ TestResult check_parsed(const std::string& path,
   });
   if (done) return std::move(*done);
   r.error = failure->message;
+  r.error_at = failure->diagnostic;
   r.error_kind = failure->kind;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <vector>
 
@@ -86,18 +85,6 @@ Json error_json(const Diagnostic& d) {
                                          .set("text", d.render()));
 }
 
-// A result's error (Diagnostic::render's "F:L:C: error: M", or "F: error: M"
-// for a problem of the whole file) back into its parts.
-Diagnostic diagnostic_of(const std::string& text, const std::string& file) {
-  static const std::regex located(R"(^(.*?):(\d+):(\d+): error: ([\s\S]*)$)");
-  static const std::regex whole(R"(^(.*?): error: ([\s\S]*)$)");
-  std::smatch m;
-  if (std::regex_match(text, m, located))
-    return Diagnostic{m[1], {std::stoi(m[2]), std::stoi(m[3])}, m[4]};
-  if (std::regex_match(text, m, whole)) return Diagnostic{m[1], {0, 0}, m[2]};
-  return Diagnostic{file, {0, 0}, text};
-}
-
 // The model a request names: its own text (parsed here: its errors are
 // located in model_file), a built-in one by file or name, or the test's.
 void set_model(const Request& q, EngineOptions& o) {
@@ -166,7 +153,7 @@ LitmusTest one_test(const Request& q) {
 
 TestResult checked(const Request& q, std::size_t n) {
   TestResult r = check_source(q.test, q.file, n, options_of(q));
-  if (r.error) throw InputError(diagnostic_of(*r.error, q.file));
+  if (r.error) throw InputError(r.error_at ? *r.error_at : Diagnostic{q.file, {0, 0}, *r.error});
   return r;
 }
 

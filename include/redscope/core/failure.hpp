@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "redscope/core/diagnostic.hpp"
+
 namespace redscope {
 
 // A solver's own failure (it gave up, ran out of resources or rejected a
@@ -24,6 +26,9 @@ class SolverError : public std::runtime_error {
 struct TestFailure {
   std::string message;  // "file:line:col: error: ..." or "file: error: ..."
   std::string kind;     // "input", "timeout", "memory" or "internal"
+  // The same as its parts (line 0: the whole file), for callers that place
+  // it (the WebAssembly module marks the line and column).
+  Diagnostic diagnostic;
 };
 
 // A failed test in text output: "Test FILE Error", with the kind when a

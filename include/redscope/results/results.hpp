@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "redscope/core/diagnostic.hpp"
 #include "redscope/core/litmus.hpp"
 #include "redscope/core/model.hpp"
 #include "redscope/events/events.hpp"
@@ -134,8 +135,9 @@ struct TestResult {
   IncompletePaths incomplete;
   std::size_t skeletons = 0;
   double seconds = 0;
-  std::optional<std::string> error;  // the diagnostic when the test could not be checked
-  bool parsed = true;                // false when the file never parsed (model and target unknown)
+  std::optional<std::string> error;    // the diagnostic when the test could not be checked
+  std::optional<Diagnostic> error_at;  // the same as its parts (file, line, column, message)
+  bool parsed = true;  // false when the file never parsed (model and target unknown)
   // What kind of error: "input" (a located diagnostic), "timeout", "memory"
   // (the test's budget), "internal" (a bug or a solver failure).
   std::string error_kind;
