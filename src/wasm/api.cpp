@@ -151,20 +151,29 @@ LitmusTest one_test(const Request& q) {
   return std::move(tests[row_of(q, tests.size())]);
 }
 
-TestResult checked(const Request& q, std::size_t n) {
-  TestResult r = check_source(q.test, q.file, n, options_of(q));
+TestResult checked(const Request& q, std::size_t n, const EngineOptions& o) {
+  TestResult r = check_source(q.test, q.file, n, o);
   if (r.error) throw InputError(r.error_at ? *r.error_at : Diagnostic{q.file, {0, 0}, *r.error});
   return r;
 }
 
+TestResult checked(const Request& q, std::size_t n) { return checked(q, n, options_of(q)); }
+
 // run: the object `redscope run --format json` prints for the test (an
-// array of them for a file holding several, as a .test template may).
+// array of them for a file holding several, as a .test template may). As
+// the CLI does, the enumerator lists outcomes packed (a listing) and the
+// JSON is written from them, not from a TestResult holding every outcome
+// with its witness texts (IRIW with 8 readers: 1.2 s to 0.15 s natively).
 std::string run(const Request& q) {
   const std::size_t n = parse_litmus_text(q.test, q.file).size();
-  if (n == 1) return render_json_item(checked(q, 0));
-  std::string out = "[";
-  for (std::size_t i = 0; i < n; ++i) out += (i ? "," : "") + render_json_item(checked(q, i));
-  return out + "]";
+  EngineOptions o = options_of(q);
+  if (!o.verdict_only) o.listing = ListingOptions{};  // spills to /tmp (memory) past 256 MiB
+  std::string out = n == 1 ? "" : "[";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) out += ",";
+    write_json_item(checked(q, i, o), [&](std::string_view piece) { out += piece; });
+  }
+  return n == 1 ? out : out + "]";
 }
 
 // Whether outcome `o` of `r` has the values of `want` ({"P0:r0": "1", ...},
