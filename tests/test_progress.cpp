@@ -9,6 +9,7 @@
 
 #include "cli/progress.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/progress.hpp"
 #include "redscope/registry/registry.hpp"
 
@@ -76,4 +77,23 @@ TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
   REQUIRE(seen.size() == 1);  // the first at once, the rest within the hour: dropped
   CHECK(seen[0].total == 0);
   CHECK(seen[0].phase == "enumerate");
+}
+
+// The operational machine reports the states it has explored, every 256,
+// over its explorers (the playground's Stop button needs to see it move).
+TEST_CASE("progress: the machine's reports count its states", "[progress]") {
+  using namespace redscope;
+  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
+                                         "/litmus/classic/IRIW+relaxed-gpu.litmus");
+  std::vector<ProgressReport> seen;
+  EngineOptions o;
+  o.engine = EngineKind::Op;
+  o.progress = std::make_shared<const ProgressReporter>(
+      [&](const ProgressReport& r) { seen.push_back(r); }, std::chrono::milliseconds(0));
+  (void)run_op(t, o);
+  REQUIRE(!seen.empty());
+  CHECK(seen[0].done == 256);
+  CHECK(seen[0].total == 0);
+  CHECK(seen[0].phase == "explore");
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].done > seen[i - 1].done);
 }

@@ -39,6 +39,7 @@
 // reports where it is stronger than the model.
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -344,6 +345,13 @@ class Machine {
   const LitmusTest& test() const { return test_; }
   std::size_t limit() const { return opts_.enum_limit; }
   const Budget* budget() const { return opts_.budget; }
+  // Every 256 states an explorer reaches: the budget, and the caller's
+  // progress report (states of this skeleton so far, over every explorer).
+  void checkpoint() const {
+    if (opts_.budget) opts_.budget->check();  // --timeout / --max-memory
+    const std::size_t done = explored_->fetch_add(256, std::memory_order_relaxed) + 256;
+    if (opts_.progress) (*opts_.progress)(ProgressReport{done, 0, "explore"});
+  }
 
  private:
   const Event& ev(EventId e) const { return sk_.ev(e); }
@@ -1232,6 +1240,10 @@ class Machine {
   ModelRef model_;
   const std::vector<Observable>& obs_;
   const EngineOptions& opts_;
+  // States explored, in steps of 256 (checkpoint), over the explorers'
+  // threads (shared: a Machine is moved into place).
+  std::shared_ptr<std::atomic<std::size_t>> explored_ =
+      std::make_shared<std::atomic<std::size_t>>(0);
   op::Paths paths_;
   std::size_t threads_;
   std::vector<EventId> begin_, end_;
@@ -1261,7 +1273,7 @@ class Explorer {
  private:
   void explore(const State& s) {
     if (!seen_.insert(s.key()).second) return;
-    if ((states_ & 255) == 0 && m_.budget()) m_.budget()->check();  // --timeout / --max-memory
+    if ((states_ & 255) == 0) m_.checkpoint();
     if (++states_ > m_.limit())
       throw InputError(Diagnostic{
           m_.test().file, m_.test().condition_loc,
