@@ -2,50 +2,18 @@
 // BitRel; operators map to word-at-a-time loops.
 #include "redscope/model/cat_eval.hpp"
 
+#include "model/event_sets.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace redscope::cat {
 namespace {
 
-std::size_t words(std::size_t n) { return (n + 63) / 64; }
-
-// Every event of n, into `b` (reusing its storage: evaluation runs this for
-// every sequence of every candidate).
-void fill_all_events(Bits& b, std::size_t n) {
-  b.assign(words(n), ~0ULL);
-  if (n % 64) b.back() = (1ULL << (n % 64)) - 1;
-}
-
-Bits all_events(std::size_t n) {
-  Bits b;
-  fill_all_events(b, n);
-  return b;
-}
-
 bool meet(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
   for (std::size_t k = 0; k < a.size(); ++k)
     if (a[k] & b[k]) return true;
   return false;
-}
-
-bool bit(const Bits& s, std::size_t i) { return (s[i / 64] >> (i % 64)) & 1U; }
-
-Bits domain(const BitRel& r) {
-  Bits s(words(r.size()), 0);
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    const std::uint64_t* row = r.row(i);
-    if (std::any_of(row, row + r.words(), [](std::uint64_t w) { return w != 0; }))
-      s[i / 64] |= 1ULL << (i % 64);
-  }
-  return s;
-}
-
-Bits range(const BitRel& r) {
-  Bits s(words(r.size()), 0);
-  for (std::size_t i = 0; i < r.size(); ++i)
-    for (std::size_t k = 0; k < r.words(); ++k) s[k] |= r.row(i)[k];
-  return s;
 }
 
 }  // namespace
@@ -413,9 +381,7 @@ const Value& Evaluator::ev_binary(const Expr& e, std::size_t d, Bound bound) con
     const Value& a = ev(*e.args[0], d + 1, bound);
     const Value& b = ev(*e.args[1], d + 2, bound);
     Value& r = scratch(d);
-    r.rel.clear();
-    for (std::size_t i = 0; i < n_; ++i)
-      if (bit(a.set, i)) std::copy(b.set.begin(), b.set.end(), r.rel.row(i));
+    cartesian_into(a.set, b.set, r.rel);
     return r;
   }
   if (e.op == Op::Seq) return ev_seq(e, d, bound);
@@ -572,10 +538,7 @@ const Value& Evaluator::ev_node(const Expr& e, std::size_t d, Bound bound) const
         for (std::size_t i = 0; i < n_; ++i) r.rel.set(i, i);
       return r;
     case Op::Identity: {
-      const Value& a = ev(*e.args[0], d + 1, bound);
-      r.rel.clear();
-      for (std::size_t i = 0; i < n_; ++i)
-        if (bit(a.set, i)) r.rel.set(i, i);
+      identity_into(ev(*e.args[0], d + 1, bound).set, r.rel);
       return r;
     }
     case Op::Domain: r.set = domain(ev(*e.args[0], d + 1, bound).rel); return r;

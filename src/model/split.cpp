@@ -3,6 +3,8 @@
 // across parts.
 #include "redscope/model/split.hpp"
 
+#include "model/event_sets.hpp"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -10,8 +12,6 @@
 namespace redscope::cat {
 
 namespace {
-
-using Bits = std::vector<std::uint64_t>;
 
 // A node's value over every candidate lies between lo and hi.
 struct Interval {
@@ -32,9 +32,7 @@ class SplitCheck {
     for (std::size_t a = 0; a < n_; ++a)
       for (std::size_t b = 0; b < n_; ++b)
         if (q.part[a] != q.part[b]) cross_.set(a, b);
-    all_.assign((n_ + 63) / 64, ~0ULL);
-    if (n_ % 64) all_.back() = (1ULL << (n_ % 64)) - 1;
-    if (n_ == 0) all_.clear();
+    all_ = all_events(n_);
   }
 
   // A binding is evaluated where a check reads it (one no enabled check
@@ -102,12 +100,18 @@ class SplitCheck {
       }
       case Op::Identity: {
         const Interval a = eval(*e.args[0]);
-        return rel(diagonal(a.slo), diagonal(a.shi));
+        Interval v = empty_of(Type::Rel);
+        identity_into(a.slo, v.lo);
+        identity_into(a.shi, v.hi);
+        return v;
       }
-      case Op::Domain:
+      case Op::Domain: {
+        const Interval a = eval(*e.args[0]);
+        return set(domain(a.lo), domain(a.hi));
+      }
       case Op::Range: {
         const Interval a = eval(*e.args[0]);
-        return set(ends(a.lo, e.op == Op::Domain), ends(a.hi, e.op == Op::Domain));
+        return set(range(a.lo), range(a.hi));
       }
       case Op::Complement: return complement(e);
       case Op::IfVariant: {
@@ -225,13 +229,10 @@ class SplitCheck {
   }
 
   Interval cartesian(const Interval& s, const Interval& t) const {
-    auto product = [&](const Bits& a, const Bits& b) {
-      BitRel r(n_);
-      for (std::size_t i = 0; i < n_; ++i)
-        if (has(a, i)) std::copy(b.begin(), b.end(), r.row(i));
-      return r;
-    };
-    return rel(product(s.slo, t.slo), product(s.shi, t.shi));
+    Interval v = empty_of(Type::Rel);
+    cartesian_into(s.slo, t.slo, v.lo);
+    cartesian_into(s.shi, t.shi, v.hi);
+    return v;
   }
 
   Interval complement(const Expr& e) {
@@ -250,23 +251,6 @@ class SplitCheck {
   }
 
   Bits none() const { return Bits(all_.size(), 0); }
-  static bool has(const Bits& s, std::size_t i) { return (s[i / 64] >> (i % 64)) & 1U; }
-
-  BitRel diagonal(const Bits& s) const {
-    BitRel r(n_);
-    for (std::size_t i = 0; i < n_; ++i)
-      if (has(s, i)) r.set(i, i);
-    return r;
-  }
-
-  // The events with an edge out (domain) or in (range).
-  Bits ends(const BitRel& r, bool domain) const {
-    Bits s = none();
-    for (std::size_t i = 0; i < n_; ++i)
-      for (std::size_t j = 0; j < n_; ++j)
-        if (r.has(i, j)) s[(domain ? i : j) / 64] |= 1ULL << ((domain ? i : j) % 64);
-    return s;
-  }
 
   const Model& m_;
   const std::vector<std::string>& variants_;
