@@ -366,10 +366,11 @@ class SkeletonEnumerator {
       const auto few = [&](std::size_t found) {
         return static_cast<double>(found * opts_.give_way_ratio) < work;
       };
-      const bool split = phase_ != Phase::Whole;  // outcomes come from the product
+      // outcomes() waits for the pool: asked last. A split search's
+      // outcomes come from the product of its leaves.
       if (work > static_cast<double>(opts_.give_way_after) &&
-          few(split ? split_outcomes() : outcomes_at_least()) &&
-          few(split ? split_outcomes() : outcomes()))
+          (phase_ != Phase::Whole ? few(split_outcomes())
+                                  : few(outcomes_at_least()) && few(outcomes())))
         throw EnumGaveWay{*candidates_, outcomes()};
     }
     if (*candidates_ > opts_.enum_limit) {
@@ -897,7 +898,6 @@ class SkeletonEnumerator {
         const int p = plan_->part_of_event[a];
         if (p >= 0 && p == plan_->part_of_event[b]) own_[static_cast<std::size_t>(p)].set(a, b);
       }
-    exec_.assign(n_, true);
     std::uint64_t total = 1;  // saturating: the outcome limit stops far sooner
     for (const auto& l : part_leaves_)
       total = total > UINT64_MAX / l.size() ? UINT64_MAX : total * l.size();
