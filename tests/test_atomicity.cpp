@@ -158,7 +158,8 @@ TEST_CASE("execution search: kept executions answer as a fresh search", "[atomic
     for (std::size_t i = 0; i + 1 < 8 && i + 1 < questions.size(); i += 2)
       questions.push_back({questions[i][0], questions[i + 1][0]});
     for (const auto& q : questions) {
-      const auto fresh = make_execution_searches(t, model, opts)->of(sk);
+      const auto searches = make_execution_searches(t, model, opts);  // outlives its search
+      const auto fresh = searches->of(sk);
       const bool a = search->possible_with(q), b = fresh->possible_with(q);
       CHECK(a == b);
       if (a && b) {

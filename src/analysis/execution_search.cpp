@@ -198,33 +198,39 @@ class ExecutionCache {
   std::map<std::size_t, std::vector<const ChosenExecution*>> views_;
 };
 
-// The first alternative each execution of `executions` meets, in order: the
-// execution and the alternative's index, as the search would stop at them.
+// The first of `alternatives` (each a conjunction of facts) that `c` meets.
+std::optional<std::size_t> alternative_met(
+    const EnumCandidate& c, const std::vector<std::vector<ExecutionFact>>& alternatives) {
+  for (std::size_t i = 0; i < alternatives.size(); ++i)
+    if (std::all_of(alternatives[i].begin(), alternatives[i].end(),
+                    [&](const ExecutionFact& f) { return meets(c, f); }))
+      return i;
+  return std::nullopt;
+}
+
+// The first of `executions` that meets an alternative, and which one, as
+// the search would stop at them.
 std::optional<std::pair<const ChosenExecution*, std::size_t>> first_meeting(
     const Skeleton& sk, const std::vector<const ChosenExecution*>& executions,
     const std::vector<std::vector<ExecutionFact>>& alternatives) {
-  for (const ChosenExecution* p : executions) {
-    const ChosenExecution& x = *p;
-    const EnumCandidate c{sk, nullptr, x.executed, x.rf, x.co, x.sf, x.sync_barrier};
-    for (std::size_t i = 0; i < alternatives.size(); ++i)
-      if (std::all_of(alternatives[i].begin(), alternatives[i].end(),
-                      [&](const ExecutionFact& f) { return meets(c, f); }))
-        return std::pair{&x, i};
-  }
+  for (const ChosenExecution* x : executions)
+    if (const auto i = alternative_met(
+            EnumCandidate{sk, nullptr, x->executed, x->rf, x->co, x->sf, x->sync_barrier},
+            alternatives))
+      return std::pair{x, *i};
   return std::nullopt;
 }
 
 class EnumSearch final : public ExecutionSearch {
  public:
-  EnumSearch(const LitmusTest& test, const Skeleton& sk, const QueryModel& m,
+  // `unfiltered`: the test without its filter (the model's executions).
+  EnumSearch(const LitmusTest& unfiltered, const Skeleton& sk, const QueryModel& m,
              const EngineOptions& opts, ExecutionCache& cache)
-      : test_(test),
+      : test_(unfiltered),
         sk_(sk),
         opts_(opts),
         prims_(cat::static_primitives(sk, m.model(), m.variants(), opts.budget)),
-        cache_(cache) {
-    test_.filter.reset();  // the model's executions, not the test's filter
-  }
+        cache_(cache) {}
 
   // A skeleton's first question, while the test's executions are not kept
   // yet, searches and stops at the first execution that meets an
@@ -244,12 +250,10 @@ class EnumSearch final : public ExecutionSearch {
     o.on_execution = [&](const EnumCandidate& c) {
       if (&c.sk != ours && !same_path(c.sk, sk_)) return false;
       ours = &c.sk;
-      for (std::size_t i = 0; i < alternatives.size(); ++i)
-        if (std::all_of(alternatives[i].begin(), alternatives[i].end(),
-                        [&](const ExecutionFact& f) { return meets(c, f); })) {
-          found_ = ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier};
-          throw Met{i};
-        }
+      if (const auto i = alternative_met(c, alternatives)) {
+        found_ = ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier};
+        throw Met{*i};
+      }
       return false;  // no outcomes: none is asked for
     };
     try {
@@ -294,7 +298,7 @@ class EnumSearch final : public ExecutionSearch {
   const cat::StaticPrimitives& static_primitives() const override { return prims_; }
 
  private:
-  LitmusTest test_;
+  const LitmusTest& test_;  // without its filter
   const Skeleton& sk_;
   const EngineOptions& opts_;
   cat::StaticPrimitives prims_;
@@ -306,20 +310,18 @@ class EnumSearch final : public ExecutionSearch {
 class EnumSearches final : public ExecutionSearches {
  public:
   EnumSearches(const LitmusTest& t, const QueryModel& m, const EngineOptions& o)
-      : test_(t),
-        model_(m),
+      : model_(m),
         opts_(o),
         unfiltered_(t),
         cache_(unfiltered_) {
     unfiltered_.filter.reset();  // the model's executions, not the test's filter
   }
   std::unique_ptr<ExecutionSearch> of(const Skeleton& sk) override {
-    return std::make_unique<EnumSearch>(test_, sk, model_, opts_, cache_);
+    return std::make_unique<EnumSearch>(unfiltered_, sk, model_, opts_, cache_);
   }
   VerdictBy proof() const override { return VerdictBy::Exhausted; }
 
  private:
-  const LitmusTest& test_;
   const QueryModel& model_;
   const EngineOptions& opts_;
   LitmusTest unfiltered_;

@@ -47,7 +47,8 @@ class ExecutionSearch {
 class ExecutionSearches {
  public:
   virtual ~ExecutionSearches() = default;
-  // `sk` (of expand(test, opts.expand)) must outlive the search.
+  // `sk` (of expand(test, opts.expand)) and these searches must outlive
+  // the search (the enumerator's share the executions one search kept).
   virtual std::unique_ptr<ExecutionSearch> of(const Skeleton& sk) = 0;
   // How "no execution meets them" was reached: a solver's proof, or the
   // enumerator's search run to its end.
