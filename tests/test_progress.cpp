@@ -62,18 +62,29 @@ TEST_CASE("progress: the line", "[progress]") {
   CHECK(progress_line(s) == "[1000 cells] 250 cells/s, 2 failed");
 }
 
-// EngineOptions::progress (engine/progress.hpp): the enumerator reports the
-// candidates it has tried, total unknown (0), at most one per interval.
-TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
+namespace {
+
+// The reports `engine` makes on IRIW+relaxed-gpu, at most one per `interval`.
+std::vector<redscope::ProgressReport> reports(redscope::EngineKind engine,
+                                              std::chrono::milliseconds interval) {
   using namespace redscope;
   const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
                                          "/litmus/classic/IRIW+relaxed-gpu.litmus");
   std::vector<ProgressReport> seen;
   EngineOptions o;
-  o.engine = EngineKind::Enum;
+  o.engine = engine;
   o.progress = std::make_shared<const ProgressReporter>(
-      [&](const ProgressReport& r) { seen.push_back(r); }, std::chrono::hours(1));
-  (void)run_enum(t, o);
+      [&](const ProgressReport& r) { seen.push_back(r); }, interval);
+  (void)(engine == EngineKind::Op ? run_op(t, o) : run_enum(t, o));
+  return seen;
+}
+
+}  // namespace
+
+// EngineOptions::progress (engine/progress.hpp): the enumerator reports the
+// candidates it has tried, total unknown (0), at most one per interval.
+TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
+  const auto seen = reports(redscope::EngineKind::Enum, std::chrono::hours(1));
   REQUIRE(seen.size() == 1);  // the first at once, the rest within the hour: dropped
   CHECK(seen[0].total == 0);
   CHECK(seen[0].phase == "enumerate");
@@ -82,15 +93,7 @@ TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
 // The operational machine reports the states it has explored, every 256,
 // over its explorers (the playground's Stop button needs to see it move).
 TEST_CASE("progress: the machine's reports count its states", "[progress]") {
-  using namespace redscope;
-  const LitmusTest t = parse_litmus_file(std::string(REDSCOPE_SOURCE_DIR) +
-                                         "/litmus/classic/IRIW+relaxed-gpu.litmus");
-  std::vector<ProgressReport> seen;
-  EngineOptions o;
-  o.engine = EngineKind::Op;
-  o.progress = std::make_shared<const ProgressReporter>(
-      [&](const ProgressReport& r) { seen.push_back(r); }, std::chrono::milliseconds(0));
-  (void)run_op(t, o);
+  const auto seen = reports(redscope::EngineKind::Op, std::chrono::milliseconds(0));
   REQUIRE(!seen.empty());
   CHECK(seen[0].done == 256);
   CHECK(seen[0].total == 0);

@@ -73,6 +73,18 @@ bool splits(const LitmusTest& t, const cat::Model& m, const std::vector<std::str
   return false;
 }
 
+// The test's outcomes searched whole and split (`o` with the engine and
+// model set), which must be the same.
+std::pair<TestResult, TestResult> whole_and_split(const LitmusTest& t, EngineOptions o) {
+  o.split_by_location = false;
+  TestResult whole = run_engine(t, o);
+  o.split_by_location = true;
+  TestResult parts = run_engine(t, o);
+  CHECK(testing::render_outcomes(whole) == testing::render_outcomes(parts));
+  CHECK(whole.incomplete.bound_cut == parts.incomplete.bound_cut);
+  return {std::move(whole), std::move(parts)};
+}
+
 // The enumerator's label of each event ("init x", "P1#0 st.relaxed.gpu x, 2"),
 // as witnesses name them.
 std::map<std::string, EventId> events_by_label(const Skeleton& sk) {
@@ -207,12 +219,7 @@ TEST_CASE("split: split and whole searches list the same outcomes on every suite
       o.observe_all = true;
       o.engine = EngineKind::Enum;
       o.model_file = file;
-      o.split_by_location = false;
-      const TestResult whole = run_engine(t, o);
-      o.split_by_location = true;
-      const TestResult parts = run_engine(t, o);
-      CHECK(testing::render_outcomes(whole) == testing::render_outcomes(parts));
-      CHECK(whole.incomplete.bound_cut == parts.incomplete.bound_cut);
+      const auto [whole, parts] = whole_and_split(t, o);
       if (testing::render_outcomes(whole) != testing::render_outcomes(parts)) continue;
       // Each witness of a split search must be an execution the model accepts.
       // The test's own model (SASS tests: models/sass-sm30.cat) unless a file is given.
@@ -335,11 +342,7 @@ exists (P0:r1 == 0)
       o.observe_all = true;
       o.engine = EngineKind::Enum;
       o.user_model = model;
-      o.split_by_location = false;
-      const TestResult whole = run_enum(t, o);
-      o.split_by_location = true;
-      const TestResult parts = run_enum(t, o);
-      CHECK(testing::render_outcomes(whole) == testing::render_outcomes(parts));
+      const auto [whole, parts] = whole_and_split(t, o);
       if (whole.outcomes.size() < 2) continue;  // a model that allows (next to) nothing
       ++runs;
       if (splits(t, *model, {})) {
