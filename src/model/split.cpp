@@ -59,6 +59,7 @@ class SplitCheck {
   }
 
   Interval eval(const Expr& e) {
+    redscope::check(q_.budget);  // a node costs up to n^3 / 64 word operations
     Interval v = node(e);
     if (e.type == Type::Rel) agree_across(v.lo, v.hi);
     return v;

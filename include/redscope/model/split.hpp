@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "redscope/core/bitrel.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/primitives.hpp"
 
@@ -46,6 +47,7 @@ struct SplitQuestion {
   const StaticPrimitives& statics;    // over every event (all executed)
   std::vector<ChoiceBounds> choices;  // every primitive of level > 0 the model reads
   std::vector<int> part;              // per event: its part
+  const Budget* budget = nullptr;     // checked at every node and round (--timeout)
 };
 
 // Whether the enabled checks of `m` (with `variants` on) split over

@@ -83,7 +83,7 @@ std::optional<SplitPlan> split_plan(const Skeleton& sk, const std::vector<Observ
     plan.part_of_obs.push_back(p);
   }
   // Events without a location (fences) are parts of their own for the rule.
-  cat::SplitQuestion q{statics, {}, plan.part_of_event};
+  cat::SplitQuestion q{statics, {}, plan.part_of_event, opts.budget};
   for (EventId e = 0; e < n; ++e)
     if (q.part[e] < 0) q.part[e] = plan.parts + static_cast<int>(e);
   BitRel rf_hi(n), co_lo(n), co_hi(n);
