@@ -91,7 +91,8 @@ TEST_CASE("progress: the enumerator's reports, throttled", "[progress]") {
 }
 
 // The operational machine reports the states it has explored, every 256,
-// over its explorers (the playground's Stop button needs to see it move).
+// over its explorers (a caller of the module's JSON API with engine "op"
+// sees the call move).
 TEST_CASE("progress: the machine's reports count its states", "[progress]") {
   const auto seen = reports(redscope::EngineKind::Op, std::chrono::milliseconds(0));
   REQUIRE(!seen.empty());
