@@ -11,6 +11,7 @@
 
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
+#include "redscope/core/output.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/report/dot.hpp"
@@ -232,9 +233,9 @@ std::size_t defects_of(const Entry& e) {
 
 void write_page(const Entry& e, const ReportOptions& ro) {
   if (e.z3.error) return;
-  std::ofstream out(fs::path(ro.dir) / "tests" / (e.stem + ".html"));
-  if (!(out << test_page(e)))
-    throw std::runtime_error(fmt::format("cannot write {}/tests/{}.html", ro.dir, e.stem));
+  // Whole or not at all, and a link at the page's name is replaced, never
+  // written through (write_file_replacing).
+  write_file_replacing((fs::path(ro.dir) / "tests" / (e.stem + ".html")).string(), test_page(e));
 }
 
 }  // namespace
@@ -285,8 +286,11 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
     }
     // A .test claim is its own expectation: it must hold.
     if (!e.expected && !e.z3.error && is_claim(e.z3.quantifier)) e.expected = true;
-    const fs::path page = fs::path(ro.dir) / "tests" / (e.stem + ".html");
-    if (!e.z3.error) std::ofstream(page) << test_page(e);
+    try {
+      write_page(e, ro);
+    } catch (const std::exception& x) {  // the page cannot be written: the test's error
+      e.z3.error = x.what();
+    }
     rows[i] = index_row(e);
     if (finished) finished(i, e.z3.error.has_value());
   });
@@ -297,9 +301,7 @@ ReportSummary write_html_report(const std::vector<std::string>& files, const Eng
     s.mismatches += row.mismatch;
     s.defects += row.defects;
   }
-  std::ofstream out(fs::path(ro.dir) / "index.html");
-  if (!(out << index_page(rows, s)))
-    throw std::runtime_error(fmt::format("cannot write {}/index.html", ro.dir));
+  write_file_replacing((fs::path(ro.dir) / "index.html").string(), index_page(rows, s));
   return s;
 }
 

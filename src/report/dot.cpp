@@ -1,4 +1,5 @@
 #include "redscope/report/dot.hpp"
+#include "redscope/core/output.hpp"
 #include "redscope/frontend/frontend.hpp"
 
 #include <fcntl.h>
@@ -297,13 +298,12 @@ std::vector<std::string> write_picture(const std::string& dir, const std::string
                                        const std::string& dot_text) {
   std::filesystem::create_directories(dir);
   const std::string dot_path = (std::filesystem::path(dir) / (stem + ".dot")).string();
-  {
-    std::ofstream f(dot_path);
-    if (!(f << dot_text)) throw std::runtime_error(fmt::format("cannot write {}", dot_path));
-  }
+  write_file_replacing(dot_path, dot_text);  // a link at the name is replaced
   std::vector<std::string> out{dot_path};
   if (!have_dot_program()) return out;
   const std::string svg = (std::filesystem::path(dir) / (stem + ".svg")).string();
+  std::error_code gone;
+  std::filesystem::remove(svg, gone);  // dot writes through a link: none is left there
   std::string a0 = "dot", a1 = "-Tsvg", a2 = dot_path, a3 = "-o", a4 = svg;
   char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
   // Graphviz's warnings go to STEM.dot.log beside the picture (kept only when
