@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "cli/gen_command.hpp"
+#include "cli/line_signals.hpp"
 #include "cli/progress.hpp"
 #include "cli/ptxas_command.hpp"
 #include "cli/report_matrix_command.hpp"
@@ -40,6 +41,7 @@
 
 namespace {
 
+using redscope::cli::LineSignals;
 using redscope::cli::Progress;
 
 // "ptx, ptx-sm6x, sass-sm30": the names --model takes.
@@ -436,7 +438,7 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
     } else if (a == "-v" || a == "--verbose") {
       c.verbose = true;
     } else if (a == "--timeout") {
-      c.limits.seconds = parse_int(a, value(), 0, 86400);
+      c.limits.seconds = parse_int(a, value(), 0, redscope::cli::kMaxTimeoutSeconds);
     } else if (a == "--max-memory") {
       c.limits.memory_mb = static_cast<std::size_t>(parse_int(a, value(), 0, 1 << 24));
     } else if (a == "--max-file-size") {
@@ -634,13 +636,20 @@ class RunPrinter {
     if (c_.format == "json")
       json_.item([&](const redscope::TextSink& o) { redscope::write_json_item(r, o); });
     else if (c_.format == "jsonl")
-      redscope::write_json_line(r, out);
+      write_line(r, out);
     else if (!c_.quiet)
       redscope::write_text(r, out);
   }
   void end() { json_.end(); }
 
  private:
+  // A JSON Lines line is written whole, however the run is cut (LineSignals).
+  static void write_line(const redscope::TestResult& r, const redscope::TextSink& out) {
+    LineSignals::begin();
+    redscope::write_json_line(r, out);
+    LineSignals::end(stdout);
+  }
+
   const Cli& c_;
   Progress& p_;
   JsonArrayOut json_;
@@ -705,6 +714,8 @@ int run(const Cli& c) {
   }
   RunPictures pictures(c, addresses);
   bool any_error = !in.problems.empty();
+  std::optional<LineSignals> line_signals;  // before any worker starts
+  if (c.format == "jsonl") line_signals.emplace();
   {
     Progress progress(in.files.size(), c.quiet);
     RunPrinter out(c, progress);

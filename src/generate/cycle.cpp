@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "generate/cycle_shape.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
 
 namespace redscope::generate {
@@ -21,6 +22,12 @@ namespace redscope::generate {
 GeneratedTest generate_cycle(const std::vector<Edge>& cycle, const CycleOptions& options,
                              const std::string& source) {
   return detail::emit_test(detail::build_shape(cycle, options, source), options);
+}
+
+std::string_view test_program(const GeneratedTest& t) {
+  const std::string_view text = t.text;
+  const std::size_t at = text.find("\n{");
+  return at == std::string_view::npos ? text : text.substr(at);
 }
 
 const std::vector<std::string>& default_vocabulary() {
@@ -83,7 +90,7 @@ std::vector<Unit> units_of(const EnumerateOptions& options) {
 
 // Two FNV-1a hashes of a test's text (two offset bases): the enumeration
 // remembers the tests it wrote by 128 bits each, not by their text.
-std::pair<std::uint64_t, std::uint64_t> fingerprint(const std::string& text) {
+std::pair<std::uint64_t, std::uint64_t> fingerprint(std::string_view text) {
   std::uint64_t a = 14695981039346656037ull, b = 0x9e3779b97f4a7c15ull;
   for (unsigned char c : text) {
     a = (a ^ c) * 1099511628211ull;
@@ -131,6 +138,7 @@ class Enumerator {
   // `threads` threads is tried once per rotation class.
   void extend(std::size_t threads, std::size_t edges) {
     if (seq_.size() == threads) {
+      if (options_.budget) options_.budget->check();
       if (units_[seq_.back()].external.tgt != units_[seq_[0]].first() || !relaxed() ||
           !minimal_rotation(seq_))
         return;
@@ -171,8 +179,7 @@ class Enumerator {
     } catch (const InputError&) {
       return;  // not a cycle an execution can show (a location closed on itself, ...)
     }
-    const std::string body = test.text.substr(test.text.find("\n{"));
-    if (!bodies_.insert(fingerprint(body)).second) {
+    if (!bodies_.insert(fingerprint(test_program(test))).second) {
       ++count_.duplicates;
       return;
     }

@@ -22,5 +22,9 @@ inline std::optional<long long> parse_whole(std::string_view v, long long lo, lo
 
 // --max-file-size MB: from 1 to 4096 mebibytes.
 constexpr long long kMaxFileSizeMinMb = 1, kMaxFileSizeMaxMb = 4096;
+// --timeout SECONDS: 0 (none) to a day.
+constexpr long long kMaxTimeoutSeconds = 86400;
+// --max-tests N of the generators (gen cycle --size, gen matrix): 0 (none) to 10^8.
+constexpr long long kMaxTestsBound = 100'000'000;
 
 }  // namespace redscope::cli

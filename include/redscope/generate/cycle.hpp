@@ -17,6 +17,10 @@
 #include <string_view>
 #include <vector>
 
+namespace redscope {
+class Budget;
+}
+
 namespace redscope::generate {
 
 enum class Dir { R, W, Any };
@@ -84,6 +88,11 @@ struct GeneratedTest {
   std::string text;   // the litmus test, parsed by the PTX reader before it is returned
 };
 
+// The test's program: its text from the init block on, without the name and
+// metadata lines. Two cycles that make one program are one test (the
+// enumeration and a list of cycles both skip the later one).
+std::string_view test_program(const GeneratedTest& t);
+
 // The test of one cycle. Throws InputError (source:1:column) for a cycle
 // that is not one: directions that do not chain, one external edge, a
 // location reached from two sides, contradictory annotations or placements.
@@ -101,6 +110,9 @@ struct EnumerateOptions {
   // Called after each candidate cycle is tried, with its index (0, 1, ...).
   std::function<void(std::size_t)> tried;
   CycleOptions cycle;
+  // Checked once per candidate cycle (BudgetExceeded stops the walk), in
+  // for_each_cycle and count_candidates alike; null: no budget.
+  const Budget* budget = nullptr;
 };
 
 struct EnumerateCount {
