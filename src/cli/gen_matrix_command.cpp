@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,9 +14,11 @@
 
 #include "cli/gen_command.hpp"
 #include "cli/progress.hpp"
+#include "redscope/core/budget.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/core/output.hpp"
 #include "redscope/generate/matrix.hpp"
 
 namespace redscope::cli {
@@ -52,11 +53,15 @@ Options:
   -q, --quiet          no progress line
   --max-file-size MB   reject a SPEC larger than MB mebibytes (1 to 4096,
                        default 16)
+  --max-tests N        refuse a SPEC of more than N cells before writing any
+                       (default 10000; 0: no bound)
+  --timeout SECONDS    stop after SECONDS, writing nothing (default 60; 0: none)
   -h, --help           this text
 
 Exit status: 0 when some cell was written, 1 when the ISA forbids every cell
-(nothing written), 2 for a bad spec, a bad option or a folder that cannot be
-written.
+or --timeout stopped the run (nothing written), 2 for a bad spec (two cells
+of one name included), more cells than --max-tests, a bad option or a folder
+that cannot be written.
 )";
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -64,10 +69,18 @@ written.
   std::exit(2);
 }
 
+// The budget (docs/cli.md "redscope gen matrix"): defaults that stop a
+// mistaken spec in seconds (the shipped matrices have at most 1,440 cells,
+// written at about 1,000 cells a second).
+constexpr std::size_t kDefaultMaxTests = 10'000;
+constexpr double kDefaultTimeout = 60;
+
 struct Options {
   std::string spec, out;
   bool quiet = false;
   std::size_t max_file_bytes = kDefaultMaxInputBytes;
+  std::size_t max_tests = kDefaultMaxTests;  // cells of the product; 0: no bound
+  double timeout = kDefaultTimeout;          // seconds; 0: none
 };
 
 Options parse_options(int argc, char** argv) {
@@ -85,6 +98,22 @@ Options parse_options(int argc, char** argv) {
       o.out = value();
     } else if (a == "-q" || a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--max-tests") {
+      const std::string v = value();
+      const std::optional<long long> n = parse_whole(v, 0, kMaxTestsBound);
+      if (!n)
+        usage_error(fmt::format("--max-tests takes a whole number from 0 to {}, not '{}'",
+                                kMaxTestsBound, printable(v)));
+      o.max_tests = static_cast<std::size_t>(*n);
+    } else if (a == "--timeout") {
+      const std::string v = value();
+      const std::optional<long long> n = parse_whole(v, 0, kMaxTimeoutSeconds);
+      if (!n)
+        usage_error(
+            fmt::format("--timeout takes a whole number of seconds from 0 to {}, not "
+                        "'{}'",
+                        kMaxTimeoutSeconds, printable(v)));
+      o.timeout = static_cast<double>(*n);
     } else if (a == "--max-file-size") {
       const std::string v = value();
       const std::optional<long long> mb = parse_whole(v, kMaxFileSizeMinMb, kMaxFileSizeMaxMb);
@@ -142,12 +171,11 @@ class OutputFolder {
 
   void write(const MatrixCell& cell) {
     // `.part`: no reader claims a file a killed run leaves behind (`redscope
-    // run DIR` walks hidden folders too); the next run removes them.
+    // run DIR` walks hidden folders too); the next run removes them. Cell
+    // names are unique (for_each_cell refuses two cells of one name).
     const fs::path file = staging_ / (cell.name + ".litmus.part");
-    std::ofstream out(file, std::ios::binary);
-    out << cell.text;
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", file.string()));
+    if (!write_new_file(file.string(), cell.text))
+      throw std::runtime_error(fmt::format("{}: written twice (a bug)", file.string()));
   }
 
   // Replaces the spec's earlier cells by the staged ones.
@@ -201,9 +229,17 @@ int run_gen_matrix(int argc, char** argv) {
   try {
     const MatrixSpec spec = generate::read_matrix_spec(o.spec, o.max_file_bytes);
     const std::size_t total = generate::matrix_cell_count(spec);
+    if (o.max_tests && total > o.max_tests) {
+      fmt::print(stderr,
+                 "redscope gen matrix: {} has {} cells, over --max-tests {}: nothing written "
+                 "(raise --max-tests, 0 for no bound, or give fewer labels)\n",
+                 o.spec, total, o.max_tests);
+      return 2;
+    }
     OutputFolder folder(o.out, spec.name, o.max_file_bytes);
     MatrixCount count;
-    {
+    const Budget budget(BudgetLimits{o.timeout, 0});
+    try {
       Progress progress(total, o.quiet, "cells");
       count = generate::for_each_cell(
           spec,
@@ -211,7 +247,15 @@ int run_gen_matrix(int argc, char** argv) {
             progress.started(0, cell.name);
             folder.write(cell);
           },
-          [&](std::size_t) { progress.finished(0, false); });
+          [&](std::size_t) {
+            progress.finished(0, false);
+            budget.check();
+          });
+    } catch (const BudgetExceeded&) {
+      fmt::print(stderr,
+                 "redscope gen matrix: stopped: over {} s (--timeout); nothing written to {}\n",
+                 o.timeout, o.out);
+      return 1;
     }
     if (count.written == 0) {
       fmt::print("{}", summary(count, o.out));

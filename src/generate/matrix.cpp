@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -154,6 +155,39 @@ std::optional<std::string> isa_skip(const MatrixSpec& spec, const CellRenderer& 
   }
 }
 
+// Cell names are SPEC-NAME+LABEL+...: unique while no label holds '+'; with
+// one that does, two cells can join to one name (`x+y`,`z` and `x`,`y+z`),
+// and so to one file. Such specs keep the names made so far and refuse the
+// second cell of a name, at its first label holding '+'.
+class NameCheck {
+ public:
+  explicit NameCheck(const MatrixSpec& spec) : spec_(spec) {
+    for (const MatrixAxis& a : spec.axes)
+      for (const std::string& l : a.labels) on_ = on_ || l.find('+') != std::string::npos;
+  }
+  void add(const CellRenderer& r, const std::vector<std::size_t>& labels) {
+    if (!on_) return;
+    const auto [it, fresh] = names_.emplace(r.cell().name, r.coords());
+    if (fresh) return;
+    SourceLoc at{1, 1};
+    for (std::size_t a = 0; a < labels.size(); ++a)
+      if (spec_.axes[a].labels[labels[a]].find('+') != std::string::npos) {
+        at = spec_.data->axes[a].label_at[labels[a]];
+        break;
+      }
+    throw InputError(Diagnostic{
+        spec_.file, at,
+        fmt::format("cells {} and {} have one name, {} (labels joined by '+' where a label "
+                    "holds '+'): give labels that tell the cells apart",
+                    it->second, r.coords(), r.cell().name)});
+  }
+
+ private:
+  const MatrixSpec& spec_;
+  bool on_ = false;
+  std::unordered_map<std::string, std::string> names_;  // name -> its cell's coordinates
+};
+
 }  // namespace
 
 std::size_t matrix_cell_count(const MatrixSpec& spec) {
@@ -180,8 +214,10 @@ MatrixCount for_each_cell(const MatrixSpec& spec,
   std::size_t n = 0;
   CellRenderer r(spec);
   std::vector<std::size_t> labels(spec.axes.size(), 0);
+  NameCheck names(spec);
   do {
     r.render(labels);
+    names.add(r, labels);
     if (const std::optional<std::string> why = isa_skip(spec, r)) {
       ++count.skipped[*why];
     } else {

@@ -40,6 +40,7 @@ struct LabelFill {
 struct AxisData {
   std::vector<int> holes;  // indices into MatrixSpecData::holes, by the holes' names
   std::vector<LabelFill> labels;
+  std::vector<SourceLoc> label_at;  // where each label is written
 };
 
 struct MatrixSpecData {

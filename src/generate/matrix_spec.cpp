@@ -300,6 +300,7 @@ class SpecReader {
     }
     axis.labels.push_back(std::move(label));
     data.labels.push_back(std::move(fill));
+    data.label_at.push_back(loc(l));
   }
 
   static std::string hole_list(const std::vector<std::string>& holes) {

@@ -59,7 +59,9 @@ struct MatrixCount {
 
 // Hands every cell the ISA allows to `emit`, in a fixed order (the axes as an
 // odometer, the last axis fastest), one at a time: memory does not grow with
-// the number of cells.
+// the number of cells (except in a spec with a label holding '+', which keeps
+// the names made so far to refuse two cells of one name: InputError at the
+// later cell's label).
 MatrixCount for_each_cell(const MatrixSpec& spec,
                           const std::function<void(const MatrixCell&)>& emit);
 
