@@ -13,6 +13,7 @@
 
 #include "cli/progress.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/core/output.hpp"
 #include "redscope/driver/matrix_runs.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/generate/matrix.hpp"
@@ -175,10 +176,17 @@ int render(MatrixCollector& col, const std::string& format, const MatrixCommon& 
         "{} tests, {} could not be checked, {} had no place in the matrix, {} "
         "outcomes reached by the machine but forbidden",
         t.size(), errors, col.problems(), col.defects());
+    // The folder may not exist yet: with result files only, no test page
+    // was written before the index.
     const auto index = std::filesystem::path(*c.html_dir) / "index.html";
-    std::ofstream out(index);
-    if (!(out << render_matrix_html(t, l, summary))) {
-      fmt::print(stderr, "redscope: report --matrix: cannot write {}\n", index.string());
+    std::error_code ec;
+    std::filesystem::create_directories(*c.html_dir, ec);
+    try {
+      if (ec) throw std::runtime_error(fmt::format("{}: {}", *c.html_dir, ec.message()));
+      write_file_replacing(index.string(), render_matrix_html(t, l, summary));
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "redscope: report --matrix: cannot write {}: {}\n", index.string(),
+                 e.what());
       return kExitInput;
     }
     fmt::print("{}: {}\n", index.string(), summary);

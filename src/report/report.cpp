@@ -10,15 +10,39 @@
 
 namespace redscope {
 
-std::string html_escape(std::string_view s) {
+// Text in HTML and SVG (XML 1.0): & < > " as entities; bytes that are not
+// UTF-8 as U+FFFD; C0 control characters other than tab, newline and
+// carriage return, and DEL, as the text \xNN (XML 1.0 §2.2 "Char" admits
+// none of them, even as a character reference); U+FFFE and U+FFFF, which
+// XML excludes too, as U+FFFD. A result file's metadata reaches reports
+// through here whatever bytes it holds (issue 43).
+std::string html_escape(std::string_view raw) {
+  const std::string s = valid_utf8(raw);
   std::string o;
-  for (char c : s) {
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
       case '"': o += "&quot;"; break;
-      default: o += c;
+      case '\t':
+      case '\n':
+      case '\r': o += c; break;
+      default:
+        if (u < 0x20 || u == 0x7f) {
+          o += fmt::format("\\x{:02x}", static_cast<unsigned>(u));
+        } else if (u == 0xef && s.compare(i + 1, 2, "\xbf\xbe") == 0) {
+          o += "\xef\xbf\xbd";  // U+FFFE
+          i += 2;
+        } else if (u == 0xef && s.compare(i + 1, 2, "\xbf\xbf") == 0) {
+          o += "\xef\xbf\xbd";  // U+FFFF
+          i += 2;
+        } else {
+          o += c;
+        }
     }
   }
   return o;
