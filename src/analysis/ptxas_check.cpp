@@ -117,6 +117,10 @@ std::vector<PtxasMessage> parse_ptxas_output(const std::string& out) {
 }
 
 // Runs `argv` with stdout and stderr into `out_file`; kills it after `timeout`.
+// The child leads a process group of its own, and the whole group is killed
+// when the child ends or its time is up: a wrapper script's own children
+// (a ptxas it started, a `sleep`) never outlive the call. The group is killed
+// before the child is reaped, while its id cannot name another group.
 PtxasRun run_process(const std::vector<std::string>& argv, const std::string& out_file,
                      double timeout) {
   PtxasRun r;
@@ -125,30 +129,36 @@ PtxasRun run_process(const std::vector<std::string>& argv, const std::string& ou
   posix_spawn_file_actions_addopen(&fa, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);  // a new group, led by the child
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) return r;
   r.started = true;
   const auto start = std::chrono::steady_clock::now();
-  int status = 0;
   for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0) return r;
+    siginfo_t info{};
+    // WNOWAIT: the ended child stays a zombie, so its group id is still ours.
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0) break;
+    if (info.si_pid == pid) break;
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (timeout > 0 && waited > timeout) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
       r.timed_out = true;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(waited < 0.2 ? 2 : 10));
   }
+  kill(-pid, SIGKILL);  // the group: the child if it still runs, and whatever it started
+  int status = 0;
+  waitpid(pid, &status, 0);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   std::ifstream in(out_file);
@@ -819,7 +829,11 @@ void conclude(FilePlan& p) {
 
 }  // namespace
 
-std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std::string& why) {
+std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std::string& why,
+                                    double timeout) {
+  // The probes wait at most 20 s, and never longer than a ptxas call may.
+  const double probe_timeout = timeout > 0 ? std::min(timeout, 20.0) : 20.0;
+  bool hung = false;
   std::vector<std::string> candidates;
   // `name` in each folder of the PATH.
   auto on_path = [&](const std::string& name) {
@@ -851,8 +865,9 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
     if (!scratch.ok()) break;
     PtxasTool t;
     t.path = c;
-    const PtxasRun v = run_process({c, "--version"}, scratch.file("txt"), 20);
-    if (!v.started || v.exit_code != 0 || v.signal) continue;
+    const PtxasRun v = run_process({c, "--version"}, scratch.file("txt"), probe_timeout);
+    hung = hung || v.timed_out;
+    if (!v.started || v.timed_out || v.exit_code != 0 || v.signal) continue;
     const std::size_t rel = v.output.find("release ");
     if (rel != std::string::npos) {
       const std::size_t e = v.output.find(',', rel);
@@ -865,8 +880,9 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
       std::ofstream f(probe);
       f << ".version 99.9\n.target sm_75\n.address_size 64\n";
     }
-    const PtxasRun pv =
-        run_process({c, "-arch=sm_75", "-o", "/dev/null", probe}, scratch.file("txt"), 20);
+    const PtxasRun pv = run_process({c, "-arch=sm_75", "-o", "/dev/null", probe},
+                                    scratch.file("txt"), probe_timeout);
+    hung = hung || pv.timed_out;
     const std::size_t cur = pv.output.find("current version is '");
     if (cur != std::string::npos) {
       const int major = std::atoi(pv.output.c_str() + cur + 20);
@@ -877,8 +893,11 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
     if (t.max_ptx == 0) continue;
     return t;
   }
-  why = given ? fmt::format("'{}' is not a ptxas that runs", *given)
-              : "no ptxas on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin";
+  const std::string late =
+      hung ? fmt::format(" (a probe got no answer within {:g} s: --timeout)", probe_timeout) : "";
+  why = given
+            ? fmt::format("'{}' is not a ptxas that runs{}", *given, late)
+            : fmt::format("no ptxas on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin{}", late);
   return std::nullopt;
 }
 

@@ -114,7 +114,7 @@ int run_ptxas_check(int argc, char** argv) {
   }
   if (paths.empty()) usage_error("ptxas-check needs a litmus file or folder");
   std::string why;
-  const std::optional<PtxasTool> tool = find_ptxas(given, why);
+  const std::optional<PtxasTool> tool = find_ptxas(given, why, opts.timeout_seconds);
   if (!tool) {
     fmt::print(stderr,
                "redscope ptxas-check: {}: nothing can be checked (give one with --ptxas "

@@ -26,8 +26,11 @@ struct PtxasTool {
 
 // The ptxas to use: `given` when set (--ptxas PATH), else `ptxas` on PATH,
 // else $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas. None, with
-// `why` saying where it looked, when none runs.
-std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std::string& why);
+// `why` saying where it looked, when none runs. Each probe (`--version`, the
+// highest .version read) waits at most min(`timeout`, 20) seconds (20 when
+// `timeout` is 0), its process group killed then.
+std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std::string& why,
+                                    double timeout);
 
 enum class PtxasVerdict : std::uint8_t {
   Agree,        // each instruction ptxas could read: both accept it, or both reject it
