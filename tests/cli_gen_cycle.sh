@@ -176,5 +176,5 @@ expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
 "$bin" gen cycle --out "$dir/two" "PodWR Fre PodWR Fre" "PodWR Fre PodWR Fre" "Rfe PosRR Fre" \
   > "$dir/two.txt" || fail "two cycles with --out"
 [[ -f "$dir/two/SB.litmus" && -f "$dir/two/CoRR.litmus" ]] || fail "--out files: $(ls "$dir/two")"
-grep -q "2 tests in .*(1 duplicate cycles skipped)" "$dir/two.txt" || fail "$(cat "$dir/two.txt")"
+grep -q "2 tests in .*(1 duplicate cycles skipped: cycle 2 is cycle 1.s test)" "$dir/two.txt" || fail "$(cat "$dir/two.txt")"
 echo "PASS: $n classic tests regenerated; --size 4: $count tests; --size 6: $ms ms"
