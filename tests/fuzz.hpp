@@ -18,15 +18,31 @@ namespace redscope::fuzz {
 // the dialect that claims the mutant (so a mutated first word may move a
 // SASS test to the PTX parser, as in the CLI); SassAsm and SassWords are
 // the listings of `redscope sass encode` / `decode`; Cat is a user model;
-// Merge the JSON of `redscope run --format json` read by `redscope merge`.
-enum class Target : std::uint8_t { Ptx, NvTest, Sass, SassAsm, SassWords, Pto, Cat, Merge };
-inline constexpr std::array kTargets{Target::Ptx,     Target::NvTest,    Target::Sass,
-                                     Target::SassAsm, Target::SassWords, Target::Pto,
-                                     Target::Cat,     Target::Merge};
+// Merge the JSON (or JSON Lines) of `redscope run` read by `redscope merge`;
+// Cycle a `gen cycle` argument; Spec a `gen matrix` spec (TOML); Report the
+// result files `report --matrix` reads, drawn as every format.
+enum class Target : std::uint8_t {
+  Ptx,
+  NvTest,
+  Sass,
+  SassAsm,
+  SassWords,
+  Pto,
+  Cat,
+  Merge,
+  Cycle,
+  Spec,
+  Report
+};
+inline constexpr std::array kTargets{
+    Target::Ptx, Target::NvTest, Target::Sass,  Target::SassAsm, Target::SassWords, Target::Pto,
+    Target::Cat, Target::Merge,  Target::Cycle, Target::Spec,    Target::Report};
 inline constexpr std::size_t kTargetCount = kTargets.size();
 
 std::string_view name(Target t);       // "ptx", "nvtest", "sass", "sass-asm", ...
 std::string_view extension(Target t);  // ".litmus", ".test", ".litmus", ".sass", ...
+// Whether check_full goes deeper than check_fast (the litmus targets and Cat).
+bool has_full_check(Target t);
 std::optional<Target> target_named(std::string_view name);
 // The target whose check reads a file (by extension, and for .litmus by the
 // dialect that claims its first bytes): how --replay picks the check.

@@ -25,9 +25,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::array<std::string_view, kTargetCount> kNames{
-    "ptx", "nvtest", "sass", "sass-asm", "sass-words", "pto", "cat", "merge"};
+    "ptx", "nvtest", "sass",  "sass-asm", "sass-words", "pto",
+    "cat", "merge",  "cycle", "spec",     "report"};
 constexpr std::array<std::string_view, kTargetCount> kExtensions{
-    ".litmus", ".test", ".litmus", ".sass", ".words", ".litmus", ".cat", ".json"};
+    ".litmus", ".test", ".litmus", ".sass", ".words",  ".litmus",
+    ".cat",    ".json", ".cycle",  ".toml", ".results"};
 
 std::size_t ix(Target t) { return static_cast<std::size_t>(t); }
 
@@ -125,7 +127,8 @@ void collect(const std::vector<std::string>& dirs, Corpora& c) {
     for (const std::string& p : paths) {
       const std::string ext = fs::path(p).extension().string();
       if (ext != ".litmus" && ext != ".test" && ext != ".cat" && ext != ".sass" &&
-          ext != ".words" && ext != ".json")
+          ext != ".words" && ext != ".json" && ext != ".jsonl" && ext != ".cycle" &&
+          ext != ".toml" && ext != ".results")
         continue;
       const std::string text = slurp(p);
       if (text.size() > (std::size_t{1} << 20)) continue;
@@ -232,6 +235,75 @@ void derive_merge_inputs(Corpora& c, const std::string& work_dir) {
   }
 }
 
+// `gen cycle` arguments: diy's classic shapes with the GPU annotations
+// (docs/cycles.md), one per corpus entry.
+void derive_cycles(Corpora& c) {
+  static const char* const kCycles[] = {
+      "PodWW Rfe PodRR Fre",
+      "PodWW[weak,release.gpu] Rfe@cta PodRR[acquire.gpu,weak] Fre",
+      "PodWR Fre PodWR Fre",
+      "Fence.sc.gpudWR Fre Fence.sc.gpudWR Fre",
+      "PodRW Rfe PodRW Rfe",
+      "DpDatadW Rfe DpDatadW Rfe",
+      "Rfe PodRR Fre Rfe PodRR Fre",
+      "Rfe PosRR Fre",
+      "PodWW Coe PodWW Coe",
+      "Rmw[acq_rel.gpu] Rfe@sys PodRR Fre",
+      "PodWW[,shared] Rfe@cta PodRR Fre@cta"};
+  for (std::size_t i = 0; i < std::size(kCycles); ++i) {
+    c[ix(Target::Cycle)].files.push_back(fmt::format("cycle-{}.cycle", i + 1));
+    c[ix(Target::Cycle)].texts.push_back(kCycles[i]);
+  }
+}
+
+// Result files of a matrix (`report --matrix` inputs): the run of four cells
+// of a 2 x 2 matrix, as JSON and as JSON Lines, and its atomicity report.
+void derive_report_inputs(Corpora& c, const std::string& work_dir) {
+  const std::string dir = work_dir.empty() ? "report-corpus" : work_dir + "/report-corpus";
+  std::vector<std::string> cells;
+  for (const char* sem : {"relaxed", "weak"})
+    for (const char* scope : {"cta", "gpu"}) {
+      const std::string st =
+          std::string(sem) == "weak" ? "st.weak" : fmt::format("st.{}.{}", sem, scope);
+      cells.push_back(
+          fmt::format("PTX m+{0}+{1}\nMatrix=m\nCell=sem={0},scope={1}\n{{\nx=0;\n}}\n P0 | P1 ;\n"
+                      " {2} x, 1 | {2} x, 2 ;\nexists (x == 1)\n",
+                      sem, scope, st));
+    }
+  auto results = [&](bool lines) {
+    EngineOptions o;
+    o.limits = BudgetLimits{20, 0};
+    std::string out = lines ? "" : "[";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const TestResult r = check_text(cells[i], fmt::format("{}/cell-{}.litmus", dir, i), o);
+      out += lines ? render_json_line(r) : (i ? ",\n" : "\n") + render_json_item(r);
+    }
+    return lines ? out : out + "\n]\n";
+  };
+  const std::string names[] = {dir + "/run.results", dir + "/run-lines.results"};
+  if (work_dir.empty()) {
+    for (int k = 0; k < 2; ++k) {
+      c[ix(Target::Report)].files.push_back(names[k]);
+      c[ix(Target::Report)].texts.push_back(results(k == 1));
+    }
+    return;
+  }
+  fs::create_directories(dir);
+  std::cout.flush();
+  const pid_t pid = fork();  // the engines start threads; the harness forks later
+  if (pid == 0) {
+    for (int k = 0; k < 2; ++k) std::ofstream(names[k], std::ios::trunc) << results(k == 1);
+    std::_Exit(0);
+  }
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  for (const std::string& p : names) {
+    if (!fs::exists(p)) continue;
+    c[ix(Target::Report)].files.push_back(p);
+    c[ix(Target::Report)].texts.push_back(slurp(p));
+  }
+}
+
 void index_words(Corpus& k) {
   std::set<std::string> tokens, cells;
   for (const std::string& t : k.texts) {
@@ -261,7 +333,10 @@ Target target_of_file(const std::string& path, std::string_view text) {
   const std::string ext = fs::path(path).extension().string();
   if (ext == ".test") return Target::NvTest;
   if (ext == ".cat") return Target::Cat;
-  if (ext == ".json") return Target::Merge;
+  if (ext == ".json" || ext == ".jsonl") return Target::Merge;
+  if (ext == ".cycle") return Target::Cycle;
+  if (ext == ".toml") return Target::Spec;
+  if (ext == ".results") return Target::Report;
   if (ext == ".sass") return Target::SassAsm;
   if (ext == ".words") return Target::SassWords;
   const Dialect* d = dialect_for(fs::path("x.litmus"), text.substr(0, kDialectHeadBytes));
@@ -275,6 +350,8 @@ Corpora load_corpora(const std::vector<std::string>& dirs, const std::string& wo
   collect(dirs, c);
   derive_sass_listings(c);
   derive_merge_inputs(c, work_dir);
+  derive_cycles(c);
+  derive_report_inputs(c, work_dir);
   for (Corpus& k : c) index_words(k);
   return c;
 }
@@ -392,7 +469,17 @@ const Knobs& knobs(Target t) {
   static const Knobs json{"[]{}:,\"\\\n0123456789.-+eEtrufalsn u",
                           {"[", "{\"a\":", "[{\"x\":"},
                           {",0", ",[]", ",\"a\"", ",{}"}};
+  static const Knobs cycle{"PodsWRFecfiRmwDpDataCtrlAddr[],.@ctagpusysclusteracquirereleasewak*",
+                           {"[", "[,"},
+                           {" PodWW", " Rfe", " Fre@cta", " Fence.sc.gpu"}};
+  static const Knobs spec{
+      "[]{}=,\"'\n0123456789.-+$abelnmxtu_#",
+      {"[", "{ a = ", "[[axis]]\n"},
+      {"\n[[axis]]\nname = \"a\"\nlabels = [\"x+y\", \"x\"]", ", \"l+\"", "${a}"}};
   switch (t) {
+    case Target::Cycle: return cycle;
+    case Target::Spec: return spec;
+    case Target::Report: return json;
     case Target::NvTest: return nvtest;
     case Target::SassAsm: return sass;
     case Target::SassWords: return words;

@@ -185,7 +185,8 @@ Options parse_args(int argc, char** argv) {
   if (o.corpus.empty())
     o.corpus = {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
                 std::string(REDSCOPE_SHARED_DIR) + "/conformance",
-                std::string(REDSCOPE_SOURCE_DIR) + "/models"};
+                std::string(REDSCOPE_SOURCE_DIR) + "/models",
+                std::string(REDSCOPE_SOURCE_DIR) + "/docs/matrices"};
   if (!o.seed_given)
     o.seed = static_cast<std::uint64_t>(
         std::chrono::system_clock::now().time_since_epoch().count() % 1000000007);
@@ -290,9 +291,7 @@ class Run {
     if (cat_test_.empty() && !ptx.texts.empty()) cat_test_ = ptx.texts.front();
     // The targets whose full check goes deeper than the fast one.
     for (std::size_t p = 0; p < targets_.size(); ++p)
-      if (targets_[p] != Target::SassAsm && targets_[p] != Target::SassWords &&
-          targets_[p] != Target::Merge)
-        deep_.push_back(p);
+      if (has_full_check(targets_[p])) deep_.push_back(p);
     free_slots_.resize(o.jobs);
     for (unsigned i = 0; i < o.jobs; ++i) free_slots_[i] = o.jobs - 1 - i;
   }

@@ -3,9 +3,12 @@
 // (another exception, a diagnostic without file:line:col, an internal error,
 // a round trip that does not hold, JSON accepted or written invalid, z3 and
 // enum disagreeing) is a finding. Crashes and hangs are caught by the caller.
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 #include <set>
@@ -26,10 +29,13 @@
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/generate/cycle.hpp"
+#include "redscope/generate/matrix.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/model/cat_eval.hpp"
 #include "redscope/registry/registry.hpp"
 #include "redscope/report/dot.hpp"
+#include "redscope/report/matrix.hpp"
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
 
@@ -493,7 +499,107 @@ Verdict fast_merge(const Input& in) {
   });
 }
 
+// A `gen cycle` argument: a located error ("cycle 1:1:COL") or a test the
+// PTX reader accepts (generate_cycle parses what it makes), whose program is
+// what test_program says.
+Verdict fast_cycle(const Input& in) {
+  std::string stage = "parse_cycle";
+  const std::string source = "cycle 1";
+  return guarded(stage, {source}, [&] {
+    const std::vector<generate::Edge> cycle = generate::parse_cycle(in.text, source);
+    stage = "generate_cycle";
+    const generate::GeneratedTest t = generate::generate_cycle(cycle, {}, source);
+    if (generate::test_program(t).empty() || t.name.empty())
+      throw Found{"gen cycle made a test without a name or a program"};
+  });
+}
+
+// XML 1.0 text (the SVG and HTML of `report --matrix`): valid UTF-8 and no
+// character XML excludes.
+std::optional<std::string> bad_xml_text(std::string_view t) {
+  if (!valid_utf8(t)) return "not valid UTF-8";
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+      return fmt::format("a raw control character 0x{:02x} at byte {}", c, i);
+    if (t.compare(i, 3, "\xef\xbf\xbe") == 0 || t.compare(i, 3, "\xef\xbf\xbf") == 0)
+      return fmt::format("U+FFFE or U+FFFF at byte {}", i);
+  }
+  return std::nullopt;
+}
+
+// A `gen matrix` spec: a diagnostic located in the spec, or cells that each
+// parse, with names that are unique (one file each). Specs of more than 256
+// cells are only read.
+Verdict fast_spec(const Input& in) {
+  const fs::path file =
+      fs::temp_directory_path() / fmt::format("redscope-fuzz-{}.toml", ::getpid());
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << in.text;
+  std::string stage = "read_matrix_spec";
+  const Verdict v = guarded(stage, {file.string()}, [&] {
+    const generate::MatrixSpec spec = generate::read_matrix_spec(file.string(), 1 << 20);
+    if (generate::matrix_cell_count(spec) > 256) return;
+    stage = "cells";
+    std::set<std::string> names;
+    generate::for_each_cell(spec, [&](const generate::MatrixCell& cell) {
+      if (!names.insert(cell.name).second) throw Found{"two cells named " + cell.name};
+      (void)parse_litmus(cell.text, cell.name + ".litmus");
+    });
+  });
+  std::error_code ec;
+  fs::remove(file, ec);
+  return v;
+}
+
+// `report --matrix` over a result file: a located diagnostic, or a table
+// whose every rendering is sound (JSON valid; SVG and HTML valid XML text).
+Verdict fast_report(const Input& in) {
+  const std::string file = file_for(in.target);
+  std::string stage = "read_matrix_results";
+  return guarded(stage, {file}, [&] {
+    std::optional<MatrixTable> table;
+    std::optional<VerdictKind> kind;
+    try {
+      kind = read_matrix_results(in.text, file, [&](MatrixRecord&& r) {
+        if (!table) table.emplace(VerdictKind::Condition);
+        try {
+          table->add(std::move(r));
+        } catch (const MatrixError&) {  // two tests in a cell, other axes: reported, skipped
+        }
+      });
+    } catch (const MatrixError& e) {  // a test without Cell=: the CLI's problem line
+      throw Diag{e.what()};
+    }
+    if (!table || table->size() == 0 || table->axes().empty()) return;
+    if (kind) table->set_kind(*kind);
+    stage = "render";
+    const auto& axes = table->axes();
+    const MatrixLayout l =
+        matrix_layout(*table, axes[0].name, axes.size() > 1 ? axes[1].name : std::string());
+    if (auto why = JsonCheck(render_matrix_json(*table, l)).run())
+      throw Found{"report --matrix wrote invalid JSON: " + *why};
+    if (auto why = bad_xml_text(render_matrix_svg(*table, l)))
+      throw Found{"report --matrix wrote an SVG that is not XML: " + *why};
+    if (auto why = bad_xml_text(render_matrix_html(*table, l, "summary")))
+      throw Found{"report --matrix wrote HTML that is not XML text: " + *why};
+    (void)render_matrix_text(*table, l, MatrixTextStyle{});
+    (void)render_matrix_csv(*table);
+  });
+}
+
 }  // namespace
+
+bool has_full_check(Target t) {
+  switch (t) {
+    case Target::SassAsm:
+    case Target::SassWords:
+    case Target::Merge:
+    case Target::Cycle:
+    case Target::Spec:
+    case Target::Report: return false;
+    default: return true;
+  }
+}
 
 FastContext fast_context(const Corpora& c) {
   FastContext ctx;
@@ -509,6 +615,9 @@ Verdict check_fast(const Input& in, const FastContext& ctx) {
     case Target::SassWords: return fast_sass_words(in);
     case Target::Cat: return fast_cat(in, ctx);
     case Target::Merge: return fast_merge(in);
+    case Target::Cycle: return fast_cycle(in);
+    case Target::Spec: return fast_spec(in);
+    case Target::Report: return fast_report(in);
     default: return fast_litmus(in);
   }
 }
@@ -692,7 +801,10 @@ Verdict check_full(const Input& in, FullContext& ctx) {
   switch (in.target) {
     case Target::SassAsm:
     case Target::SassWords:
-    case Target::Merge: {  // no deeper pipeline than the fast check's
+    case Target::Merge:
+    case Target::Cycle:
+    case Target::Spec:
+    case Target::Report: {  // no deeper pipeline than the fast check's
       const double t0 = cpu_now();
       Verdict v = check_fast(in, ctx.fast);
       ctx.stage_seconds[std::string(name(in.target))] += cpu_now() - t0;

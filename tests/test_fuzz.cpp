@@ -253,7 +253,8 @@ TEST_CASE("mutated .test files give a diagnostic or a result", "[fuzz]") {
 TEST_CASE("every fuzz target's mutants give a diagnostic or a result", "[fuzz]") {
   const fuzz::Corpora c = fuzz::load_corpora({std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
                                               std::string(REDSCOPE_SHARED_DIR) + "/conformance",
-                                              std::string(REDSCOPE_SOURCE_DIR) + "/models"},
+                                              std::string(REDSCOPE_SOURCE_DIR) + "/models",
+                                              std::string(REDSCOPE_SOURCE_DIR) + "/docs/matrices"},
                                              "");
   std::vector<fuzz::Target> targets;
   for (fuzz::Target t : fuzz::kTargets)
