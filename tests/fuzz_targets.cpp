@@ -534,10 +534,19 @@ std::optional<std::string> bad_xml_text(std::string_view t) {
 Verdict fast_spec(const Input& in) {
   const fs::path file =
       fs::temp_directory_path() / fmt::format("redscope-fuzz-{}.toml", ::getpid());
+  std::string stage = "read";
+  try {  // the reader's text checks (a NUL byte, a BOM): errors of the whole file
+    check_input_text(file.string(), in.text, "matrix spec");
+  } catch (const InputError& e) {
+    const std::string d = e.diagnostic().render();
+    if (auto bad = bad_diagnostic(d, {file.string()}, true)) return {Verdict::Finding, stage, *bad};
+    return {Verdict::Diagnostic, stage, d};
+  }
   std::ofstream(file, std::ios::binary | std::ios::trunc) << in.text;
-  std::string stage = "read_matrix_spec";
+  stage = "read_matrix_spec";
   const Verdict v = guarded(stage, {file.string()}, [&] {
-    const generate::MatrixSpec spec = generate::read_matrix_spec(file.string(), 1 << 20);
+    const generate::MatrixSpec spec =
+        generate::read_matrix_spec(file.string(), kDefaultMaxInputBytes);
     if (generate::matrix_cell_count(spec) > 256) return;
     stage = "cells";
     std::set<std::string> names;
