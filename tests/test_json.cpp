@@ -2,6 +2,8 @@
 // valid JSON whatever bytes a litmus file held.
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,36 @@ TEST_CASE("JsonNode: reads back what Json writes, with positions", "[json]") {
   CHECK(n.find("missing") == nullptr);
   CHECK(parse_json(R"("\u00e9\ud83d\ude00\ud800")", "s").text() == "\u00e9\U0001F600\uFFFD");
   CHECK(parse_json("-1.5e+3", "n").text() == "-1.5e+3");
+}
+
+TEST_CASE("JsonNode::whole: a number's exact value, never an exception", "[json]") {
+  auto w = [](std::string_view literal, long long lo = -1000, long long hi = 1000) {
+    return parse_json(literal, "n").whole(lo, hi);
+  };
+  CHECK(w("0") == 0);
+  CHECK(w("-0") == 0);
+  CHECK(w("1e3") == 1000);
+  CHECK(w("10.0") == 10);
+  CHECK(w("1.5e1") == 15);
+  CHECK(w("1500e-3") == std::nullopt);  // 1.5
+  CHECK(w("2000e-3") == 2);
+  CHECK(w("0.000e999999999999999999") == 0);
+  CHECK(w("-7") == -7);
+  CHECK(w("1.5") == std::nullopt);
+  CHECK(w("1001") == std::nullopt);
+  CHECK(w("-1001") == std::nullopt);
+  CHECK(w("1e400") == std::nullopt);
+  CHECK(w("1e-400") == std::nullopt);
+  CHECK(w("1e999999999999999999999") == std::nullopt);
+  constexpr long long kMin = std::numeric_limits<long long>::min();
+  constexpr long long kMax = std::numeric_limits<long long>::max();
+  CHECK(w("9223372036854775807", kMin, kMax) == kMax);
+  CHECK(w("9223372036854775808", kMin, kMax) == std::nullopt);
+  CHECK(w("-9223372036854775808", kMin, kMax) == kMin);
+  CHECK(w("2e19", kMin, kMax) == std::nullopt);  // past 2^64 too
+  CHECK(w("1" + std::string(100000, '0') + "e-100000") == 1);
+  CHECK(w("\"1\"") == std::nullopt);  // a string is not a number
+  CHECK(w("true") == std::nullopt);
 }
 
 TEST_CASE("JsonNode: malformed JSON is a located error", "[json]") {

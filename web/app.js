@@ -92,10 +92,23 @@ function parseError(err) {
 function showLocatedError(err) {
   const e = parseError(err);
   const inModel = e.file && (e.file === MY_MODEL_FILE || e.file.endsWith('.cat'));
-  if (e.line > 0) (inModel ? modelEditor : testEditor).setErrors([e]);
+  // A refused request (file "request": an option out of range) is located
+  // in the request's JSON, in neither editor.
+  const inTest = !inModel && e.file !== 'request';
+  if (e.line > 0 && (inModel || inTest)) (inModel ? modelEditor : testEditor).setErrors([e]);
   if (inModel) { ui.modelPane.hidden = false; }
   showMessage(e.text || e.message);
   document.body.dataset.error = e.line > 0 ? `${e.line}:${e.column}` : 'unlocated';
+}
+
+// A number field's value (`empty` when the field is empty) as the API's
+// whole number: times `scale` (seconds to ms) to the nearest unit, a
+// positive value never to 0 (no limit). The module refuses, naming the
+// option, a fraction left or a value out of range.
+function numberOr(value, empty, scale = 1) {
+  const v = String(value).trim();
+  const x = (v === '' ? empty : +v) * scale;
+  return scale === 1 ? x : x > 0 ? Math.max(1, Math.round(x)) : x;
 }
 
 function request(command, options = {}) {
@@ -103,7 +116,8 @@ function request(command, options = {}) {
   const req = {
     command, test: testEditor.value, file: ui.fileName.value.trim() || 'test.litmus',
     model: model && model !== 'mine' ? model : null, model_text: null, model_file: MY_MODEL_FILE,
-    options: { timeout_ms: Math.round(+$('#timeout').value * 1000) || 300000, ...options },
+    // An empty field: the default; 0 means what it means on the CLI (no limit).
+    options: { timeout_ms: numberOr($('#timeout').value, 300, 1000), ...options },
   };
   // The calls about one shown result of a .test template (its witness,
   // explain) name its row: options.row, 0-based, as the run's array.
@@ -171,7 +185,7 @@ ui.stop.addEventListener('click', () => engine.stop());
 
 async function run() {
   const answer = await call('run', {
-    observe_all: $('#observe-all').checked, max_outcomes: +$('#max-outcomes').value || 10000,
+    observe_all: $('#observe-all').checked, max_outcomes: numberOr($('#max-outcomes').value, 10000),
   }, 'run');
   if (!answer) return;
   if (answer.error && !Array.isArray(answer) && !('outcomes' in answer)) {

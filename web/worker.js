@@ -23,6 +23,24 @@ try {
   throw e;
 }
 
+// One call of the module's JSON API. The request is copied into the wasm
+// heap (malloc), not passed as ccall's 'string', which copies it onto the
+// module's 16 MB stack: a request over 4 MiB would overflow it, writing over
+// the module's static data or trapping (docs/playground.md "The module's
+// JSON API"). The module itself bounds what it reads (max_file_size).
+function callModule(Module, request) {
+  const text = JSON.stringify(request);
+  const size = Module.lengthBytesUTF8(text) + 1;
+  const at = Module._malloc(size);
+  if (!at) throw new Error(`no memory for a request of ${size} bytes`);
+  try {
+    Module.stringToUTF8(text, at, size);
+    return JSON.parse(Module.ccall('redscope_call', 'string', ['number'], [at]));
+  } finally {
+    Module._free(at);
+  }
+}
+
 function onProgress(p) {
   const now = performance.now();
   if (now - lastProgress < 100) return;   // at most ~10 messages a second
@@ -33,8 +51,7 @@ function onProgress(p) {
 const ready = createRedscope({ onProgress, print: () => {}, printErr: () => {} }).then((Module) => {
   Module.onProgress = onProgress;
   let version = null;
-  try { version = JSON.parse(Module.ccall('redscope_call', 'string', ['string'],
-    [JSON.stringify({ command: 'version' })])); } catch (e) { version = null; }
+  try { version = callModule(Module, { command: 'version' }); } catch (e) { version = null; }
   postMessage({ type: 'ready', version, ms: performance.now() - started });
   return Module;
 }, (e) => {
@@ -48,8 +65,8 @@ onmessage = async (event) => {
   current = id;
   const t0 = performance.now();
   try {
-    const text = Module.ccall('redscope_call', 'string', ['string'], [JSON.stringify(request)]);
-    postMessage({ type: 'result', id, answer: JSON.parse(text), ms: performance.now() - t0 });
+    const answer = callModule(Module, request);
+    postMessage({ type: 'result', id, answer, ms: performance.now() - t0 });
   } catch (e) {
     postMessage({ type: 'crash', id, message: String(e && e.message || e) });
   } finally {

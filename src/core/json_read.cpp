@@ -1,6 +1,9 @@
 // The JSON reader (json.hpp): a strict recursive-descent parser of RFC 8259
 // with positions, for result files that commands read back.
+#include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +18,47 @@ const JsonNode* JsonNode::find(std::string_view key) const {
   for (std::size_t i = keys_.size(); i-- > 0;)
     if (keys_[i] == key) return &elements_[i];
   return nullptr;
+}
+
+// The literal's value exactly, as digits and a power of ten (the reader
+// checked its grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), so
+// no literal, however long or large, overflows or throws.
+std::optional<long long> JsonNode::whole(long long lo, long long hi) const {
+  if (type_ != Type::Number) return std::nullopt;
+  std::string_view s = text_;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  std::string digits;
+  long long exponent = 0;  // of ten; saturated far beyond any literal's length
+  std::size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) digits += s[i];
+  if (i < s.size() && s[i] == '.')
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, --exponent) digits += s[i];
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    const bool down = ++i < s.size() && s[i] == '-';
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    long long e = 0;
+    for (; i < s.size(); ++i) e = std::min<long long>(e * 10 + (s[i] - '0'), 1LL << 50);
+    exponent += down ? -e : e;
+  }
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  // value = digits × 10^exponent: whole when the digits cut off are zeros.
+  while (exponent < 0 && !digits.empty() && digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  if (digits.empty()) exponent = 0;  // zero, whatever its exponent
+  if (exponent < 0 || static_cast<long long>(digits.size()) + exponent > 19) return std::nullopt;
+  digits.append(static_cast<std::size_t>(exponent), '0');
+  unsigned long long v = 0;  // at most 19 digits: below 2^64
+  for (const char c : digits) v = v * 10 + static_cast<unsigned>(c - '0');
+  constexpr auto kMax = static_cast<unsigned long long>(std::numeric_limits<long long>::max());
+  if (v > kMax + (negative ? 1 : 0)) return std::nullopt;
+  const long long x = negative ? (v == kMax + 1 ? std::numeric_limits<long long>::min()
+                                                : -static_cast<long long>(v))
+                               : static_cast<long long>(v);
+  if (x < lo || x > hi) return std::nullopt;
+  return x;
 }
 
 // One pass over the text, tracking line and column for errors and nodes.

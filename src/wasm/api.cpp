@@ -5,8 +5,11 @@
 // diagnostics, split into their parts.
 #include "wasm/api.hpp"
 #include "wasm/progress.hpp"
+#include "wasm/request.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -35,47 +38,6 @@ namespace redscope::wasm {
 
 namespace {
 
-struct Request {
-  std::string command;
-  std::string test;
-  std::string file = "test.litmus";
-  std::optional<std::string> model, model_text;
-  std::string model_file = "model.cat";
-  const JsonNode* options = nullptr;
-
-  const JsonNode* option(std::string_view key) const {
-    return options ? options->find(key) : nullptr;
-  }
-  bool flag(std::string_view key) const {
-    const JsonNode* n = option(key);
-    return n && n->truthy();
-  }
-};
-
-// A string member, or nothing when absent or null.
-std::optional<std::string> text_of(const JsonNode& o, std::string_view key) {
-  const JsonNode* n = o.find(key);
-  if (!n || n->is(JsonNode::Type::Null)) return std::nullopt;
-  if (!n->is(JsonNode::Type::String))
-    throw InputError(
-        Diagnostic{"request", {n->line(), n->col()}, fmt::format("\"{}\" must be a string", key)});
-  return n->text();
-}
-
-Request read_request(const JsonNode& root) {
-  if (!root.is(JsonNode::Type::Object))
-    throw InputError(Diagnostic{"request", {1, 1}, "a request is a JSON object"});
-  Request q;
-  q.command = text_of(root, "command").value_or("");
-  q.test = text_of(root, "test").value_or("");
-  q.file = text_of(root, "file").value_or(q.file);
-  q.model = text_of(root, "model");
-  q.model_text = text_of(root, "model_text");
-  q.model_file = text_of(root, "model_file").value_or(q.model_file);
-  q.options = root.find("options");
-  return q;
-}
-
 Json error_json(const Diagnostic& d) {
   return Json::object().set("error", Json::object()
                                          .set("file", d.file)
@@ -86,7 +48,8 @@ Json error_json(const Diagnostic& d) {
 }
 
 // The model a request names: its own text (parsed here: its errors are
-// located in model_file), a built-in one by file or name, or the test's.
+// located in model_file), a built-in one (read_request found it), or the
+// test's.
 void set_model(const Request& q, EngineOptions& o) {
   if (q.model_text) {
     o.user_model = std::make_shared<const cat::Model>(
@@ -94,38 +57,22 @@ void set_model(const Request& q, EngineOptions& o) {
     o.model_file = q.model_file;
     return;
   }
-  if (!q.model) return;
-  for (const BuiltinModel& m : kBuiltinModels)
-    if (!m.file.empty() && (m.file == *q.model || m.name == *q.model)) {
-      o.model = &m;
-      return;
-    }
-  throw InputError(Diagnostic{"request", {0, 0}, fmt::format("no model '{}'", *q.model)});
+  if (q.model) o.model = *q.model;
 }
 
 EngineOptions options_of(const Request& q) {
   EngineOptions o;
-  o.observe_all = q.flag("observe_all");
-  o.verdict_only = q.flag("verdict");
+  o.engine = q.engine;
+  o.observe_all = q.observe_all;
+  o.verdict_only = q.verdict;
+  o.max_outcomes = q.max_outcomes;
+  o.limits.seconds = q.seconds;
+  o.expand.unroll = q.unroll;
+  // The module's size_t has 32 bits: 4096 MiB is past it (and past its memory).
+  o.max_file_bytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(q.max_file_bytes, std::numeric_limits<std::size_t>::max()));
   o.workers = 1;                 // no threads in the module (cmake/wasm/libcxx_compat.hpp)
   o.progress = page_progress();  // Module.onProgress, when the page set it
-  if (const JsonNode* n = q.option("max_outcomes"); n && n->is(JsonNode::Type::Number))
-    o.max_outcomes = static_cast<std::size_t>(std::stod(n->text()));
-  if (const JsonNode* n = q.option("timeout_ms"); n && n->is(JsonNode::Type::Number))
-    o.limits.seconds = std::stod(n->text()) / 1000;
-  if (const JsonNode* n = q.option("engine"); n && n->is(JsonNode::Type::String)) {
-    const std::string& e = n->text();
-    if (e == "enum")
-      o.engine = EngineKind::Enum;
-    else if (e == "op")
-      o.engine = EngineKind::Op;
-    else if (e == "z3")
-      o.engine = EngineKind::Z3;  // without Z3: run_z3 says so, located at the test
-    else if (e != "auto")
-      throw InputError(Diagnostic{"request",
-                                  {n->line(), n->col()},
-                                  fmt::format("unknown engine '{}' (auto, z3, enum, op)", e)});
-  }
   set_model(q, o);
   return o;
 }
@@ -133,15 +80,17 @@ EngineOptions options_of(const Request& q) {
 // Which of the file's tests a command about one test means: options.row
 // (0-based, as run's array of a .test template lists them), default 0.
 std::size_t row_of(const Request& q, std::size_t n) {
-  const JsonNode* r = q.option("row");
-  if (!r) return 0;
-  const double v = r->is(JsonNode::Type::Number) ? std::stod(r->text()) : -1;
-  if (v < 0 || v != static_cast<double>(static_cast<std::size_t>(v)) ||
-      static_cast<std::size_t>(v) >= n)
-    throw InputError(Diagnostic{"request",
-                                {r->line(), r->col()},
-                                fmt::format("options.row must be a test's index, 0 to {}", n - 1)});
-  return static_cast<std::size_t>(v);
+  if (n == 0) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
+  if (!q.row) return 0;
+  const std::optional<long long> v = q.row->whole(0, static_cast<long long>(n) - 1);
+  if (!v)
+    throw InputError(Diagnostic{
+        "request",
+        {q.row->line(), q.row->col()},
+        fmt::format("options.row takes a test's index, from 0 to {} (the file holds {} test{}), "
+                    "not {}",
+                    n - 1, n, n == 1 ? "" : "s", q.row->text())});
+  return static_cast<std::size_t>(*v);
 }
 
 // The test the request means: the text's only one, or its options.row.
@@ -188,12 +137,9 @@ bool has_values(const TestResult& r, const Outcome& o, const JsonNode& want) {
 
 // dot: the witness of the outcome `options.outcome` as run --dot draws it.
 std::string dot(const Request& q) {
-  const JsonNode* want = q.option("outcome");
-  if (!want || !want->is(JsonNode::Type::Object))
-    throw InputError(Diagnostic{"request", {0, 0}, "dot needs options.outcome: its values"});
   const TestResult r = checked(q, row_of(q, parse_litmus_text(q.test, q.file).size()));
   for (const Outcome& o : r.outcomes) {
-    if (!has_values(r, o, *want)) continue;
+    if (!has_values(r, o, *q.outcome)) continue;
     if (!r.expansion) break;
     const std::string text = witness_dot(r.expansion->skeletons.at(o.witness.skeleton), o.witness,
                                          fmt::format("{} ({} engine)", r.test, r.engine));
@@ -205,18 +151,12 @@ std::string dot(const Request& q) {
 std::string explain_answer(const Request& q) {
   const LitmusTest t = one_test(q);
   ExplainRequest req;
-  if (const JsonNode* o = q.option("outcome"); o && o->is(JsonNode::Type::String))
-    req.outcome = o->text();
-  else if (!q.flag("condition"))
-    throw InputError(Diagnostic{"request",
-                                {0, 0},
-                                "explain needs options.outcome (\"P0:r0=1; x=2\") or "
-                                "options.condition: true"});
+  if (q.outcome) req.outcome = q.outcome->text();  // else options.condition (read_request)
   const Explanation e = with_budget(options_of(q), [&](const EngineOptions& o) {
     try {
       return explain(t, o, req);
     } catch (const std::invalid_argument& x) {  // a malformed outcome: the CLI's usage error
-      throw InputError(Diagnostic{"request", {0, 0}, x.what()});
+      throw InputError(Diagnostic{"request", {q.outcome->line(), q.outcome->col()}, x.what()});
     }
   });
   return render_json(e);
@@ -260,13 +200,7 @@ std::string answer(const Request& q) {
     return Json::object().set("ok", true).dump(Json::Layout::Line);
   }
   if (q.command == "models") return models();
-  if (q.command == "version") return version();
-  throw InputError(Diagnostic{
-      "request",
-      {0, 0},
-      fmt::format("unknown command '{}' (run, dot, explain, atomicity, check_model, models, "
-                  "version)",
-                  q.command)});
+  return version();  // read_request knows no other command
 }
 
 }  // namespace
@@ -274,15 +208,24 @@ std::string answer(const Request& q) {
 std::string call(std::string_view request) {
   std::string file = "request";
   try {
+    if (std::uint64_t{request.size()} > kMaxRequestBytes)  // unread: no option allows more
+      throw InputError(Diagnostic{
+          "request",
+          {0, 0},
+          fmt::format("a request of {} bytes is over the {}-byte limit (twice the largest "
+                      "options.max_file_size, {} MiB, and 1 MiB)",
+                      request.size(), kMaxRequestBytes, cli::kMaxFileSizeMaxMb)});
     const JsonNode root = parse_json(request, "request");
-    const Request q = read_request(root);
+    const Request q = read_request(root, request.size());
     file = q.file;
     return answer(q);
   } catch (const InputError& e) {
-    return error_json(e.diagnostic()).dump(Json::Layout::Line);
+    return error_answer(e.diagnostic());
   } catch (const std::exception& e) {  // over budget, or a defect: still a located answer
-    return error_json(Diagnostic{file, {0, 0}, e.what()}).dump(Json::Layout::Line);
+    return error_answer(Diagnostic{file, {0, 0}, e.what()});
   }
 }
+
+std::string error_answer(const Diagnostic& d) { return error_json(d).dump(Json::Layout::Line); }
 
 }  // namespace redscope::wasm

@@ -47,7 +47,16 @@ function createRedscope(moduleArg) {
       default: return { error: { file: null, line: 0, column: 0, message: `unknown command ${req.command}`, text: `error: unknown command ${req.command}` } };
     }
   };
-  Module.ccall = (name, ret, types, args) => JSON.stringify(answer(JSON.parse(args[0])));
+  // worker.js passes the request through the heap (_malloc, stringToUTF8, a
+  // pointer): here a pointer names the stored string.
+  const heap = new Map();
+  let next = 0;
+  Module.lengthBytesUTF8 = (s) => new TextEncoder().encode(s).length;
+  Module._malloc = () => (next += 8);
+  Module._free = (at) => heap.delete(at);
+  Module.stringToUTF8 = (s, at) => heap.set(at, s);
+  Module.ccall = (name, ret, types, args) =>
+    JSON.stringify(answer(JSON.parse(types[0] === 'number' ? heap.get(args[0]) : args[0])));
   return new Promise((resolve) => setTimeout(() => resolve(Module), 200));
 }
 if (typeof module !== 'undefined') module.exports = createRedscope;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,6 +67,10 @@ class JsonNode {
   // String: the unescaped text; Number: the literal; Bool: "true" or "false".
   const std::string& text() const { return text_; }
   bool truthy() const { return type_ == Type::Bool && text_ == "true"; }
+  // Number: its value when that is a whole number in [lo, hi], read exactly
+  // from the literal (1e3, 10.0 and -0 are whole; 1.5, 1e400 and 2e19 past
+  // `hi` are not); nullopt otherwise, never an exception.
+  std::optional<long long> whole(long long lo, long long hi) const;
   // Object: the member named `key` (the last one when repeated), else null.
   const JsonNode* find(std::string_view key) const;
   const std::vector<JsonNode>& elements() const { return elements_; }  // Array
