@@ -129,9 +129,10 @@ Usage:
                                     run's JSON
                                     (results ordered by file path; - reads
                                     standard input); exit 1 if a shard's test
-                                    could not be checked or its JSON is not
-                                    valid, 2 if a SHARD cannot be read; takes
-                                    --max-file-size
+                                    could not be checked, 2 (nothing printed)
+                                    if a SHARD cannot be read, is not valid
+                                    JSON, is not what `run` writes or repeats
+                                    a test of another; takes --max-file-size
   redscope compile-check PTX.litmus SASS.litmus [options]
                                     run a PTX test and its SASS translation
                                     (threads paired by position, registers by
@@ -956,7 +957,10 @@ int run_models() {
 
 // `redscope merge [--max-file-size MB] SHARD.json... | -`: each input is read
 // by read_input (a regular file, or standard input for "-", at most
-// --max-file-size); one that cannot be read is exit 2, bad JSON exit 1.
+// --max-file-size). An input merge cannot use (unreadable, not valid JSON,
+// not the results of `run`, a test in two inputs) is exit 2 and nothing is
+// printed, so that exit 1 always means a valid merge in which some test could
+// not be checked (scripts/slurm/finish-suite.sbatch re-runs on 2, keeps on 1).
 int run_merge(int argc, char** argv) {
   std::vector<std::string> names;
   std::size_t max_bytes = redscope::kDefaultMaxInputBytes;
@@ -997,7 +1001,7 @@ int run_merge(int argc, char** argv) {
     return m.errors ? kExitInputError : kExitOk;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return kExitInputError;
+    return kExitUsage;
   }
 }
 
