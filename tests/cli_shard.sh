@@ -57,4 +57,28 @@ python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["cel
   "$dir/matrix.json" > "$dir/cells.json"
 refused "$dir/cells.json" "a matrix cell" 1:2
 
+# Issue 43 item 11: more shards than tests. A shard without tests exits 0
+# with an empty result ([] in JSON, nothing in JSON Lines); the merge of all
+# shards is the unsharded run; paths without any test stay an error.
+"$bin" run --format json "$mp" "$litmus/classic/SB.litmus" > "$dir/two.json" || fail "two tests"
+for i in 1 2 3 4 5; do
+  "$bin" run --format json --shard $i/5 "$mp" "$litmus/classic/SB.litmus" > "$dir/e$i.json" \
+    2> "$dir/e$i.err" || fail "shard $i/5 of 2 tests: exit $?: $(cat "$dir/e$i.err")"
+done
+[ "$(cat "$dir/e3.json")" = "[]" ] || fail "an empty shard in JSON: $(cat "$dir/e3.json")"
+grep -q "shard 3/5 holds none of the 2 test files" "$dir/e3.err" || fail "empty shard note: $(cat "$dir/e3.err")"
+"$bin" run --format jsonl --shard 5/5 "$mp" > "$dir/e.jsonl" 2> /dev/null || fail "empty JSON Lines shard: exit $?"
+[ ! -s "$dir/e.jsonl" ] || fail "an empty shard in JSON Lines: $(cat "$dir/e.jsonl")"
+"$bin" run --shard 2/3 -q "$mp" > "$dir/e.txt" 2> "$dir/e.txt.err" || fail "empty text shard: exit $?"
+[ ! -s "$dir/e.txt" ] && [ ! -s "$dir/e.txt.err" ] || fail "an empty shard with -q printed something"
+"$bin" merge "$dir"/e[1-5].json "$dir/e.jsonl" > "$dir/e-merged.json" 2> /dev/null || fail "merge of empty shards"
+diff <(grep -v '"seconds":' "$dir/two.json") <(grep -v '"seconds":' "$dir/e-merged.json") > /dev/null ||
+  fail "merged empty shards differ from the unsharded run"
+mkdir -p "$dir/none"
+"$bin" run --shard 2/3 "$dir/none" > /dev/null 2>&1; [ $? -eq 1 ] || fail "a shard of paths without tests must exit 1"
+# A missing PATH is shard 1's error result alone: the shards still merge.
+for i in 1 2; do "$bin" run --format jsonl --shard $i/2 "$mp" "$dir/nosuch" > "$dir/m$i.jsonl" 2> /dev/null; done
+"$bin" merge "$dir/m1.jsonl" "$dir/m2.jsonl" > /dev/null 2> "$dir/m.err"; [ $? -eq 1 ] ||
+  fail "shards with a missing path: $(cat "$dir/m.err")"
+grep -q "merged 2 tests from 2 files; 1 could not be checked" "$dir/m.err" || fail "$(cat "$dir/m.err")"
 echo "shard: all checks passed"
