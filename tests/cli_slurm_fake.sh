@@ -34,12 +34,27 @@ for v in $(compgen -e); do case $v in SLURM_*) unset "$v" ;; esac; done
 unset REDSCOPE_SUITE_FAULT
 export FAKE_SLURM_DIR=$dir/slurm PATH=$src/tests/fake_slurm:$PATH
 submit=$src/scripts/slurm/submit-suite.sh
-# Ends the process groups of the fake jobs still alive (ours: by their ids).
+# ours PID: is process PID one of the suites' (run by a fake job, its group
+# one of theirs and FAKE_SLURM_DIR in its environment)? Sets args to its
+# command line.
+declare -A group
+ours() {
+  local stat fields env
+  mapfile -d '' -t args 2> /dev/null < "/proc/$1/cmdline" || return 1
+  read -r stat 2> /dev/null < "/proc/$1/stat" || return 1
+  read -r -a fields <<< "${stat##*) }"  # after "PID (COMMAND) ": state ppid pgrp ...
+  [ -n "${group[${fields[2]}]:-}" ] || return 1
+  mapfile -d '' -t env 2> /dev/null < "/proc/$1/environ" || return 1
+  [[ " ${env[*]} " == *" FAKE_SLURM_DIR=$FAKE_SLURM_DIR "* ]]
+}
+# Ends the processes of the fake jobs still alive, by their ids.
 cleanup() {
   local p
   [ -f "$FAKE_SLURM_DIR/pids" ] || return 0
-  while read -r p; do kill -0 "$p" 2> /dev/null && kill -KILL -- "-$p" 2> /dev/null; done \
-    < "$FAKE_SLURM_DIR/pids"
+  while read -r p; do group[$p]=1; done < "$FAKE_SLURM_DIR/pids"
+  for p in /proc/[0-9]*; do
+    ! ours "${p#/proc/}" || kill -KILL "${p#/proc/}" 2> /dev/null
+  done
   return 0
 }
 trap cleanup EXIT
@@ -224,7 +239,12 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ "$left" = 0 ] || fail "fake jobs still running after the suites ended"
+# A process is the suites' when its command line names a path of this test,
+# or it is in the process group of a fake job (each its own group: the
+# redscope a task runs is in its job's group).
+while read -r p; do group[$p]=1; done < "$FAKE_SLURM_DIR/pids"
 for p in /proc/[0-9]*; do
+  ! ours "${p#/proc/}" || fail "a process of a fake job is left: ${p#/proc/} ${args[*]}"
   mapfile -d '' -t args 2> /dev/null < "$p/cmdline" || continue
   [[ "${args[*]}" != *"$dir/"* ]] || fail "a process is left: ${p#/proc/} ${args[*]}"
 done
