@@ -42,24 +42,29 @@ run 2 "--max-file-size takes a whole number" "$bin" sass encode --max-file-size 
 echo EXIT > "$dir/exit.sass"
 [ "$("$bin" sass encode "$dir/exit.sass")" = 0x8000000000001de7 ] || fail "sass encode FILE"
 
-# merge: 100,000 nested arrays, invalid JSON, unreadable inputs.
+# merge: 100,000 nested arrays, invalid JSON, unreadable inputs: exit 2 (an
+# input merge cannot use).
 { printf '[{"file": "a.litmus", "deep": '; head -c 100000 /dev/zero | tr '\0' '['; } > "$dir/deep.json"
 start=$(date +%s%N)
-run 1 "deep.json:1:285: error: arrays and objects nested deeper than 256" \
+run 2 "deep.json:1:285: error: arrays and objects nested deeper than 256" \
   "$bin" merge "$dir/deep.json"
 echo "merge of 100,000 nested '[': $(( ($(date +%s%N) - start) / 1000000 )) ms"
 head -c 100000 /dev/zero | tr '\0' '[' > "$dir/deep2.json"
-run 1 "deep2.json:1:2: error: expected '{'" "$bin" merge "$dir/deep2.json"
+run 2 "deep2.json:1:2: error: expected '{'" "$bin" merge "$dir/deep2.json"
 printf '[{"file": "a\tb"}]' > "$dir/ctl.json"
-run 1 "ctl.json:1:13: error: a raw control character" "$bin" merge "$dir/ctl.json"
+run 2 "ctl.json:1:13: error: a raw control character" "$bin" merge "$dir/ctl.json"
 printf '[\n {"file": "a\xff"}]' > "$dir/ff.json"
-run 1 "ff.json:2:13: error: byte 0xff is not UTF-8" "$bin" merge "$dir/ff.json"
+run 2 "ff.json:2:13: error: byte 0xff is not UTF-8" "$bin" merge "$dir/ff.json"
 printf '[{"file": "\\uZZZZ"}]' > "$dir/esc.json"
-run 1 "esc.json:1:14: error: \\u takes four hexadecimal digits" "$bin" merge "$dir/esc.json"
+run 2 "esc.json:1:14: error: \\u takes four hexadecimal digits" "$bin" merge "$dir/esc.json"
 run 2 "folder: error: is a folder, not a JSON file" "$bin" merge "$dir/folder"
 run 2 "/dev/zero: error: not a regular file" "$bin" merge /dev/zero
 run 2 "missing.json: error: cannot read JSON file" "$bin" merge "$dir/missing.json"
-printf '[{"file": "a\\u00e9.litmus", "error": null}]' > "$dir/ok.json"
+# The smallest result `run --format json` writes (merge takes only these).
+ok='[{"test": "a", "file": "a\u00e9.litmus", "model": "ptx", "engine": "enum",'
+ok+=' "engine_reason": null, "condition": null, "observation": null, "outcomes": [],'
+ok+=' "witnesses": [], "incomplete_paths": 0, "seconds": 0, "error": null, "error_kind": null}]'
+printf '%s' "$ok" > "$dir/ok.json"
 timeout 20 "$bin" merge - < "$dir/ok.json" > "$dir/merged.json" 2>/dev/null ||
   fail "merge - (stdin)"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[0]['file'] == 'a\u00e9.litmus'" \

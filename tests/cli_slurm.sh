@@ -9,8 +9,17 @@
 #     (scancel): the finishing job re-submits just shards 2 and 3 and merges;
 #  2. with --retries 0, a crashed shard is reported missing (exit 1, no
 #     merged.json), not merged away;
-#  3. a command line redscope refuses (exit 2) fails the suite without retry.
-# The faults come from run-suite.sbatch's test hook, REDSCOPE_SUITE_FAULT.
+#  3. a command line redscope refuses (exit 2) fails the suite without retry;
+#  4. without faults, every shard completes on the first attempt;
+#  5. (issue 43 items 5, 6, 11) 6 tasks over 2 tests, where on the first
+#     attempt task 1's redscope writes output that is not JSON and task 2's
+#     exits 127 (as when the dynamic loader misses a library): both are
+#     re-run, the 4 empty shards are no error, the suite ends exit=0 with the
+#     2 tests merged equal to one process.
+# The faults of 1-3 come from run-suite.sbatch's test hook,
+# REDSCOPE_SUITE_FAULT; those of 5 from a wrapper given as --redscope.
+# tests/cli_slurm_fake.sh (ctest cli.slurm-fake) runs many more cases under a
+# fake sbatch.
 # Skips (77) when Slurm or munge is not installed (scripts/setup.sh installs
 # them) or when not root (slurmd launches jobs as root); the daemons are
 # stopped on every exit.
@@ -34,8 +43,8 @@ cd "$src" || fail "cd $src"
 paths=(litmus/classic litmus/red)
 "$bin" run --format json -j 2 --timeout 120 "${paths[@]}" > "$dir/one.json" ||
   fail "one-process run"
-same() {  # FILE: the one-process run's JSON, timings aside
-  diff <(grep -v '"seconds":' "$dir/one.json") <(grep -v '"seconds":' "$1") > "$dir/diff.txt"
+same() {  # FILE [ONE]: the one-process run's JSON (ONE, default one.json), timings aside
+  diff <(grep -v '"seconds":' "${2:-$dir/one.json}") <(grep -v '"seconds":' "$1") > "$dir/diff.txt"
 }
 
 # 1. Faults on the first attempt: task 2 crashes, task 3 hangs until cancelled.
@@ -78,4 +87,27 @@ timeout 30 "$submit" -n 3 -o "$dir/d" --redscope "$bin" --wait "${paths[@]}" > "
   || fail "a suite without faults failed: $(cat "$dir/d.log")"
 grep -q "^exit=0 merged .*(attempt 1)$" "$dir/d/result" ||
   fail "a suite without faults must finish on attempt 1: $(cat "$dir/d/result")"
+# 5. Output that is not JSON, exit 127, and more tasks than tests.
+two=(litmus/classic/MP.litmus litmus/classic/SB.litmus)
+"$bin" run --format json "${two[@]}" > "$dir/two.json" || fail "one-process run of two tests"
+cat > "$dir/faulty" <<WRAPPER
+#!/usr/bin/env bash
+if [ "\$1" = run ] && [ "\${REDSCOPE_SUITE_ATTEMPT:-1}" = 1 ]; then
+  case \${SLURM_ARRAY_TASK_ID:-} in
+    1) echo "fault injected: output that is not JSON" >&2; echo 'not JSON'; exit 0 ;;
+    2) echo "fault injected: exit 127" >&2; exit 127 ;;
+  esac
+fi
+exec '$bin' "\$@"
+WRAPPER
+chmod +x "$dir/faulty"
+timeout 45 "$submit" -n 6 -o "$dir/e" --redscope "$dir/faulty" --wait "${two[@]}" \
+  > "$dir/e.log" 2>&1 || fail "faulty shards: exit $?: $(cat "$dir/e.log" "$dir"/e/logs/*)"
+grep -q "^exit=0 merged 2 tests from 6 files; 0 could not be checked .*(attempt 2)$" \
+  "$dir/e/result" || fail "faulty shards: result $(cat "$dir/e/result")"
+grep -q "attempt 2: array job .* (shards 1,2 of 6)" "$dir/e.log" "$dir"/e/logs/merge.* ||
+  fail "only shards 1 and 2 are re-submitted: $(cat "$dir"/e/logs/merge.*)"
+grep -q "not the JSON Lines of .redscope run" "$dir"/e/logs/shard-1.*.out || fail "shard 1's log"
+grep -q "could not be started (exit 127" "$dir"/e/logs/shard-2.*.out || fail "shard 2's log"
+same "$dir/e/merged.json" "$dir/two.json" || fail "faulty shards: merged JSON differs: $(head "$dir/diff.txt")"
 echo "slurm: all checks passed in $(( $(date +%s) - start )) s"

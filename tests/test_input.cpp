@@ -10,11 +10,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "redscope/analysis/atomicity.hpp"
+#include "redscope/analysis/xval.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/registry/registry.hpp"
 #include "redscope/report/merge.hpp"
+#include "redscope/report/report.hpp"
 
 using namespace redscope;
 using Catch::Matchers::Contains;
@@ -81,12 +84,22 @@ TEST_CASE("read_input_stream: an endless stream stops at the bound", "[input]") 
              Contains("NUL byte at offset 1"));
 }
 
+// The smallest object `run --format json|jsonl` writes for a test (one_json,
+// src/report/report.cpp), with `more` fields after "file".
+std::string run_result(const std::string& file, const std::string& more = "") {
+  return "{\"test\": \"t\", \"file\": \"" + file + "\"" + more +
+         ", \"model\": \"ptx\", \"engine\": \"enum\", \"engine_reason\": null, \"condition\": "
+         "null, "
+         "\"observation\": null, \"outcomes\": [], \"witnesses\": [], \"incomplete_paths\": 0, "
+         "\"seconds\": 0.0, \"error\": null, \"error_kind\": null}";
+}
+
 TEST_CASE("merge: strict JSON, bounded nesting, located errors", "[input][merge]") {
   auto merge = [](const std::string& text) { return merge_run_json({{"s.json", text}}); };
-  const std::string ok = "[{\"file\": \"a\\u00e9\\ud83d\\ude00.litmus\", \"error\": null}]";
+  const std::string ok = "[" + run_result("a\\u00e9\\ud83d\\ude00.litmus") + "]";
   CHECK(merge(ok).tests == 1);
   CHECK(merge(" [ ] ").tests == 0);
-  CHECK(merge("[{\"file\": \"x\", \"n\": -1.5e+3, \"v\": [0, true, {}]}]").tests == 1);
+  CHECK(merge("[" + run_result("x", ", \"n\": -1.5e+3, \"v\": [0, true, {}]") + "]").tests == 1);
   // 100,000 nested arrays: an error at the 257th level (column 275), not a
   // stack overflow.
   const std::string deep = "[{\"file\": \"x\", \"a\": " + std::string(100000, '[');
@@ -127,29 +140,135 @@ TEST_CASE("merge: strict JSON, bounded nesting, located errors", "[input][merge]
              }),
              Contains("expected a JSON value"));
   CHECK_THAT(error_of([] {
-               merge_run_json({{"s.json", "[{\"file\": \"x\"}]\f"}});
+               merge_run_json({{"s.json", "[" + run_result("x") + "]\f"}});
              }),
              Contains("text after the closing"));
+  // A test in two shards: located at its object in the second.
+  CHECK_THAT(error_of([] {
+               merge_run_json({{"1.json", "[" + run_result("x") + "]"},
+                               {"2.json", "[" + run_result("y") + ",\n " + run_result("x") + "]"}});
+             }),
+             Contains("2.json:2:2: error: x is also in 1.json: overlapping shards"));
+}
+
+// The JSON array `json` as JSON Lines: whitespace outside strings dropped, the
+// array's brackets off, a line break for each comma between its elements.
+std::string json_lines_of(const std::string& json) {
+  std::string out;
+  bool in_string = false;
+  int depth = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"' && json[i - 1] != '\\') in_string = !in_string;
+    if (in_string) {
+      out += c;
+      continue;
+    }
+    if (c == ' ' || c == '\n') continue;
+    depth += c == '{' || c == '[' ? 1 : c == '}' || c == ']' ? -1 : 0;
+    if ((c == '[' && depth == 1) || (c == ']' && depth == 0)) continue;
+    out += c == ',' && depth == 1 ? '\n' : c;
+  }
+  return out + "\n";
+}
+
+// Issue 43 item 10: merge takes only what `run --format json|jsonl` writes.
+// The JSON of xval, atomicity, explain or a matrix (whose objects also have
+// "file") is refused, located and named, in a JSON array or as JSON Lines;
+// so is an object without a field of run's results or with one of another
+// type.
+TEST_CASE("merge: only the results of run", "[input][merge]") {
+  XvalResult x;
+  x.test = "MP";
+  x.file = "MP.litmus";
+  AtomicityResult a;
+  a.test = "MP";
+  a.file = "MP.litmus";
+  const std::string xval = render_xval_json({x}), atom = render_atomicity_json({a});
+  const std::string matrix =
+      "{\n  \"matrix\": \"mp\",\n  \"verdict\": \"condition\",\n  \"cells\": [\n    "
+      "{\"cell\": {\"a\": \"x\"}, \"verdict\": \"allowed\", \"test\": \"t\", \"file\": "
+      "\"t.litmus\", "
+      "\"error_kind\": null, \"error\": null}\n  ]\n}\n";
+  const std::string cells =
+      "[{\"cell\": {\"a\": \"x\"}, \"verdict\": \"allowed\", \"test\": \"t\", \"file\": "
+      "\"t.litmus\", \"error_kind\": null, \"error\": null}]";
+  const struct {
+    std::string name, text, error;
+  } refused[] = {
+      {"x.json", xval,
+       "x.json:2:3: error: this is not a result of `redscope run` (it is an xval "
+       "result, from `redscope xval --format json`)"},
+      {"x.jsonl", json_lines_of(xval),
+       "x.jsonl:1:1: error: this is not a result of `redscope run` (it "
+       "is an xval result"},
+      {"a.json", atom,
+       "a.json:2:3: error: this is not a result of `redscope run` (it is an "
+       "atomicity result, from `redscope atomicity --format json`)"},
+      {"a.jsonl", "\n" + json_lines_of(atom),
+       "a.jsonl:2:1: error: this is not a result of `redscope "
+       "run` (it is an atomicity result"},
+      {"m.json", matrix,
+       "m.json:1:1: error: this is not a result of `redscope run` (it is a "
+       "matrix, from `redscope report --matrix ... --format json`)"},
+      {"m.jsonl", json_lines_of("[" + matrix + "]"),
+       "m.jsonl:1:1: error: this is not a result of "
+       "`redscope run` (it is a matrix,"},
+      {"c.json", cells,
+       "c.json:1:2: error: this is not a result of `redscope run` (it is a "
+       "matrix cell"},
+      {"f.json", "[{\"file\": \"x\"}]",
+       "f.json:1:2: error: this is not a result of `redscope "
+       "run` (it has no \"test\" field): merge joins the JSON "
+       "of `redscope run --format json|jsonl`"},
+      {"t.jsonl", run_result("x") + "\n{\"test\": null, \"file\": 5}\n",
+       "t.jsonl:2:1: error: this is not a result of `redscope run` (its \"file\" is not a "
+       "string)"},
+      {"o.json", "[" + run_result("x", ", \"verdict\": 1") + "]", ""},
+  };
+  for (const auto& r : refused) {
+    INFO(r.name << ":\n" << r.text);
+    if (r.error.empty()) {
+      CHECK(merge_run_json({{r.name, r.text}}).tests == 1);  // a field more is no matter
+      continue;
+    }
+    CHECK_THAT(error_of([&] { merge_run_json({{r.name, r.text}}); }), Contains(r.error));
+  }
+  std::string no_outcomes = run_result("x");
+  no_outcomes.replace(no_outcomes.find("\"outcomes\""), 10, "\"listed\"");
+  CHECK_THAT(error_of([&] {
+               merge_run_json({{"s.jsonl", no_outcomes}});
+             }),
+             Contains("it has no \"outcomes\" array (nor \"verdict_only\")"));
 }
 
 // `run --format jsonl` shards merge like `--format json` ones: the same
-// output, in the JSON layout (the Slurm job array writes JSON Lines).
+// output, in the JSON layout (the Slurm job array writes JSON Lines). The
+// results are run's own (check_file, rendered by run's writers).
 TEST_CASE("merge: JSON Lines shards, laid out as run's JSON", "[input][merge]") {
-  const std::string json =
-      "[\n  {\n    \"file\": \"b\",\n    \"condition\": {\n      \"holds\": true\n    },\n"
-      "    \"outcomes\": [\n      {\"r\": \"0\"},\n      {\"r\": \"1\"}\n    ],\n"
-      "    \"witnesses\": [],\n    \"error\": null\n  }\n]\n";
-  const std::string line =
-      "{\"file\": \"b\", \"condition\": {\"holds\": true}, \"outcomes\": [{\"r\": \"0\"}, "
-      "{\"r\": \"1\"}], \"witnesses\": [], \"error\": null}\n";
+  const std::string dir = std::string(REDSCOPE_SOURCE_DIR) + "/litmus/classic/";
+  EngineOptions opts;
+  const TestResult mp = check_file(dir + "MP.litmus", opts),
+                   sb = check_file(dir + "SB.litmus", opts);
+  TestResult bad;
+  bad.test = "a";
+  bad.file = "a";
+  bad.parsed = false;
+  bad.error = "a:1:1: error: x";
+  REQUIRE(!mp.error);
+  const std::string json = render_json({mp, sb}), line = render_json_line(mp);
   CHECK(merge_run_json({{"s.json", json}}).json == json);
-  CHECK(merge_run_json({{"s.jsonl", line}}).json == json);
-  const std::string a = "{\"file\": \"a\", \"error\": \"a:1:1: error: x\"}";
+  CHECK(merge_run_json({{"s.jsonl", line + render_json_line(sb)}}).json == json);
+  CHECK(merge_run_json({{"2.jsonl", render_json_line(sb)}, {"1.json", render_json({mp})}}).json ==
+        json);
+  std::string a = render_json_line(bad);
+  a.pop_back();  // the last line's '\n' may be missing
   const MergedRun two = merge_run_json({{"1.jsonl", line}, {"2.jsonl", a + "\r\n"}});
   CHECK(two.tests == 2);
   CHECK(two.errors == 1);  // "error" holds a message: the test could not be checked
-  CHECK(two.json.find("\"file\": \"a\"") < two.json.find("\"file\": \"b\""));
-  CHECK(merge_run_json({{"s.jsonl", ""}}).tests == 0);  // a shard without tests
+  CHECK(two.json.find("MP.litmus") < two.json.find("\"file\": \"a\""));  // "/..." < "a"
+  CHECK(merge_run_json({{"s.jsonl", ""}}).tests == 0);                   // a shard without tests
+  CHECK(merge_run_json({{"s.json", "[]\n"}}).tests == 0);
   CHECK(merge_run_json({{"s.jsonl", line + a}}).tests == 2);
   CHECK_THAT(error_of([&] {
                merge_run_json({{"s.jsonl", line + "\n" + a}});
@@ -162,7 +281,7 @@ TEST_CASE("merge: JSON Lines shards, laid out as run's JSON", "[input][merge]") 
   CHECK_THAT(error_of([&] {
                merge_run_json({{"s.jsonl", a + " " + a}});
              }),
-             Contains("s.jsonl:1:43: error: text after the object on its line"));
+             Contains("error: text after the object on its line"));
   CHECK_THAT(error_of([&] {
                merge_run_json({{"s.jsonl", line + "{\"file\": \"a\""}});
              }),

@@ -22,12 +22,16 @@
 # current folder, which is the jobs' working folder (--chdir).
 #
 # What it submits: scripts/slurm/run-suite.sbatch as an array 1-N (task I
-# writes OUT/shard-I.jsonl, only once its redscope has ended), and
-# scripts/slurm/finish-suite.sbatch with --dependency=afterany on it, which
-# re-submits the missing shards (a task that failed, was cancelled, timed out
-# or lost its node) at most R times, through this script's --resume, and then
-# runs `redscope merge` into OUT/merged.json. OUT/result holds the outcome
-# ("exit=S ..."), OUT/logs the jobs' output. docs/cli.md "Running a suite on
+# writes OUT/shard-I.jsonl only once its redscope has ended on its own and
+# `redscope merge` reads the output as `run`'s; with more tasks than tests,
+# the extra shards are empty), and scripts/slurm/finish-suite.sbatch with
+# --dependency=afterany on it, which re-submits the missing shards (a task
+# that failed -- redscope missing or not executable on the node, killed,
+# output merge refuses -- was cancelled, timed out or lost its node) at most
+# R times, through this script's --resume, and then runs `redscope merge`
+# into OUT/merged.json. OUT/result holds the outcome in one line ("exit=S
+# merged ...", or "exit=E failed: ..." with the reasons, and then no
+# merged.json), OUT/logs the jobs' output. docs/cli.md "Running a suite on
 # Slurm".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -77,7 +81,9 @@ new_suite() {
   [ ! -f "$out/suite.conf" ] || die "$out holds a suite already: give another --out"
   [ -n "$redscope" ] || redscope=$(command -v redscope) ||
     die "redscope is not on the PATH: give --redscope BIN"
-  [ -x "$redscope" ] || die "--redscope $redscope is not an executable"
+  if [ ! -f "$redscope" ] || [ ! -x "$redscope" ]; then
+    die "--redscope $redscope is not an executable file"
+  fi
   case $redscope in /*) ;; *) redscope=$PWD/$redscope ;; esac
   local opts=(--chdir="$PWD")
   [ -z "$partition" ] || opts+=(--partition="$partition")

@@ -131,9 +131,10 @@ Usage:
                                     run's JSON
                                     (results ordered by file path; - reads
                                     standard input); exit 1 if a shard's test
-                                    could not be checked or its JSON is not
-                                    valid, 2 if a SHARD cannot be read; takes
-                                    --max-file-size
+                                    could not be checked, 2 (nothing printed)
+                                    if a SHARD cannot be read, is not valid
+                                    JSON, is not what `run` writes or repeats
+                                    a test of another; takes --max-file-size
   redscope compile-check PTX.litmus SASS.litmus [options]
                                     run a PTX test and its SASS translation
                                     (threads paired by position, registers by
@@ -467,10 +468,12 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
 // The files named by the command line (with --shard i/n, only those of
 // shard i: round-robin over the sorted collection, so every shard's list is
 // deterministic). A path that is missing or unreadable is a problem for that
-// path alone, returned as an error result; the others still run.
+// path alone, returned as an error result; the others still run. Shard 1
+// alone reports the problems, so that merged shards hold each once.
 struct Inputs {
   std::vector<std::string> files;
   std::vector<redscope::TestResult> problems;
+  std::size_t all = 0;  // the tests of every shard
 };
 
 Inputs inputs_of(const Cli& c) {
@@ -478,8 +481,10 @@ Inputs inputs_of(const Cli& c) {
   std::vector<redscope::Diagnostic> probs;
   const std::vector<std::string> all =
       redscope::collect_litmus_files(c.paths, &probs, c.max_file_bytes);
+  in.all = all.size();
   for (std::size_t i = 0; i < all.size(); ++i)
     if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
+  if (c.shard != 1) probs.clear();
   for (const redscope::Diagnostic& d : probs) {
     redscope::TestResult r;
     r.file = d.file;
@@ -494,17 +499,23 @@ Inputs inputs_of(const Cli& c) {
 }
 
 // Prints each problem; false (after saying so) when there is nothing to check.
+// A shard without tests of paths that hold some (more shards than tests) is
+// no error: it runs, printing an empty result (JSON "[]", no JSON line).
 bool report_inputs(const Cli& c, const Inputs& in) {
   for (const redscope::TestResult& r : in.problems) fmt::print(stderr, "{}\n", *r.error);
   if (!in.files.empty()) return true;
   std::string paths;
   for (const std::string& p : c.paths) paths += (paths.empty() ? "" : ", ") + p;
   const std::string what = redscope::accepted_files();  // ".litmus or .test"
-  if (c.shards > 1)
-    fmt::print(stderr, "redscope: shard {}/{} of {} holds no {} file: nothing checked\n", c.shard,
-               c.shards, paths, what);
-  else
-    fmt::print(stderr, "redscope: no {} file found in {}: nothing checked\n", what, paths);
+  if (in.all > 0) {
+    if (!c.quiet)
+      fmt::print(stderr,
+                 "redscope: shard {}/{} holds none of the {} test files (more shards than "
+                 "tests): nothing to check\n",
+                 c.shard, c.shards, in.all);
+    return true;
+  }
+  fmt::print(stderr, "redscope: no {} file found in {}: nothing checked\n", what, paths);
   return false;
 }
 
@@ -967,7 +978,10 @@ int run_models() {
 
 // `redscope merge [--max-file-size MB] SHARD.json... | -`: each input is read
 // by read_input (a regular file, or standard input for "-", at most
-// --max-file-size); one that cannot be read is exit 2, bad JSON exit 1.
+// --max-file-size). An input merge cannot use (unreadable, not valid JSON,
+// not the results of `run`, a test in two inputs) is exit 2 and nothing is
+// printed, so that exit 1 always means a valid merge in which some test could
+// not be checked (scripts/slurm/finish-suite.sbatch re-runs on 2, keeps on 1).
 int run_merge(int argc, char** argv) {
   std::vector<std::string> names;
   std::size_t max_bytes = redscope::kDefaultMaxInputBytes;
@@ -1008,7 +1022,7 @@ int run_merge(int argc, char** argv) {
     return m.errors ? kExitInputError : kExitOk;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.diagnostic().render());
-    return kExitInputError;
+    return kExitUsage;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,90 @@
 
 namespace redscope {
 namespace {
+
+// The line and column (1-based) of offset `p` in `t`.
+SourceLoc location_of(std::string_view t, std::size_t p) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < p && i < t.size(); ++i) {
+    if (t[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return SourceLoc{line, col};
+}
+
+// What merge takes is only what `run --format json|jsonl` writes: one object
+// per test with the fields one_json writes on every result
+// (src/report/report.cpp), each of its JSON type (the first character of the
+// value: '"' a string, 'n' null, '{' an object, '[' an array, '0' a number,
+// 't' true). A listing also has "outcomes" and "witnesses", a verdict-only
+// result "verdict_only" instead.
+struct Field {
+  std::string_view name, types, what;
+};
+constexpr Field kRunFields[] = {
+    {"test", "\"n", "a string or null"},
+    {"file", "\"", "a string"},
+    {"model", "\"n", "a string or null"},
+    {"engine", "\"n", "a string or null"},
+    {"engine_reason", "\"n", "a string or null"},
+    {"condition", "{n", "an object or null"},
+    {"observation", "\"n", "a string or null"},
+    {"incomplete_paths", "0", "a number"},
+    {"seconds", "0", "a number"},
+    {"error", "\"n", "a string or null"},
+    {"error_kind", "\"n", "a string or null"},
+};
+
+// The other JSON redscope writes, told apart by fields only it has, so that
+// merge can say what it was given instead of a run's results.
+struct OtherKind {
+  std::string_view a, b, what;
+};
+constexpr OtherKind kOtherKinds[] = {
+    {"pair", "via", "an xval result, from `redscope xval --format json`"},
+    {"ptx", "sass", "a compile-check result, from `redscope compile-check --format json`"},
+    {"pairs", "pairs", "an atomicity result, from `redscope atomicity --format json`"},
+    {"matrix", "cells", "a matrix, from `redscope report --matrix ... --format json`"},
+    {"cell", "verdict", "a matrix cell, from `redscope report --matrix ... --format json`"},
+    {"outcome", "verdict", "an explanation, from `redscope explain --format json`"},
+    {"redscope_accepts", "verdict", "a ptxas-check result, from `redscope ptxas-check`"},
+    {"arch", "instructions", "a cycle count, from `redscope pto cycles --format json`"},
+};
+
+// Which other JSON of redscope an object with these top-level fields is.
+std::optional<std::string> other_kind(const std::map<std::string, char>& fields) {
+  for (const OtherKind& k : kOtherKinds)
+    if (fields.count(std::string(k.a)) && fields.count(std::string(k.b)))
+      return fmt::format("it is {}", k.what);
+  return std::nullopt;
+}
+
+// Why the object with these top-level fields (name -> the first character of
+// its value) is not a result of `run`, or nothing when it is one.
+std::optional<std::string> not_a_run_result(const std::map<std::string, char>& fields) {
+  if (auto kind = other_kind(fields)) return kind;
+  auto type_of = [&](std::string_view name) -> std::optional<char> {
+    const auto f = fields.find(std::string(name));
+    if (f == fields.end()) return std::nullopt;
+    const char c = f->second;
+    return c == '-' || (c >= '0' && c <= '9') ? '0' : c == 'f' ? 't' : c;
+  };
+  for (const Field& f : kRunFields) {
+    const auto t = type_of(f.name);
+    if (!t) return fmt::format("it has no \"{}\" field", f.name);
+    if (f.types.find(*t) == std::string_view::npos)
+      return fmt::format("its \"{}\" is not {}", f.name, f.what);
+  }
+  if (type_of("verdict_only") == 't') return std::nullopt;
+  for (std::string_view list : {"outcomes", "witnesses"})
+    if (type_of(list) != '[')
+      return fmt::format("it has no \"{}\" array (nor \"verdict_only\")", list);
+  return std::nullopt;
+}
 
 // A strict JSON scanner (RFC 8259): checks the whole syntax, strings included
 // (UTF-8, escapes, no raw control characters), with a nesting bound, and
@@ -26,19 +111,56 @@ class Scanner {
   struct Element {
     std::string raw;                             // the object, laid out as above
     std::map<std::string, std::string> strings;  // top-level string fields
+    std::map<std::string, char> fields;          // top-level fields: their value's first char
+    std::size_t at = 0;                          // where the object starts
     bool has_error = false;                      // "error" is not null
   };
 
   // A JSON array (the text starts with '['), JSON Lines (with '{'), or no
   // result at all (only whitespace: a shard without tests in JSON Lines).
+  // Each object must be a result of `run` (not_a_run_result).
   std::vector<Element> results() {
     ws();
-    if (peek() == '{') return lines_of_objects();
+    if (peek() == '{') {
+      try {
+        return lines_of_objects();
+      } catch (const InputError&) {
+        identify_document();  // one object spread over lines: the JSON of another command?
+        throw;
+      }
+    }
     if (p_ == t_.size()) return {};
     return array_of_objects();
   }
 
  private:
+  // The error for an object at offset `at` (not_a_run_result's reason).
+  [[noreturn]] void refuse(std::size_t at, const std::string& why) const {
+    throw InputError(Diagnostic{
+        file_, location_of(t_, at),
+        fmt::format("this is not a result of `redscope run` ({}): merge joins the JSON of "
+                    "`redscope run --format json|jsonl`",
+                    why)});
+  }
+
+  // When the text is one JSON object laid out over many lines (as `report
+  // --matrix --format json` prints its matrix) that another command of
+  // redscope writes, says which; otherwise returns, and the JSON Lines error
+  // stands.
+  void identify_document() const {
+    Scanner whole(t_, file_);
+    Element e;
+    try {
+      whole.ws();
+      e = whole.object();
+      whole.ws();
+      if (whole.p_ != t_.size()) return;
+    } catch (const InputError&) {
+      return;
+    }
+    if (auto what = other_kind(e.fields)) refuse(e.at, *what);
+  }
+
   std::vector<Element> array_of_objects() {
     std::vector<Element> out;
     expect('[');
@@ -49,7 +171,7 @@ class Scanner {
     }
     for (;;) {
       ws();
-      out.push_back(object());
+      out.push_back(result());
       ws();
       if (peek() == ',') {
         ++p_;
@@ -66,7 +188,7 @@ class Scanner {
     std::vector<Element> out;
     one_line_ = true;
     while (p_ < t_.size()) {
-      out.push_back(object());
+      out.push_back(result());
       ws();
       if (p_ == t_.size()) break;
       if (peek() != '\n') fail("text after the object on its line (JSON Lines: one on each line)");
@@ -89,8 +211,16 @@ class Scanner {
     Element e;
     out_.clear();
     if (peek() != '{') expect('{');
+    e.at = p_;
     container(2, &e);
     e.raw = std::move(out_);
+    return e;
+  }
+
+  // The next result of the shard: an object that is a result of `run`.
+  Element result() {
+    Element e = object();
+    if (auto why = not_a_run_result(e.fields)) refuse(e.at, *why);
     return e;
   }
 
@@ -140,6 +270,7 @@ class Scanner {
   // A member's value; for the result object (`top`), its string fields and
   // whether "error" is set (a string, in `run`'s JSON) are recorded.
   void member(int level, Element* top, const std::string& key) {
+    if (top) top->fields[key] = peek();
     if (top && peek() == '"') {
       top->strings[key] = string();
       if (key == "error") top->has_error = true;
@@ -327,17 +458,8 @@ class Scanner {
     ++p_;
   }
   [[noreturn]] void fail(const std::string& msg) const {
-    int line = 1, col = 1;
-    for (std::size_t i = 0; i < p_ && i < t_.size(); ++i) {
-      if (t_[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
     throw InputError(
-        Diagnostic{file_, SourceLoc{line, col},
+        Diagnostic{file_, location_of(t_, p_),
                    msg + " (expected the JSON of `redscope run --format json|jsonl`)"});
   }
 
@@ -363,14 +485,12 @@ MergedRun merge_run_json(const std::vector<std::pair<std::string, std::string>>&
   std::map<std::string, std::string> seen;
   for (const auto& [name, text] : named_texts) {
     for (auto& e : Scanner(text, name).results()) {
-      auto f = e.strings.find("file");
-      if (f == e.strings.end())
-        throw InputError(Diagnostic{name, SourceLoc{1, 1}, "a result without a \"file\" field"});
-      if (auto [it, fresh] = seen.emplace(f->second, name); !fresh)
-        throw InputError(
-            Diagnostic{name, SourceLoc{1, 1},
-                       fmt::format("{} is also in {}: overlapping shards", f->second, it->second)});
-      items.push_back({f->second, std::move(e.raw), name, e.has_error});
+      const std::string& f = e.strings.at("file");  // a string: Scanner::result checks
+      if (auto [it, fresh] = seen.emplace(f, name); !fresh)
+        throw InputError(Diagnostic{
+            name, location_of(text, e.at),
+            fmt::format("{} is also in {}: overlapping shards", printable(f), it->second)});
+      items.push_back({f, std::move(e.raw), name, e.has_error});
     }
   }
   std::stable_sort(items.begin(), items.end(),

@@ -12,9 +12,12 @@ struct MergedRun {
   std::size_t tests = 0, errors = 0;
 };
 
-// Each text is the JSON array that `redscope run --format json` prints.
-// Throws InputError (file:line:col) on malformed JSON, an element without a
-// "file", or a file that appears in two shards.
+// Each text is the JSON array that `redscope run --format json` prints, or
+// the JSON Lines of `--format jsonl`. Throws InputError (file:line:col) on
+// malformed JSON, an object that is not a result of `run` (without one of
+// the fields `run` writes on every result, or with one of another type; the
+// JSON of xval, atomicity, report --matrix, ... named as such), or a file
+// that appears in two shards.
 MergedRun merge_run_json(const std::vector<std::pair<std::string, std::string>>& named_texts);
 
 // Does `index` (0-based, in the order files are collected) belong to shard
