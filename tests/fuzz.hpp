@@ -20,7 +20,8 @@ namespace redscope::fuzz {
 // the listings of `redscope sass encode` / `decode`; Cat is a user model;
 // Merge the JSON (or JSON Lines) of `redscope run` read by `redscope merge`;
 // Cycle a `gen cycle` argument; Spec a `gen matrix` spec (TOML); Report the
-// result files `report --matrix` reads, drawn as every format.
+// result files `report --matrix` reads, drawn as every format; Api a request
+// to the playground's JSON API (redscope-call, the WebAssembly module).
 enum class Target : std::uint8_t {
   Ptx,
   NvTest,
@@ -32,11 +33,12 @@ enum class Target : std::uint8_t {
   Merge,
   Cycle,
   Spec,
-  Report
+  Report,
+  Api
 };
 inline constexpr std::array kTargets{
     Target::Ptx, Target::NvTest, Target::Sass,  Target::SassAsm, Target::SassWords, Target::Pto,
-    Target::Cat, Target::Merge,  Target::Cycle, Target::Spec,    Target::Report};
+    Target::Cat, Target::Merge,  Target::Cycle, Target::Spec,    Target::Report,    Target::Api};
 inline constexpr std::size_t kTargetCount = kTargets.size();
 
 std::string_view name(Target t);       // "ptx", "nvtest", "sass", "sass-asm", ...

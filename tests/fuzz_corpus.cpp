@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "fuzz.hpp"
+#include "redscope/core/json.hpp"
 #include "redscope/dialects/sass/sass.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/registry/registry.hpp"
@@ -24,12 +25,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, kTargetCount> kNames{
-    "ptx", "nvtest", "sass",  "sass-asm", "sass-words", "pto",
-    "cat", "merge",  "cycle", "spec",     "report"};
-constexpr std::array<std::string_view, kTargetCount> kExtensions{
-    ".litmus", ".test", ".litmus", ".sass", ".words",  ".litmus",
-    ".cat",    ".json", ".cycle",  ".toml", ".results"};
+// One name and one extension per target, in kTargets' order (the sizes are
+// checked: a missing entry would be an empty name).
+constexpr std::string_view kNames[] = {"ptx", "nvtest", "sass",  "sass-asm", "sass-words", "pto",
+                                       "cat", "merge",  "cycle", "spec",     "report",     "api"};
+constexpr std::string_view kExtensions[] = {".litmus", ".test",   ".litmus",  ".sass",
+                                            ".words",  ".litmus", ".cat",     ".json",
+                                            ".cycle",  ".toml",   ".results", ".request"};
+static_assert(std::size(kNames) == kTargetCount && std::size(kExtensions) == kTargetCount);
 
 std::size_t ix(Target t) { return static_cast<std::size_t>(t); }
 
@@ -128,7 +131,7 @@ void collect(const std::vector<std::string>& dirs, Corpora& c) {
       const std::string ext = fs::path(p).extension().string();
       if (ext != ".litmus" && ext != ".test" && ext != ".cat" && ext != ".sass" &&
           ext != ".words" && ext != ".json" && ext != ".jsonl" && ext != ".cycle" &&
-          ext != ".toml" && ext != ".results")
+          ext != ".toml" && ext != ".results" && ext != ".request")
         continue;
       const std::string text = slurp(p);
       if (text.size() > (std::size_t{1} << 20)) continue;
@@ -304,6 +307,39 @@ void derive_report_inputs(Corpora& c, const std::string& work_dir) {
   }
 }
 
+// Requests to the JSON API (docs/playground.md): every command, on the first
+// tests of the PTX, .test and PTO corpora and a cat model, each with a small
+// budget and the enumerator (a mutant that drops them still runs a small test).
+std::string quote(std::string_view s) { return "\"" + json_escape(s) + "\""; }
+
+void derive_api_requests(Corpora& c) {
+  const std::string opts =
+      R"("options": {"engine": "enum", "timeout_ms": 5000, "max_outcomes": 64})";
+  std::vector<std::string> reqs = {R"({"command": "version"})", R"({"command": "models"})"};
+  for (Target t : {Target::Ptx, Target::NvTest, Target::Pto}) {
+    const Corpus& k = c[ix(t)];
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, k.texts.size()); ++i) {
+      const std::string test = fmt::format(R"("test": {}, "file": {})", quote(k.texts[i]),
+                                           quote(fs::path(k.files[i]).filename().string()));
+      reqs.push_back(fmt::format(R"({{"command": "run", {}, {}}})", test, opts));
+      reqs.push_back(fmt::format(
+          R"({{"command": "atomicity", {}, "options": {{"engine": "enum", "timeout_ms": 5000}}}})",
+          test));
+      reqs.push_back(fmt::format(
+          R"({{"command": "explain", {}, "options": {{"condition": true, "engine": "enum", )"
+          R"("timeout_ms": 5000}}}})",
+          test));
+    }
+  }
+  for (std::size_t i = 0; i < std::min<std::size_t>(2, c[ix(Target::Cat)].texts.size()); ++i)
+    reqs.push_back(fmt::format(R"({{"command": "check_model", "model_text": {}}})",
+                               quote(c[ix(Target::Cat)].texts[i])));
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    c[ix(Target::Api)].files.push_back(fmt::format("api-{}.request", i + 1));
+    c[ix(Target::Api)].texts.push_back(reqs[i]);
+  }
+}
+
 void index_words(Corpus& k) {
   std::set<std::string> tokens, cells;
   for (const std::string& t : k.texts) {
@@ -337,6 +373,7 @@ Target target_of_file(const std::string& path, std::string_view text) {
   if (ext == ".cycle") return Target::Cycle;
   if (ext == ".toml") return Target::Spec;
   if (ext == ".results") return Target::Report;
+  if (ext == ".request") return Target::Api;
   if (ext == ".sass") return Target::SassAsm;
   if (ext == ".words") return Target::SassWords;
   const Dialect* d = dialect_for(fs::path("x.litmus"), text.substr(0, kDialectHeadBytes));
@@ -352,6 +389,7 @@ Corpora load_corpora(const std::vector<std::string>& dirs, const std::string& wo
   derive_merge_inputs(c, work_dir);
   derive_cycles(c);
   derive_report_inputs(c, work_dir);
+  derive_api_requests(c);
   for (Corpus& k : c) index_words(k);
   return c;
 }
@@ -479,7 +517,8 @@ const Knobs& knobs(Target t) {
   switch (t) {
     case Target::Cycle: return cycle;
     case Target::Spec: return spec;
-    case Target::Report: return json;
+    case Target::Report:
+    case Target::Api: return json;
     case Target::NvTest: return nvtest;
     case Target::SassAsm: return sass;
     case Target::SassWords: return words;

@@ -105,7 +105,7 @@ struct Options {
                "                     [--fast-slow S] [--fast-hang S] [--max-memory MB]\n"
                "                     [--fail-on-slow] [--no-fork] [--verbose]\n"
                "       redscope_fuzz --replay FILE...\n"
-               "targets: ptx nvtest sass sass-asm sass-words pto cat merge\n";
+               "targets: ptx nvtest sass sass-asm sass-words pto cat merge cycle spec report api\n";
   std::exit(2);
 }
 
