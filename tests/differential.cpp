@@ -403,7 +403,9 @@ class Draft {
       case Kind::Sured: return sured(t);
       case Kind::Bulk: return bulk(t);
       case Kind::AsyncFence:
-        code_[t].push_back(pick({"fence.proxy.async", "fence.proxy.async.shared::cta"}));
+        code_[t].push_back(
+            pick({"fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta",
+                  "fence.proxy.async.shared::cluster"}));
         used_ |= kBulk;
         return true;
     }
@@ -773,7 +775,9 @@ class Draft {
       op = pick(
           {"add.u64", "add.f64", "min.u64", "min.s64", "max.u64", "max.s64", "and.b64", "xor.b64"});
     if (chance(20))
-      code_[t].push_back(pick({"fence.proxy.async", "fence.proxy.async.shared::cta"}));
+      code_[t].push_back(
+          pick({"fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta",
+                "fence.proxy.async.shared::cluster"}));
     code_[t].push_back(
         fmt::format("multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.{} [{}], [{}], {}",
                     op, m.name, src->name, chance(92) ? 16 : 0));

@@ -86,6 +86,10 @@ const std::vector<Case> kCases = {
     {"fence", 70, "fence.sc.gpu", "", ""},
     {"fence.cluster", 90, "fence.acq_rel.cluster", "cluster", ""},
     {"membar.sys", 20, "membar.sys", "sys", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.global", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.shared::cta", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.shared::cluster", "async", ""},
 };
 
 const std::string kClusterRule = "a cluster shared by CTAs (placement `cluster N`)";

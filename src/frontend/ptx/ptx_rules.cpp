@@ -331,6 +331,9 @@ const TargetRule kTargetRules[] = {
     {"fence.cluster", 90, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Fence && u.scope == Scope::Cluster; }},
     // "membar.sys requires sm_20 or higher."
     {"membar.sys", 20, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Membar && u.scope == Scope::Sys; }},
+    // "fence.proxy.async requires sm_90 or higher." (every state space; ptxas
+    // 13.0: "Modifier '.async' requires .target sm_90 or higher")
+    {"fence.proxy.async", 90, RS::Mnemonic, kFence, "", [](const TargetUse& u) { return u.instr == TI::ProxyFence && u.async_proxy; }},
 
     // ---- placements: clusters (§2.2.2) ----
 };
