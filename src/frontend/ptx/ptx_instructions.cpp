@@ -1151,6 +1151,9 @@ class PtxCellParser {
     }
     no_operands_left(c, mn, "");
     in.bulk = std::move(b);
+    check_target(mn, Qualifiers{},
+                 in.kind == InstrKind::BulkCommit ? detail::TargetInstr::BulkCommit
+                                                  : detail::TargetInstr::BulkWait);
   }
 
   // The ctype table of the seed: .b takes u32/u64/s32 for add, u32/s32/u64/
