@@ -403,7 +403,9 @@ class Draft {
       case Kind::Sured: return sured(t);
       case Kind::Bulk: return bulk(t);
       case Kind::AsyncFence:
-        code_[t].push_back(pick({"fence.proxy.async", "fence.proxy.async.shared::cta"}));
+        code_[t].push_back(
+            pick({"fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta",
+                  "fence.proxy.async.shared::cluster"}));
         used_ |= kBulk;
         return true;
     }
@@ -773,7 +775,9 @@ class Draft {
       op = pick(
           {"add.u64", "add.f64", "min.u64", "min.s64", "max.u64", "max.s64", "and.b64", "xor.b64"});
     if (chance(20))
-      code_[t].push_back(pick({"fence.proxy.async", "fence.proxy.async.shared::cta"}));
+      code_[t].push_back(
+          pick({"fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta",
+                "fence.proxy.async.shared::cluster"}));
     code_[t].push_back(
         fmt::format("multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.{} [{}], [{}], {}",
                     op, m.name, src->name, chance(92) ? 16 : 0));
@@ -978,9 +982,15 @@ Answer answer_of(const TestResult& r) {
   return a;
 }
 
-Answer run_one(Which w, const LitmusTest& t, const DriverOptions& d) {
+// `thin_air`: with the model's No-Thin-Air check left out (and
+// DriverOptions::thin_air_outcomes outcomes at most).
+Answer run_one(Which w, const LitmusTest& t, const DriverOptions& d, bool thin_air = false) {
   EngineOptions eo;
   eo.observe_all = d.observe_all;
+  if (thin_air) {
+    eo.disabled_checks = {"No-Thin-Air"};
+    eo.max_outcomes = d.thin_air_outcomes;
+  }
   eo.limits.seconds = d.engine_seconds;
   eo.enum_limit = d.enum_limit;
   eo.engine = w == Which::Z3     ? EngineKind::Z3
@@ -1081,6 +1091,57 @@ class Triage {
 
 }  // namespace
 
+// The features whose tests may hold an rf ∪ data cycle: a store of a loaded
+// value, or an RMW (its write uses its own read).
+constexpr std::uint32_t kValueCycles = kDeps | kRmw | kVector | kSurface | kBulk;
+
+// z3 against enum under the model without No-Thin-Air (issue 43: the
+// enumerator dropped every rf ∪ data cycle, so its outcomes missed what z3's
+// free values allow). Both must give the same outcomes, or both give up.
+void compare_without_thin_air(Verdict& v, const LitmusTest& t, const DriverOptions& opts) {
+  if (!opts.without_thin_air || !(v.test.used & kValueCycles)) return;
+  // The enumerator first: where it gives up at its choice limit nothing can
+  // be compared; where it finds more outcomes than the cap (an unbounded
+  // cycle) z3 must too, which it shows within a second (64 solver checks)
+  // or it would take up to the timeout: then it is not waited for.
+  v.en_nta = run_one(Which::Enum, t, opts, true);
+  const bool many = v.en_nta->status == Answer::Status::GaveUp &&
+                    v.en_nta->message.find("more than ") != std::string::npos;
+  if (v.en_nta->status == Answer::Status::GaveUp && !many) {
+    v.z3_nta = Answer{};
+    v.z3_nta->status = Answer::Status::GaveUp;
+    v.z3_nta->message = "not run: enum gave up";
+    return;
+  }
+  DriverOptions z = opts;
+  if (many) z.engine_seconds = std::min(opts.engine_seconds, 1.0);
+  v.z3_nta = run_one(Which::Z3, t, z, true);
+  if (many && v.z3_nta->status == Answer::Status::Ok) {
+    v.disagreements.push_back(
+        fmt::format("without No-Thin-Air: enum finds more than {} outcomes, z3 {}",
+                    opts.thin_air_outcomes, v.z3_nta->outcomes.size()));
+    v.classes |= kZ3Enum;
+    return;
+  }
+  const Answer* as[] = {&*v.z3_nta, &*v.en_nta};
+  for (int i = 0; i < 2; ++i)
+    if (as[i]->status == Answer::Status::Error) {
+      v.errors.push_back(
+          fmt::format("{} failed without No-Thin-Air: {}", kEngine[i], as[i]->message));
+      v.classes |= kEngineError;
+    }
+  if (v.z3_nta->status != Answer::Status::Ok || v.en_nta->status != Answer::Status::Ok) return;
+  std::set<std::string> all = v.z3_nta->outcomes;
+  all.insert(v.en_nta->outcomes.begin(), v.en_nta->outcomes.end());
+  for (const std::string& o : all) {
+    const bool z = v.z3_nta->outcomes.count(o) > 0, e = v.en_nta->outcomes.count(o) > 0;
+    if (z == e) continue;
+    v.disagreements.push_back(fmt::format("without No-Thin-Air: z3 {}, enum {}: {}",
+                                          z ? "allows" : "forbids", e ? "allows" : "forbids", o));
+    v.classes |= kZ3Enum;
+  }
+}
+
 Verdict check(const Generated& test, const DriverOptions& opts) {
   Verdict v;
   v.test = test;
@@ -1094,6 +1155,7 @@ Verdict check(const Generated& test, const DriverOptions& opts) {
   v.z3 = run_one(Which::Z3, t, opts);
   v.en = run_one(Which::Enum, t, opts);
   v.op = run_one(Which::Op, t, opts);
+  compare_without_thin_air(v, t, opts);
   const Answer* as[] = {&v.z3, &v.en, &v.op};
   for (int i = 0; i < 3; ++i)
     if (as[i]->status == Answer::Status::Error) {
@@ -1172,17 +1234,19 @@ std::string render_verdict(const Verdict& v) {
     s += fmt::format("  ... and {} more disagreements\n",
                      v.disagreements.size() - kShownDisagreements);
   for (const std::string& e : v.errors) s += "  ERROR " + e + "\n";
-  const Answer* as[] = {&v.z3, &v.en, &v.op};
-  for (int i = 0; i < 3; ++i) {
-    const Answer& a = *as[i];
-    s += fmt::format("  {}: {}", kEngine[i], to_string(a.status));
+  const auto answer = [&s](std::string_view who, const Answer& a) {
+    s += fmt::format("  {}: {}", who, to_string(a.status));
     if (a.status == Answer::Status::Ok)
       s += fmt::format(", {} outcome{} ({:.2f} s)", a.outcomes.size(),
                        a.outcomes.size() == 1 ? "" : "s", a.seconds);
     else
       s += ": " + a.message;
     s += "\n";
-  }
+  };
+  const Answer* as[] = {&v.z3, &v.en, &v.op};
+  for (int i = 0; i < 3; ++i) answer(kEngine[i], *as[i]);
+  if (v.z3_nta) answer("z3 without No-Thin-Air", *v.z3_nta);
+  if (v.en_nta) answer("enum without No-Thin-Air", *v.en_nta);
   s += "  ---\n";
   std::size_t at = 0;
   while (at < v.test.text.size()) {
@@ -1499,6 +1563,7 @@ RunSummary run(const RunOptions& opts, std::ostream& out) {
       s.outcomes += v.z3.outcomes.size();
       s.z3_seconds += v.z3.seconds;
       s.enum_seconds += v.en.seconds;
+      if (v.z3_nta) s.thin_air_seconds += v.z3_nta->seconds + v.en_nta->seconds;
       s.op_seconds += v.op.seconds;
       if (v.op.status == Answer::Status::Refused) ++s.op_refused;
       if (v.z3.status == Answer::Status::GaveUp || v.en.status == Answer::Status::GaveUp ||
@@ -1523,9 +1588,14 @@ RunSummary run(const RunOptions& opts, std::ostream& out) {
         ++s.by_class[v.classes];
       } else if (opts.verbose) {
         out << fmt::format(
-                   "ok {} ({}; z3 {} outcomes; z3 {:.2f} s, enum {:.2f} s, op {:.2f} s{}{})\n",
+                   "ok {} ({}; z3 {} outcomes; z3 {:.2f} s, enum {:.2f} s, op {:.2f} s{}{}{})\n",
                    v.test.name, render_features(v.test.used), v.z3.outcomes.size(), v.z3.seconds,
                    v.en.seconds, v.op.seconds,
+                   v.z3_nta
+                       ? fmt::format(", without No-Thin-Air z3 {:.2f} s ({}), enum {:.2f} s ({})",
+                                     v.z3_nta->seconds, to_string(v.z3_nta->status),
+                                     v.en_nta->seconds, to_string(v.en_nta->status))
+                       : "",
                    v.op.status == Answer::Status::Refused ? ", op refused" : "",
                    v.en.status == Answer::Status::GaveUp || v.z3.status == Answer::Status::GaveUp ||
                            v.op.status == Answer::Status::GaveUp
@@ -1553,13 +1623,15 @@ std::string render_summary(const RunOptions& opts, const RunSummary& s) {
       "differential: seed {}, tests {}..{} ({} run), features {}\n"
       "  {} failed{} ({} disagreements, {} errors), op refused {}, gave up {}\n"
       "  {} drafts for {} tests, {} outcomes (z3)\n"
-      "  {:.1f} s wall, {} job{}; engine time z3 {:.1f} s, enum {:.1f} s, op {:.1f} s\n",
+      "  {:.1f} s wall, {} job{}; engine time z3 {:.1f} s, enum {:.1f} s, op {:.1f} s, "
+      "without No-Thin-Air {:.1f} s\n",
       opts.seed, opts.first, opts.first + opts.count - 1, s.tests,
       render_features(opts.gen.features), s.failed,
       s.tolerated ? fmt::format(" ({} tolerated: {})", s.tolerated, render_classes(opts.tolerate))
                   : "",
       s.disagreements, s.errors, s.op_refused, s.gave_up, s.attempts, s.tests, s.outcomes,
-      s.seconds, opts.jobs, opts.jobs == 1 ? "" : "s", s.z3_seconds, s.enum_seconds, s.op_seconds);
+      s.seconds, opts.jobs, opts.jobs == 1 ? "" : "s", s.z3_seconds, s.enum_seconds, s.op_seconds,
+      s.thin_air_seconds);
   for (const auto& [classes, n] : s.by_class)
     r += fmt::format("  {} failed test{}: {}\n", n, n == 1 ? "" : "s",
                      classes ? render_classes(classes) : "an error (generation, refusal)");

@@ -95,6 +95,13 @@ struct DriverOptions {
   // forbids it. Today one shape, one axiom: coherence total per location
   // ("Total-co"; the machine keeps one newest message per cell).
   bool triage = false;
+  // Also run z3 and enum with the model's No-Thin-Air check left out (a
+  // model that allows out-of-thin-air values, issue 43) on tests with value
+  // dependencies or RMWs, and compare the two (kZ3Enum); at most
+  // `thin_air_outcomes` outcomes each (a cycle whose every value is a
+  // solution is unbounded: both give up).
+  bool without_thin_air = true;
+  std::size_t thin_air_outcomes = 64;
 };
 
 // What kind of disagreement a test shows, one bit each.
@@ -114,6 +121,9 @@ std::optional<std::uint32_t> parse_classes(std::string_view list);  // the same 
 struct Verdict {
   Generated test;
   Answer z3, en, op;
+  // DriverOptions::without_thin_air: z3's and enum's answers under the
+  // model without No-Thin-Air (when the test was run so).
+  std::optional<Answer> z3_nta, en_nta;
   // One line per disagreement: "z3 allows, enum allows, op does not reach:
   // P0:r0=1 ...".
   std::vector<std::string> disagreements;
@@ -170,6 +180,7 @@ struct RunSummary {
   std::uint64_t attempts = 0;                       // drafts generated, thrown away ones included
   std::uint64_t outcomes = 0;                       // z3's outcomes, summed
   double seconds = 0, z3_seconds = 0, enum_seconds = 0, op_seconds = 0;
+  double thin_air_seconds = 0;  // z3 and enum without No-Thin-Air (DriverOptions)
   std::vector<std::string> failed_names;
   bool ok() const { return failed == tolerated; }
 };

@@ -38,6 +38,8 @@ constexpr std::string_view kUsage = R"(usage: redscope_differential [options]
   --triage          sort each outcome the machine misses by the documented
                     shape that explains it (class op-missed-documented);
                     op-missed is then for the unexplained ones
+  --keep-thin-air   do not also compare z3 and enum with No-Thin-Air left out
+                    (done by default on tests with value dependencies or RMWs)
   --timeout T       seconds per engine and test (default 30)
   --enum-limit N    enum choices / op states per test (default 2000000)
   --observe LIST    observables: all (default) or condition
@@ -118,6 +120,8 @@ int main(int argc, char** argv) {
       o.tolerate = *c;
     } else if (a == "--triage") {
       o.driver.triage = true;
+    } else if (a == "--keep-thin-air") {
+      o.driver.without_thin_air = false;
     } else if (a == "--fail-on-refusal") {
       o.fail_on_refusal = true;
     } else if (a == "--minimize") {

@@ -1,5 +1,6 @@
 // Target rules (src/frontend/ptx/ptx_rules.cpp, from the "Target ISA notes" of the PTX ISA
-// sections of red, atom, ld, st and fence/membar): each rule's form is
+// sections of red, atom, ld, st, fence/membar and the bulk async-group
+// instructions): each rule's form is
 // accepted at the rule's minimum target and rejected one below, with
 // file:line:col at the qualifier the rule is about, the rule's name, the
 // citation and the test's target. Every row of the table has a case here.
@@ -86,6 +87,14 @@ const std::vector<Case> kCases = {
     {"fence", 70, "fence.sc.gpu", "", ""},
     {"fence.cluster", 90, "fence.acq_rel.cluster", "cluster", ""},
     {"membar.sys", 20, "membar.sys", "sys", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.global", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.shared::cta", "async", ""},
+    {"fence.proxy.async", 90, "fence.proxy.async.shared::cluster", "async", ""},
+    // cp.async.bulk.commit_group (§9.7.9.25.6.1), wait_group (§9.7.9.25.6.2)
+    {"cp.async.bulk.commit_group", 90, "cp.async.bulk.commit_group", "", ""},
+    {"cp.async.bulk.wait_group", 90, "cp.async.bulk.wait_group 0", "", ""},
+    {"cp.async.bulk.wait_group", 90, "cp.async.bulk.wait_group.read 1", "", ""},
 };
 
 const std::string kClusterRule = "a cluster shared by CTAs (placement `cluster N`)";

@@ -481,6 +481,7 @@ class PathBuilder {
         case InstrKind::ProxyFence: {
           PathEvent pe = base_event(s, in, EventKind::Fence, guard_of(s, in));
           pe.ev.proxy_fence = in.fenced;
+          pe.ev.proxy_fence_space = in.fence_space;
           push(s, std::move(pe));
           break;
         }
@@ -630,6 +631,11 @@ Skeleton build(const LitmusTest& t, const MemoryLayout& mem,
       s.reg_types[RegName{static_cast<ThreadId>(ti), r}] = p.reg_types.at(r);
     }
     s.cut = s.cut || p.cut;
+  }
+  for (EventId e = 0; e < s.size(); ++e) {
+    const Event& x = s.ev(e);
+    if (x.is_memory() && !x.is_init && x.space == Space::SharedCta)
+      s.shared_owner.emplace(x.loc, s.placement[static_cast<std::size_t>(x.thread)]);
   }
   fold_status(s);
   return s;

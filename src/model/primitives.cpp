@@ -117,6 +117,36 @@ Bits events_where(const Skeleton& sk, const std::function<bool(const Event&)>& p
   return b;
 }
 
+// The memory a proxy fence restricted to a state space orders operations on
+// (fence.proxy.async.global, .shared::cta, .shared::cluster; PTX ISA
+// §9.7.13.4: "The memory ordering is limited only to operations performed
+// on objects in the state space specified"): MEM_GLOBAL, the memory events
+// on global memory; MEM_SHARED, on shared memory (the .shared::cluster
+// window holds every CTA's); MEM_SHARED_CTA, on the shared memory of their
+// own thread's CTA (the cell's owner: Skeleton::shared_owner).
+// PF_GLOBAL, PF_SHARED_CTA, PF_SHARED_CLUSTER: the fences so restricted.
+void add_space_sets(StaticPrimitives& p, const Skeleton& sk) {
+  auto on = [&sk](const Event& e) { return sk.loc_spaces.at(e.loc); };
+  auto restricted = [](Space s) {
+    return [s](const Event& e) { return e.proxy_fence && e.proxy_fence_space == s; };
+  };
+  const std::pair<std::string_view, std::function<bool(const Event&)>> defs[] = {
+      {"MEM_GLOBAL", [&](const Event& e) { return e.is_memory() && on(e) == Space::Global; }},
+      {"MEM_SHARED", [&](const Event& e) { return e.is_memory() && on(e) != Space::Global; }},
+      {"MEM_SHARED_CTA",
+       [&](const Event& e) {
+         if (!e.is_memory() || e.is_init || on(e) == Space::Global) return false;
+         const auto o = sk.shared_owner.find(e.loc);
+         const Placement& t = sk.placement[static_cast<std::size_t>(e.thread)];
+         return o != sk.shared_owner.end() && o->second.gpu == t.gpu && o->second.cta == t.cta;
+       }},
+      {"PF_GLOBAL", restricted(Space::Global)},
+      {"PF_SHARED_CTA", restricted(Space::SharedCta)},
+      {"PF_SHARED_CLUSTER", restricted(Space::SharedCluster)},
+  };
+  for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
+}
+
 // Proxies (PTX ISA §8.6): GEN, SUR, TEX, CON hold the memory operations
 // through each proxy, and a fence.proxy.K joins K's set (so same-proxy pairs
 // a proxy fence with the accesses it orders); fences and barriers are
@@ -177,6 +207,7 @@ void add_sets(StaticPrimitives& p, const Skeleton& sk) {
   };
   for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
   add_proxy_sets(p, sk);
+  add_space_sets(p, sk);
 }
 
 // Rows between budget checks in the n x n loops below (issue 28: every loop

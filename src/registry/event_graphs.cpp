@@ -3,6 +3,8 @@
 // auto engine that picks between two of them.
 #include "registry/event_graphs.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "redscope/engine/engine.hpp"
@@ -46,15 +48,34 @@ constexpr std::size_t kGiveWayRatio = 300;
 // enumerated, 0.01 s solved; docs/performance.md "Verdict-only runs").
 constexpr double kVerdictLittleWork = 2e3;
 
+// The enumerator where the estimate says its search is cheap. The estimate
+// counts rf, co and Fence-SC choices, not the values along an rf ∪ data
+// cycle under a model without No-Thin-Air (each a choice of the enumerator:
+// enum_engine.cpp each_values); should those reach the enumerator's limit,
+// it gives way to the solver instead of failing.
+TestResult cheap_enum(const LitmusTest& test, const EngineOptions& opts, const std::string& why) {
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  o.give_way_after = std::numeric_limits<std::size_t>::max();  // only at the limit
+  try {
+    return tagged(run_enum(test, o), "enum", why);
+  } catch (const EnumGaveWay& g) {
+    o = opts;
+    o.engine = EngineKind::Z3;
+    return tagged(run_z3(test, o), "z3",
+                  fmt::format("{}, but the enumerator reached its limit after {} choices "
+                              "(values along an rf and data cycle): the solver",
+                              why, g.choices));
+  }
+}
+
 TestResult run_auto_verdict(const LitmusTest& test, const EngineOptions& opts) {
   EngineOptions o = opts;
   const EngineEstimate est = estimate_engines(test, opts, kVerdictLittleWork);
-  if (est.work <= kVerdictLittleWork) {
-    o.engine = EngineKind::Enum;
-    return tagged(
-        run_enum(test, o), "enum",
+  if (est.work <= kVerdictLittleWork)
+    return cheap_enum(
+        test, opts,
         fmt::format("auto: verdict only, at most {:.3g} candidate choices", est.candidates));
-  }
   o.engine = EngineKind::Z3;
   return tagged(run_z3(test, o), "z3",
                 fmt::format("auto: verdict only, {:.3g} candidate choices: one solver query",
@@ -71,11 +92,9 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
   if (opts.verdict_only) return run_auto_verdict(test, opts);
   EngineOptions o = opts;
   const EngineEstimate est = estimate_engines(test, opts, kLittleWork);
-  if (est.work <= kLittleWork) {
-    o.engine = EngineKind::Enum;
-    return tagged(run_enum(test, o), "enum",
-                  fmt::format("auto: at most {:.3g} candidate choices", est.candidates));
-  }
+  if (est.work <= kLittleWork)
+    return cheap_enum(test, opts,
+                      fmt::format("auto: at most {:.3g} candidate choices", est.candidates));
   if (est.outcomes >= kManyOutcomes) {
     o.engine = EngineKind::Enum;
     o.give_way_after = kGiveWayAfter;

@@ -141,6 +141,9 @@ struct Instruction {
   Space space = Space::Generic;
   Proxy proxy = Proxy::Generic;           // memory accesses: the path they take
   ProxyFence fenced = ProxyFence::Alias;  // ProxyFence: what it orders
+  // ProxyFence .async: the state space it is restricted to (.async.global,
+  // .async.shared::cta, .async.shared::cluster); none: every state space.
+  std::optional<Space> fence_space;
   DataType type = DataType::S32;
   RmwOp op = RmwOp::Mov;
   CmpOp cmp = CmpOp::Eq;

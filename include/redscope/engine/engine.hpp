@@ -81,6 +81,13 @@ struct EngineOptions {
   // than one outcome per `give_way_ratio` choices, and at enum_limit.
   std::size_t give_way_after = 0;
   std::size_t give_way_ratio = 1000;
+  // enum engine: drop every candidate whose values close a cycle of rf and
+  // data dependencies, whatever the model (values follow rf acyclically
+  // only, as before issue 43). Under a model without No-Thin-Air that misses
+  // the cycles' solutions, so it is an under-approximation: only explain's
+  // enumeration (a build without Z3) uses it, where the exact search gives
+  // up (docs/cli.md "explain").
+  bool acyclic_values_only = false;
   // enum engine: search each location on its own and take the product when
   // the model's checks and the outcome split over the locations
   // (docs/model.md "Splitting by location"); off only to compare.

@@ -31,6 +31,9 @@ struct Event {
                                           // ("y" for an alias y of x; loc when none)
   Proxy proxy = Proxy::Generic;           // memory events: the proxy of the access
   std::optional<ProxyFence> proxy_fence;  // fence.proxy.K (kind Fence, never strong)
+  // fence.proxy.async.SPACE: the state space it orders operations on
+  // (Global, SharedCta or SharedCluster); none: every state space.
+  std::optional<Space> proxy_fence_space;
   // Events of an asynchronous bulk operation are in program order after the
   // thread's earlier events, but before a later one only once a
   // cp.async.bulk.wait_group has waited for them: before the wait (numbered
@@ -110,6 +113,10 @@ struct Skeleton {
   std::map<RegName, DataType> reg_types;
   std::map<std::string, DataType> loc_types;  // every memory cell and its element type
   std::map<std::string, Space> loc_spaces;    // Global, SharedCta or SharedCluster
+  // Each shared cell reached through the .shared::cta window: the CTA whose
+  // window it is (the cell's owner; the layout rejects a second one). A cell
+  // reached only through .shared::cluster addresses names no owner.
+  std::map<std::string, Placement> shared_owner;
   std::map<std::string, EventId> init_write;  // location → its initial write
   bool cut = false;                           // some path stopped at the unroll bound
   std::vector<std::size_t> path_ids;          // which path of each thread

@@ -21,6 +21,7 @@
 #include "engine/enumerate/leaf_pool.hpp"
 #include "engine/enumerate/split_plan.hpp"
 #include "engine/enumerate/symmetry.hpp"
+#include "engine/enumerate/value_cycles.hpp"
 #include "redscope/core/bitrel.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
@@ -311,8 +312,11 @@ class SkeletonEnumerator {
       }
   }
 
-  // Values follow rf; a cycle through rf and value dependencies has no
-  // value (thin air) and the candidate is dropped.
+  // Values follow rf. A cycle through rf and the value dependencies (data)
+  // is a cycle of rf ∪ dep: under a model whose checks forbid one
+  // (cat::Shortcuts::no_thin_air) the candidate is dropped here; under any
+  // other model its values are the cycle's solutions (value_cycles.hpp), as
+  // the Z3 engine's equations over free values allow them.
   struct Cycle {};
   std::uint64_t read_value(EventId r, std::vector<int>& state) {
     if (state[r] == 2) return val_[r];
@@ -329,14 +333,33 @@ class SkeletonEnumerator {
     return evaluate(e, [&](ReadRef ref) { return val_[sk_.vertex(ref)]; });
   }
 
-  bool compute_values() {
+  // Calls `next` once per assignment of values the rf choice allows, with
+  // val_ and exec_ set (and no assumption broken). Before solving a cycle,
+  // `may_hold()` says whether some candidate with this rf may be consistent
+  // whatever the values (the pruning search's exact check on rf): a model
+  // whose other checks forbid the rf (LB's po ∪ rf cycle) costs no search.
+  template <class MayHold, class Next>
+  void each_values(MayHold may_hold, Next next) {
     val_.assign(n_, 0);
     std::vector<int> state(n_, 0);
     try {
       for (EventId r : reads_) read_value(r, state);
     } catch (const Cycle&) {
-      return false;
+      if (cuts_.no_thin_air || opts_.acyclic_values_only || !may_hold()) return;
+      enumerate::cycle_values(
+          sk_, reads_, rf_, opts_.budget, [&] { tick(); },
+          [&](const std::vector<std::uint64_t>& v) {
+            val_ = v;
+            if (executed_ok()) next();
+          });
+      return;
     }
+    if (executed_ok()) next();
+  }
+
+  // With val_ set: the executed events, the assumptions and the sources of
+  // unexecuted reads.
+  bool executed_ok() {
     exec_.assign(n_, true);
     for (EventId e = 0; e < n_; ++e)
       if (sk_.ev(e).guard) exec_[e] = eval(sk_.ev(e).guard) != 0;
@@ -386,7 +409,11 @@ class SkeletonEnumerator {
 
   void with_rf() {
     tick();
-    if (!compute_values()) return;
+    // The executed events follow the values here: nothing to check first.
+    each_values([] { return true; }, [&] { with_values(); });
+  }
+
+  void with_values() {
     rf_rel_ = BitRel(n_);
     for (EventId r : reads_)
       if (exec_[r]) rf_rel_.set(rf_[r], r);
@@ -725,10 +752,23 @@ class SkeletonEnumerator {
     set_rf();
   }
 
-  // Every source chosen: values (a cycle through rf and the value
-  // dependencies has none), then the Fence-SC pairs.
+  // Every source chosen: values (each_values), then the Fence-SC pairs.
   void read_leaf() {
-    if (!compute_values()) return;
+    each_values([&] { return rf_may_hold(); }, [&] { leaf_values(); });
+  }
+
+  // Every event executes here, so no value changes a relation: the model
+  // with rf exact and the Fence-SC pairs open fails for every value or none.
+  bool rf_may_hold() {
+    eval_.exact(slot_.rf);
+    eval_.rel(slot_.rf) = rf_rel_;
+    changed(1);
+    const bool ok = check_at(1);
+    set_rf();
+    return ok;
+  }
+
+  void leaf_values() {
     eval_.exact(slot_.rf);
     eval_.rel(slot_.rf) = rf_rel_;
     changed(1);

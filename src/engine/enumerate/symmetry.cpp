@@ -43,7 +43,8 @@ bool same_event(const Skeleton& sk, EventId x, EventId y, ThreadId ta, ThreadId 
   const Event& b = sk.ev(y);
   if (a.kind != b.kind || a.thread != ta || b.thread != tb || a.po_index != b.po_index ||
       a.instr != b.instr || a.element != b.element || a.loc != b.loc || a.vloc != b.vloc ||
-      a.proxy != b.proxy || a.proxy_fence != b.proxy_fence || a.async_until != b.async_until ||
+      a.proxy != b.proxy || a.proxy_fence != b.proxy_fence ||
+      a.proxy_fence_space != b.proxy_fence_space || a.async_until != b.async_until ||
       a.sem != b.sem || a.scope != b.scope || a.space != b.space || a.type != b.type ||
       a.in_rmw != b.in_rmw || a.is_init != b.is_init ||
       a.barrier_arrive_only != b.barrier_arrive_only || a.barrier_id != b.barrier_id ||

@@ -672,7 +672,7 @@ class Machine {
     ThreadState& T = n.th[t];
     if (x.proxy_fence) {
       // fence.proxy.K (and a wait's completion): reconcile the paths.
-      paths_.reconcile(*x.proxy_fence, place(x),
+      paths_.reconcile(*x.proxy_fence, x.proxy_fence_space, place(x),
                        [&](op::Slot into, op::Slot from) { n.mem.raise(T.view, into, from); });
       return;
     }

@@ -22,6 +22,10 @@ Paths::Paths(const Skeleton& sk) {
     auto [it, fresh] = addr_index_.emplace(std::pair{x.loc, vloc}, addr_cell_.size());
     if (fresh) {
       addr_cell_.push_back(c);
+      addr_space_.push_back(sk.loc_spaces.at(x.loc));
+      const auto owner = sk.shared_owner.find(x.loc);
+      addr_owner_.push_back(
+          owner == sk.shared_owner.end() ? std::nullopt : std::optional<Placement>(owner->second));
       cell_addrs_[c].push_back(it->second);
       generic_.push_back(new_slot(c));
     }
@@ -42,6 +46,16 @@ Slot Paths::own(const Event& e, const Placement& p) const {
 std::vector<Slot> Paths::bounds(const Event& e, const Placement& p) const {
   if (e.proxy == Proxy::Generic || e.is_init) return {generic_[address(e)], every_[cell(e)]};
   return {own(e, p)};
+}
+
+bool Paths::in_space(std::size_t a, std::optional<Space> space, const Placement& p) const {
+  if (!space) return true;
+  const bool global = addr_space_[a] == Space::Global;
+  if (*space == Space::Global) return global;
+  if (global) return false;
+  if (*space == Space::SharedCluster) return true;
+  const std::optional<Placement>& o = addr_owner_[a];
+  return o && o->gpu == p.gpu && o->cta == p.cta;
 }
 
 Proxy Paths::proxy_of(ProxyFence k) {

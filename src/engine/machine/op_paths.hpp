@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -64,15 +65,18 @@ class Paths {
   Slot promise_read(std::size_t cell) const { return promise_read_[cell]; }
 
   // fence.proxy.K run by a thread placed at p, on the thread's view `v`
-  // (a join per slot: `join(into, from)`).
+  // (a join per slot: `join(into, from)`). A fence restricted to a state
+  // space (fence.proxy.async.global, .shared::cta, .shared::cluster)
+  // reconciles the addresses of that space only (in_space).
   template <typename Join>
-  void reconcile(ProxyFence k, const Placement& p, Join&& join) const {
+  void reconcile(ProxyFence k, std::optional<Space> space, const Placement& p, Join&& join) const {
     if (k == ProxyFence::Alias) {
       for (std::size_t a = 0; a < addresses(); ++a) join(every_[addr_cell_[a]], generic_[a]);
       return;
     }
     const Proxy proxy = proxy_of(k);
     for (std::size_t a = 0; a < addresses(); ++a) {
+      if (!in_space(a, space, p)) continue;
       auto it = cache_.find({proxy, a, p.gpu, p.cta});
       if (it == cache_.end()) continue;
       join(generic_[a], it->second);  // the cache's contents become generic
@@ -83,14 +87,23 @@ class Paths {
 
  private:
   static Proxy proxy_of(ProxyFence k);
+  // Whether address a's memory is in `space` as seen from a thread at p
+  // (none: every space). PTX: "The memory ordering is limited only to
+  // operations performed on objects in the state space specified".
+  // .global: global memory; .shared::cluster: any shared memory (the
+  // cluster's window holds every CTA's); .shared::cta: the shared memory of
+  // p's own CTA (the one whose .shared::cta window reaches it).
+  bool in_space(std::size_t a, std::optional<Space> space, const Placement& p) const;
 
   std::map<std::string, std::size_t> cell_index_;
   std::map<std::pair<std::string, std::string>, std::size_t> addr_index_;
-  std::vector<std::size_t> addr_cell_;                              // per address, its cell
-  std::vector<std::vector<std::size_t>> cell_addrs_;                // per cell, its addresses
-  std::vector<Slot> generic_;                                       // per address
-  std::vector<Slot> every_;                                         // per cell
-  std::vector<Slot> promise_read_;                                  // per cell
+  std::vector<std::size_t> addr_cell_;                // per address, its cell
+  std::vector<Space> addr_space_;                     // per address, its memory's state space
+  std::vector<std::optional<Placement>> addr_owner_;  // per address: a shared cell's CTA
+  std::vector<std::vector<std::size_t>> cell_addrs_;  // per cell, its addresses
+  std::vector<Slot> generic_;                         // per address
+  std::vector<Slot> every_;                           // per cell
+  std::vector<Slot> promise_read_;                    // per cell
   std::map<std::tuple<Proxy, std::size_t, int, int>, Slot> cache_;  // (P, address, gpu, cta)
   std::vector<std::size_t> slot_cell_;
 };

@@ -1151,6 +1151,9 @@ class PtxCellParser {
     }
     no_operands_left(c, mn, "");
     in.bulk = std::move(b);
+    check_target(mn, Qualifiers{},
+                 in.kind == InstrKind::BulkCommit ? detail::TargetInstr::BulkCommit
+                                                  : detail::TargetInstr::BulkWait);
   }
 
   // The ctype table of the seed: .b takes u32/u64/s32 for add, u32/s32/u64/
@@ -1188,9 +1191,12 @@ class PtxCellParser {
 
   // fence.proxy.{alias,surface,texture,constant} (PTX §9.7.13.4): orders
   // accesses through virtual aliases, or through the named proxy against
-  // generic ones (docs/model.md "Proxies"); fence.proxy.async{.shared::cta}
-  // orders generic accesses with the async proxy (the source reads of bulk
-  // reductions).
+  // generic ones (docs/model.md "Proxies"); fence.proxy.async orders generic
+  // accesses with the async proxy (the source reads of bulk reductions), and
+  // .async.global, .async.shared::cta and .async.shared::cluster restrict it
+  // to the operations on objects in that state space (the ISA's .proxykind
+  // list: "The memory ordering is limited only to operations performed on
+  // objects in the state space specified").
   void parse_proxy_fence(Instruction& in, const Token& mn, const std::vector<std::string>& parts) {
     in.kind = InstrKind::ProxyFence;
     static constexpr std::pair<std::string_view, ProxyFence> kinds[] = {
@@ -1209,10 +1215,26 @@ class PtxCellParser {
            fmt::format("proxy fence kind '.{}' is not supported (alias, surface, texture, "
                        "constant, async)",
                        parts[2]));
-    if (in.fenced == ProxyFence::Async && parts.size() == 4 && parts[3] == "shared::cta") return;
-    if (parts.size() > 3)
+    if (in.fenced == ProxyFence::Async && parts.size() == 4) {
+      static constexpr std::pair<std::string_view, Space> spaces[] = {
+          {"global", Space::Global},
+          {"shared::cta", Space::SharedCta},
+          {"shared::cluster", Space::SharedCluster}};
+      for (const auto& [name, space] : spaces)
+        if (parts[3] == name) in.fence_space = space;
+      if (!in.fence_space)
+        fail(qual_loc(mn, parts, 3),
+             fmt::format("fence.proxy.async takes the state space .global, .shared::cta or "
+                         ".shared::cluster, not .{}",
+                         parts[3]));
+    } else if (parts.size() > 3) {
       fail(qual_loc(mn, parts, 3),
            fmt::format("fence.proxy.{} takes no further qualifier", parts[2]));
+    }
+    detail::TargetUse u;
+    u.instr = detail::TargetInstr::ProxyFence;
+    u.async_proxy = in.fenced == ProxyFence::Async;
+    if (auto v = detail::target_violation(target_sm_, u)) fail_rule(qual_loc(mn, parts, 2), *v);
   }
 
   // fence{.sem}.scope with .sem ∈ {.sc, .acq_rel}, default .acq_rel (PTX §9.7.13.4).

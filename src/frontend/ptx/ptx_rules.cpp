@@ -217,6 +217,10 @@ constexpr std::string_view kLd = "PTX ISA §9.7.9.8 ld, Target ISA notes";
 constexpr std::string_view kSt = "PTX ISA §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kLdSt = "PTX ISA §9.7.9.8 ld and §9.7.9.9 st, Target ISA notes";
 constexpr std::string_view kFence = "PTX ISA §9.7.13.4 membar/fence, Target ISA notes";
+constexpr std::string_view kCommit =
+    "PTX ISA §9.7.9.25.6.1 cp.async.bulk.commit_group, Target ISA notes";
+constexpr std::string_view kWait =
+    "PTX ISA §9.7.9.25.6.2 cp.async.bulk.wait_group, Target ISA notes";
 constexpr std::string_view kSemHint = "; sm_6x code uses .volatile and membar";
 constexpr std::string_view kWeakHint = "; a plain ld/st (no .weak) is weak on every target";
 using RS = RuleSite;
@@ -331,6 +335,17 @@ const TargetRule kTargetRules[] = {
     {"fence.cluster", 90, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Fence && u.scope == Scope::Cluster; }},
     // "membar.sys requires sm_20 or higher."
     {"membar.sys", 20, RS::Scope, kFence, "", [](const TargetUse& u) { return u.instr == TI::Membar && u.scope == Scope::Sys; }},
+    // "fence.proxy.async requires sm_90 or higher." (every state space; ptxas
+    // 13.0: "Modifier '.async' requires .target sm_90 or higher")
+    {"fence.proxy.async", 90, RS::Mnemonic, kFence, "", [](const TargetUse& u) { return u.instr == TI::ProxyFence && u.async_proxy; }},
+
+    // ---- bulk async-groups (§9.7.9.25.6) ----
+    // commit_group: "Requires sm_90 or higher." (ptxas 13.0: "Feature
+    // 'cp.async.bulk.commit_group' requires .target sm_90 or higher")
+    {"cp.async.bulk.commit_group", 90, RS::Mnemonic, kCommit, "", [](const TargetUse& u) { return u.instr == TI::BulkCommit; }},
+    // wait_group: "Requires sm_90 or higher." (ptxas 13.0: "Feature
+    // 'cp.async.bulk.wait_group' requires .target sm_90 or higher")
+    {"cp.async.bulk.wait_group", 90, RS::Mnemonic, kWait, "", [](const TargetUse& u) { return u.instr == TI::BulkWait; }},
 
     // ---- placements: clusters (§2.2.2) ----
 };

@@ -51,7 +51,7 @@ std::optional<RuleViolation> check_rmw_form(const RmwForm& f);
 // What an instruction uses that the "Target ISA notes" of its PTX ISA section
 // put a minimum sm_NN on. Qualifiers the line does not write (a default .sem,
 // .scope or state space) need nothing.
-enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar };
+enum class TargetInstr { Red, Atom, Ld, St, Fence, Membar, ProxyFence, BulkCommit, BulkWait };
 
 struct TargetUse {
   TargetInstr instr = TargetInstr::Red;
@@ -65,6 +65,7 @@ struct TargetUse {
   RmwOp op = RmwOp::Add;
   unsigned vec = 1;
   bool cache_hint = false;
+  bool async_proxy = false;  // ProxyFence: fence.proxy.async{.space}
 };
 
 // One row of the table: `feature` needs sm_`min_sm` or later; `source` names
