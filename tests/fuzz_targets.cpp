@@ -833,22 +833,13 @@ Verdict full_cat(const Input& in, FullContext& ctx) {
 }  // namespace
 
 Verdict check_full(const Input& in, FullContext& ctx) {
-  switch (in.target) {
-    case Target::SassAsm:
-    case Target::SassWords:
-    case Target::Merge:
-    case Target::Cycle:
-    case Target::Spec:
-    case Target::Report:
-    case Target::Api: {  // no deeper pipeline than the fast check's
-      const double t0 = cpu_now();
-      Verdict v = check_fast(in, ctx.fast);
-      ctx.stage_seconds[std::string(name(in.target))] += cpu_now() - t0;
-      return v;
-    }
-    case Target::Cat: return full_cat(in, ctx);
-    default: return full_litmus(in, ctx);
+  if (!has_full_check(in.target)) {  // no deeper pipeline than the fast check's
+    const double t0 = cpu_now();
+    Verdict v = check_fast(in, ctx.fast);
+    ctx.stage_seconds[std::string(name(in.target))] += cpu_now() - t0;
+    return v;
   }
+  return in.target == Target::Cat ? full_cat(in, ctx) : full_litmus(in, ctx);
 }
 
 std::string finding_class(Target t, const Verdict& v) {

@@ -73,12 +73,6 @@ cycle, the column and the edge), 1 a file could not be written or --size was
 stopped by --max-tests or --timeout (nothing written).
 )";
 
-// The budget of --size (docs/cli.md "redscope gen cycle"): defaults that stop
-// a mistaken vocabulary in seconds (the default vocabulary's --size 8 makes
-// 2,006 tests in 0.15 s; 28 annotated words make 53,274 at --size 6).
-constexpr std::size_t kDefaultMaxTests = 10'000;
-constexpr double kDefaultTimeout = 60;
-
 struct Options {
   std::optional<std::string> out;
   std::optional<std::size_t> size;
@@ -86,8 +80,7 @@ struct Options {
   gen::CycleOptions cycle;
   bool quiet = false;
   std::vector<std::string> cycles;
-  std::size_t max_tests = kDefaultMaxTests;  // --size: 0 is no bound
-  double timeout = kDefaultTimeout;          // --size: seconds, 0 is none
+  GenBudget budget;  // of --size
 };
 
 [[noreturn]] void usage(const std::string& msg) {
@@ -111,7 +104,9 @@ Options parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage(fmt::format("{} needs a value", a));
       return argv[++i];
     };
-    if (a == "-h" || a == "--help") {
+    if (is_gen_budget_option(a)) {
+      if (auto bad = set_gen_budget(a, value(), o.budget)) usage(*bad);
+    } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kCycleUsage);
       std::exit(0);
     } else if (a == "--out") {
@@ -140,20 +135,6 @@ Options parse_args(int argc, char** argv) {
       if (v != "global" && v != "shared")
         usage(fmt::format("--space is global or shared, not '{}'", printable(v)));
       o.cycle.space = v == "shared" ? gen::Space::Shared : gen::Space::Global;
-    } else if (a == "--max-tests") {
-      const std::string v = value();
-      const std::optional<long long> n = parse_whole(v, 0, kMaxTestsBound);
-      if (!n)
-        usage(fmt::format("--max-tests takes a whole number from 0 to {}, not '{}'", kMaxTestsBound,
-                          printable(v)));
-      o.max_tests = static_cast<std::size_t>(*n);
-    } else if (a == "--timeout") {
-      const std::string v = value();
-      const std::optional<long long> n = parse_whole(v, 0, kMaxTimeoutSeconds);
-      if (!n)
-        usage(fmt::format("--timeout takes a whole number of seconds from 0 to {}, not '{}'",
-                          kMaxTimeoutSeconds, printable(v)));
-      o.timeout = static_cast<double>(*n);
     } else if (a == "-q") {
       o.quiet = true;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -276,7 +257,7 @@ int enumerate(const Options& o) {
   if (o.edges) e.vocabulary = vocabulary_of(*o.edges, "--edges");
   if (o.relax) e.relax = vocabulary_of(*o.relax, "--relax");
   e.cycle = o.cycle;
-  const Budget budget(BudgetLimits{o.timeout, 0});
+  const Budget budget(BudgetLimits{o.budget.timeout, 0});
   e.budget = &budget;
   StagedWriter w(*o.out);
   try {
@@ -288,8 +269,8 @@ int enumerate(const Options& o) {
     };
     std::size_t written = 0;
     const gen::EnumerateCount count = gen::for_each_cycle(e, [&](const auto& t) {
-      if (o.max_tests && written == o.max_tests)
-        throw Stopped{fmt::format("more than {} tests (--max-tests)", o.max_tests)};
+      if (o.budget.max_tests && written == o.budget.max_tests)
+        throw Stopped{fmt::format("more than {} tests (--max-tests)", o.budget.max_tests)};
       w.write(t);
       ++written;
     });
@@ -308,7 +289,7 @@ int enumerate(const Options& o) {
     fail(
         fmt::format("stopped: over {} s (--timeout); nothing written to {} (raise the bound, "
                     "or narrow --size, --edges, --relax)",
-                    o.timeout, *o.out));
+                    o.budget.timeout, *o.out));
   }
   return 0;
 }

@@ -69,18 +69,11 @@ that cannot be written.
   std::exit(2);
 }
 
-// The budget (docs/cli.md "redscope gen matrix"): defaults that stop a
-// mistaken spec in seconds (the shipped matrices have at most 1,440 cells,
-// written at about 1,000 cells a second).
-constexpr std::size_t kDefaultMaxTests = 10'000;
-constexpr double kDefaultTimeout = 60;
-
 struct Options {
   std::string spec, out;
   bool quiet = false;
   std::size_t max_file_bytes = kDefaultMaxInputBytes;
-  std::size_t max_tests = kDefaultMaxTests;  // cells of the product; 0: no bound
-  double timeout = kDefaultTimeout;          // seconds; 0: none
+  GenBudget budget;  // max_tests: cells of the product
 };
 
 Options parse_options(int argc, char** argv) {
@@ -91,29 +84,15 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(fmt::format("{} needs a value", a));
       return argv[++i];
     };
-    if (a == "-h" || a == "--help") {
+    if (is_gen_budget_option(a)) {
+      if (auto bad = set_gen_budget(a, value(), o.budget)) usage_error(*bad);
+    } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kMatrixUsage);
       std::exit(0);
     } else if (a == "--out" || a == "-o") {
       o.out = value();
     } else if (a == "-q" || a == "--quiet") {
       o.quiet = true;
-    } else if (a == "--max-tests") {
-      const std::string v = value();
-      const std::optional<long long> n = parse_whole(v, 0, kMaxTestsBound);
-      if (!n)
-        usage_error(fmt::format("--max-tests takes a whole number from 0 to {}, not '{}'",
-                                kMaxTestsBound, printable(v)));
-      o.max_tests = static_cast<std::size_t>(*n);
-    } else if (a == "--timeout") {
-      const std::string v = value();
-      const std::optional<long long> n = parse_whole(v, 0, kMaxTimeoutSeconds);
-      if (!n)
-        usage_error(
-            fmt::format("--timeout takes a whole number of seconds from 0 to {}, not "
-                        "'{}'",
-                        kMaxTimeoutSeconds, printable(v)));
-      o.timeout = static_cast<double>(*n);
     } else if (a == "--max-file-size") {
       const std::string v = value();
       const std::optional<long long> mb = parse_whole(v, kMaxFileSizeMinMb, kMaxFileSizeMaxMb);
@@ -229,16 +208,16 @@ int run_gen_matrix(int argc, char** argv) {
   try {
     const MatrixSpec spec = generate::read_matrix_spec(o.spec, o.max_file_bytes);
     const std::size_t total = generate::matrix_cell_count(spec);
-    if (o.max_tests && total > o.max_tests) {
+    if (o.budget.max_tests && total > o.budget.max_tests) {
       fmt::print(stderr,
                  "redscope gen matrix: {} has {} cells, over --max-tests {}: nothing written "
                  "(raise --max-tests, 0 for no bound, or give fewer labels)\n",
-                 o.spec, total, o.max_tests);
+                 o.spec, total, o.budget.max_tests);
       return 2;
     }
     OutputFolder folder(o.out, spec.name, o.max_file_bytes);
     MatrixCount count;
-    const Budget budget(BudgetLimits{o.timeout, 0});
+    const Budget budget(BudgetLimits{o.budget.timeout, 0});
     try {
       Progress progress(total, o.quiet, "cells");
       count = generate::for_each_cell(
@@ -254,7 +233,7 @@ int run_gen_matrix(int argc, char** argv) {
     } catch (const BudgetExceeded&) {
       fmt::print(stderr,
                  "redscope gen matrix: stopped: over {} s (--timeout); nothing written to {}\n",
-                 o.timeout, o.out);
+                 o.budget.timeout, o.out);
       return 1;
     }
     if (count.written == 0) {
