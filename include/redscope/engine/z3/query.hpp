@@ -37,6 +37,7 @@ class QueryModel {
   ModelRef kind() const { return kind_; }
   const std::vector<std::string>& variants() const { return variants_; }
   bool enabled(std::string_view check) const { return opts_.enables(check); }
+  const EngineOptions& options() const { return opts_; }
   // The model's named checks that forbid (not flags, not disabled), once
   // each, in file order.
   std::vector<std::string> enabled_checks() const;
