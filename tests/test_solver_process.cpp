@@ -167,10 +167,10 @@ TEST_CASE("solver process: killed past --max-memory, the budget's memory error",
   const auto t0 = Clock::now();
   SolverProcess p(&budget, [](WireIn&, const Budget*) -> std::string {
     std::vector<char*> blocks;
-    for (;;) {  // 10 MiB every 5 ms, touched: resident
+    for (;;) {  // 10 MiB every 20 ms, touched: resident
       blocks.push_back(static_cast<char*>(std::malloc(10 << 20)));
       std::memset(blocks.back(), 1, 10 << 20);
-      usleep(5000);
+      usleep(20000);
     }
   });
   const pid_t pid = p.pid();
