@@ -25,6 +25,7 @@
 #include "redscope/engine/z3/solver_process.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
 
 using namespace redscope;
@@ -221,6 +222,25 @@ TEST_CASE("solver process: a fork waits for another thread's in-process Z3 secti
   CHECK_THROWS_AS(SolverProcess(&budget, [](WireIn&, const Budget*) { return std::string(); }),
                   BudgetExceeded);
   holder.join();
+}
+
+TEST_CASE("solver process: which tests are small enough for this process", "[solver-process]") {
+  const LitmusTest mp = parse_litmus_file(file("litmus/classic/MP.litmus"));
+  const EngineOptions o;
+  const Expansion ex = expand(mp, o.expand);
+  CHECK(detail::small_for_process(ex, *model_of(o, mp)));
+  // A model of 9,000 lets: each an n x n relation of terms, however small n.
+  std::string lets = "\"big\"\nlet r0 = po | rf\n";
+  for (int i = 1; i < 9000; ++i)
+    lets += fmt::format("let r{} = r{} | (r{} ; rf)\n", i, i - 1, i - 1);
+  const cat::Model big =
+      cat::parse_cat(lets + "acyclic r8999 as Big\n", "big.cat", cat::ptx_primitives());
+  CHECK_FALSE(detail::small_for_process(ex, big));
+  // 8 reductions of one cell: 153 (read, write) and (write, write) pairs.
+  std::string src = "PTX red8\n{\nglobal s32 x = 1;\n}\n P0@cta 0,gpu 0 ;\n";
+  for (int i = 0; i < 8; ++i) src += " red.global.min.s32 [x], -2 ;\n";
+  const LitmusTest red = parse_litmus(src + "forall (x == -2)\n", "red8.litmus");
+  CHECK_FALSE(detail::small_for_process(expand(red, o.expand), *model_of(o, red)));
 }
 
 TEST_CASE("solver process: the engine, verdicts and the PTO twin answer as in this process",

@@ -382,7 +382,7 @@ struct Query::Impl {
       : sk(skeleton),
         model(m),
         budget(b) {
-    if (!m.options().solver_process && detail::small_for_process(skeleton)) {
+    if (!m.options().solver_process && detail::small_for_process(skeleton, m.model())) {
       const detail::InProcessZ3 section;
       here = detail::translate_z3_errors(
           [&] { return std::make_unique<Solver>(session.context(), skeleton, m, b); });

@@ -24,6 +24,7 @@
 
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/failure.hpp"
+#include "redscope/model/cat.hpp"
 
 namespace redscope::detail {
 
@@ -455,8 +456,8 @@ InProcessZ3::~InProcessZ3() {
   if (g.open == 0) g.cv.notify_all();
 }
 
-bool small_for_process(const Skeleton& sk) {
-  if (sk.size() > kSmallEvents) return false;
+bool small_for_process(const Skeleton& sk, const cat::Model& m) {
+  if (sk.size() > kSmallEvents || m.exprs > kSmallModelExprs) return false;
   std::map<std::string_view, std::pair<std::size_t, std::size_t>> cells;  // reads, writes
   for (EventId e = 0; e < sk.size(); ++e) {
     const Event& ev = sk.ev(e);
@@ -468,10 +469,10 @@ bool small_for_process(const Skeleton& sk) {
   return pairs <= kSmallPairs;
 }
 
-bool small_for_process(const Expansion& ex) {
+bool small_for_process(const Expansion& ex, const cat::Model& m) {
   return ex.skeletons.size() <= kSmallSkeletons &&
          std::all_of(ex.skeletons.begin(), ex.skeletons.end(),
-                     [](const Skeleton& sk) { return small_for_process(sk); });
+                     [&m](const Skeleton& sk) { return small_for_process(sk, m); });
 }
 
 // ---- the parent -------------------------------------------------------------------

@@ -291,7 +291,7 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const ModelChoice choice = choice_for(test, opts, *model);
   Solved s;
-  if (!opts.solver_process && detail::small_for_process(ex)) {
+  if (!opts.solver_process && detail::small_for_process(ex, *model)) {
     // A small test's context is released at once: in this process, as fast
     // as it was (solver_process.hpp).
     const detail::InProcessZ3 section;

@@ -45,6 +45,10 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/results/results.hpp"
 
+namespace redscope::cat {
+struct Model;
+}
+
 namespace redscope::detail {
 
 // ---- in this process or in a child -------------------------------------------
@@ -66,17 +70,21 @@ class InProcessZ3 {
 };
 
 // Whether Z3 may run on this skeleton, or on every skeleton of this
-// expansion, in redscope's process: at most kSmallEvents events, at most
-// kSmallPairs same-cell (read, write) and (write, write) pairs (the rf and
-// co variables of the encoding, whose growth makes the context large), and
-// at most kSmallSkeletons skeletons. Every test of litmus/ and the Dat3M
-// suite is small (at most 40 events and 71 pairs); 8 reductions of one
-// cell are not (153 pairs), nor are 10 threads storing to one cell (132).
+// expansion, under model `m` in redscope's process: at most kSmallEvents
+// events, at most kSmallPairs same-cell (read, write) and (write, write)
+// pairs (the rf and co variables of the encoding, whose growth makes the
+// context large), at most kSmallSkeletons skeletons, and a model of at most
+// kSmallModelExprs expressions (each an n x n relation of terms). Every test
+// of litmus/ and the Dat3M suite is small (at most 40 events and 71 pairs)
+// under the built-in models (models/ptx.cat: 330 expressions) and Dat3M's
+// (185, 307); 8 reductions of one cell are not (153 pairs), nor are 10
+// threads storing to one cell (132), nor a model of 9,000 lets.
 inline constexpr std::size_t kSmallEvents = 48;
 inline constexpr std::size_t kSmallPairs = 96;
 inline constexpr std::size_t kSmallSkeletons = 64;
-bool small_for_process(const Skeleton& sk);
-bool small_for_process(const Expansion& ex);
+inline constexpr std::size_t kSmallModelExprs = 512;
+bool small_for_process(const Skeleton& sk, const cat::Model& m);
+bool small_for_process(const Expansion& ex, const cat::Model& m);
 
 // ---- the codec: unsigned LEB128 integers, length-prefixed strings --------
 
