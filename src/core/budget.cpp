@@ -17,8 +17,8 @@ Budget::Budget(BudgetLimits limits) : limits_(limits) {
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(span);
 }
 
-Budget::Budget(const Budget& parent, std::chrono::steady_clock::time_point deadline)
-    : limits_(parent.limits_),
+Budget::Budget(BudgetLimits limits, std::chrono::steady_clock::time_point deadline)
+    : limits_(limits),
       deadline_(deadline) {}
 
 void Budget::raise() const {

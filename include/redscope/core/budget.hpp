@@ -41,10 +41,11 @@ struct BudgetLimits {
 class Budget {
  public:
   explicit Budget(BudgetLimits limits = {0, 0});
-  // The same limits and deadline, not stopped, with no hooks: the budget a
-  // helper process (a forked solver, engine/z3/solver_process.hpp) checks
-  // on its own, which shares no lock with the parent's.
-  Budget(const Budget& parent, std::chrono::steady_clock::time_point deadline);
+  // `limits` with `deadline` (used when limits.seconds > 0) instead of one
+  // counted from now: a test's budget as a forked solver checks it on its
+  // own, sharing no lock with the parent's, or a shorter part of it
+  // (engine/z3/solver_process.hpp).
+  Budget(BudgetLimits limits, std::chrono::steady_clock::time_point deadline);
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 
   // Throws BudgetExceeded when the deadline has passed or the watchdog has

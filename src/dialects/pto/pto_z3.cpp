@@ -427,13 +427,16 @@ TestResult run_pto_z3(const LitmusTest& test, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const pto_exec::Observed obs = pto_exec::observe(test, opts.observe_all);
   TestResult r = pto_exec::start_result(test, opts, obs);
-  detail::FoundOutcomes found;
-  if (!opts.solver_process && small_for_process(*pto::program_of(test))) {
-    const detail::InProcessZ3 section;  // engine/z3/solver_process.hpp
-    found = detail::translate_z3_errors([&] { return PtoZ3(test, opts, obs).run(); });
-  } else {
-    // In the solver's own process, whose context is never released: the
-    // process ends with _exit.
+  // A small program in this process for a while (engine/z3/solver_process.hpp),
+  // else in a solver process, whose context is never released: the process
+  // ends with _exit.
+  const auto here = [&](const Budget* b) {
+    EngineOptions o = opts;
+    o.budget = b;
+    o.expand.budget = b;
+    return detail::translate_z3_errors([&] { return PtoZ3(test, o, obs).run(); });
+  };
+  const auto elsewhere = [&] {
     const std::string answer = detail::run_isolated(opts.budget, [&](const Budget* b) {
       EngineOptions o = opts;
       o.budget = b;
@@ -446,8 +449,11 @@ TestResult run_pto_z3(const LitmusTest& test, const EngineOptions& opts) {
       });
     });
     detail::WireIn in(answer);
-    found = detail::get_found(in);
-  }
+    return detail::get_found(in);
+  };
+  detail::FoundOutcomes found = !opts.solver_process && small_for_process(*pto::program_of(test))
+                                    ? detail::here_first(opts.budget, here, elsewhere)
+                                    : elsewhere();
   // The notes are the explorer's (a report, not part of the cross-check);
   // a program with more paths than the explorer takes still gets its
   // outcomes here, with the static notes and a word on the rest.

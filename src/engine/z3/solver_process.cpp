@@ -318,7 +318,7 @@ void close_inherited(int keep) {
   }
   forget_helper_memory();
   std::optional<Budget> own;
-  if (parent_budget) own.emplace(*parent_budget, parent_budget->deadline());
+  if (parent_budget) own.emplace(parent_budget->limits(), parent_budget->deadline());
   const Budget* budget = own ? &*own : nullptr;
   const AmbientBudget ambient(budget);
   while (const std::optional<std::string> request = read_message(3))
@@ -454,6 +454,61 @@ InProcessZ3::~InProcessZ3() {
   --g.open;
   --sections_here;
   if (g.open == 0) g.cv.notify_all();
+}
+
+namespace {
+
+Budget attempt_budget(const Budget* test) {
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(kInProcessSeconds));
+  if (!test) return Budget(BudgetLimits{kInProcessSeconds, 0}, until);
+  BudgetLimits limits = test->limits();
+  limits.seconds = kInProcessSeconds;
+  return Budget(limits, test->limits().seconds > 0 ? std::min(until, test->deadline()) : until);
+}
+
+}  // namespace
+
+InProcessBudget::InProcessBudget(const Budget* test) : test_(test), budget_(attempt_budget(test)) {
+  watchdog_ = std::jthread([this](std::stop_token st) {
+    every(st, std::chrono::milliseconds(50), [this] {
+      if (test_) {
+        try {
+          test_->check();
+        } catch (const BudgetExceeded& e) {
+          budget_.stop(e.kind());
+        }
+      }
+      budget_.poll();
+    });
+  });
+}
+
+InProcessBudget::~InProcessBudget() {
+  watchdog_.request_stop();
+  watchdog_.join();
+}
+
+bool InProcessBudget::moved() const {
+  if (test_) {
+    try {
+      test_->check();
+    } catch (const BudgetExceeded&) {
+      return false;
+    }
+  }
+  try {
+    budget_.check();
+  } catch (const BudgetExceeded& e) {
+    return e.kind() == BudgetKind::Timeout;
+  }
+  return false;
+}
+
+void InProcessBudget::check_spent() const {
+  if (test_) test_->check();
+  budget_.check();
 }
 
 bool small_for_process(const Skeleton& sk, const cat::Model& m) {

@@ -290,17 +290,10 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   TestResult r = start_result(test, opts, ex);
   const std::shared_ptr<const cat::Model> model = model_of(opts, test);
   const ModelChoice choice = choice_for(test, opts, *model);
-  Solved s;
-  if (!opts.solver_process && detail::small_for_process(ex, *model)) {
-    // A small test's context is released at once: in this process, as fast
-    // as it was (solver_process.hpp).
-    const detail::InProcessZ3 section;
-    s = translate_z3_errors([&] {
-      z3::context c;
-      return solve(c, ex, test, opts, choice, r.observables);
-    });
-  } else {
-    s = decode(detail::run_isolated(opts.budget, [&](const Budget* b) {
+  // In a solver process (solver_process.hpp), whose context is never
+  // released: the process ends with _exit.
+  const auto elsewhere = [&] {
+    return decode(detail::run_isolated(opts.budget, [&](const Budget* b) {
       EngineOptions o = opts;  // the child's budget: it shares no lock with ours
       o.budget = b;
       o.expand.budget = b;
@@ -309,7 +302,20 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
         return encode(solve(*c, ex, test, o, choice, r.observables));
       });
     }));
-  }
+  };
+  // A small test in this process, as fast as it always was, for a while.
+  const auto here = [&](const Budget* b) {
+    EngineOptions o = opts;
+    o.budget = b;
+    o.expand.budget = b;
+    return translate_z3_errors([&] {
+      z3::context c;
+      return solve(c, ex, test, o, choice, r.observables);
+    });
+  };
+  Solved s = !opts.solver_process && detail::small_for_process(ex, *model)
+                 ? detail::here_first(opts.budget, here, elsewhere)
+                 : elsewhere();
   r.incomplete.bound_cut += s.inc.bound_cut;
   r.incomplete.barrier_deadlock += s.inc.barrier_deadlock;
   if (opts.verdict_only) {

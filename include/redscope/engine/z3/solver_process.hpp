@@ -36,8 +36,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -68,6 +70,55 @@ class InProcessZ3 {
  private:
   bool open_;
 };
+
+// A small test's solver runs in this process for at most this long; past
+// it, with time left on the test's budget, it starts again from scratch in
+// a solver process (whose answer is the same: both start from a fresh
+// context). The shipped suites' slowest test takes 0.35 s; what Z3 builds
+// in this time is released in about as long again.
+inline constexpr double kInProcessSeconds = 2;
+
+// The budget of such an attempt: the test's memory cap, and a deadline at
+// most kInProcessSeconds away, kept by a watchdog of its own (which also
+// passes on a stop of the test's budget, may be null).
+class InProcessBudget {
+ public:
+  explicit InProcessBudget(const Budget* test);
+  ~InProcessBudget();  // joins the watchdog
+  InProcessBudget(const InProcessBudget&) = delete;
+  InProcessBudget& operator=(const InProcessBudget&) = delete;
+  const Budget* get() const { return &budget_; }
+  // After a failure of the attempt: whether it ran out of its own time
+  // only, with the test's budget not spent (then the work moves).
+  bool moved() const;
+  // Throws the test's budget error, or the attempt's memory error, if spent.
+  void check_spent() const;
+
+ private:
+  const Budget* test_;
+  Budget budget_;
+  std::jthread watchdog_;
+};
+
+// here(budget) in this process, inside a section, under an InProcessBudget;
+// if that runs out of time first, elsewhere(): the same work in a solver
+// process, under the test's budget.
+template <class Here, class Elsewhere>
+auto here_first(const Budget* test, Here here, Elsewhere elsewhere) -> decltype(elsewhere()) {
+  {
+    const InProcessBudget attempt(test);
+    try {
+      const InProcessZ3 section;
+      return here(attempt.get());
+    } catch (const std::exception&) {
+      if (!attempt.moved()) {
+        attempt.check_spent();
+        throw;
+      }
+    }
+  }
+  return elsewhere();
+}
 
 // Whether Z3 may run on this skeleton, or on every skeleton of this
 // expansion, under model `m` in redscope's process: at most kSmallEvents
