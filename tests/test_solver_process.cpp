@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "redscope/core/budget.hpp"
 #include "redscope/core/failure.hpp"
 #include "redscope/driver/engines.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/engine/z3/solver_process.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
@@ -262,6 +264,45 @@ TEST_CASE("solver process: the engine, verdicts and the PTO twin answer as in th
       CHECK(there.outcomes.size() == here.outcomes.size());
     }
   }
+}
+
+// The children of this thread (a session's solver process).
+std::string children_here() {
+  std::ifstream f(fmt::format("/proc/self/task/{}/children", gettid()));
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+TEST_CASE("solver process: a query session past its time here moves, replaying what it did",
+          "[solver-process][query]") {
+  const LitmusTest t = parse_litmus_file(file("litmus/classic/CoRR+weak.litmus"));
+  const EngineOptions o;
+  const Expansion ex = expand(t, o.expand);
+  const QueryModel model(t, o);
+  const std::vector<Observable> obs = observables_of(t, ex, true);
+  const auto ask = [&](bool pause) {
+    QuerySession session(nullptr);
+    std::string out;
+    {
+      Query q(session, ex.skeletons[0], model, nullptr);
+      q.require_normal_end();
+      out += fmt::format("{} ", q.possible_under(model.enabled_checks()));
+      out += fmt::format("{} ", fmt::join(q.witness(0).rf.texts(), ","));
+    }
+    if (pause) {  // past kInProcessSeconds: what follows runs in the session's process
+      std::this_thread::sleep_for(std::chrono::duration<double>(detail::kInProcessSeconds + 0.1));
+      CHECK(children_here().empty());
+    }
+    Query q(session, ex.skeletons[0], model, nullptr);
+    q.require_normal_end();
+    out += fmt::format("{} ", fmt::join(q.minimal_core(model.enabled_checks()), ","));
+    REQUIRE(q.possible(Barriers::MustPass));
+    out += fmt::format("{} {}", fmt::join(q.witness(0).co.texts(), ","), q.final_values().size());
+    CHECK(children_here().empty() == !pause);
+    return out;
+  };
+  CHECK(ask(true) == ask(false));
 }
 
 TEST_CASE("solver process: explain answers as in this process", "[solver-process][explain]") {

@@ -2,6 +2,9 @@
 #include "redscope/engine/z3/query.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -15,33 +18,6 @@
 #include "redscope/model/primitives.hpp"
 
 namespace redscope {
-
-// A session's context, for the queries that run in this process (made at
-// the first), and the budget every query keeps (solver_process.hpp).
-struct QuerySession::Impl {
-  const Budget* budget;
-  std::unique_ptr<z3::context> c;
-  std::unique_ptr<detail::InterruptOnStop> guard;  // the watchdog may interrupt its checks
-
-  explicit Impl(const Budget* b) : budget(b) {}
-  ~Impl() {
-    if (!c) return;
-    const detail::InProcessZ3 section;
-    guard.reset();
-    c.reset();
-  }
-  // In a section.
-  z3::context& context() {
-    if (!c) {
-      c = std::make_unique<z3::context>();
-      guard = std::make_unique<detail::InterruptOnStop>(budget, *c);
-    }
-    return *c;
-  }
-};
-
-QuerySession::QuerySession(const Budget* budget) : impl_(std::make_unique<Impl>(budget)) {}
-QuerySession::~QuerySession() = default;
 
 namespace {
 
@@ -364,56 +340,198 @@ std::string serve(Solver* q, WireIn& in) {
   return std::move(w.bytes());
 }
 
+// ---- the session: small queries in this process, then in its process ------
+
+// What a session's small queries did, as requests to the session's solver
+// process (queries by number; a skeleton and a model by their address,
+// which a forked process shares): the same Z3 calls in the same order on
+// one context, so that a process that replays them holds the state this
+// process held, and answers as this process would have.
+enum class SessionOp : std::uint8_t { Open, Call, Close };
+
+std::string session_request(SessionOp op, std::size_t id) {
+  WireOut w;
+  w.u(static_cast<std::uint8_t>(op));
+  w.u(id);
+  return std::move(w.bytes());
+}
+
+// The session's solver process: one context, the queries by number.
+detail::SolverProcess::Handler session_handler() {
+  return [c = static_cast<z3::context*>(nullptr), queries = std::map<std::size_t, Solver*>()](
+             WireIn& in, const Budget* own) mutable {
+    return detail::translate_z3_errors([&]() -> std::string {
+      if (!c) c = new z3::context;  // NOLINT: released with the process, not before
+      const auto op = static_cast<SessionOp>(in.u());
+      const std::size_t id = in.u();
+      if (op == SessionOp::Call) return serve(queries.at(id), in);
+      if (op == SessionOp::Close) {
+        delete queries.at(id);  // as this process did (its terms freed), for the same state
+        queries.erase(id);
+        return {};
+      }
+      const auto* sk = reinterpret_cast<const Skeleton*>(in.u());
+      const auto* model = reinterpret_cast<const QueryModel*>(in.u());
+      queries[id] = new Solver(*c, *sk, *model, own);  // NOLINT: deleted by Close
+      return {};
+    });
+  };
+}
+
 }  // namespace
 
-// A query's Solver runs in this process when its skeleton is small, on the
-// session's context as before, inside sections; else in a solver process,
-// on a context of its own (solver_process.hpp). Requests and answers are
-// the same bytes either way. The static primitives need no solver.
+// A session's small queries run in this process on one context, as they
+// always did, for kInProcessSeconds from the first (solver_process.hpp);
+// past that, with time left on the test's budget, the session moves: its
+// solver process replays what they did and answers from then on. A query
+// on a large skeleton has a solver process of its own.
+struct QuerySession::Impl {
+  const Budget* budget;
+  std::unique_ptr<z3::context> c;
+  std::map<std::size_t, std::unique_ptr<Solver>> here;
+  std::optional<std::chrono::steady_clock::time_point> until;  // of the attempt here
+  std::vector<std::string> log;                                // what was done here
+  std::unique_ptr<detail::SolverProcess> child;                // once moved
+  std::size_t next = 0;
+
+  explicit Impl(const Budget* b) : budget(b) {}
+  ~Impl() { drop(); }
+
+  void drop() {
+    if (!c) return;
+    const detail::InProcessZ3 section;
+    here.clear();
+    c.reset();
+  }
+
+  // `f` here, inside a section, its checks interrupted at the test's
+  // deadline or at the attempt's end: its answer, or nothing when it ran
+  // out of the latter (Z3's errors as SolverError).
+  template <class F>
+  std::optional<std::string> attempt(F f) {
+    if (!until) until = detail::attempt_end();
+    if (std::chrono::steady_clock::now() >= *until) {  // the time here is over
+      if (budget) budget->check();                     // (or the test's)
+      return std::nullopt;
+    }
+    const detail::InProcessBudget limit(budget, *until);
+    try {
+      const detail::InProcessZ3 section;
+      if (!c) c = std::make_unique<z3::context>();
+      const detail::InterruptOnStop guard(limit.get(), *c);
+      return detail::translate_z3_errors(f);
+    } catch (const std::exception&) {
+      if (!limit.moved()) {
+        limit.check_spent();
+        throw;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The session's process, which replays what was done here.
+  void move() {
+    drop();
+    child = std::make_unique<detail::SolverProcess>(budget, session_handler());
+    for (const std::string& r : log) child->call(r);
+    log.clear();
+  }
+
+  // `request` (done by `here_f` in this process while the session may stay).
+  template <class F>
+  std::string run(const std::string& request, F here_f) {
+    if (!child) {
+      if (std::optional<std::string> a = attempt(here_f)) {
+        log.push_back(request);
+        return *std::move(a);
+      }
+      move();
+    }
+    return child->call(request);
+  }
+
+  // `elsewhere`: the session moves now (EngineOptions::solver_process).
+  std::size_t open(const Skeleton& sk, const QueryModel& model, const Budget* b, bool elsewhere) {
+    if (elsewhere && !child) move();
+    const std::size_t id = next++;
+    WireOut w;
+    w.bytes() = session_request(SessionOp::Open, id);
+    w.u(reinterpret_cast<std::uintptr_t>(&sk));
+    w.u(reinterpret_cast<std::uintptr_t>(&model));
+    run(w.bytes(), [&] {
+      here[id] = std::make_unique<Solver>(*c, sk, model, b);
+      return std::string();
+    });
+    return id;
+  }
+
+  std::string call(std::size_t id, const std::string& request) {
+    return run(session_request(SessionOp::Call, id) + request, [&] {
+      WireIn in(request);
+      return serve(here.at(id).get(), in);
+    });
+  }
+
+  void close(std::size_t id) noexcept {
+    try {
+      const std::string request = session_request(SessionOp::Close, id);
+      if (child) {
+        child->call(request);
+      } else if (c) {
+        const detail::InProcessZ3 section;
+        here.erase(id);
+        log.push_back(request);
+      }
+    } catch (...) {  // (a session past its budget: its process is gone)
+    }
+  }
+};
+
+QuerySession::QuerySession(const Budget* budget) : impl_(std::make_unique<Impl>(budget)) {}
+QuerySession::~QuerySession() = default;
+
+// A query in its session, or, on a large skeleton, in a solver process of
+// its own (a fresh context: it was never in this process). With
+// EngineOptions::solver_process the session moves at once. Requests and
+// answers are the same bytes either way. The static primitives need no
+// solver: they are computed here, when asked.
 struct Query::Impl {
+  QuerySession::Impl& session;
   const Skeleton& sk;
   const QueryModel& model;
   const Budget* budget;
-  std::unique_ptr<Solver> here;
-  std::unique_ptr<detail::SolverProcess> child;
+  std::optional<std::size_t> id;  // in the session
+  std::unique_ptr<detail::SolverProcess> own;
   mutable std::optional<cat::StaticPrimitives> prims;
 
-  Impl(QuerySession::Impl& session, const Skeleton& skeleton, const QueryModel& m, const Budget* b)
-      : sk(skeleton),
+  Impl(QuerySession::Impl& s, const Skeleton& skeleton, const QueryModel& m, const Budget* b)
+      : session(s),
+        sk(skeleton),
         model(m),
         budget(b) {
-    if (!m.options().solver_process && detail::small_for_process(skeleton, m.model())) {
-      const detail::InProcessZ3 section;
-      here = detail::translate_z3_errors(
-          [&] { return std::make_unique<Solver>(session.context(), skeleton, m, b); });
+    if (detail::small_for_process(skeleton, m.model())) {
+      id = session.open(skeleton, m, b, m.options().solver_process);
       return;
     }
-    child = std::make_unique<detail::SolverProcess>(
+    own = std::make_unique<detail::SolverProcess>(
         session.budget ? session.budget : b,
-        [&skeleton, &m, q = static_cast<Solver*>(nullptr)](WireIn& in, const Budget* own) mutable {
+        [&skeleton, &m, q = static_cast<Solver*>(nullptr)](WireIn& in, const Budget* mine) mutable {
           return detail::translate_z3_errors([&] {
             if (q) return serve(q, in);
-            auto* c = new z3::context;             // NOLINT: released with the process
-            q = new Solver(*c, skeleton, m, own);  // NOLINT: likewise
+            auto* c = new z3::context;              // NOLINT: released with the process
+            q = new Solver(*c, skeleton, m, mine);  // NOLINT: likewise
             return std::string();
           });
         });
     WireOut w = request(Op::Open);
-    call(w);
+    own->call(w.bytes());
   }
 
   ~Impl() {
-    if (!here) return;
-    const detail::InProcessZ3 section;
-    here.reset();
+    if (id) session.close(*id);
   }
 
-  std::string call(WireOut& w) {
-    if (!here) return child->call(w.bytes());
-    const detail::InProcessZ3 section;
-    WireIn in(w.bytes());
-    return detail::translate_z3_errors([&] { return serve(here.get(), in); });
-  }
+  std::string call(WireOut& w) { return id ? session.call(*id, w.bytes()) : own->call(w.bytes()); }
   bool yes(WireOut& w) {
     const std::string a = call(w);
     WireIn in(a);
@@ -527,10 +645,10 @@ std::vector<std::pair<std::string, std::uint64_t>> Query::final_values() const {
   return out;
 }
 
-// The same primitives the child's encoding computed (Encoding's
-// constructor: cat::static_primitives of the skeleton, model and variants).
+// The same primitives the encoding computed (Encoding's constructor:
+// cat::static_primitives of the skeleton, model and variants), kept here,
+// wherever the query's solver runs or moves.
 const cat::StaticPrimitives& Query::static_primitives() const {
-  if (impl_->here) return impl_->here->enc.static_prims();
   if (!impl_->prims)
     impl_->prims.emplace(cat::static_primitives(
         impl_->sk, impl_->model.model(), impl_->model.kind()->variant_list(), impl_->budget));

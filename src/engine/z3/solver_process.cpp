@@ -458,10 +458,7 @@ InProcessZ3::~InProcessZ3() {
 
 namespace {
 
-Budget attempt_budget(const Budget* test) {
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(kInProcessSeconds));
+Budget attempt_budget(const Budget* test, std::chrono::steady_clock::time_point until) {
   if (!test) return Budget(BudgetLimits{kInProcessSeconds, 0}, until);
   BudgetLimits limits = test->limits();
   limits.seconds = kInProcessSeconds;
@@ -470,7 +467,15 @@ Budget attempt_budget(const Budget* test) {
 
 }  // namespace
 
-InProcessBudget::InProcessBudget(const Budget* test) : test_(test), budget_(attempt_budget(test)) {
+std::chrono::steady_clock::time_point attempt_end() {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(kInProcessSeconds));
+}
+
+InProcessBudget::InProcessBudget(const Budget* test, std::chrono::steady_clock::time_point until)
+    : test_(test),
+      budget_(attempt_budget(test, until)) {
   watchdog_ = std::jthread([this](std::stop_token st) {
     every(st, std::chrono::milliseconds(50), [this] {
       if (test_) {

@@ -32,6 +32,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,12 +79,16 @@ class InProcessZ3 {
 // in this time is released in about as long again.
 inline constexpr double kInProcessSeconds = 2;
 
+// When an attempt that starts now ends: kInProcessSeconds from now.
+std::chrono::steady_clock::time_point attempt_end();
+
 // The budget of such an attempt: the test's memory cap, and a deadline at
-// most kInProcessSeconds away, kept by a watchdog of its own (which also
-// passes on a stop of the test's budget, may be null).
+// `until` or the test's, whichever comes first, kept by a watchdog of its
+// own (which also passes on a stop of the test's budget, may be null).
 class InProcessBudget {
  public:
-  explicit InProcessBudget(const Budget* test);
+  explicit InProcessBudget(const Budget* test,
+                           std::chrono::steady_clock::time_point until = attempt_end());
   ~InProcessBudget();  // joins the watchdog
   InProcessBudget(const InProcessBudget&) = delete;
   InProcessBudget& operator=(const InProcessBudget&) = delete;
