@@ -2,32 +2,34 @@
 // Releasing a large Z3 context cannot be interrupted (Z3_del_context took
 // 5-80 s on tests whose checks were interrupted at the deadline), nor can
 // some of Z3's calls (an assertion's simplification), so a budget cannot be
-// kept while a large context lives in redscope's process. A test whose
-// skeletons are large (small_for_process) gets a SolverProcess: a child
-// forked from the thread that holds the expanded test (copy-on-write:
-// nothing is parsed, copied or sent to start it), which builds its own
-// context, serves requests (its answers streamed back through a socket in
-// the small binary codec below) and ends with _exit, its context never
-// released. The parent waits with poll() up to the test's deadline and kills
-// it there, or past --max-memory, which takes no longer than the kernel
-// needs to free its pages. A small test runs in redscope's process as
-// before: a child starts cold (Z3 writes 25-30 MB of fresh tables for a
-// context and its first solver, 50-110 ms of page faults on the machine of
-// docs/performance.md), which would cost a suite of small tests several times
-// its time; a small test's context is released in milliseconds.
+// kept while a large context lives in redscope's process. A large test
+// (small_for_process) gets a SolverProcess: a child forked from the thread
+// that holds the expanded test (copy-on-write: nothing is parsed, copied or
+// sent to start it), which builds its own context, serves requests (its
+// answers streamed back through a socket in the small binary codec below)
+// and ends with _exit, its context never released. The parent waits with
+// poll() up to the test's deadline and kills it there, or past
+// --max-memory, which takes no longer than the kernel needs to free its
+// pages. A small test starts in redscope's process as before, for at most
+// kInProcessSeconds (here_first; the query API's sessions likewise): a
+// child starts cold (Z3 writes 25-30 MB of fresh tables for a context and
+// its first solver, 50-110 ms of page faults on the machine of
+// docs/performance.md), which would cost a suite of small tests several
+// times its time. Past that it starts again in a solver process, with the
+// same answer, so that what this process releases is what that time built.
 //
 // Why fork() is safe from a multithreaded redscope: after fork() the child
 // has one thread, and a lock another thread held at that moment stays held
 // in the child for ever. The child takes only locks that are the C
 // library's (malloc, stdio and the loader's, which glibc resets in the
-// child), its own budget's (Budget(parent, deadline): a fresh object) and
-// Z3's. Z3's global locks (its memory manager's, the symbol table's, the
-// resource limits') are safe because no thread is in Z3 code when a thread
-// forks: Z3 code in redscope's process runs only inside InProcessZ3 sections,
-// and a fork waits until no section is open in another thread (new sections
-// wait for it); a solver process never opens one (its sections are no-ops).
-// Keep it so: every use of a z3:: object in redscope's process, its
-// destruction included, belongs inside a section.
+// child), its own budget's (a fresh Budget) and Z3's. Z3's global locks
+// (its memory manager's, the symbol table's, the resource limits') are safe
+// because no thread is in Z3 code when a thread forks: Z3 code in
+// redscope's process runs only inside InProcessZ3 sections, and a fork
+// waits until no section is open in another thread (new sections wait for
+// it); a solver process never opens one (its sections are no-ops). Keep it
+// so: every use of a z3:: object in redscope's process, its destruction
+// included, belongs inside a section.
 #pragma once
 
 #include <sys/types.h>
