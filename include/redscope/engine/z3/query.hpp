@@ -49,8 +49,9 @@ class QueryModel {
   const EngineOptions& opts_;
 };
 
-// One solver context for a test's queries. While it lives, the budget's
-// watchdog interrupts its checks (Budget::InterruptGuard).
+// One solver context for a test's small queries, in this process and then,
+// past kInProcessSeconds, in a solver process (solver_process.hpp); the
+// budget stops their checks at its deadline or memory cap.
 class QuerySession {
  public:
   explicit QuerySession(const Budget* budget);
@@ -96,7 +97,9 @@ enum class Barriers : std::uint8_t { MustPass, MayHang };
 // checks assumed. Z3's failures come out as SolverError (core/failure.hpp).
 class Query {
  public:
-  // `session`, `sk` and `model` must outlive it.
+  // `session`, `sk` and `model` must outlive it, and `sk` and `model` the
+  // session too: a session that moves to a solver process replays what its
+  // queries did, the closed ones included (engine/z3/solver_process.hpp).
   Query(QuerySession& session, const Skeleton& sk, const QueryModel& model, const Budget* budget);
   ~Query();
   Query(const Query&) = delete;
