@@ -25,7 +25,9 @@ TEST_CASE(
     "[query]") {
   const LitmusTest t =
       two_threads(" st.relaxed.gpu x, 1 ;\n st.relaxed.gpu x, 2 ;\n", "P0@cta 0,gpu 0");
-  const EngineOptions opts;
+  EngineOptions opts;
+  // In this process, and in a solver process (engine/z3/solver_process.hpp).
+  opts.solver_process = GENERATE(false, true);
   const Expansion ex = expand(t, opts.expand);
   REQUIRE(ex.skeletons.size() == 1);
   const QueryModel model(t, opts);
@@ -67,7 +69,8 @@ TEST_CASE("query: facts scoped to one check; final values of its execution", "[q
         two_threads(" red.relaxed." + scope + ".global.add.u32 [x], 1 | red.relaxed." + scope +
                         ".global.add.u32 [x], 1 ;\n",
                     "P0@cta 0,gpu 0 | P1@cta 1,gpu 0");
-    const EngineOptions opts;
+    EngineOptions opts;
+    opts.solver_process = GENERATE(false, true);
     const Expansion ex = expand(t, opts.expand);
     const Skeleton& sk = ex.skeletons[0];
     const QueryModel model(t, opts);

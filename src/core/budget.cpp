@@ -17,6 +17,10 @@ Budget::Budget(BudgetLimits limits) : limits_(limits) {
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(span);
 }
 
+Budget::Budget(BudgetLimits limits, std::chrono::steady_clock::time_point deadline)
+    : limits_(limits),
+      deadline_(deadline) {}
+
 void Budget::raise() const {
   const auto k = static_cast<BudgetKind>(stopped_.load() < 0 ? 0 : stopped_.load());
   if (k == BudgetKind::Memory)
@@ -48,6 +52,14 @@ void Budget::charge(std::size_t bytes) const {
     stopped_.compare_exchange_strong(expected, static_cast<int>(BudgetKind::Memory));
     raise();
   }
+}
+
+void Budget::check_memory() const {
+  check();
+  if (limits_.memory_mb == 0 || resident_mb() <= limits_.memory_mb) return;
+  int expected = -1;
+  stopped_.compare_exchange_strong(expected, static_cast<int>(BudgetKind::Memory));
+  raise();
 }
 
 void Budget::stop(BudgetKind k) {
@@ -98,11 +110,26 @@ AmbientBudget::AmbientBudget(const Budget* b) : saved_(tls_budget) { tls_budget 
 
 AmbientBudget::~AmbientBudget() { tls_budget = saved_; }
 
+namespace {
+// The MiB the live helper processes hold of their own (HelperMemory).
+std::atomic<std::size_t> helpers_mb{0};
+}  // namespace
+
 std::size_t resident_mb() {
   std::ifstream statm("/proc/self/statm");
   std::size_t pages = 0, resident = 0;
   if (!(statm >> pages >> resident)) return 0;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024) +
+         helpers_mb.load(std::memory_order_relaxed);
 }
+
+HelperMemory::~HelperMemory() { helpers_mb.fetch_sub(mb_, std::memory_order_relaxed); }
+
+void HelperMemory::set(std::size_t mb) {
+  helpers_mb.fetch_add(mb - mb_, std::memory_order_relaxed);  // modulo 2^64: a decrease too
+  mb_ = mb;
+}
+
+void forget_helper_memory() { helpers_mb.store(0, std::memory_order_relaxed); }
 
 }  // namespace redscope

@@ -41,6 +41,12 @@ struct BudgetLimits {
 class Budget {
  public:
   explicit Budget(BudgetLimits limits = {0, 0});
+  // `limits` with `deadline` (used when limits.seconds > 0) instead of one
+  // counted from now: a test's budget as a forked solver checks it on its
+  // own, sharing no lock with the parent's, or a shorter part of it
+  // (engine/z3/solver_process.hpp).
+  Budget(BudgetLimits limits, std::chrono::steady_clock::time_point deadline);
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 
   // Throws BudgetExceeded when the deadline has passed or the watchdog has
   // stopped the test. Cheap: one clock read.
@@ -52,6 +58,10 @@ class Budget {
   // the deadline. Call it before every allocation whose size grows with the
   // input (n x n relations, memory cells, estimates).
   void charge(std::size_t bytes) const;
+  // Throws BudgetExceeded (Memory) when --max-memory is set and
+  // resident_mb() is over it (what the watchdog's poll() finds), and check()s
+  // the deadline: for a thread waiting on a helper process.
+  void check_memory() const;
   const BudgetLimits& limits() const { return limits_; }
 
   // Stops the test: later check() calls throw, and every registered
@@ -91,8 +101,27 @@ class Budget {
   mutable std::vector<const InterruptGuard*> hooks_;  // guarded by mu_
 };
 
-// Resident memory of this process, in MiB (0 when unknown).
+// Resident memory of this process, in MiB (0 when unknown), plus what its
+// live helper processes hold beyond the pages they share with it
+// (HelperMemory): the memory --max-memory bounds.
 std::size_t resident_mb();
+
+// One helper process's own memory (a forked solver's growth since its fork,
+// which its parent measures), counted in resident_mb() for this object's
+// lifetime. Process-wide by nature, like the resident size itself.
+class HelperMemory {
+ public:
+  HelperMemory() = default;
+  ~HelperMemory();
+  HelperMemory(const HelperMemory&) = delete;
+  HelperMemory& operator=(const HelperMemory&) = delete;
+  void set(std::size_t mb);
+
+ private:
+  std::size_t mb_ = 0;
+};
+// In a helper process just forked: its parent's helpers are not its own.
+void forget_helper_memory();
 
 // The budget of the test this thread is running (null: none), for the
 // stages whose interfaces carry no options: the dialects' parsers check it

@@ -72,6 +72,10 @@ struct EngineOptions {
   // as lookup tables instead of in Z3's floating-point theory (same outcomes;
   // off only to compare the two encodings). Not used with No-Thin-Air off.
   bool float_tables = true;
+  // z3 engine (and the PTO semantics' Z3 twin, the query API): run the
+  // solver in its own process even for a small test, which otherwise runs in
+  // this one (engine/z3/solver_process.hpp). For tests that compare the two.
+  bool solver_process = false;
   // enum engine: choices tried before giving up, over the whole test: each rf
   // assignment, each cell's coherence order, each Fence-SC orientation and
   // each barrier arrival set counts one (the op engine: states explored).

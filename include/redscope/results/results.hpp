@@ -61,6 +61,7 @@ class EdgeTexts {
   std::size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   const std::string& operator[](std::size_t i) const { return *items_[i]; }
+  const std::vector<Item>& items() const { return items_; }
   std::vector<std::string> texts() const;
 
   struct const_iterator {

@@ -8,6 +8,7 @@
 
 #include "dialects/pto/pto_exec.hpp"
 #include "dialects/pto/pto_z3_values.hpp"
+#include "redscope/engine/z3/solver_process.hpp"
 #include "redscope/engine/z3/z3_guard.hpp"
 
 namespace redscope {
@@ -406,13 +407,53 @@ class PtoZ3 {
   std::size_t counter_ = 0;
 };
 
+// Whether the twin may run in redscope's process (engine/z3/solver_process.hpp):
+// at most 32 operations, 8 of them loads or stores (whose times are solver
+// variables once two cores have them). litmus/pto's programs have at most 6
+// and 4; 8 cores of one store and one load each run past a 5 s budget.
+bool small_for_process(const p::Program& prog) {
+  std::size_t ops = 0, memory = 0;
+  for (const p::Core& core : prog.cores) {
+    ops += core.ops.size();
+    for (const p::Op& op : core.ops)
+      memory += op.kind == p::OpKind::Load || op.kind == p::OpKind::Store ? 1 : 0;
+  }
+  return ops <= 32 && memory <= 8;
+}
+
 }  // namespace
 
 TestResult run_pto_z3(const LitmusTest& test, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const pto_exec::Observed obs = pto_exec::observe(test, opts.observe_all);
   TestResult r = pto_exec::start_result(test, opts, obs);
-  auto found = detail::translate_z3_errors([&] { return PtoZ3(test, opts, obs).run(); });
+  // A small program in this process for a while (engine/z3/solver_process.hpp),
+  // else in a solver process, whose context is never released: the process
+  // ends with _exit.
+  const auto here = [&](const Budget* b) {
+    EngineOptions o = opts;
+    o.budget = b;
+    o.expand.budget = b;
+    return detail::translate_z3_errors([&] { return PtoZ3(test, o, obs).run(); });
+  };
+  const auto elsewhere = [&] {
+    const std::string answer = detail::run_isolated(opts.budget, [&](const Budget* b) {
+      EngineOptions o = opts;
+      o.budget = b;
+      o.expand.budget = b;
+      return detail::translate_z3_errors([&] {
+        auto* solver = new PtoZ3(test, o, obs);  // NOLINT: released with the process
+        detail::WireOut w;
+        detail::put(w, solver->run());
+        return std::move(w.bytes());
+      });
+    });
+    detail::WireIn in(answer);
+    return detail::get_found(in);
+  };
+  detail::FoundOutcomes found = !opts.solver_process && small_for_process(*pto::program_of(test))
+                                    ? detail::here_first(opts.budget, here, elsewhere)
+                                    : elsewhere();
   // The notes are the explorer's (a report, not part of the cross-check);
   // a program with more paths than the explorer takes still gets its
   // outcomes here, with the static notes and a word on the rest.

@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 
 #include "engine/z3/z3_condition.hpp"
 #include "engine/z3/z3_encoding.hpp"
+#include "redscope/engine/z3/solver_process.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/engine/z3/z3_guard.hpp"
 #include "redscope/model/cat.hpp"
@@ -209,25 +212,72 @@ void enumerate(z3::context& c, const Skeleton& sk, std::size_t index, const Litm
 // satisfiable one is the witness; all unsatisfiable prove there is none.
 // Paths cut by the unroll bound are counted as in a full run; paths that
 // hang at a barrier are not looked for.
-void decide(z3::context& c, const Expansion& ex, const LitmusTest& test, const EngineOptions& opts,
-            const ModelChoice& model, TestResult& r) {
+std::optional<std::pair<std::vector<std::uint64_t>, Witness>> decide(
+    z3::context& c, const Expansion& ex, const LitmusTest& test, const EngineOptions& opts,
+    const ModelChoice& model, const std::vector<Observable>& obs, IncompletePaths& inc) {
   for (std::size_t i = 0; i < ex.skeletons.size(); ++i) {
     const Skeleton& sk = ex.skeletons[i];
     if (sk.cut) {
-      SkeletonSolver s(c, sk, test, r.observables, opts, model);
-      if (s.sat(false)) ++r.incomplete.bound_cut;
+      SkeletonSolver s(c, sk, test, obs, opts, model);
+      if (s.sat(false)) ++inc.bound_cut;
       continue;
     }
-    SkeletonSolver s(c, sk, test, r.observables, opts, model, true);
+    SkeletonSolver s(c, sk, test, obs, opts, model, true);
     if (!s.sat(true)) continue;
     const z3::model m = s.model();
     std::vector<std::uint64_t> vals;
     for (const z3::expr& t : s.terms()) vals.push_back(m.eval(t, true).get_numeral_uint64());
-    settle_verdict(r, test, std::pair{std::move(vals), s.encoding().witness(m, i)},
-                   VerdictBy::Witness);
-    return;
+    return std::pair{std::move(vals), s.encoding().witness(m, i)};
   }
-  settle_verdict(r, test, std::nullopt, VerdictBy::SolverProof);
+  return std::nullopt;
+}
+
+// What the solver found for a test: the paths cut or hanging at a barrier,
+// and the outcomes (a verdict-only run: the one that decided, if any).
+struct Solved {
+  IncompletePaths inc;
+  detail::FoundOutcomes found;
+  std::optional<std::pair<std::vector<std::uint64_t>, Witness>> decided;
+};
+
+Solved solve(z3::context& c, const Expansion& ex, const LitmusTest& test, const EngineOptions& opts,
+             const ModelChoice& choice, const std::vector<Observable>& obs) {
+  const InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
+  Solved s;
+  if (opts.verdict_only) {
+    s.decided = decide(c, ex, test, opts, choice, obs, s.inc);
+  } else {
+    for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
+      enumerate(c, ex.skeletons[i], i, test, obs, opts, choice, s.found, s.inc);
+  }
+  return s;
+}
+
+// The answer of a solver process (solver_process.hpp).
+std::string encode(const Solved& s) {
+  detail::WireOut w;
+  w.u(s.inc.bound_cut);
+  w.u(s.inc.barrier_deadlock);
+  detail::put(w, s.found);
+  w.b(s.decided.has_value());
+  if (s.decided) {
+    w.u64s(s.decided->first);
+    detail::put(w, s.decided->second);
+  }
+  return std::move(w.bytes());
+}
+
+Solved decode(const std::string& answer) {
+  detail::WireIn in(answer);
+  Solved s;
+  s.inc.bound_cut = in.u();
+  s.inc.barrier_deadlock = in.u();
+  s.found = detail::get_found(in);
+  if (in.b()) {
+    std::vector<std::uint64_t> vals = in.u64s();
+    s.decided.emplace(std::move(vals), detail::get_witness(in));
+  }
+  return s;
 }
 
 }  // namespace
@@ -235,25 +285,47 @@ void decide(z3::context& c, const Expansion& ex, const LitmusTest& test, const E
 bool z3_available() { return true; }
 
 TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
-  return translate_z3_errors([&] {
-    const auto t0 = Clock::now();
-    const Expansion ex = expand(test, opts.expand);
-    TestResult r = start_result(test, opts, ex);
-    z3::context c;
-    const InterruptOnStop guard(opts.budget, c);  // the watchdog may interrupt its checks
-    std::map<std::vector<std::uint64_t>, Witness> found;
-    const std::shared_ptr<const cat::Model> model = model_of(opts, test);
-    const ModelChoice choice = choice_for(test, opts, *model);
-    if (opts.verdict_only) {
-      decide(c, ex, test, opts, choice, r);
-    } else {
-      for (std::size_t i = 0; i < ex.skeletons.size(); ++i)
-        enumerate(c, ex.skeletons[i], i, test, r.observables, opts, choice, found, r.incomplete);
-      settle_result(r, test, std::move(found));
-    }
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
-  });
+  const auto t0 = Clock::now();
+  const Expansion ex = expand(test, opts.expand);
+  TestResult r = start_result(test, opts, ex);
+  const std::shared_ptr<const cat::Model> model = model_of(opts, test);
+  const ModelChoice choice = choice_for(test, opts, *model);
+  // In a solver process (solver_process.hpp), whose context is never
+  // released: the process ends with _exit.
+  const auto elsewhere = [&] {
+    return decode(detail::run_isolated(opts.budget, [&](const Budget* b) {
+      EngineOptions o = opts;  // the child's budget: it shares no lock with ours
+      o.budget = b;
+      o.expand.budget = b;
+      return translate_z3_errors([&] {
+        auto* c = new z3::context;  // NOLINT: released with the process, not before
+        return encode(solve(*c, ex, test, o, choice, r.observables));
+      });
+    }));
+  };
+  // A small test in this process, as fast as it always was, for a while.
+  const auto here = [&](const Budget* b) {
+    EngineOptions o = opts;
+    o.budget = b;
+    o.expand.budget = b;
+    return translate_z3_errors([&] {
+      z3::context c;
+      return solve(c, ex, test, o, choice, r.observables);
+    });
+  };
+  Solved s = !opts.solver_process && detail::small_for_process(ex, *model)
+                 ? detail::here_first(opts.budget, here, elsewhere)
+                 : elsewhere();
+  r.incomplete.bound_cut += s.inc.bound_cut;
+  r.incomplete.barrier_deadlock += s.inc.barrier_deadlock;
+  if (opts.verdict_only) {
+    const VerdictBy by = s.decided ? VerdictBy::Witness : VerdictBy::SolverProof;
+    settle_verdict(r, test, std::move(s.decided), by);
+  } else {
+    settle_result(r, test, std::move(s.found));
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
 }
 
 }  // namespace redscope

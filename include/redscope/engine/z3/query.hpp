@@ -37,6 +37,7 @@ class QueryModel {
   ModelRef kind() const { return kind_; }
   const std::vector<std::string>& variants() const { return variants_; }
   bool enabled(std::string_view check) const { return opts_.enables(check); }
+  const EngineOptions& options() const { return opts_; }
   // The model's named checks that forbid (not flags, not disabled), once
   // each, in file order.
   std::vector<std::string> enabled_checks() const;
@@ -48,8 +49,9 @@ class QueryModel {
   const EngineOptions& opts_;
 };
 
-// One solver context for a test's queries. While it lives, the budget's
-// watchdog interrupts its checks (Budget::InterruptGuard).
+// One solver context for a test's small queries, in this process and then,
+// past kInProcessSeconds, in a solver process (solver_process.hpp); the
+// budget stops their checks at its deadline or memory cap.
 class QuerySession {
  public:
   explicit QuerySession(const Budget* budget);
@@ -95,7 +97,9 @@ enum class Barriers : std::uint8_t { MustPass, MayHang };
 // checks assumed. Z3's failures come out as SolverError (core/failure.hpp).
 class Query {
  public:
-  // `session`, `sk` and `model` must outlive it.
+  // `session`, `sk` and `model` must outlive it, and `sk` and `model` the
+  // session too: a session that moves to a solver process replays what its
+  // queries did, the closed ones included (engine/z3/solver_process.hpp).
   Query(QuerySession& session, const Skeleton& sk, const QueryModel& model, const Budget* budget);
   ~Query();
   Query(const Query&) = delete;

@@ -8,14 +8,20 @@
 
 #include "redscope/core/budget.hpp"
 #include "redscope/core/failure.hpp"
+#include "redscope/engine/z3/solver_process.hpp"
 
 namespace redscope::detail {
 
 // For its lifetime, the watchdog of `budget` (may be null) interrupts `c`
-// when it stops the test: a check() in progress then returns unknown.
+// when it stops the test: a check() in progress then returns unknown. The
+// interrupt is Z3 code in a brief section (solver_process.hpp).
 class InterruptOnStop {
  public:
-  InterruptOnStop(const Budget* budget, z3::context& c) : guard_(budget, [&c] { c.interrupt(); }) {}
+  InterruptOnStop(const Budget* budget, z3::context& c)
+      : guard_(budget, [&c] {
+          const InProcessZ3 section(true);
+          c.interrupt();
+        }) {}
 
  private:
   Budget::InterruptGuard guard_;
