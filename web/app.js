@@ -49,11 +49,14 @@ ui.fileName.addEventListener('input', () => { showDialect(); testEditor.render()
 
 // ---- the engine ----------------------------------------------------------------
 
+// Run waits while an example is fetched: a click in between would run the
+// test being replaced, and its table would then be cleared by setTest.
+let opening = 0;
 const engine = new Engine({
   onReady: (msg) => {
     // The first start, or a restart after Stop (whose state, 'stopped', stays).
     if (document.body.dataset.state === 'loading') document.body.dataset.state = 'ready';
-    ui.run.disabled = false;
+    ui.run.disabled = opening > 0;
     setStatus(`engine ready (${(msg.ms / 1000).toFixed(1)} s)`);
     const v = msg.version;
     if (v) {
@@ -175,7 +178,7 @@ async function call(command, options = {}, label = command) {
     clearInterval(clock);
     ui.progress.hidden = true;
     ui.stop.disabled = true;
-    ui.run.disabled = false;
+    ui.run.disabled = opening > 0;
   }
 }
 
@@ -509,10 +512,17 @@ async function loadExamples() {
 }
 
 async function openExample(path) {
-  const res = await fetch(`examples/${path}`);
-  if (!res.ok) { showMessage(`no example ${path}`); return; }
-  setTest(path.split('/').pop(), await res.text());
-  ui.examples.value = path;
+  opening += 1;
+  ui.run.disabled = true;
+  try {
+    const res = await fetch(`examples/${path}`);
+    if (!res.ok) { showMessage(`no example ${path}`); return; }
+    setTest(path.split('/').pop(), await res.text());
+    ui.examples.value = path;
+  } finally {
+    opening -= 1;
+    if (!opening) ui.run.disabled = !engine.ready || engine.busy;
+  }
 }
 
 function setTest(fileName, text) {
