@@ -311,7 +311,7 @@ void append_value(std::string& out, std::uint64_t v, DataType t) {
   out.append(text.data(), text.size());
 }
 
-std::string quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
+std::string json_quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
 
 // An array of `n` elements as Json::write lays it out at `depth`.
 template <class Element>
@@ -346,7 +346,7 @@ void write_json(const TestResult& r, bool nested, const TextSink& sink) {
   Blocks b(sink);
   b.buf().append(head, 0, o);
   std::vector<std::string> keys;
-  for (const Observable& ob : r.observables) keys.push_back(quoted(ob.label) + ": ");
+  for (const Observable& ob : r.observables) keys.push_back(json_quoted(ob.label) + ": ");
   const int depth = nested ? 2 : 1;
   write_array(b, nested, depth, l.size(), [&](const auto& separate) {
     l.for_each([&](const OutcomeStore::Entry& e) {
@@ -378,7 +378,7 @@ void write_json(const TestResult& r, bool nested, const TextSink& sink) {
       const std::uint64_t key =
           (std::uint64_t{sk} << 40) | (std::uint64_t{es[i].from} << 20) | es[i].to;
       auto [it, fresh] = texts.try_emplace(key);
-      if (fresh) it->second = quoted(l.edge_text(sk, es[i]));
+      if (fresh) it->second = json_quoted(l.edge_text(sk, es[i]));
       s += it->second;
     }
     s += ']';

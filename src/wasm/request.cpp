@@ -27,7 +27,7 @@ using Type = JsonNode::Type;
 }
 
 // A string as a message shows it: quoted, its first 40 bytes.
-std::string quoted(std::string_view s) {
+std::string in_quotes(std::string_view s) {
   return fmt::format("\"{}{}\"", s.substr(0, 40), s.size() > 40 ? "..." : "");
 }
 
@@ -35,7 +35,7 @@ std::string quoted(std::string_view s) {
 // container by its kind.
 std::string shown(const JsonNode& n) {
   switch (n.type()) {
-    case Type::String: return quoted(n.text());
+    case Type::String: return in_quotes(n.text());
     case Type::Array: return "an array";
     case Type::Object: return "an object";
     case Type::Null: return "null";
@@ -50,7 +50,7 @@ void each_member(const JsonNode& o, std::string_view what,
   std::unordered_set<std::string_view> seen;
   for (std::size_t i = 0; i < o.keys().size(); ++i) {
     if (!seen.insert(o.keys()[i]).second)
-      fail(o.values()[i], fmt::format("{}{} is given twice", what, quoted(o.keys()[i])));
+      fail(o.values()[i], fmt::format("{}{} is given twice", what, in_quotes(o.keys()[i])));
     fn(o.keys()[i], o.values()[i]);
   }
 }
@@ -156,7 +156,7 @@ const JsonNode& outcome_of(const CommandSpec& spec, const JsonNode& v) {
     if (!x.is(Type::String))
       fail(x, fmt::format("options.outcome's {} takes a string (a value as run's JSON writes "
                           "it: \"1\"), not {}",
-                          quoted(k), shown(x)));
+                          in_quotes(k), shown(x)));
   });
   return v;
 }
@@ -164,8 +164,8 @@ const JsonNode& outcome_of(const CommandSpec& spec, const JsonNode& v) {
 void option(Request& q, const CommandSpec& spec, const std::string& key, const JsonNode& v) {
   if (!among(spec.options, key))
     fail(v, spec.options.empty()
-                ? fmt::format("{} takes no option, not {}", spec.command, quoted(key))
-                : fmt::format("{} takes no option {} (its options: {})", spec.command, quoted(key),
+                ? fmt::format("{} takes no option, not {}", spec.command, in_quotes(key))
+                : fmt::format("{} takes no option {} (its options: {})", spec.command, in_quotes(key),
                               listed(spec.options, false)));
   if (key == "engine") q.engine = engine_of(spec, v);
   if (key == "observe_all") q.observe_all = flag(key, v);
@@ -232,7 +232,7 @@ ModelRef builtin_model(const JsonNode& v) {
 
 void member(Request& q, const std::string& key, const JsonNode& v) {
   if (!among(kMembers, key))
-    fail(v, fmt::format("a request has no member {} (its members: {})", quoted(key),
+    fail(v, fmt::format("a request has no member {} (its members: {})", in_quotes(key),
                         listed(kMembers, false)));
   if (key == "command" || v.is(Type::Null)) return;  // spec_of read it; null: left out
   if (key == "test") q.test = text_of(key, v, "the test's text");
