@@ -383,7 +383,8 @@ void self_test(std::uint64_t index) {
     const char* v = std::getenv(var);
     if (!v || std::strtoull(v, nullptr, 10) != index) continue;
     if (std::strcmp(var, "REDSCOPE_FUZZ_CRASH_AT") == 0) std::raise(SIGSEGV);
-    for (volatile std::uint64_t spin = 0;; spin = spin + 1) {}
+    volatile std::uint64_t spin = 0;
+    while (true) spin = spin + 1;
   }
 }
 
