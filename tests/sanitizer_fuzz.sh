@@ -2,7 +2,7 @@
 # Runs, under AddressSanitizer + UndefinedBehaviorSanitizer, the binaries that
 # scripts/build-sanitize.sh built beforehand (this test never builds): the
 # parser/engine fuzz cases, the axiom, frontend, layout, seed-example and value
-# unit tests, then the fuzz harness for $SANITIZER_FUZZ_SECONDS (default 60):
+# unit tests, then the fuzz harness for $SANITIZER_FUZZ_SECONDS (default 40):
 # every target round-robin, parse-level in batches (--fast), every 50th input
 # through the whole pipeline.
 # Fails, saying what to run, when the tree is missing or older than the sources.
@@ -46,6 +46,6 @@ REDSCOPE_FUZZ_MUTANTS=${REDSCOPE_FUZZ_MUTANTS:-3} \
   "$tests" "[fuzz],[axioms],[frontend],[layout],[seed],[values]" || status=1
 findings="$work/fuzz-findings-sanitize"
 # Each check costs about 10 times more here: smaller batches, longer caps.
-"$fuzz" --fast --full-every 50 --batch 500 --seconds "${SANITIZER_FUZZ_SECONDS:-60}" --seed 7 \
+"$fuzz" --fast --full-every 50 --batch 500 --seconds "${SANITIZER_FUZZ_SECONDS:-40}" --seed 7 \
   --findings "$findings" --slow 30 --hang 60 --fast-slow 10 --fast-hang 60 || status=1
 exit $status
