@@ -27,5 +27,5 @@
 #include <variant>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
 #include <fmt/format.h>
+#include <boost/graph/adjacency_list.hpp>

@@ -165,8 +165,8 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
   if (!among(spec.options, key))
     fail(v, spec.options.empty()
                 ? fmt::format("{} takes no option, not {}", spec.command, in_quotes(key))
-                : fmt::format("{} takes no option {} (its options: {})", spec.command, in_quotes(key),
-                              listed(spec.options, false)));
+                : fmt::format("{} takes no option {} (its options: {})", spec.command,
+                              in_quotes(key), listed(spec.options, false)));
   if (key == "engine") q.engine = engine_of(spec, v);
   if (key == "observe_all") q.observe_all = flag(key, v);
   if (key == "verdict") q.verdict = flag(key, v);
