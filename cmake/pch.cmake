@@ -1,11 +1,11 @@
 # Precompiled headers (option REDSCOPE_PCH): cmake/pch/precompiled.hpp is
-# compiled once, by the object library redscope_pch, and every native target
-# reuses it (REUSE_FROM: same compiler flags, one .gch). The unit tests reuse
-# redscope_test_pch's, which adds Catch2. A clean CI build compiles about 150
-# files in three trees; the shared headers were parsed in each
-# (docs/performance.md "Build time").
+# compiled once, by the object library redscope_pch, and every target reuses
+# it (REUSE_FROM: same compiler flags, one .gch, or one .pch under emscripten's
+# clang). The unit tests reuse redscope_test_pch's, which adds Catch2. A clean
+# CI build compiles about 150 files in three trees; the shared headers were
+# parsed in each (docs/performance.md "Build time").
 option(REDSCOPE_PCH "Precompile the common headers (cmake/pch/)" ON)
-if(REDSCOPE_PCH AND NOT REDSCOPE_WASM)
+if(REDSCOPE_PCH)
   # With <string> from a precompiled header GCC 12 loses the system-header
   # mark of its inlined memcpy and reports it: -Wstringop-overflow and
   # -Warray-bounds false positives in std::string's operator+ (GCC bug 105651).
