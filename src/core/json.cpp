@@ -11,7 +11,6 @@ namespace {
 // (an outcome, a witness, an atomicity pair: one line each).
 constexpr int kInlineDepth = 3;
 
-std::string quote(std::string_view s) { return "\"" + json_escape(s) + "\""; }
 }  // namespace
 
 Json Json::number(double v, int decimals) {
@@ -71,7 +70,7 @@ void Json::write(std::string& out, Layout layout, int depth) const {
   switch (kind_) {
     case Kind::Null: out += "null"; return;
     case Kind::Raw: out += text_; return;
-    case Kind::String: out += quote(text_); return;
+    case Kind::String: out += json_quoted(text_); return;
     case Kind::Array:
     case Kind::Object: break;
   }
@@ -85,12 +84,14 @@ void Json::write(std::string& out, Layout layout, int depth) const {
       out += '\n' + indent;
     else if (i)
       out += ' ';
-    if (object) out += quote(items_[i].first) + ": ";
+    if (object) out += json_quoted(items_[i].first) + ": ";
     items_[i].second.write(out, layout, depth + 1);
   }
   if (spread) out += '\n' + std::string(static_cast<std::size_t>(2 * depth), ' ');
   out += object ? '}' : ']';
 }
+
+std::string json_quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
 
 std::string json_escape(std::string_view raw) {
   const std::string s = valid_utf8(raw);  // JSON is UTF-8: never echo a stray byte

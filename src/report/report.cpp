@@ -311,8 +311,6 @@ void append_value(std::string& out, std::uint64_t v, DataType t) {
   out.append(text.data(), text.size());
 }
 
-std::string json_quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
-
 // An array of `n` elements as Json::write lays it out at `depth`.
 template <class Element>
 void write_array(Blocks& b, bool nested, int depth, std::size_t n, Element each) {

@@ -56,6 +56,8 @@ class Json {
 // `s` as the body of a JSON string: valid UTF-8, quotes, backslashes and
 // control characters escaped.
 std::string json_escape(std::string_view s);
+// `s` as a JSON string: json_escape(s) between double quotes.
+std::string json_quoted(std::string_view s);
 
 // A JSON value read back (RFC 8259): `report --matrix` reads the results of
 // `run --format json|jsonl` and `atomicity --format json` with it.
