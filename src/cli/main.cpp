@@ -28,6 +28,7 @@
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/dialects/cuda/compile.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
@@ -316,6 +317,9 @@ struct Cli {
   std::optional<std::string> cat;  // --model FILE.cat (or --cat FILE): the user's model
   std::shared_ptr<const redscope::cat::Model> user_model;  // that file, parsed once
   std::vector<std::string> paths;
+  std::optional<std::string> nvcc;  // --nvcc PATH: the compiler of CUDA tests
+  bool no_cache = false;            // --no-cache: compile CUDA tests anew, keep nothing
+  bool show_ptx = false;            // --show-ptx: each CUDA thread's compiled PTX
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -447,6 +451,13 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
           static_cast<std::size_t>(parse_int(a, value(), redscope::cli::kMaxFileSizeMinMb,
                                              redscope::cli::kMaxFileSizeMaxMb))
           << 20;
+    } else if (a == "--nvcc") {
+      c.nvcc = value();
+      if (c.nvcc->empty()) usage_error("--nvcc needs the path of nvcc, not an empty string");
+    } else if (a == "--no-cache") {
+      c.no_cache = true;
+    } else if (a == "--show-ptx") {
+      c.show_ptx = true;
     } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kUsage);
       std::exit(kExitOk);
@@ -456,6 +467,12 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.paths.push_back(a);
     }
   }
+  // CUDA tests are compiled with the command line's nvcc, under its limits.
+  redscope::cuda::use_compiler(std::make_shared<redscope::cuda::Compiler>(
+      redscope::cuda::CompilerOptions{.nvcc = c.nvcc,
+                                      .use_cache = !c.no_cache,
+                                      .seconds = c.limits.seconds,
+                                      .memory_mb = c.limits.memory_mb}));
   if (c.cat) load_user_model(c, *c.cat);
   if (c.paths.empty() && !paths_optional) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)

@@ -24,20 +24,10 @@ namespace redscope {
 
 namespace {
 
-// The first kDialectHeadBytes bytes of a regular file, for Dialect::claims;
-// empty when it cannot be read (reading it later reports why).
-std::string file_head(const fs::path& p) {
-  std::string head(kDialectHeadBytes, '\0');
-  std::ifstream in(p, std::ios::binary);
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head;
-}
-
 // Whether a registered dialect claims the folder entry `it`.
 bool claimed(const fs::directory_entry& it) {
   std::error_code ec;
-  const std::string head = it.is_regular_file(ec) ? file_head(it.path()) : std::string();
+  const std::string head = it.is_regular_file(ec) ? read_head(it.path()) : std::string();
   return dialect_for(it.path(), head) != nullptr;
 }
 
@@ -164,6 +154,7 @@ TestResult check_source(const std::string& text, const std::string& file, std::s
 std::vector<TestResult> run_suite(const std::vector<std::string>& files, const EngineOptions& opts,
                                   unsigned jobs) {
   std::vector<TestResult> results(files.size());
+  prepare_test_files(files, opts.max_file_bytes);
   parallel_for(files.size(), jobs, [&](std::size_t i) { results[i] = check_file(files[i], opts); });
   return results;
 }

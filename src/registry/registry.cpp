@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 #include <span>
 
+#include "redscope/dialects/cuda/compile.hpp"
 #include "redscope/dialects/pto/pto_command.hpp"
 #include "redscope/dialects/pto/pto_dialect.hpp"
 #include "redscope/dialects/pto/pto_semantics.hpp"
@@ -46,9 +48,11 @@ std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string
 }
 
 // The PTX IR's events under a cat model, and the same events reached by
-// lowering SASS onto them (named so in xval's header).
+// lowering SASS, or compiling CUDA C++ with nvcc, onto them (named so in
+// xval's header).
 const EventGraphs kEventGraphs;
 const EventGraphs kLoweredSass{"sass", "lowering to PTX events"};
+const EventGraphs kCompiledCuda{"cuda", "nvcc's PTX"};
 
 }  // namespace
 
@@ -74,6 +78,12 @@ std::span<const Dialect> dialects() {
               .default_model = builtin_model_named("sass-sm30"),
               .command = "sass",
               .run_command = cli::run_sass},
+      Dialect{.name = "cuda-litmus",
+              .accepts = ".litmus",
+              .first_word = "CUDA",
+              .read = cuda::read_cuda_litmus,
+              .semantics = &kCompiledCuda,
+              .prepare = cuda::prepare_cuda_files},
       Dialect{.name = "pto-litmus",
               .accepts = ".litmus",
               .first_word = "PTO",
@@ -131,6 +141,24 @@ const Dialect* dialect_with_command(std::string_view name) {
   for (const Dialect& d : dialects())
     if (d.run_command && d.command == name) return &d;
   return nullptr;
+}
+
+std::string read_head(const std::filesystem::path& path) {
+  std::string head(kDialectHeadBytes, '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+void prepare_test_files(const std::vector<std::string>& files, std::size_t max_bytes) {
+  for (const Dialect& d : dialects()) {
+    if (!d.prepare) continue;
+    std::vector<std::string> mine;
+    for (const std::string& f : files)
+      if (d.claims(address_file(f), read_head(address_file(f)))) mine.push_back(f);
+    if (!mine.empty()) d.prepare(mine, max_bytes);
+  }
 }
 
 std::string accepted_files() {

@@ -169,6 +169,10 @@ struct ThreadCode {
   SourceLoc loc;
   std::vector<Instruction> code;
   std::map<std::string, std::size_t> labels;  // label → index into code
+  // CUDA tests (docs/cuda.md): the thread's C++ body as written, and nvcc's
+  // PTX of its kernel, which `code` was read from (--show-ptx, reports).
+  std::string cuda_source;
+  std::string compiled_ptx;
 };
 
 // `x = 1;`, `P0:r1 = 1;`, `global f32 x = 1.5;` or `global f32 v[4] = {0,0,0,0};`

@@ -25,10 +25,13 @@
 
 namespace redscope::cuda {
 
+// nvcc 13 compiles for sm_75 and later (`nvcc --list-gpu-arch`).
+inline constexpr int kMinCudaTarget = 75;
+
 // The C types a location or an observed local may have (issue 44's list).
 enum class CType : std::uint8_t { Int, Unsigned, LongLong, ULongLong, Float, Double };
-std::string_view c_name(CType t);  // "int", "unsigned long long"
-DataType data_type(CType t);       // s32, u32, s64, u64, f32, f64
+std::string_view c_name(CType t);                           // "int", "unsigned long long"
+DataType data_type(CType t);                                // s32, u32, s64, u64, f32, f64
 std::optional<CType> c_type_named(std::string_view words);  // "unsigned int" -> Unsigned
 
 // A variable of the init block: `int x = 0;` (global) or `__shared__ int s;`.
@@ -53,9 +56,9 @@ struct ObservedLocal {
 struct CudaThread {
   std::string name;  // "P0"
   Placement place;
-  SourceLoc loc;            // the header
-  SourceLoc body_at;        // the first character after `{`
-  std::string body;         // the text between the braces
+  SourceLoc loc;      // the header
+  SourceLoc body_at;  // the first character after `{`
+  std::string body;   // the text between the braces
   std::vector<ObservedLocal> observed;
 };
 
@@ -94,11 +97,11 @@ std::string kernel_source(const CudaSource& src, std::size_t k, std::string_view
 
 // What the convention says about one kernel.
 struct EntryPlan {
-  std::string entry;                 // the .entry name
-  std::vector<std::string> params;   // location of param i (globals, declaration order)
+  std::string entry;                // the .entry name
+  std::vector<std::string> params;  // location of param i (globals, declaration order)
   std::vector<std::pair<std::string, std::string>> shared;  // PTX symbol -> location
-  std::vector<ObservedLocal> observed;  // slot j of __out (the last param)
-  std::string line_file;                // the `.file` whose `.loc` lines are the test's
+  std::vector<ObservedLocal> observed;                      // slot j of __out (the last param)
+  std::string line_file;  // the `.file` whose `.loc` lines are the test's
 };
 
 // The thread's code, read from the `.entry` of `module` (nvcc's PTX for the

@@ -52,6 +52,10 @@ struct Dialect {
   // kBuiltinModels, or the semantics' own); null: the model their target
   // selects (model_for_target).
   const BuiltinModel* default_model = nullptr;
+  // Work done once for all the files of a run before any is read (CUDA
+  // tests: one nvcc call for them all), given the files the dialect claims;
+  // none when each file is read on its own.
+  void (*prepare)(const std::vector<std::string>& files, std::size_t max_bytes) = nullptr;
   // Options its semantics reads (none, or one `--<name> VALUE` flag).
   std::optional<SemanticsOption> option = std::nullopt;
   // The dialect's own command, `redscope <command> ...` (argv[1] is the
@@ -71,6 +75,10 @@ struct Dialect {
 };
 
 inline constexpr std::size_t kDialectHeadBytes = 256;
+
+// The first kDialectHeadBytes bytes of a regular file, for Dialect::claims;
+// empty when it cannot be read (reading it later reports why).
+std::string read_head(const std::filesystem::path& path);
 
 // Every registered dialect, in the order they are listed; the first one also
 // reads files named explicitly that no dialect claims.
@@ -92,6 +100,11 @@ const Dialect* dialect_with_command(std::string_view name);
 
 // What the registered dialects accept, for messages: ".litmus or .test".
 std::string accepted_files();
+
+// Each dialect's prepare step over the files of a run it claims (before
+// they are read, one at a time or on many threads).
+void prepare_test_files(const std::vector<std::string>& files,
+                        std::size_t max_bytes = kDefaultMaxFileBytes);
 
 // Every test of a file (a .test template holds one per table row).
 std::vector<LitmusTest> parse_litmus_tests(const std::string& path,

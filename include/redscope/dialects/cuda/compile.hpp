@@ -1,0 +1,92 @@
+// NVIDIA's nvcc behind one small interface (docs/cuda.md "What nvcc is
+// given"): CUDA tests in, each test's PTX out. All the tests a run names go
+// into one translation unit and one `nvcc -ptx` call per target; each
+// test's part of the module is cached by the hash of what determines it
+// (its kernels' source, the flags, nvcc's version).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redscope/core/diagnostic.hpp"
+#include "redscope/frontend/cuda.hpp"
+
+namespace redscope::cuda {
+
+struct CompilerOptions {
+  std::optional<std::string> nvcc;  // --nvcc PATH; else $CUDA_HOME/bin/nvcc, else PATH
+  bool use_cache = true;            // --no-cache: false (nothing read or written on disk)
+  std::string cache_dir;            // "": $XDG_CACHE_HOME/redscope/cuda or ~/.cache/redscope/cuda
+  double seconds = 300;             // each nvcc call's deadline per test (--timeout); 0: none
+  std::size_t memory_mb = 0;        // nvcc's address space (--max-memory); 0: no cap
+};
+
+// What nvcc made of one test: its part of the module, named as test 0 of a
+// translation unit (entry_name(0, "P1"), shared_symbol(0, "s")), its `.loc`
+// lines in the file kLineFile.
+struct CompiledTest {
+  std::string module;
+  bool from_cache = false;
+};
+inline constexpr std::string_view kLineFile = "redscope_t0.litmus";
+
+// The flags every call passes (never -G, whose PTX calls library functions;
+// -rdc=true keeps every kernel's shared variables and names as written).
+std::vector<std::string> nvcc_flags(int target_sm);
+
+class Compiler {
+ public:
+  explicit Compiler(CompilerOptions options);
+
+  // Compiles, together, every test of `tests` not compiled yet (from the
+  // cache when it holds them). Failures stay with their test: compiled()
+  // throws them. Safe to call from several threads.
+  void prepare(const std::vector<const CudaSource*>& tests);
+
+  // The test's PTX, compiling it alone when prepare() did not. InputError:
+  // nvcc's own message at the test's file:line:col, or no nvcc.
+  CompiledTest compiled(const CudaSource& test);
+
+  // The nvcc in use, and its version line, found at the first call.
+  std::string nvcc_path();
+
+ private:
+  struct Slot {
+    std::optional<CompiledTest> ptx;
+    std::optional<Diagnostic> error;  // at the test's file:line:col
+  };
+  struct Tool {
+    std::string path, version;
+    std::string missing;  // why there is none
+  };
+  const Tool& tool();
+  std::string key_of(const CudaSource& test);
+  void compile_batch(std::vector<std::pair<std::string, const CudaSource*>> batch, int target);
+  std::optional<CompiledTest> from_disk(const std::string& key) const;
+  void to_disk(const std::string& key, const std::string& module) const;
+
+  CompilerOptions options_;
+  std::mutex mu_;  // guards slots_ and tool_
+  std::map<std::string, Slot> slots_;
+  std::optional<Tool> tool_;
+};
+
+// The compiler CUDA tests are read with: the one the command line made
+// (--nvcc, --no-cache, --timeout, --max-memory), else a default one.
+Compiler& current_compiler();
+// Installs the command line's compiler for the rest of the process; called
+// once, before any test is read.
+void use_compiler(std::shared_ptr<Compiler> compiler);
+
+// A CUDA litmus test read and compiled: the registry's reader.
+std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file);
+// Compiles the CUDA tests among `files` in one batch (the registry's
+// prepare step); files that cannot be read are left to their own check.
+void prepare_cuda_files(const std::vector<std::string>& files, std::size_t max_bytes);
+
+}  // namespace redscope::cuda

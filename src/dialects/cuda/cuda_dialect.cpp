@@ -1,0 +1,99 @@
+// The CUDA dialect (docs/cuda.md): a CUDA litmus test read as written,
+// compiled by nvcc, and each thread's kernel read back as PTX
+// instructions; from there it is a PTX test like any other.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "redscope/dialects/cuda/compile.hpp"
+#include "redscope/frontend/container.hpp"
+#include "redscope/frontend/frontend.hpp"
+#include "redscope/frontend/text_cursor.hpp"
+
+namespace redscope::cuda {
+
+namespace {
+
+// What the kernel convention says of thread i's kernel (as test 0).
+EntryPlan plan_of(const CudaSource& src, std::size_t i) {
+  EntryPlan p;
+  p.entry = entry_name(0, src.threads[i].name);
+  for (const CudaLocation& l : src.locations) {
+    if (l.shared)
+      p.shared.emplace_back(shared_symbol(0, l.name), l.name);
+    else
+      p.params.push_back(l.name);
+  }
+  p.observed = src.threads[i].observed;
+  p.line_file = std::string(kLineFile);
+  return p;
+}
+
+// Each CTA has its own copy of a __shared__ variable (CUDA C++ Programming
+// Guide, "__shared__": "Resides in the shared memory space of a thread
+// block"): one location of a test is one memory cell, so the threads that
+// use one must be of one CTA.
+void check_shared_use(const LitmusTest& t, const CudaSource& src) {
+  for (const CudaLocation& l : src.locations) {
+    if (!l.shared) continue;
+    const ThreadCode* first = nullptr;
+    for (const ThreadCode& tc : t.threads)
+      for (const Instruction& in : tc.code) {
+        if (!in.addr || in.addr->name != l.name) continue;
+        if (!first) first = &tc;
+        if (first->place.cta != tc.place.cta || first->place.gpu != tc.place.gpu)
+          throw InputError(Diagnostic{
+              t.file, in.loc,
+              fmt::format("__shared__ '{}' is used by {} (cta {}) and {} (cta {}): each CTA has "
+                          "its own copy; use it from one CTA, or make it a global location",
+                          l.name, first->name, first->place.cta, tc.name, tc.place.cta)});
+      }
+  }
+}
+
+// The text of `.entry NAME(` to the `}` that closes it, as nvcc wrote it.
+std::string entry_text(const std::string& module, const std::string& name) {
+  const std::size_t at = module.find(".entry " + name + "(");
+  if (at == std::string::npos) return {};
+  const std::size_t line = module.rfind('\n', at);
+  const std::size_t start = line == std::string::npos ? 0 : line + 1;
+  const std::size_t end = module.find("\n}", at);
+  return module.substr(start, end == std::string::npos ? std::string::npos : end + 3 - start);
+}
+
+}  // namespace
+
+std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file) {
+  const CudaSource src = read_cuda_source(text, file);
+  const CompiledTest ptx = current_compiler().compiled(src);
+  LitmusTest t = src.skeleton;
+  for (std::size_t i = 0; i < src.threads.size(); ++i) {
+    ThreadCode tc = lower_compiled_entry(ptx.module, plan_of(src, i), t.threads[i], t);
+    tc.cuda_source = src.threads[i].body;
+    tc.compiled_ptx = entry_text(ptx.module, entry_name(0, src.threads[i].name));
+    t.threads[i] = std::move(tc);
+  }
+  check_shared_use(t, src);
+  redscope::detail::check_references(t);
+  std::vector<LitmusTest> out;
+  out.push_back(std::move(t));
+  return out;
+}
+
+void prepare_cuda_files(const std::vector<std::string>& files, std::size_t max_bytes) {
+  std::vector<CudaSource> sources;
+  for (const std::string& f : files) {
+    try {
+      const std::string text = read_litmus_source(f, max_bytes);
+      if (!first_word_is(text.substr(0, 256), "CUDA")) continue;
+      sources.push_back(read_cuda_source(text, f));
+    } catch (const std::exception&) {
+      // Its error is reported when the file itself is checked.
+    }
+  }
+  std::vector<const CudaSource*> all;
+  for (const CudaSource& s : sources) all.push_back(&s);
+  if (!all.empty()) current_compiler().prepare(all);
+}
+
+}  // namespace redscope::cuda
