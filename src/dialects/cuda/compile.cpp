@@ -182,9 +182,11 @@ std::string slice_of(const std::string& module, std::size_t k, const CudaSource&
   std::istringstream lines(out);
   while (std::getline(lines, line)) {
     const std::size_t q = line.find('"'), end = line.rfind('"');
-    if (line.find(".file") != std::string::npos && q != end &&
-        line.substr(q + 1, end - q - 1).ends_with("/" + line_file(0)))
-      line = line.substr(0, q + 1) + line_file(0) + line.substr(end);
+    // and the translation unit's own path (in a scratch folder) as its name alone.
+    for (const std::string& name : {line_file(0), std::string("tests.cu")})
+      if (line.find(".file") != std::string::npos && q != end &&
+          line.substr(q + 1, end - q - 1).ends_with("/" + name))
+        line = line.substr(0, q + 1) + name + line.substr(end);
     named += line + "\n";
   }
   return named;
