@@ -262,6 +262,12 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        process's resident memory passes it, the tests then
                        running stop with an error of kind "memory" (per test
                        exactly with -j 1)
+  --nvcc PATH          the nvcc that compiles CUDA tests (else $CUDA_HOME/bin,
+                       PATH, /usr/local/cuda/bin); docs/cuda.md
+  --no-cache           compile CUDA tests anew; read and write no cache
+                       ($XDG_CACHE_HOME/redscope/cuda)
+  --show-ptx           run: print each CUDA thread's PTX as nvcc compiled it
+                       (JSON always carries it: "cuda")
   --max-file-size MB   reject input files larger than MB mebibytes (1 to 4096,
                        default 16): tests, --expect, --model, merge and sass
                        inputs, standard input; folders, FIFOs, devices,
@@ -502,6 +508,8 @@ Inputs inputs_of(const Cli& c) {
   for (std::size_t i = 0; i < all.size(); ++i)
     if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
   if (c.shard != 1) probs.clear();
+  // Work a dialect does once for all its files (CUDA: one nvcc call).
+  redscope::prepare_test_files(in.files, c.max_file_bytes);
   for (const redscope::Diagnostic& d : probs) {
     redscope::TestResult r;
     r.file = d.file;
@@ -665,10 +673,21 @@ class RunPrinter {
       json_.item([&](const redscope::TextSink& o) { redscope::write_json_item(r, o); });
     else if (c_.format == "jsonl")
       write_line(r, out);
-    else if (!c_.quiet)
+    else if (!c_.quiet) {
+      if (c_.show_ptx) show_ptx(r, out);
       redscope::write_text(r, out);
+    }
   }
   void end() { json_.end(); }
+
+  // --show-ptx: each thread of a CUDA test as nvcc compiled it (JSON carries
+  // it always: "cuda").
+  static void show_ptx(const redscope::TestResult& r, const redscope::TextSink& out) {
+    if (!r.source) return;
+    for (const redscope::ThreadCode& tc : r.source->threads)
+      if (!tc.compiled_ptx.empty())
+        out(fmt::format("PTX of {} (nvcc):\n{}\n", tc.name, tc.compiled_ptx));
+  }
 
  private:
   // A JSON Lines line is written whole, however the run is cut (LineSignals).
