@@ -46,7 +46,8 @@ struct AxisData {
 struct MatrixSpecData {
   std::vector<std::string> holes;   // hole names
   std::vector<TemplatePiece> body;  // the template after its `PTX` line
-  SourceLoc ptx_line;               // the template's `PTX` line in the spec
+  SourceLoc ptx_line;               // the template's `PTX` (or `CUDA`) line in the spec
+  std::string arch = "PTX";         // its first word: PTX, or CUDA for CUDA C++ cells
   TemplateOrigin origin;
   std::vector<AxisData> axes;  // parallel to MatrixSpec::axes
 };

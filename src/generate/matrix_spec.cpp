@@ -194,10 +194,11 @@ class SpecReader {
         continue;
       }
       const std::string_view word = line.substr(a, line.find_first_of(" \t\r", a) - a);
-      if (word != "PTX" && word != "ptx")
+      if (word != "PTX" && word != "ptx" && word != "CUDA" && word != "cuda")
         fail(data_->origin.at(i + a),
-             "the template starts with the line `PTX NAME` (gen matrix writes the cell's name "
-             "there)");
+             "the template starts with the line `PTX NAME` or `CUDA NAME` (gen matrix writes the "
+             "cell's name there)");
+      data_->arch = word == "CUDA" || word == "cuda" ? "CUDA" : "PTX";
       if (const std::size_t h = line.find("${"); h != std::string_view::npos)
         fail(
             data_->origin.at(i + h),
