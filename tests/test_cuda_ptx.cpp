@@ -1,0 +1,375 @@
+// Reading nvcc's PTX back into threads (redscope::cuda::lower_compiled_entry,
+// docs/cuda.md "How nvcc's PTX is read"). The fixtures tests/cuda_ptx/*.cu
+// are written by hand to the kernel convention of cuda.hpp and compiled
+// here with the real nvcc (-ptx -rdc=true -arch=sm_90 -lineinfo); without
+// one ($CUDA_HOME/bin/nvcc) the tests are skipped with a message.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "redscope/engine/enumerate/enumerate.hpp"
+#include "redscope/frontend/container.hpp"
+#include "redscope/frontend/cuda.hpp"
+
+using namespace redscope;
+using cuda::CType;
+using cuda::EntryPlan;
+using cuda::ObservedLocal;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> nvcc_path() {
+  const char* home = std::getenv("CUDA_HOME");
+  const fs::path nvcc = fs::path(home && *home ? home : "/usr/local/cuda") / "bin" / "nvcc";
+  if (!fs::exists(nvcc)) return std::nullopt;
+  return nvcc.string();
+}
+
+// nvcc's PTX of tests/cuda_ptx/NAME.cu (compiled into a fresh temporary
+// folder), or nothing when there is no nvcc.
+std::optional<std::string> compiled(const std::string& name) {
+  const auto nvcc = nvcc_path();
+  if (!nvcc) return std::nullopt;
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("redscope-cuda-ptx-{}-{}", getpid(), name);
+  fs::create_directories(dir);
+  const fs::path src = fs::path(REDSCOPE_SOURCE_DIR) / "tests" / "cuda_ptx" / (name + ".cu");
+  const fs::path out = dir / (name + ".ptx");
+  const std::string cmd =
+      fmt::format("'{}' -ptx -rdc=true -arch=sm_90 -lineinfo '{}' -o '{}' > '{}' 2>&1", *nvcc,
+                  src.string(), out.string(), (dir / "log").string());
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  fs::remove_all(dir);
+  REQUIRE(rc == 0);
+  return text.str();
+}
+
+#define REQUIRE_PTX(var, name)                                                                  \
+  const std::optional<std::string> var = compiled(name);                                        \
+  if (!var) {                                                                                   \
+    WARN("nvcc not found ($CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc): CUDA tests skipped"); \
+    return;                                                                                     \
+  }
+
+InitEntry location(const std::string& name, bool shared) {
+  InitEntry e;
+  e.name = name;
+  e.type = DataType::S32;
+  e.space = shared ? Space::SharedCta : Space::Global;
+  e.values = {Literal{"0", {}}};
+  return e;
+}
+
+ThreadCode header(const std::string& name, int cta, int line) {
+  ThreadCode h;
+  h.name = name;
+  h.place = Placement{cta, -1 - cta, 0};  // `cta N,gpu 0`: a cluster of its own
+  h.loc = SourceLoc{line, 1};
+  return h;
+}
+
+// A test with global x and y, and shared s and t, no threads yet.
+LitmusTest skeleton(const std::string& file) {
+  LitmusTest t;
+  t.file = file;
+  t.arch = "PTX";
+  t.name = file;
+  t.init = {location("x", false), location("y", false), location("s", true), location("t", true)};
+  return t;
+}
+
+EntryPlan plan_for(const std::string& entry, std::vector<std::string> observed,
+                   const std::string& line_file, std::size_t k = 2) {
+  EntryPlan p;
+  p.entry = entry;
+  p.params = {"x", "y"};
+  p.shared = {{fmt::format("_ZN11redscope_t{}1sE", k), "s"},
+              {fmt::format("_ZN11redscope_t{}1tE", k), "t"}};
+  for (const std::string& o : observed) p.observed.push_back(ObservedLocal{o, CType::Int, {}});
+  p.line_file = line_file;
+  return p;
+}
+
+// One line per instruction: what the model sees of it.
+std::string describe(const Instruction& in) {
+  const std::string guard =
+      in.guard ? fmt::format("@{}{} ", in.guard_negated ? "!" : "", in.guard->name) : "";
+  const auto addr = [&] {
+    return in.addr->offset ? fmt::format("{}+{}", in.addr->name, in.addr->offset) : in.addr->name;
+  };
+  const auto access = [&](std::string_view k) {
+    const std::string order =
+        in.sem == Sem::Weak ? "weak" : fmt::format("{}.{}", to_string(in.sem), to_string(in.scope));
+    return fmt::format("{}{} {} {} [{}]", guard, k, order, to_string(in.space), addr());
+  };
+  const auto operand = [](const Operand& o) {
+    return o.kind == Operand::Kind::Imm ? std::to_string(o.value) : o.name;
+  };
+  switch (in.kind) {
+    case InstrKind::Load: return access("ld");
+    case InstrKind::Store: return access("st");
+    case InstrKind::Atom: return access(fmt::format("atom.{}", to_string(in.op)));
+    case InstrKind::Red: return access(fmt::format("red.{}", to_string(in.op)));
+    case InstrKind::Fence:
+      return fmt::format("fence {}.{}", to_string(in.sem), to_string(in.scope));
+    case InstrKind::Barrier: return fmt::format("bar.cta.sync {}", in.barrier.id.value);
+    case InstrKind::Setp: return "setp";
+    case InstrKind::Goto: return fmt::format("{}bra {}", guard, in.label);
+    case InstrKind::Label: return fmt::format("{}:", in.label);
+    case InstrKind::Local:
+      if (in.op == RmwOp::Mov)
+        return fmt::format("{}mov.{} {} <- {}", guard, to_string(in.type), in.dst->name,
+                           operand(in.srcs.at(0)));
+      return fmt::format("{}{} {}", guard, to_string(in.op), in.dst->name);
+    default: return "other";
+  }
+}
+
+std::vector<std::string> describe(const ThreadCode& tc) {
+  std::vector<std::string> out;
+  for (const Instruction& in : tc.code) out.push_back(describe(in));
+  return out;
+}
+
+// The outcomes of the observed registers, "P1:r0=1 P1:r1=0" each.
+std::set<std::string> outcomes(LitmusTest t, const std::string& condition) {
+  std::string tail = condition;
+  t = redscope::detail::parse_condition_tail(tail, t.file, std::move(t), {});
+  EngineOptions o;
+  o.engine = EngineKind::Enum;
+  const TestResult r = run_enum(t, o);
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
+    std::string s;
+    for (std::size_t k = 0; k < r.observables.size(); ++k)
+      s += (s.empty() ? "" : " ") + r.observables[k].label + "=" + r.render_value(i, k);
+    out.insert(s);
+  }
+  return out;
+}
+
+const std::string kEnd = "$L__redscope_end";
+
+}  // namespace
+
+TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "mp");
+  LitmusTest t = skeleton("MP.litmus");
+  const ThreadCode p0 = cuda::lower_compiled_entry(
+      *ptx, plan_for("redscope_t0_P0", {}, "MP.litmus", 0), header("P0", 0, 2), t);
+  // *x = 1 is a weak global store after cvta.to.global; libcu++'s release
+  // store at device scope is its inline `st.release.gpu.b32` through the
+  // generic pointer (cuda_ptx_generated.h); ret jumps to the end.
+  CHECK(describe(p0) == std::vector<std::string>{"mov.u32 %r1 <- 1", "st weak global [x]",
+                                                 "st release.gpu generic [y]", "bra " + kEnd,
+                                                 kEnd + ":"});
+  CHECK(p0.code[1].loc == SourceLoc{4, 3});  // `*x = 1;` at MP.litmus:4:3 (#line)
+  CHECK(p0.code[2].loc == SourceLoc{5, 3});
+  CHECK(p0.code[2].text == "st.release.gpu.b32 [%rd1],%r1");  // nvcc's own text
+  CHECK(p0.name == "P0");
+  const ThreadCode p1 = cuda::lower_compiled_entry(
+      *ptx, plan_for("redscope_t0_P1", {"r0", "r1"}, "MP.litmus", 0), header("P1", 1, 3), t);
+  // The acquire load, the plain load of x, then the observed locals stored
+  // through __out at bytes 0 and 8: movs to registers of their own names.
+  CHECK(describe(p1) == std::vector<std::string>{"ld acquire.gpu generic [y]", "ld weak global [x]",
+                                                 "mov.s32 r0 <- %r1", "mov.s32 r1 <- %r2",
+                                                 "bra " + kEnd, kEnd + ":"});
+  CHECK(p1.code[2].loc == SourceLoc{10, 3});
+
+  // The outcomes, from the PTX model: P0's release store and P1's acquire
+  // load are morally strong (both .gpu, the threads on one GPU), so if r0
+  // reads 1 the release synchronizes with the acquire and the weak store to
+  // x precedes the load of x in causality order: r1 = 0 is forbidden. Every
+  // other pair is allowed (P1 before P0, or between its two stores).
+  t.threads = {p0, p1};
+  CHECK(outcomes(t, "exists (P1:r0 == 1 /\\ P1:r1 == 0)") ==
+        std::set<std::string>{"P1:r0=0 P1:r1=0", "P1:r0=0 P1:r1=1", "P1:r0=1 P1:r1=1"});
+}
+
+TEST_CASE("cuda-ptx: SB with seq_cst is fenced, SB relaxed is not", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "sb");
+  LitmusTest t = skeleton("SB.litmus");
+  auto lower = [&](const std::string& k, const std::string& name, int cta) {
+    return cuda::lower_compiled_entry(*ptx, plan_for("redscope_t1_" + k, {name}, "SB.litmus", 1),
+                                      header(k.substr(1) == "0" ? "P0" : "P1", cta, 2), t);
+  };
+  // libcu++'s seq_cst store is fence.sc + st.relaxed, its seq_cst load
+  // fence.sc + ld.acquire (cuda_ptx_derived.h: __atomic_store_cuda /
+  // __atomic_load_cuda with __ATOMIC_SEQ_CST).
+  const ThreadCode p0 = lower("P0", "r0", 0);
+  CHECK(describe(p0) == std::vector<std::string>{"fence sc.gpu", "mov.u32 %r1 <- 1",
+                                                 "st relaxed.gpu generic [x]", "fence sc.gpu",
+                                                 "ld acquire.gpu generic [y]", "mov.s32 r0 <- %r2",
+                                                 "bra " + kEnd, kEnd + ":"});
+  const ThreadCode p1 = lower("P1", "r1", 1);
+  // SB: each thread stores one location and loads the other. With a
+  // fence.sc between the store and the load in both threads (morally strong:
+  // .gpu, one GPU), the fences are ordered one way in the SC order and the
+  // later fence's thread must see the other's store: r0 = r1 = 0 is
+  // forbidden; the other three outcomes are interleavings.
+  t.threads = {p0, p1};
+  CHECK(outcomes(t, "exists (P0:r0 == 0 /\\ P1:r1 == 0)") ==
+        std::set<std::string>{"P0:r0=0 P1:r1=1", "P0:r0=1 P1:r1=0", "P0:r0=1 P1:r1=1"});
+  // Relaxed: no fence, nothing orders each store before the other thread's
+  // load (the PTX model has no store-to-load order): all four outcomes.
+  const ThreadCode q0 = lower("Q0", "r0", 0), q1 = lower("Q1", "r1", 1);
+  CHECK(describe(q0) == std::vector<std::string>{"mov.u32 %r1 <- 1", "st relaxed.gpu generic [x]",
+                                                 "ld relaxed.gpu generic [y]", "mov.s32 r0 <- %r2",
+                                                 "bra " + kEnd, kEnd + ":"});
+  t.threads = {q0, q1};
+  CHECK(outcomes(t, "exists (P0:r0 == 0 /\\ P1:r1 == 0)") ==
+        std::set<std::string>{"P0:r0=0 P1:r1=0", "P0:r0=0 P1:r1=1", "P0:r0=1 P1:r1=0",
+                              "P0:r0=1 P1:r1=1"});
+}
+
+TEST_CASE("cuda-ptx: shared memory, CAS loops, fences, volatile, if and ?:", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "idioms");
+  const LitmusTest t = skeleton("idioms.litmus");
+  auto lower = [&](const std::string& k, std::vector<std::string> observed) {
+    return cuda::lower_compiled_entry(
+        *ptx, plan_for("redscope_t2_" + k, std::move(observed), "idioms.litmus"), header(k, 0, 1),
+        t);
+  };
+  // `t = 3` stores straight to the symbol; the block-scope fetch_add goes
+  // through `mov.u32 %r, s; cvt.u64.u32; cvta.shared.u64` (a nested block
+  // with its own %tmp) to libcu++'s `atom.add.relaxed.cta.s32` on the
+  // generic address; __syncthreads is bar.sync 0 = bar.cta.sync 0.
+  const ThreadCode p0 = lower("P0", {"r0", "r1"});
+  CHECK(describe(p0) ==
+        std::vector<std::string>{"mov.u32 %r3 <- 3", "st weak shared::cta [t]", "mov.u32 %r2 <- 1",
+                                 "atom.add relaxed.cta generic [s]", "bar.cta.sync 0",
+                                 "ld weak shared::cta [s]", "mov.s32 r0 <- %r1",
+                                 "mov.s32 r1 <- %r5", "bra " + kEnd, kEnd + ":"});
+  CHECK(p0.code[3].loc == SourceLoc{6, 3});
+  // atomicCAS(y, 0, 1) in a spin loop: atom.global.cas (relaxed, .gpu by
+  // default) and a backward branch the expansion unrolls.
+  const ThreadCode p1 = lower("P1", {"r0"});
+  CHECK(describe(p1) == std::vector<std::string>{
+                            "$L__BB1_1:", "mov.u32 %r1 <- 1", "mov.u32 %r2 <- 0",
+                            "atom.cas relaxed.gpu global [y]", "setp", "@%p1 bra $L__BB1_1",
+                            "ld weak global [x]", "mov.s32 r0 <- %r4", "bra " + kEnd, kEnd + ":"});
+  CHECK(p1.labels.at("$L__BB1_1") == 0);
+  CHECK(p1.labels.at(kEnd) == p1.code.size() - 1);
+  // volatile is .relaxed.sys (PTX ISA §8.3); __threadfence() is membar.gl,
+  // fence.sc.gpu.
+  const ThreadCode p2 = lower("P2", {"r0"});
+  CHECK(describe(p2) == std::vector<std::string>{"mov.u32 %r1 <- 1", "st relaxed.sys global [x]",
+                                                 "fence sc.gpu", "ld relaxed.sys global [y]",
+                                                 "mov.s32 r0 <- %r2", "bra " + kEnd, kEnd + ":"});
+  // if (r0 == 2) *y = 5 is a forward branch over the store; r0 == 1 ? 7 : 3
+  // is selp, read as two guarded movs.
+  const ThreadCode p3 = lower("P3", {"r0", "r1"});
+  CHECK(describe(p3) == std::vector<std::string>{"ld weak global [x]", "setp", "@%p1 bra $L__BB3_2",
+                                                 "mov.u32 %r2 <- 5", "st weak global [y]",
+                                                 "$L__BB3_2:", "mov.s32 r0 <- %r1", "setp",
+                                                 "@%p2 mov.b32 %r3 <- 7", "@!%p2 mov.b32 %r3 <- 3",
+                                                 "mov.s32 r1 <- %r3", "bra " + kEnd, kEnd + ":"});
+  // x[1] is [x+4]; atomicAdd_block(&s, 2) is atom.shared.cta.add on the
+  // shared-window address from `mov.u32 %r2, s`; atomicExch is atom.exch.
+  const ThreadCode p5 = lower("P5", {"r0", "r1"});
+  CHECK(describe(p5) == std::vector<std::string>{"mov.u32 %r1 <- 2", "st weak global [x+4]",
+                                                 "atom.add relaxed.cta shared::cta [s]",
+                                                 "atom.exch relaxed.gpu global [y]",
+                                                 "mov.s32 r0 <- %r3", "mov.s32 r1 <- %r4",
+                                                 "bra " + kEnd, kEnd + ":"});
+}
+
+TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "idioms");
+  const LitmusTest t = skeleton("idioms.litmus");
+  auto error_of = [&](std::string_view module, const EntryPlan& plan) -> Diagnostic {
+    try {
+      cuda::lower_compiled_entry(module, plan, header("P0", 0, 1), t);
+    } catch (const InputError& e) {
+      return e.diagnostic();
+    }
+    FAIL("no error");
+    return {};
+  };
+  // x[threadIdx.x] = 1: the address is x + 4 * %tid.x, known only at run time.
+  const Diagnostic d = error_of(*ptx, plan_for("redscope_t2_P4", {}, "idioms.litmus"));
+  CHECK(d.file == "idioms.litmus");
+  CHECK(d.loc == SourceLoc{30, 3});
+  CHECK_THAT(d.message, Catch::Matchers::StartsWith("the address of 'st.global.u32 [%rd4], %r2' "
+                                                    "(PTX line "));
+  CHECK_THAT(d.message, Catch::Matchers::Contains(
+                            "is computed at run time: redscope needs addresses that resolve to a "
+                            "location and offset (%tid.x is no register the kernel writes"));
+  // No such kernel: at the thread's header.
+  const Diagnostic none = error_of(*ptx, plan_for("redscope_t2_P9", {}, "idioms.litmus"));
+  CHECK(none.loc == SourceLoc{1, 1});
+  CHECK_THAT(none.message, Catch::Matchers::Contains("no kernel 'redscope_t2_P9'"));
+  // P3 stores two observed locals; a plan with one leaves byte 8 no slot.
+  const Diagnostic slot = error_of(*ptx, plan_for("redscope_t2_P3", {"r0"}, "idioms.litmus"));
+  CHECK(slot.loc == SourceLoc{28, 3});
+  CHECK_THAT(slot.message, Catch::Matchers::Contains(
+                               "stores 4 byte(s) at byte 8 of __out, which is not the slot of an "
+                               "observed local"));
+  // An instruction redscope does not read, named with its PTX line.
+  std::string shfl = *ptx;
+  const std::size_t at = shfl.find("membar.gl;");
+  REQUIRE(at != std::string::npos);
+  shfl.replace(at, 10, "trap;");
+  const Diagnostic trap = error_of(shfl, plan_for("redscope_t2_P2", {"r0"}, "idioms.litmus"));
+  CHECK(trap.loc == SourceLoc{19, 3});
+  CHECK_THAT(trap.message, Catch::Matchers::StartsWith("redscope cannot read 'trap' (PTX line "));
+  // A register read but never written.
+  std::string unset = *ptx;
+  const std::size_t st = unset.find("[%rd6], %r1;", unset.find(".entry redscope_t2_P2"));
+  REQUIRE(st != std::string::npos);
+  unset.replace(st + 8, 3, "%r9");
+  const Diagnostic reg = error_of(unset, plan_for("redscope_t2_P2", {"r0"}, "idioms.litmus"));
+  CHECK(reg.loc == SourceLoc{18, 3});
+  CHECK_THAT(reg.message, Catch::Matchers::Contains("reads %r9: %r9 is no register the kernel "
+                                                    "writes"));
+}
+
+TEST_CASE("cuda-ptx: truncated and garbled modules are located errors", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "idioms");
+  const LitmusTest t = skeleton("idioms.litmus");
+  const EntryPlan plan = plan_for("redscope_t2_P3", {"r0", "r1"}, "idioms.litmus");
+  const std::size_t body = ptx->find(".entry redscope_t2_P3");
+  REQUIRE(body != std::string::npos);
+  // Cut inside the kernel's body: the module ends before its `}`.
+  const std::string cut = ptx->substr(0, body + 400);
+  CHECK_THROWS_AS(cuda::lower_compiled_entry(cut, plan, header("P3", 0, 1), t), InputError);
+  // Every cut and many byte changes: an answer or an InputError, never a
+  // crash or another exception.
+  std::size_t errors = 0, runs = 0;
+  auto attempt = [&](const std::string& text) {
+    ++runs;
+    try {
+      cuda::lower_compiled_entry(text, plan, header("P3", 0, 1), t);
+    } catch (const InputError& e) {
+      ++errors;
+      CHECK(e.diagnostic().loc.line > 0);
+    }
+  };
+  const std::size_t end = ptx->find("\n}", body) + 2;
+  for (std::size_t n = body; n < end; n += 7) attempt(ptx->substr(0, n));
+  std::uint32_t seed = 44;
+  const std::string noise = "{}[]();:,.%$@!+-0123456789 \n\"/*";
+  for (int i = 0; i < 400; ++i) {
+    std::string g = *ptx;
+    for (int k = 0; k < 3; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      const std::size_t pos = body + (seed >> 8) % (end - body);
+      g[pos] = noise[(seed >> 3) % noise.size()];
+    }
+    attempt(g);
+  }
+  CHECK(errors > 0);
+  WARN(runs << " garbled modules, " << errors << " located errors");
+}
