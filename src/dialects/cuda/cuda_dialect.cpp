@@ -61,6 +61,23 @@ std::string entry_text(const std::string& module, const std::string& name) {
   return module.substr(start, end == std::string::npos ? std::string::npos : end + 3 - start);
 }
 
+// What answers call an instruction (witnesses, explain, atomicity): its
+// PTX operation, the location it accesses by the test's name, and the line
+// of the test's C++ it came from; never nvcc's registers (issue 44 item 4).
+void name_for_users(ThreadCode& tc) {
+  for (Instruction& in : tc.code) {
+    if (in.kind == InstrKind::Label) continue;
+    const std::string op = in.text.substr(0, in.text.find_first_of(" \t"));
+    std::string where;
+    if (in.addr)
+      where = in.addr->offset ? fmt::format(" [{}+{}]", in.addr->name, in.addr->offset)
+                              : fmt::format(" [{}]", in.addr->name);
+    if (in.kind == InstrKind::Local && in.dst && !in.dst->name.starts_with("%"))
+      where = " " + in.dst->name;  // an observed local's value, by its name
+    in.text = fmt::format("{}{} (line {})", op, where, in.loc.line);
+  }
+}
+
 }  // namespace
 
 std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file) {
@@ -69,6 +86,7 @@ std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::strin
   LitmusTest t = src.skeleton;
   for (std::size_t i = 0; i < src.threads.size(); ++i) {
     ThreadCode tc = lower_compiled_entry(ptx.module, plan_of(src, i), t.threads[i], t);
+    name_for_users(tc);
     tc.cuda_source = src.threads[i].body;
     tc.compiled_ptx = entry_text(ptx.module, entry_name(0, src.threads[i].name));
     t.threads[i] = std::move(tc);
