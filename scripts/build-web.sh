@@ -34,6 +34,27 @@ cp -p models/*.cat "$out/models/"
 cp -a litmus/. "$out/examples/"
 find "$out/examples" -type f ! -name '*.litmus' ! -name '*.test' -delete
 
+# CUDA examples: the browser has no nvcc, so their PTX is compiled here, ahead,
+# by the native redscope (build/redscope, or REDSCOPE) with nvcc, into cache
+# entries the page ships (examples/cuda-ptx.json) and its worker hands to the
+# module (docs/cuda.md "In the playground"). Without either, the page says
+# that CUDA examples need the command line.
+native=${REDSCOPE:-build/redscope}
+printf '{}\n' > "$out/examples/cuda-ptx.json"
+if [ -x "$native" ] && [ -d litmus/cuda ]; then
+  ptx=$(mktemp -d)
+  if XDG_CACHE_HOME="$ptx" "$native" run -q litmus/cuda > /dev/null 2>&1 ||
+     [ -d "$ptx/redscope/cuda" ]; then
+    python3 - "$ptx/redscope/cuda" "$out/examples/cuda-ptx.json" <<'PY'
+import json, pathlib, sys
+d = pathlib.Path(sys.argv[1])
+entries = {p.name: p.read_text() for p in sorted(d.glob("*.ptx"))} if d.is_dir() else {}
+pathlib.Path(sys.argv[2]).write_text(json.dumps(entries, sort_keys=True) + "\n")
+PY
+  fi
+  rm -rf "$ptx"
+fi
+
 python3 - "$out" <<'PY'
 import hashlib, json, os, pathlib, sys
 out = pathlib.Path(sys.argv[1])

@@ -213,6 +213,16 @@ TEST_CASE("nvcc compiles a CUDA test; its errors are located; the cache is check
   const CompiledTest fresh = third.compiled(mp);
   CHECK_FALSE(fresh.from_cache);
   CHECK(fresh.module == c.module);
+  // Without nvcc, only a precompiled folder is read (the playground's).
+  Compiler no_nvcc{CompilerOptions{.nvcc = "/nonexistent/nvcc", .cache_dir = tc.dir.string()}};
+  CHECK_THROWS_WITH(no_nvcc.compiled(mp), Contains("is not an nvcc that runs"));
+  Compiler shipped{CompilerOptions{.nvcc = "/nonexistent/nvcc",
+                                   .cache_dir = tc.dir.string(),
+                                   .precompiled = true,
+                                   .precompiled_missing = "not shipped"}};
+  CHECK(shipped.compiled(mp).module == c.module);
+  const CudaSource other = read_cuda_source(with_body("  *x = 2;"), "other.litmus");
+  CHECK_THROWS_WITH(shipped.compiled(other), Contains("not shipped"));
 }
 
 TEST_CASE("without nvcc, a CUDA test says so", "[cuda]") {

@@ -48,8 +48,24 @@ function onProgress(p) {
   postMessage({ type: 'progress', id: current, done: p.done, total: p.total, phase: p.phase });
 }
 
-const ready = createRedscope({ onProgress, print: () => {}, printErr: () => {} }).then((Module) => {
+// CUDA tests need nvcc, which a browser has not: the build compiled
+// litmus/cuda's examples ahead (scripts/build-web.sh) into cache entries,
+// written here where the module's compiler reads them (docs/cuda.md).
+async function loadCompiledPtx(Module) {
+  let entries = {};
+  try {
+    const r = await fetch('examples/cuda-ptx.json');
+    if (r.ok) entries = await r.json();
+  } catch (e) { entries = {}; }
+  Module.FS.mkdirTree('/cuda-ptx');
+  for (const [name, text] of Object.entries(entries)) {
+    if (/^[0-9a-f]{32}\.ptx$/.test(name)) Module.FS.writeFile(`/cuda-ptx/${name}`, text);
+  }
+}
+
+const ready = createRedscope({ onProgress, print: () => {}, printErr: () => {} }).then(async (Module) => {
   Module.onProgress = onProgress;
+  await loadCompiledPtx(Module);
   let version = null;
   try { version = callModule(Module, { command: 'version' }); } catch (e) { version = null; }
   postMessage({ type: 'ready', version, ms: performance.now() - started });

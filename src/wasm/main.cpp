@@ -10,10 +10,29 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten/emscripten.h>
 
+#include <memory>
+
+#include "redscope/dialects/cuda/compile.hpp"
+
+constexpr std::string_view kNoNvccHere =
+    "the playground has no nvcc: a CUDA test runs here only from PTX compiled ahead, which the "
+    "page ships for litmus/cuda's examples as written; this test is not one of them (edited, or "
+    "new). Check it with the command line: redscope run FILE (docs/cuda.md)";
+
 // The answer stays valid until the next call: ccall copies it into a JS
 // string at once. The module runs one call at a time on one thread (the
 // page's Worker), so one buffer is enough.
 extern "C" EMSCRIPTEN_KEEPALIVE const char* redscope_call(const char* request) {
+  // A browser has no nvcc: CUDA tests run from PTX compiled ahead, which the
+  // worker writes to /cuda-ptx (scripts/build-web.sh, docs/cuda.md).
+  static const bool compiler = [] {
+    redscope::cuda::use_compiler(std::make_shared<redscope::cuda::Compiler>(
+        redscope::cuda::CompilerOptions{.cache_dir = "/cuda-ptx",
+                                        .precompiled = true,
+                                        .precompiled_missing = std::string(kNoNvccHere)}));
+    return true;
+  }();
+  (void)compiler;
   static std::string answer;
   answer = redscope::wasm::call(request ? request : "");
   return answer.c_str();

@@ -26,7 +26,7 @@ namespace redscope::cuda {
 namespace {
 
 constexpr std::size_t kMaxModuleBytes = std::size_t{64} << 20;  // nvcc's PTX, read within this
-constexpr std::string_view kCacheMagic = "// redscope-cuda-ptx 1";
+constexpr std::string_view kCacheMagic = "// redscope-cuda-ptx 2";
 
 std::string line_file(std::size_t k) { return fmt::format("redscope_t{}.litmus", k); }
 
@@ -250,21 +250,30 @@ std::string Compiler::nvcc_path() {
   return tool().path;
 }
 
+// The key names what nvcc is given (the test's kernels and the flags); the
+// nvcc that compiled an entry is written in it and checked on reading.
 std::string Compiler::key_of(const CudaSource& test) {
   std::string flags;
   for (const std::string& f : nvcc_flags(test.skeleton.target_sm)) flags += f + " ";
-  return hash_hex(tool().version + "\n" + flags + "\n" + kernel_source(test, 0, line_file(0)));
+  return hash_hex(flags + "\n" + kernel_source(test, 0, line_file(0)));
 }
 
-// A cache entry: the magic line, then `KEY BYTES SUM` of the module that
-// follows, so a truncated or altered entry is found and recompiled.
-std::optional<CompiledTest> Compiler::from_disk(const std::string& key) const {
+// A cache entry: the magic line, then `KEY NVCC BYTES SUM` (NVCC the hash of
+// `nvcc --version`'s output) and the module, so a truncated, altered or
+// misplaced entry, or one another nvcc made, is found and compiled again.
+// With no nvcc, only a precompiled folder's entries are read, whatever nvcc
+// made them (the playground's, docs/cuda.md).
+std::optional<CompiledTest> Compiler::from_disk(const std::string& key) {
   if (!options_.use_cache) return std::nullopt;
+  const bool no_nvcc = !tool().missing.empty();
+  if (no_nvcc && !options_.precompiled) return std::nullopt;
   std::ifstream in(options_.cache_dir + "/" + key + ".ptx", std::ios::binary);
-  std::string magic, k, sum;
+  std::string magic, k, made_by, sum;
   std::size_t bytes = 0;
   if (!std::getline(in, magic) || magic != kCacheMagic) return std::nullopt;
-  if (!(in >> k >> bytes >> sum) || k != key || bytes > kMaxModuleBytes) return std::nullopt;
+  if (!(in >> k >> made_by >> bytes >> sum) || k != key || bytes > kMaxModuleBytes)
+    return std::nullopt;
+  if (!no_nvcc && made_by != hash_hex(tool().version)) return std::nullopt;
   in.get();  // the newline
   std::string module(bytes, '\0');
   in.read(module.data(), static_cast<std::streamsize>(bytes));
@@ -273,14 +282,15 @@ std::optional<CompiledTest> Compiler::from_disk(const std::string& key) const {
   return CompiledTest{std::move(module), true};
 }
 
-void Compiler::to_disk(const std::string& key, const std::string& module) const {
+void Compiler::to_disk(const std::string& key, const std::string& module) {
   if (!options_.use_cache) return;
   std::error_code ec;
   fs::create_directories(options_.cache_dir, ec);
   try {
-    write_file_replacing(
-        options_.cache_dir + "/" + key + ".ptx",
-        fmt::format("{}\n{} {} {}\n{}", kCacheMagic, key, module.size(), hash_hex(module), module));
+    write_file_replacing(options_.cache_dir + "/" + key + ".ptx",
+                         fmt::format("{}\n{} {} {} {}\n{}", kCacheMagic, key,
+                                     hash_hex(tool().version), module.size(), hash_hex(module),
+                                     module));
   } catch (const std::exception&) {
     // A cache that cannot be written only costs a compilation next time.
   }
@@ -378,7 +388,6 @@ void Compiler::compile_batch(std::vector<std::pair<std::string, const CudaSource
 
 void Compiler::prepare(const std::vector<const CudaSource*>& tests) {
   std::lock_guard lock(mu_);
-  if (!tool().missing.empty()) return;  // compiled() says so, per test
   std::map<int, std::vector<std::pair<std::string, const CudaSource*>>> by_target;
   std::set<std::string> queued;
   for (const CudaSource* t : tests) {
@@ -388,7 +397,7 @@ void Compiler::prepare(const std::vector<const CudaSource*>& tests) {
       slots_[key].ptx = std::move(c);
       continue;
     }
-    by_target[t->skeleton.target_sm].emplace_back(key, t);
+    if (tool().missing.empty()) by_target[t->skeleton.target_sm].emplace_back(key, t);
   }
   for (auto& [target, batch] : by_target) compile_batch(std::move(batch), target);
 }
@@ -396,11 +405,13 @@ void Compiler::prepare(const std::vector<const CudaSource*>& tests) {
 CompiledTest Compiler::compiled(const CudaSource& test) {
   prepare({&test});
   std::lock_guard lock(mu_);
-  if (!tool().missing.empty())
-    throw InputError(Diagnostic{test.skeleton.file, test.threads.front().loc, tool().missing});
-  const Slot& s = slots_.at(key_of(test));
-  if (s.error) throw InputError(*s.error);
-  return *s.ptx;
+  const auto s = slots_.find(key_of(test));
+  if (s == slots_.end())  // no nvcc, and not precompiled
+    throw InputError(Diagnostic{test.skeleton.file, test.threads.front().loc,
+                                options_.precompiled ? options_.precompiled_missing
+                                                     : tool().missing});
+  if (s->second.error) throw InputError(*s->second.error);
+  return *s->second.ptx;
 }
 
 namespace {

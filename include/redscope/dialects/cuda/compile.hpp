@@ -24,6 +24,11 @@ struct CompilerOptions {
   std::string cache_dir;            // "": $XDG_CACHE_HOME/redscope/cuda or ~/.cache/redscope/cuda
   double seconds = 300;             // each nvcc call's deadline per test (--timeout); 0: none
   std::size_t memory_mb = 0;        // nvcc's address space (--max-memory); 0: no cap
+  // Without nvcc, read cache_dir's entries whatever nvcc made them: PTX
+  // compiled ahead and shipped (the playground); else such entries are not
+  // trusted. `precompiled_missing`: what to say of a test that has none.
+  bool precompiled = false;
+  std::string precompiled_missing;
 };
 
 // What nvcc made of one test: its part of the module, named as test 0 of a
@@ -67,8 +72,8 @@ class Compiler {
   const Tool& tool();
   std::string key_of(const CudaSource& test);
   void compile_batch(std::vector<std::pair<std::string, const CudaSource*>> batch, int target);
-  std::optional<CompiledTest> from_disk(const std::string& key) const;
-  void to_disk(const std::string& key, const std::string& module) const;
+  std::optional<CompiledTest> from_disk(const std::string& key);
+  void to_disk(const std::string& key, const std::string& module);
 
   CompilerOptions options_;
   std::mutex mu_;  // guards slots_ and tool_
