@@ -162,6 +162,8 @@ std::set<std::string> outcomes(LitmusTest t, const std::string& condition) {
 
 const std::string kEnd = "$L__redscope_end";
 
+std::string line_col(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
+
 }  // namespace
 
 TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", "[cuda-ptx]") {
@@ -175,8 +177,8 @@ TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", 
   CHECK(describe(p0) == std::vector<std::string>{"mov.u32 %r1 <- 1", "st weak global [x]",
                                                  "st release.gpu generic [y]", "bra " + kEnd,
                                                  kEnd + ":"});
-  CHECK(p0.code[1].loc == SourceLoc{4, 3});  // `*x = 1;` at MP.litmus:4:3 (#line)
-  CHECK(p0.code[2].loc == SourceLoc{5, 3});
+  CHECK(line_col(p0.code[1].loc) == "4:3");  // `*x = 1;` at MP.litmus:4:3 (#line)
+  CHECK(line_col(p0.code[2].loc) == "5:3");
   CHECK(p0.code[2].text == "st.release.gpu.b32 [%rd1],%r1");  // nvcc's own text
   CHECK(p0.name == "P0");
   const ThreadCode p1 = cuda::lower_compiled_entry(
@@ -186,7 +188,7 @@ TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", 
   CHECK(describe(p1) == std::vector<std::string>{"ld acquire.gpu generic [y]", "ld weak global [x]",
                                                  "mov.s32 r0 <- %r1", "mov.s32 r1 <- %r2",
                                                  "bra " + kEnd, kEnd + ":"});
-  CHECK(p1.code[2].loc == SourceLoc{10, 3});
+  CHECK(line_col(p1.code[2].loc) == "10:3");
 
   // The outcomes, from the PTX model: P0's release store and P1's acquire
   // load are morally strong (both .gpu, the threads on one GPU), so if r0
@@ -252,7 +254,7 @@ TEST_CASE("cuda-ptx: shared memory, CAS loops, fences, volatile, if and ?:", "[c
                                  "atom.add relaxed.cta generic [s]", "bar.cta.sync 0",
                                  "ld weak shared::cta [s]", "mov.s32 r0 <- %r1",
                                  "mov.s32 r1 <- %r5", "bra " + kEnd, kEnd + ":"});
-  CHECK(p0.code[3].loc == SourceLoc{6, 3});
+  CHECK(line_col(p0.code[3].loc) == "6:3");
   // atomicCAS(y, 0, 1) in a spin loop: atom.global.cas (relaxed, .gpu by
   // default) and a backward branch the expansion unrolls.
   const ThreadCode p1 = lower("P1", {"r0"});
@@ -301,7 +303,7 @@ TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
   // x[threadIdx.x] = 1: the address is x + 4 * %tid.x, known only at run time.
   const Diagnostic d = error_of(*ptx, plan_for("redscope_t2_P4", {}, "idioms.litmus"));
   CHECK(d.file == "idioms.litmus");
-  CHECK(d.loc == SourceLoc{30, 3});
+  CHECK(line_col(d.loc) == "30:3");
   CHECK_THAT(d.message, Catch::Matchers::StartsWith("the address of 'st.global.u32 [%rd4], %r2' "
                                                     "(PTX line "));
   CHECK_THAT(d.message, Catch::Matchers::Contains(
@@ -309,11 +311,11 @@ TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
                             "location and offset (%tid.x is no register the kernel writes"));
   // No such kernel: at the thread's header.
   const Diagnostic none = error_of(*ptx, plan_for("redscope_t2_P9", {}, "idioms.litmus"));
-  CHECK(none.loc == SourceLoc{1, 1});
+  CHECK(line_col(none.loc) == "1:1");
   CHECK_THAT(none.message, Catch::Matchers::Contains("no kernel 'redscope_t2_P9'"));
   // P3 stores two observed locals; a plan with one leaves byte 8 no slot.
   const Diagnostic slot = error_of(*ptx, plan_for("redscope_t2_P3", {"r0"}, "idioms.litmus"));
-  CHECK(slot.loc == SourceLoc{28, 3});
+  CHECK(line_col(slot.loc) == "28:3");
   CHECK_THAT(slot.message, Catch::Matchers::Contains(
                                "stores 4 byte(s) at byte 8 of __out, which is not the slot of an "
                                "observed local"));
@@ -323,7 +325,7 @@ TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
   REQUIRE(at != std::string::npos);
   shfl.replace(at, 10, "trap;");
   const Diagnostic trap = error_of(shfl, plan_for("redscope_t2_P2", {"r0"}, "idioms.litmus"));
-  CHECK(trap.loc == SourceLoc{19, 3});
+  CHECK(line_col(trap.loc) == "19:3");
   CHECK_THAT(trap.message, Catch::Matchers::StartsWith("redscope cannot read 'trap' (PTX line "));
   // A register read but never written.
   std::string unset = *ptx;
@@ -331,7 +333,7 @@ TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
   REQUIRE(st != std::string::npos);
   unset.replace(st + 8, 3, "%r9");
   const Diagnostic reg = error_of(unset, plan_for("redscope_t2_P2", {"r0"}, "idioms.litmus"));
-  CHECK(reg.loc == SourceLoc{18, 3});
+  CHECK(line_col(reg.loc) == "18:3");
   CHECK_THAT(reg.message, Catch::Matchers::Contains("reads %r9: %r9 is no register the kernel "
                                                     "writes"));
 }
@@ -372,4 +374,38 @@ TEST_CASE("cuda-ptx: truncated and garbled modules are located errors", "[cuda-p
   }
   CHECK(errors > 0);
   WARN(runs << " garbled modules, " << errors << " located errors");
+}
+
+TEST_CASE("cuda-ptx: 64-bit and float locals, cvt between widths", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "types");
+  LitmusTest t;
+  t.file = "types.litmus";
+  t.arch = "PTX";
+  t.name = "types";
+  InitEntry x = location("x", false), y = location("y", false);
+  x.type = DataType::S64;
+  x.values = {Literal{"4294967295", {}}};
+  y.type = DataType::F64;
+  y.values = {Literal{"1.5", {}}};
+  t.init = {x, y};
+  EntryPlan plan = plan_for("redscope_t3_P0", {}, "types.litmus", 3);
+  plan.shared.clear();
+  const std::pair<const char*, CType> locals[] = {
+      {"r0", CType::LongLong}, {"r1", CType::Double}, {"r2", CType::Int}, {"r3", CType::LongLong}};
+  for (const auto& [name, type] : locals) plan.observed.push_back(ObservedLocal{name, type, {}});
+  const ThreadCode p0 = cuda::lower_compiled_entry(*ptx, plan, header("P0", 0, 1), t);
+  // (int)r0 is the low half of %rd1 stored as 32 bits; (long long)r2 is
+  // cvt.s64.s32, read as a mov at .s32 then at .s64 (sign extension).
+  CHECK(describe(p0) == std::vector<std::string>{
+                            "mov.u64 %rd3 <- 3", "atom.add relaxed.gpu generic [x]",
+                            "mov.s32 %cvt.0 <- %rd1", "mov.s64 %rd8 <- %cvt.0",
+                            "mov.u64 %rd9 <- 4612811918334230528", "ld weak global [y]",
+                            "st weak global [y]", "mov.s64 r0 <- %rd1", "mov.f64 r1 <- %fd1",
+                            "mov.s32 r2 <- %rd1", "mov.s64 r3 <- %rd8", "bra " + kEnd, kEnd + ":"});
+  // One thread: fetch_add returns x's initial 2^32 - 1; its low 32 bits are
+  // the int -1, which sign-extends back to the long long -1; the load of y
+  // precedes the store of 2.5 in program order and reads 1.5.
+  t.threads = {p0};
+  CHECK(outcomes(t, "exists (P0:r0 == 0 /\\ P0:r1 == 0.0 /\\ P0:r2 == 0 /\\ P0:r3 == 0)") ==
+        std::set<std::string>{"P0:r0=4294967295 P0:r1=1.5 P0:r2=-1 P0:r3=-1"});
 }

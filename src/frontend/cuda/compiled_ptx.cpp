@@ -25,7 +25,7 @@ using detail::Sym;
 using detail::Window;
 
 // The label `ret` and `exit` jump to: the end of the thread. PTX labels
-// are identifiers (PTX ISA §4.4), so nvcc's are $L__BB... and never this.
+// are identifiers (PTX ISA: identifiers), so nvcc's are $L__BB... and never this.
 constexpr std::string_view kEndLabel = "$L__redscope_end";
 
 // What becomes of an instruction: emitted (rewritten), consumed (it
@@ -57,6 +57,7 @@ std::optional<std::string> emit_problem(const PtxInstr& in) {
   if (b == "mov") ok = np == 2 && n == 2;
   if (b == "add" || b == "sub" || b == "div") ok = np == 2 && n == 3;
   if (b == "mul") ok = n == 3 && (np == 2 || (np == 3 && in.parts[1] == "lo"));
+  if (b == "mad") ok = n == 4 && np == 3 && in.parts[1] == "lo" && in.guard.empty();
   if (b == "setp") ok = np == 3 && n == 3 && in.ops[0].find('|') == std::string::npos;
   if (b == "selp") ok = np == 2 && n == 4 && in.guard.empty();
   if (b == "cvt") {
@@ -267,11 +268,11 @@ class Lowering {
         (in.parts.size() == 1 || (in.parts.size() == 2 && in.parts[1] == "uni")))
       return cell(*in.st, g + "bra " + in.ops[0]);
     if ((b == "ret" || b == "exit") && in.parts.size() == 1 && in.ops.empty()) {
-      need_end_ = true;  // the thread ends: a jump to its end (PTX ISA §9.7.8.11 ret, exit)
+      need_end_ = true;  // the thread ends: a jump to its end (PTX ISA: ret, exit)
       return cell(*in.st, g + "bra " + std::string(kEndLabel));
     }
     // bar.sync a (and barrier.sync{.aligned} a) is bar.cta.sync a with every
-    // thread of the CTA taking part (PTX ISA §9.7.13.1 bar, barrier).
+    // thread of the CTA taking part (PTX ISA: bar, barrier).
     const bool sync = (b == "bar" || b == "barrier") && in.parts.size() >= 2 &&
                       in.parts[1] == "sync" &&
                       (in.parts.size() == 2 || (in.parts.size() == 3 && in.parts[2] == "aligned"));
@@ -288,13 +289,21 @@ class Lowering {
     const std::string b = in.base();
     const DataType t = in.type().value_or(DataType::S32);
     const std::string g = guard_prefix(in);
-    if (b == "selp") {  // selp.T d, a, b, p: d = p ? a : b (PTX ISA §9.7.8.1)
+    if (b == "selp") {  // selp.T d, a, b, p: d = p ? a : b (PTX ISA: selp)
       const std::string p = value(in.ops[3], DataType::Pred, in);
       const std::string mov = "mov." + in.parts[1] + " " + in.ops[0] + ", ";
       cell(*in.st, "@" + p + " " + mov + value(in.ops[1], t, in));
       return cell(*in.st, "@!" + p + " " + mov + value(in.ops[2], t, in));
     }
     if (b == "cvt") return emit_cvt(in, g);
+    if (b == "mad") {  // mad.lo.T d, a, b, c: the low half of a*b, plus c (PTX ISA: mad)
+      const std::string tmp = fmt::format("%mad.{}", temp_count_++);
+      const std::string ty = in.parts[2];
+      cell(*in.st, "mul." + ty + " " + tmp + ", " + value(in.ops[1], t, in) + ", " +
+                       value(in.ops[2], t, in));
+      return cell(*in.st,
+                  "add." + ty + " " + in.ops[0] + ", " + tmp + ", " + value(in.ops[3], t, in));
+    }
     std::vector<std::string> ops{in.ops[0]};
     for (std::size_t k = 1; k < in.ops.size(); ++k) ops.push_back(value(in.ops[k], t, in));
     const std::string op = b == "mul" ? "mul." + in.parts.back() : in.opcode;  // .lo: the low half
@@ -302,13 +311,13 @@ class Lowering {
   }
 
   // cvt.D.S d, a between integer types: a mov at S then at D, which keeps
-  // the low bits and extends by S's signedness (PTX ISA §9.7.9.21 cvt).
+  // the low bits and extends by S's signedness (PTX ISA: cvt).
   void emit_cvt(const PtxInstr& in, const std::string& g) {
     const DataType to = *parse_data_type(in.parts[1]), from = *parse_data_type(in.parts[2]);
     const std::string a = value(in.ops[1], from, in);
     if (width_of(to) <= width_of(from))
       return cell(*in.st, g + "mov." + in.parts[1] + " " + in.ops[0] + ", " + a);
-    const std::string tmp = fmt::format("%cvt.{}", cvt_count_++);
+    const std::string tmp = fmt::format("%cvt.{}", temp_count_++);
     cell(*in.st, g + "mov." + in.parts[2] + " " + tmp + ", " + a);
     cell(*in.st, g + "mov." + in.parts[1] + " " + in.ops[0] + ", " + tmp);
   }
@@ -473,7 +482,7 @@ class Lowering {
   std::vector<Role> roles_;
   std::vector<std::string> whys_;
   bool need_end_ = false;
-  int cvt_count_ = 0;
+  int temp_count_ = 0;  // temporary registers (%cvt.N, %mad.N: no PTX identifier has a dot)
 };
 
 }  // namespace
