@@ -198,6 +198,19 @@ TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", 
   t.threads = {p0, p1};
   CHECK(outcomes(t, "exists (P1:r0 == 1 /\\ P1:r1 == 0)") ==
         std::set<std::string>{"P1:r0=0 P1:r1=0", "P1:r0=0 P1:r1=1", "P1:r0=1 P1:r1=1"});
+
+  // Spinning on the acquire load: a backward branch, unrolled by the
+  // expansion. An execution leaves the loop only once the acquire reads 1,
+  // which then synchronizes with the release as above: r1 = 1 is the only
+  // outcome; the executions that spin past the unroll bound are cut, not
+  // outcomes.
+  const ThreadCode p2 = cuda::lower_compiled_entry(
+      *ptx, plan_for("redscope_t0_P2", {"r1"}, "MP.litmus", 0), header("P1", 1, 3), t);
+  CHECK(describe(p2) == std::vector<std::string>{"$L__BB2_1:", "ld acquire.gpu generic [y]", "setp",
+                                                 "@%p1 bra $L__BB2_1", "ld weak global [x]",
+                                                 "mov.s32 r1 <- %r2", "bra " + kEnd, kEnd + ":"});
+  t.threads = {p0, p2};
+  CHECK(outcomes(t, "exists (P1:r1 == 0)") == std::set<std::string>{"P1:r1=1"});
 }
 
 TEST_CASE("cuda-ptx: SB with seq_cst is fenced, SB relaxed is not", "[cuda-ptx]") {
