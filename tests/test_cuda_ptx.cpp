@@ -422,3 +422,25 @@ TEST_CASE("cuda-ptx: 64-bit and float locals, cvt between widths", "[cuda-ptx]")
   CHECK(outcomes(t, "exists (P0:r0 == 0 /\\ P0:r1 == 0.0 /\\ P0:r2 == 0 /\\ P0:r3 == 0)") ==
         std::set<std::string>{"P0:r0=4294967295 P0:r1=1.5 P0:r2=-1 P0:r3=-1"});
 }
+
+TEST_CASE("cuda-ptx: integer arithmetic on loaded values", "[cuda-ptx]") {
+  REQUIRE_PTX(ptx, "idioms");
+  LitmusTest t = skeleton("idioms.litmus");
+  t.init[0].values = {Literal{"-7", {}}};  // x
+  t.init[1].values = {Literal{"10", {}}};  // y
+  std::vector<std::string> locals;
+  std::string condition;
+  for (int j = 0; j < 8; ++j) {
+    locals.push_back(fmt::format("r{}", j));
+    condition += fmt::format("{}P0:r{} == 0", j ? " /\\ " : "", j);
+  }
+  const ThreadCode p6 = cuda::lower_compiled_entry(
+      *ptx, plan_for("redscope_t2_P6", locals, "idioms.litmus"), header("P0", 0, 1), t);
+  t.threads = {p6};
+  // a = x = -7, u = y = 10: a * 4 (shl.b32 by 2) = -28; -a (neg) = 7; ~a
+  // (not, -a - 1) = 6; min(a, 3) = -7; max(a, 3) = 3; abs(a) = 7; u >> 1
+  // (shr.u32) = 5; a * 3 + y (mad.lo) = -11.
+  CHECK(outcomes(t, "exists (" + condition + ")") ==
+        std::set<std::string>{
+            "P0:r0=-28 P0:r1=7 P0:r2=6 P0:r3=-7 P0:r4=3 P0:r5=7 P0:r6=5 P0:r7=-11"});
+}

@@ -60,6 +60,16 @@ std::optional<std::string> emit_problem(const PtxInstr& in) {
   if (b == "mad") ok = n == 4 && np == 3 && in.parts[1] == "lo" && in.guard.empty();
   if (b == "setp") ok = np == 3 && n == 3 && in.ops[0].find('|') == std::string::npos;
   if (b == "selp") ok = np == 2 && n == 4 && in.guard.empty();
+  const auto t = np == 2 ? parse_data_type(in.parts[1]) : std::nullopt;
+  const bool integer = t && !is_float(*t) && *t != DataType::Pred;
+  if (b == "neg" || b == "not") ok = integer && n == 2;
+  if (b == "abs") ok = integer && n == 2 && in.guard.empty();
+  if (b == "min" || b == "max") ok = integer && n == 3 && in.guard.empty();
+  if (b == "shl" || b == "shr") {  // by a constant: a product or (unsigned) quotient
+    const auto k = n == 3 ? detail::immediate_value(in.ops[2]) : std::nullopt;
+    ok = integer && k && *k >= 0 && *k < static_cast<std::int64_t>(width_of(*t)) &&
+         (b == "shl" || !is_signed(*t));
+  }
   if (b == "cvt") {
     const auto to = np == 3 ? parse_data_type(in.parts[1]) : std::nullopt;
     const auto from = np == 3 ? parse_data_type(in.parts[2]) : std::nullopt;
@@ -304,10 +314,44 @@ class Lowering {
       return cell(*in.st,
                   "add." + ty + " " + in.ops[0] + ", " + tmp + ", " + value(in.ops[3], t, in));
     }
+    if (b == "neg" || b == "not" || b == "abs" || b == "min" || b == "max" || b == "shl" ||
+        b == "shr")
+      return emit_integer(in, t, g);
     std::vector<std::string> ops{in.ops[0]};
     for (std::size_t k = 1; k < in.ops.size(); ++k) ops.push_back(value(in.ops[k], t, in));
     const std::string op = b == "mul" ? "mul." + in.parts.back() : in.opcode;  // .lo: the low half
     cell(*in.st, g + op + " " + join(ops));
+  }
+
+  // Integer instructions the litmus syntax has no mnemonic for, in its
+  // terms (two's complement, PTX ISA: integer arithmetic): neg a = 0 - a,
+  // not a = (0 - a) - 1, shl a, k = a * 2^k, shr.u a, k = a / 2^k, min, max
+  // and abs by a comparison and guarded movs.
+  void emit_integer(const PtxInstr& in, DataType t, const std::string& g) {
+    const std::string b = in.base(), ty = "." + in.parts[1], d = in.ops[0];
+    const std::string a = value(in.ops[1], t, in);
+    if (b == "neg") return cell(*in.st, g + "sub" + ty + " " + d + ", 0, " + a);
+    if (b == "shl" || b == "shr") {
+      const auto k = *detail::immediate_value(in.ops[2]);
+      const std::string pow = detail::immediate_text(
+          static_cast<std::int64_t>(std::uint64_t{1} << static_cast<unsigned>(k)), t);
+      return cell(*in.st, g + (b == "shl" ? "mul" : "div") + ty + " " + d + ", " + a + ", " + pow);
+    }
+    const std::string tmp = fmt::format("%{}.{}", b, temp_count_++);
+    if (b == "not") {
+      cell(*in.st, g + "sub" + ty + " " + tmp + ", 0, " + a);
+      return cell(*in.st, g + "sub" + ty + " " + d + ", " + tmp + ", 1");
+    }
+    if (b == "abs") {
+      cell(*in.st, "setp.lt" + ty + " " + tmp + ", " + a + ", 0");
+      cell(*in.st, "@" + tmp + " sub" + ty + " " + d + ", 0, " + a);
+      return cell(*in.st, "@!" + tmp + " mov" + ty + " " + d + ", " + a);
+    }
+    const std::string c = value(in.ops[2], t, in);  // min, max
+    cell(*in.st,
+         "setp." + std::string(b == "min" ? "lt" : "gt") + ty + " " + tmp + ", " + a + ", " + c);
+    cell(*in.st, "@" + tmp + " mov" + ty + " " + d + ", " + a);
+    cell(*in.st, "@!" + tmp + " mov" + ty + " " + d + ", " + c);
   }
 
   // cvt.D.S d, a between integer types: a mov at S then at D, which keeps
