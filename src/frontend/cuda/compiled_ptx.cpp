@@ -5,6 +5,13 @@
 // (addresses as [x+4], observed locals as registers of their names) and
 // read by the PTX litmus dialect's own instruction parser, located at the
 // test's line:col of the statement it came from.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "frontend/cuda/ptx_module.hpp"
@@ -165,25 +172,50 @@ class Lowering {
     return instrs_;
   }
 
-  // ---- roles: a fixed point (deferral spreads to readers, in any order) ----
+  // ---- roles ----------------------------------------------------------------
+  // Consumed and folded roles follow from the static values alone; deferral
+  // then spreads from each deferred instruction to the instructions that
+  // read what it writes, wherever they are in the text (a worklist: each
+  // instruction is deferred at most once).
 
   void assign_roles() {
     roles_.assign(instrs_.size(), Role::Emit);
     whys_.assign(instrs_.size(), std::string());
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (std::size_t i = 0; i < instrs_.size(); ++i) {
-        if (!is_pure(instrs_[i]) || roles_[i] == Role::Deferred) continue;
-        auto [role, why] = classify(i);
-        if (role == roles_[i]) continue;
-        roles_[i] = role;
+    std::map<std::string, std::vector<std::size_t>> readers;
+    std::vector<std::size_t> work;
+    for (std::size_t i = 0; i < instrs_.size(); ++i) {
+      const PtxInstr& in = instrs_[i];
+      for (const std::string& r : reads(in)) readers[r].push_back(i);
+      if (!is_pure(in)) continue;
+      std::tie(roles_[i], whys_[i]) = static_role(i);
+      work.push_back(i);
+    }
+    while (!work.empty()) {
+      const std::size_t i = work.back();
+      work.pop_back();
+      if (roles_[i] == Role::Emit) {
+        std::string why = deferred_read(instrs_[i]);
+        if (why.empty()) continue;
+        roles_[i] = Role::Deferred;
         whys_[i] = std::move(why);
-        changed = true;
       }
+      if (roles_[i] != Role::Deferred) continue;
+      for (const std::string& d : instrs_[i].dsts)
+        for (std::size_t j : readers[d])
+          if (is_pure(instrs_[j]) && roles_[j] == Role::Emit) work.push_back(j);
     }
   }
 
-  std::pair<Role, std::string> classify(std::size_t i) {
+  // The registers an instruction reads as values (and its predicate).
+  static std::vector<std::string> reads(const PtxInstr& in) {
+    std::vector<std::string> out;
+    for (std::size_t k = 1; k < in.ops.size(); ++k)
+      if (detail::is_register(in.ops[k])) out.push_back(in.ops[k]);
+    if (!in.guard.empty()) out.push_back(in.guard);
+    return out;
+  }
+
+  std::pair<Role, std::string> static_role(std::size_t i) {
     const PtxInstr& in = instrs_[i];
     const Sym v = in.dsts.size() == 1 ? values_.computed(i) : Sym{};
     if (v.kind == Sym::Kind::Addr) return {Role::Consumed, {}};
@@ -193,15 +225,18 @@ class Lowering {
       if (v.kind == Sym::Kind::Const && once) return {Role::Folded, {}};
       return {Role::Deferred, *problem};
     }
-    std::vector<std::string> reads(in.ops.begin() + 1, in.ops.end());
-    if (!in.guard.empty()) reads.push_back(in.guard);
-    for (const std::string& r : reads) {
-      if (!detail::is_register(r)) continue;
-      const RegUse u = use_of(r);
-      if (u.kind == RegUse::Kind::Addr) return {Role::Deferred, uses_address(in, u.what)};
-      if (u.kind == RegUse::Kind::Deferred) return {Role::Deferred, u.what};
-    }
     return {Role::Emit, {}};
+  }
+
+  // Why a kept instruction cannot be kept after all: it reads an address as
+  // a value, or a register that is not readable; "" when neither.
+  std::string deferred_read(const PtxInstr& in) {
+    for (const std::string& r : reads(in)) {
+      const RegUse u = use_of(r);
+      if (u.kind == RegUse::Kind::Addr) return uses_address(in, u.what);
+      if (u.kind == RegUse::Kind::Deferred) return u.what;
+    }
+    return {};
   }
 
   static std::string uses_address(const PtxInstr& in, const std::string& loc) {

@@ -174,8 +174,11 @@ Sym PtxValues::reg(const std::string& r) {
     return Sym::unknown(
         fmt::format("{} is written under a predicate by {}", printable(r), in.where()));
   if (auto m = memo_.find(r); m != memo_.end()) return m->second;
-  if (active_.count(r) || depth_ > 256)
+  if (active_.count(r))
     return Sym::unknown(fmt::format("{} is computed from itself by {}", printable(r), in.where()));
+  if (depth_ > kMaxDepth)
+    return Sym::unknown(fmt::format("{} is computed by a chain of more than {} instructions",
+                                    printable(r), kMaxDepth));
   active_.insert(r);
   ++depth_;
   Sym s = in.dsts.size() == 1 ? eval(in) : Sym::unknown(in.where() + " writes several registers");
