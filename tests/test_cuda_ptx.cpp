@@ -34,15 +34,19 @@ std::optional<std::string> nvcc_path() {
   return nvcc.string();
 }
 
-// nvcc's PTX of tests/cuda_ptx/NAME.cu (compiled into a fresh temporary
-// folder), or nothing when there is no nvcc.
-std::optional<std::string> compiled(const std::string& name) {
+// nvcc's PTX of the CUDA file `src` (compiled into a fresh temporary
+// folder), or nothing when there is no nvcc. `source`: written there first.
+std::optional<std::string> compile(const std::string& name, fs::path src,
+                                   const std::string& source = {}) {
   const auto nvcc = nvcc_path();
   if (!nvcc) return std::nullopt;
   const fs::path dir =
       fs::temp_directory_path() / fmt::format("redscope-cuda-ptx-{}-{}", getpid(), name);
   fs::create_directories(dir);
-  const fs::path src = fs::path(REDSCOPE_SOURCE_DIR) / "tests" / "cuda_ptx" / (name + ".cu");
+  if (!source.empty()) {
+    src = dir / (name + ".cu");
+    std::ofstream(src) << source;
+  }
   const fs::path out = dir / (name + ".ptx");
   const std::string cmd =
       fmt::format("'{}' -ptx -rdc=true -arch=sm_90 -lineinfo '{}' -o '{}' > '{}' 2>&1", *nvcc,
@@ -56,8 +60,13 @@ std::optional<std::string> compiled(const std::string& name) {
   return text.str();
 }
 
-#define REQUIRE_PTX(var, name)                                                                  \
-  const std::optional<std::string> var = compiled(name);                                        \
+// nvcc's PTX of tests/cuda_ptx/NAME.cu.
+std::optional<std::string> compiled(const std::string& name) {
+  return compile(name, fs::path(REDSCOPE_SOURCE_DIR) / "tests" / "cuda_ptx" / (name + ".cu"));
+}
+
+#define REQUIRE_PTX(var, ptx_text)                                                              \
+  const std::optional<std::string> var = ptx_text;                                              \
   if (!var) {                                                                                   \
     WARN("nvcc not found ($CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc): CUDA tests skipped"); \
     return;                                                                                     \
@@ -167,7 +176,7 @@ std::string line_col(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); 
 }  // namespace
 
 TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "mp");
+  REQUIRE_PTX(ptx, compiled("mp"));
   LitmusTest t = skeleton("MP.litmus");
   const ThreadCode p0 = cuda::lower_compiled_entry(
       *ptx, plan_for("redscope_t0_P0", {}, "MP.litmus", 0), header("P0", 0, 2), t);
@@ -214,7 +223,7 @@ TEST_CASE("cuda-ptx: MP with release/acquire reads as st.release / ld.acquire", 
 }
 
 TEST_CASE("cuda-ptx: SB with seq_cst is fenced, SB relaxed is not", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "sb");
+  REQUIRE_PTX(ptx, compiled("sb"));
   LitmusTest t = skeleton("SB.litmus");
   auto lower = [&](const std::string& k, const std::string& name, int cta) {
     return cuda::lower_compiled_entry(*ptx, plan_for("redscope_t1_" + k, {name}, "SB.litmus", 1),
@@ -250,7 +259,7 @@ TEST_CASE("cuda-ptx: SB with seq_cst is fenced, SB relaxed is not", "[cuda-ptx]"
 }
 
 TEST_CASE("cuda-ptx: shared memory, CAS loops, fences, volatile, if and ?:", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "idioms");
+  REQUIRE_PTX(ptx, compiled("idioms"));
   const LitmusTest t = skeleton("idioms.litmus");
   auto lower = [&](const std::string& k, std::vector<std::string> observed) {
     return cuda::lower_compiled_entry(
@@ -302,7 +311,7 @@ TEST_CASE("cuda-ptx: shared memory, CAS loops, fences, volatile, if and ?:", "[c
 }
 
 TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "idioms");
+  REQUIRE_PTX(ptx, compiled("idioms"));
   const LitmusTest t = skeleton("idioms.litmus");
   auto error_of = [&](std::string_view module, const EntryPlan& plan) -> Diagnostic {
     try {
@@ -352,7 +361,7 @@ TEST_CASE("cuda-ptx: located errors", "[cuda-ptx]") {
 }
 
 TEST_CASE("cuda-ptx: truncated and garbled modules are located errors", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "idioms");
+  REQUIRE_PTX(ptx, compiled("idioms"));
   const LitmusTest t = skeleton("idioms.litmus");
   const EntryPlan plan = plan_for("redscope_t2_P3", {"r0", "r1"}, "idioms.litmus");
   const std::size_t body = ptx->find(".entry redscope_t2_P3");
@@ -390,7 +399,7 @@ TEST_CASE("cuda-ptx: truncated and garbled modules are located errors", "[cuda-p
 }
 
 TEST_CASE("cuda-ptx: 64-bit and float locals, cvt between widths", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "types");
+  REQUIRE_PTX(ptx, compiled("types"));
   LitmusTest t;
   t.file = "types.litmus";
   t.arch = "PTX";
@@ -424,7 +433,7 @@ TEST_CASE("cuda-ptx: 64-bit and float locals, cvt between widths", "[cuda-ptx]")
 }
 
 TEST_CASE("cuda-ptx: integer arithmetic on loaded values", "[cuda-ptx]") {
-  REQUIRE_PTX(ptx, "idioms");
+  REQUIRE_PTX(ptx, compiled("idioms"));
   LitmusTest t = skeleton("idioms.litmus");
   t.init[0].values = {Literal{"-7", {}}};  // x
   t.init[1].values = {Literal{"10", {}}};  // y
@@ -443,4 +452,87 @@ TEST_CASE("cuda-ptx: integer arithmetic on loaded values", "[cuda-ptx]") {
   CHECK(outcomes(t, "exists (" + condition + ")") ==
         std::set<std::string>{
             "P0:r0=-28 P0:r1=7 P0:r2=6 P0:r3=-7 P0:r4=3 P0:r5=7 P0:r6=5 P0:r7=-11"});
+}
+
+// Every operation of cuda::atomic_ref at every memory_order and
+// thread_scope, on a global int, a __shared__ int and a global unsigned
+// long long, and the legacy intrinsics: nvcc's PTX for each is read, and
+// has exactly one memory access, on the location the C++ names (libcu++
+// adds fences around seq_cst operations, which access nothing; a fence
+// alone has no access).
+TEST_CASE("cuda-ptx: every memory_order and thread_scope of libcu++ reads", "[cuda-ptx]") {
+  const std::string orders[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst", "consume"};
+  const std::string scopes[] = {"thread", "block", "device", "system"};
+  const std::string ops[] = {"load",      "store",     "exchange",  "compare_exchange_strong",
+                             "fetch_add", "fetch_sub", "fetch_and", "fetch_or",
+                             "fetch_xor", "fetch_min", "fetch_max", "atomic_thread_fence"};
+  struct Kernel {
+    std::string entry, loc, op;
+    CType type;
+  };
+  std::vector<Kernel> kernels;
+  std::string src = "#include <cuda/atomic>\nnamespace redscope_t5 {\n__shared__ int s;\n";
+  auto kernel = [&](const std::string& loc, CType type, const std::string& op,
+                    const std::string& body) {
+    const std::string entry = fmt::format("redscope_t5_K{}", kernels.size());
+    kernels.push_back(Kernel{entry, loc, op, type});
+    src += fmt::format(
+        "extern \"C\" __global__ void {}(int *x, unsigned long long *z, int *__out) {{\n"
+        "#line 1 \"sweep.litmus\"\n  {}\n"
+        "  {{ auto __v = +r0; *(decltype(__v) *)((char *)__out + 0) = __v; }}\n}}\n",
+        entry, body);
+  };
+  for (const std::string& op : ops)
+    for (const std::string& o : orders)
+      for (const std::string& sc : scopes) {
+        const bool load_only = o == "acquire" || o == "consume", store_only = o == "release";
+        if ((op == "load" && (store_only || o == "acq_rel")) ||
+            (op == "store" && (load_only || o == "acq_rel")))
+          continue;
+        for (const auto& [loc, type] : {std::pair<std::string, CType>{"x", CType::Int},
+                                        {"s", CType::Int},
+                                        {"z", CType::ULongLong}}) {
+          const std::string t = type == CType::Int ? "int" : "unsigned long long";
+          const std::string ref = fmt::format("cuda::atomic_ref<{}, cuda::thread_scope_{}>({}{})",
+                                              t, sc, loc == "s" ? "" : "*", loc);
+          const std::string mo = "cuda::std::memory_order_" + o;
+          std::string body;
+          if (op == "load")
+            body = fmt::format("{} r0 = {}.load({});", t, ref, mo);
+          else if (op == "store")
+            body = fmt::format("{}.store(1, {}); {} r0 = 0;", ref, mo, t);
+          else if (op == "compare_exchange_strong")
+            body = fmt::format("{} e = 0; bool ok = {}.{}(e, 1, {}); {} r0 = e + ok;", t, ref, op,
+                               mo, t);
+          else if (op == "atomic_thread_fence")
+            body = fmt::format("cuda::atomic_thread_fence({}, cuda::thread_scope_{}); {} r0 = 0;",
+                               mo, sc, t);
+          else
+            body = fmt::format("{} r0 = {}.{}(3, {});", t, ref, op, mo);
+          kernel(loc, type, op, body);
+        }
+      }
+  for (const std::string f : {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax",
+                              "atomicAnd", "atomicOr", "atomicXor", "atomicCAS"})
+    for (const std::string suffix : {"", "_block", "_system"})
+      kernel("x", CType::Int, f,
+             fmt::format("int r0 = {}{}(x, 3{});", f, suffix, f == "atomicCAS" ? ", 4" : ""));
+  src += "}\n";
+  REQUIRE_PTX(ptx, compile("sweep", {}, src));
+  LitmusTest t = skeleton("sweep.litmus");
+  t.init.push_back(location("z", false));
+  for (const Kernel& k : kernels) {
+    INFO(k.entry << ": " << k.op << " on " << k.loc);
+    EntryPlan plan = plan_for(k.entry, {}, "sweep.litmus", 5);
+    plan.params = {"x", "z"};
+    plan.observed = {ObservedLocal{"r0", k.type, {}}};
+    const ThreadCode tc = cuda::lower_compiled_entry(*ptx, plan, header("P0", 0, 1), t);
+    std::size_t accesses = 0;
+    for (const Instruction& in : tc.code)
+      if (in.addr) {
+        ++accesses;
+        CHECK(in.addr->name == k.loc);
+      }
+    CHECK(accesses == (k.op == "atomic_thread_fence" ? 0u : 1u));
+  }
 }
