@@ -54,4 +54,26 @@ extern "C" __global__ void redscope_t2_P5(int *x, int *y, int *__out) {
   { auto __v = +r0; *(decltype(__v) *)((char *)__out + 0) = __v; }
   { auto __v = +r1; *(decltype(__v) *)((char *)__out + 8) = __v; }
 }
+// Integer arithmetic on loaded values (x = -7, y = 10 in the test).
+extern "C" __global__ void redscope_t2_P6(int *x, int *y, int *__out) {
+#line 41 "idioms.litmus"
+  int a = *x;
+  unsigned u = *(unsigned *)y;
+  int r0 = a * 4;
+  int r1 = -a;
+  int r2 = ~a;
+  int r3 = min(a, 3);
+  int r4 = max(a, 3);
+  int r5 = abs(a);
+  int r6 = (int)(u >> 1);
+  int r7 = a * 3 + *y;
+  { auto __v = +r0; *(decltype(__v) *)((char *)__out + 0) = __v; }
+  { auto __v = +r1; *(decltype(__v) *)((char *)__out + 8) = __v; }
+  { auto __v = +r2; *(decltype(__v) *)((char *)__out + 16) = __v; }
+  { auto __v = +r3; *(decltype(__v) *)((char *)__out + 24) = __v; }
+  { auto __v = +r4; *(decltype(__v) *)((char *)__out + 32) = __v; }
+  { auto __v = +r5; *(decltype(__v) *)((char *)__out + 40) = __v; }
+  { auto __v = +r6; *(decltype(__v) *)((char *)__out + 48) = __v; }
+  { auto __v = +r7; *(decltype(__v) *)((char *)__out + 56) = __v; }
+}
 }  // namespace redscope_t2

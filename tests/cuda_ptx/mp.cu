@@ -14,4 +14,12 @@ extern "C" __global__ void redscope_t0_P1(int *x, int *y, int *__out) {
   { auto __v = +r0; *(decltype(__v) *)((char *)__out + 0) = __v; }
   { auto __v = +r1; *(decltype(__v) *)((char *)__out + 8) = __v; }
 }
+// P1 again, spinning on the acquire load until it reads 1.
+extern "C" __global__ void redscope_t0_P2(int *x, int *y, int *__out) {
+#line 14 "MP.litmus"
+  while (cuda::atomic_ref<int, cuda::thread_scope_device>(*y).load(cuda::std::memory_order_acquire) == 0) {
+  }
+  int r1 = *x;
+  { auto __v = +r1; *(decltype(__v) *)((char *)__out + 0) = __v; }
+}
 }  // namespace redscope_t0

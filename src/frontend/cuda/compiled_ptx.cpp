@@ -5,6 +5,13 @@
 // (addresses as [x+4], observed locals as registers of their names) and
 // read by the PTX litmus dialect's own instruction parser, located at the
 // test's line:col of the statement it came from.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "frontend/cuda/ptx_module.hpp"
@@ -25,7 +32,7 @@ using detail::Sym;
 using detail::Window;
 
 // The label `ret` and `exit` jump to: the end of the thread. PTX labels
-// are identifiers (PTX ISA §4.4), so nvcc's are $L__BB... and never this.
+// are identifiers (PTX ISA: identifiers), so nvcc's are $L__BB... and never this.
 constexpr std::string_view kEndLabel = "$L__redscope_end";
 
 // What becomes of an instruction: emitted (rewritten), consumed (it
@@ -57,8 +64,19 @@ std::optional<std::string> emit_problem(const PtxInstr& in) {
   if (b == "mov") ok = np == 2 && n == 2;
   if (b == "add" || b == "sub" || b == "div") ok = np == 2 && n == 3;
   if (b == "mul") ok = n == 3 && (np == 2 || (np == 3 && in.parts[1] == "lo"));
+  if (b == "mad") ok = n == 4 && np == 3 && in.parts[1] == "lo" && in.guard.empty();
   if (b == "setp") ok = np == 3 && n == 3 && in.ops[0].find('|') == std::string::npos;
   if (b == "selp") ok = np == 2 && n == 4 && in.guard.empty();
+  const auto t = np == 2 ? parse_data_type(in.parts[1]) : std::nullopt;
+  const bool integer = t && !is_float(*t) && *t != DataType::Pred;
+  if (b == "neg" || b == "not") ok = integer && n == 2;
+  if (b == "abs") ok = integer && n == 2 && in.guard.empty();
+  if (b == "min" || b == "max") ok = integer && n == 3 && in.guard.empty();
+  if (b == "shl" || b == "shr") {  // by a constant: a product or (unsigned) quotient
+    const auto k = n == 3 ? detail::immediate_value(in.ops[2]) : std::nullopt;
+    ok = integer && k && *k >= 0 && *k < static_cast<std::int64_t>(width_of(*t)) &&
+         (b == "shl" || !is_signed(*t));
+  }
   if (b == "cvt") {
     const auto to = np == 3 ? parse_data_type(in.parts[1]) : std::nullopt;
     const auto from = np == 3 ? parse_data_type(in.parts[2]) : std::nullopt;
@@ -154,25 +172,50 @@ class Lowering {
     return instrs_;
   }
 
-  // ---- roles: a fixed point (deferral spreads to readers, in any order) ----
+  // ---- roles ----------------------------------------------------------------
+  // Consumed and folded roles follow from the static values alone; deferral
+  // then spreads from each deferred instruction to the instructions that
+  // read what it writes, wherever they are in the text (a worklist: each
+  // instruction is deferred at most once).
 
   void assign_roles() {
     roles_.assign(instrs_.size(), Role::Emit);
     whys_.assign(instrs_.size(), std::string());
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (std::size_t i = 0; i < instrs_.size(); ++i) {
-        if (!is_pure(instrs_[i]) || roles_[i] == Role::Deferred) continue;
-        auto [role, why] = classify(i);
-        if (role == roles_[i]) continue;
-        roles_[i] = role;
+    std::map<std::string, std::vector<std::size_t>> readers;
+    std::vector<std::size_t> work;
+    for (std::size_t i = 0; i < instrs_.size(); ++i) {
+      const PtxInstr& in = instrs_[i];
+      for (const std::string& r : reads(in)) readers[r].push_back(i);
+      if (!is_pure(in)) continue;
+      std::tie(roles_[i], whys_[i]) = static_role(i);
+      work.push_back(i);
+    }
+    while (!work.empty()) {
+      const std::size_t i = work.back();
+      work.pop_back();
+      if (roles_[i] == Role::Emit) {
+        std::string why = deferred_read(instrs_[i]);
+        if (why.empty()) continue;
+        roles_[i] = Role::Deferred;
         whys_[i] = std::move(why);
-        changed = true;
       }
+      if (roles_[i] != Role::Deferred) continue;
+      for (const std::string& d : instrs_[i].dsts)
+        for (std::size_t j : readers[d])
+          if (is_pure(instrs_[j]) && roles_[j] == Role::Emit) work.push_back(j);
     }
   }
 
-  std::pair<Role, std::string> classify(std::size_t i) {
+  // The registers an instruction reads as values (and its predicate).
+  static std::vector<std::string> reads(const PtxInstr& in) {
+    std::vector<std::string> out;
+    for (std::size_t k = 1; k < in.ops.size(); ++k)
+      if (detail::is_register(in.ops[k])) out.push_back(in.ops[k]);
+    if (!in.guard.empty()) out.push_back(in.guard);
+    return out;
+  }
+
+  std::pair<Role, std::string> static_role(std::size_t i) {
     const PtxInstr& in = instrs_[i];
     const Sym v = in.dsts.size() == 1 ? values_.computed(i) : Sym{};
     if (v.kind == Sym::Kind::Addr) return {Role::Consumed, {}};
@@ -182,15 +225,18 @@ class Lowering {
       if (v.kind == Sym::Kind::Const && once) return {Role::Folded, {}};
       return {Role::Deferred, *problem};
     }
-    std::vector<std::string> reads(in.ops.begin() + 1, in.ops.end());
-    if (!in.guard.empty()) reads.push_back(in.guard);
-    for (const std::string& r : reads) {
-      if (!detail::is_register(r)) continue;
-      const RegUse u = use_of(r);
-      if (u.kind == RegUse::Kind::Addr) return {Role::Deferred, uses_address(in, u.what)};
-      if (u.kind == RegUse::Kind::Deferred) return {Role::Deferred, u.what};
-    }
     return {Role::Emit, {}};
+  }
+
+  // Why a kept instruction cannot be kept after all: it reads an address as
+  // a value, or a register that is not readable; "" when neither.
+  std::string deferred_read(const PtxInstr& in) {
+    for (const std::string& r : reads(in)) {
+      const RegUse u = use_of(r);
+      if (u.kind == RegUse::Kind::Addr) return uses_address(in, u.what);
+      if (u.kind == RegUse::Kind::Deferred) return u.what;
+    }
+    return {};
   }
 
   static std::string uses_address(const PtxInstr& in, const std::string& loc) {
@@ -267,11 +313,11 @@ class Lowering {
         (in.parts.size() == 1 || (in.parts.size() == 2 && in.parts[1] == "uni")))
       return cell(*in.st, g + "bra " + in.ops[0]);
     if ((b == "ret" || b == "exit") && in.parts.size() == 1 && in.ops.empty()) {
-      need_end_ = true;  // the thread ends: a jump to its end (PTX ISA §9.7.8.11 ret, exit)
+      need_end_ = true;  // the thread ends: a jump to its end (PTX ISA: ret, exit)
       return cell(*in.st, g + "bra " + std::string(kEndLabel));
     }
     // bar.sync a (and barrier.sync{.aligned} a) is bar.cta.sync a with every
-    // thread of the CTA taking part (PTX ISA §9.7.13.1 bar, barrier).
+    // thread of the CTA taking part (PTX ISA: bar, barrier).
     const bool sync = (b == "bar" || b == "barrier") && in.parts.size() >= 2 &&
                       in.parts[1] == "sync" &&
                       (in.parts.size() == 2 || (in.parts.size() == 3 && in.parts[2] == "aligned"));
@@ -288,27 +334,69 @@ class Lowering {
     const std::string b = in.base();
     const DataType t = in.type().value_or(DataType::S32);
     const std::string g = guard_prefix(in);
-    if (b == "selp") {  // selp.T d, a, b, p: d = p ? a : b (PTX ISA §9.7.8.1)
+    if (b == "selp") {  // selp.T d, a, b, p: d = p ? a : b (PTX ISA: selp)
       const std::string p = value(in.ops[3], DataType::Pred, in);
       const std::string mov = "mov." + in.parts[1] + " " + in.ops[0] + ", ";
       cell(*in.st, "@" + p + " " + mov + value(in.ops[1], t, in));
       return cell(*in.st, "@!" + p + " " + mov + value(in.ops[2], t, in));
     }
     if (b == "cvt") return emit_cvt(in, g);
+    if (b == "mad") {  // mad.lo.T d, a, b, c: the low half of a*b, plus c (PTX ISA: mad)
+      const std::string tmp = fmt::format("%mad.{}", temp_count_++);
+      const std::string ty = in.parts[2];
+      cell(*in.st, "mul." + ty + " " + tmp + ", " + value(in.ops[1], t, in) + ", " +
+                       value(in.ops[2], t, in));
+      return cell(*in.st,
+                  "add." + ty + " " + in.ops[0] + ", " + tmp + ", " + value(in.ops[3], t, in));
+    }
+    if (b == "neg" || b == "not" || b == "abs" || b == "min" || b == "max" || b == "shl" ||
+        b == "shr")
+      return emit_integer(in, t, g);
     std::vector<std::string> ops{in.ops[0]};
     for (std::size_t k = 1; k < in.ops.size(); ++k) ops.push_back(value(in.ops[k], t, in));
     const std::string op = b == "mul" ? "mul." + in.parts.back() : in.opcode;  // .lo: the low half
     cell(*in.st, g + op + " " + join(ops));
   }
 
+  // Integer instructions the litmus syntax has no mnemonic for, in its
+  // terms (two's complement, PTX ISA: integer arithmetic): neg a = 0 - a,
+  // not a = (0 - a) - 1, shl a, k = a * 2^k, shr.u a, k = a / 2^k, min, max
+  // and abs by a comparison and guarded movs.
+  void emit_integer(const PtxInstr& in, DataType t, const std::string& g) {
+    const std::string b = in.base(), ty = "." + in.parts[1], d = in.ops[0];
+    const std::string a = value(in.ops[1], t, in);
+    if (b == "neg") return cell(*in.st, g + "sub" + ty + " " + d + ", 0, " + a);
+    if (b == "shl" || b == "shr") {
+      const auto k = *detail::immediate_value(in.ops[2]);
+      const std::string pow = detail::immediate_text(
+          static_cast<std::int64_t>(std::uint64_t{1} << static_cast<unsigned>(k)), t);
+      return cell(*in.st, g + (b == "shl" ? "mul" : "div") + ty + " " + d + ", " + a + ", " + pow);
+    }
+    const std::string tmp = fmt::format("%{}.{}", b, temp_count_++);
+    if (b == "not") {
+      cell(*in.st, g + "sub" + ty + " " + tmp + ", 0, " + a);
+      return cell(*in.st, g + "sub" + ty + " " + d + ", " + tmp + ", 1");
+    }
+    if (b == "abs") {
+      cell(*in.st, "setp.lt" + ty + " " + tmp + ", " + a + ", 0");
+      cell(*in.st, "@" + tmp + " sub" + ty + " " + d + ", 0, " + a);
+      return cell(*in.st, "@!" + tmp + " mov" + ty + " " + d + ", " + a);
+    }
+    const std::string c = value(in.ops[2], t, in);  // min, max
+    cell(*in.st,
+         "setp." + std::string(b == "min" ? "lt" : "gt") + ty + " " + tmp + ", " + a + ", " + c);
+    cell(*in.st, "@" + tmp + " mov" + ty + " " + d + ", " + a);
+    cell(*in.st, "@!" + tmp + " mov" + ty + " " + d + ", " + c);
+  }
+
   // cvt.D.S d, a between integer types: a mov at S then at D, which keeps
-  // the low bits and extends by S's signedness (PTX ISA §9.7.9.21 cvt).
+  // the low bits and extends by S's signedness (PTX ISA: cvt).
   void emit_cvt(const PtxInstr& in, const std::string& g) {
     const DataType to = *parse_data_type(in.parts[1]), from = *parse_data_type(in.parts[2]);
     const std::string a = value(in.ops[1], from, in);
     if (width_of(to) <= width_of(from))
       return cell(*in.st, g + "mov." + in.parts[1] + " " + in.ops[0] + ", " + a);
-    const std::string tmp = fmt::format("%cvt.{}", cvt_count_++);
+    const std::string tmp = fmt::format("%cvt.{}", temp_count_++);
     cell(*in.st, g + "mov." + in.parts[2] + " " + tmp + ", " + a);
     cell(*in.st, g + "mov." + in.parts[1] + " " + in.ops[0] + ", " + tmp);
   }
@@ -473,7 +561,7 @@ class Lowering {
   std::vector<Role> roles_;
   std::vector<std::string> whys_;
   bool need_end_ = false;
-  int cvt_count_ = 0;
+  int temp_count_ = 0;  // temporary registers (%cvt.N, %mad.N: no PTX identifier has a dot)
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // A reader of nvcc's PTX modules: the `.file` table, one `.entry`, and the
-// statements of its body (PTX ISA §4 "Syntax": statements end with `;`,
-// labels with `:`; `.loc` and `.file` are line directives of §11.5 without
+// statements of its body (PTX ISA, syntax: statements end with `;`,
+// labels with `:`; `.loc` and `.file` are debugging directives without
 // one; `{ }` opens a nested scope whose `.reg` declarations shadow).
 #include "frontend/cuda/ptx_module.hpp"
 
@@ -18,7 +18,7 @@ namespace redscope::cuda::detail {
 namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
-// PTX identifiers: [a-zA-Z_$%][a-zA-Z0-9_$]* (PTX ISA §4.4).
+// PTX identifiers: [a-zA-Z_$%][a-zA-Z0-9_$]* (PTX ISA: identifiers).
 bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '$' || c == '%';

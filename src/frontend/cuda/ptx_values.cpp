@@ -174,8 +174,11 @@ Sym PtxValues::reg(const std::string& r) {
     return Sym::unknown(
         fmt::format("{} is written under a predicate by {}", printable(r), in.where()));
   if (auto m = memo_.find(r); m != memo_.end()) return m->second;
-  if (active_.count(r) || depth_ > 256)
+  if (active_.count(r))
     return Sym::unknown(fmt::format("{} is computed from itself by {}", printable(r), in.where()));
+  if (depth_ > kMaxDepth)
+    return Sym::unknown(fmt::format("{} is computed by a chain of more than {} instructions",
+                                    printable(r), kMaxDepth));
   active_.insert(r);
   ++depth_;
   Sym s = in.dsts.size() == 1 ? eval(in) : Sym::unknown(in.where() + " writes several registers");
@@ -229,6 +232,7 @@ Sym PtxValues::eval(const PtxInstr& in) {
       return s;
     }
   }
+  if (base == "selp") return Sym::unknown(in.where() + " chooses its value at run time");
   return Sym::unknown(in.where() + " computes neither a constant nor an address redscope follows");
 }
 
@@ -262,7 +266,7 @@ Sym PtxValues::mul_like(const PtxInstr& in, bool mad) {
     if (s->kind == Sym::Kind::Addr) return Sym::unknown(in.where() + " multiplies an address");
   }
   const DataType t = in.type().value_or(DataType::S64);
-  // .wide: the operands at their type, the product twice as wide (PTX ISA §9.7.1.5 mul).
+  // .wide: the operands at their type, the product twice as wide (PTX ISA: mul).
   const bool wide = in.has("wide");
   const DataType result = !wide ? t : is_signed(t) ? DataType::S64 : DataType::U64;
   const std::int64_t p = fit(static_cast<std::int64_t>(static_cast<std::uint64_t>(fit(a.value, t)) *
@@ -293,7 +297,7 @@ Sym PtxValues::convert(const PtxInstr& in) {
 }
 
 // cvta.to.SPACE (generic -> SPACE window) and cvta.SPACE (SPACE -> generic),
-// PTX ISA §9.7.9.18; the address must be one of a location in that space.
+// PTX ISA: cvta; the address must be one of a location in that space.
 Sym PtxValues::cvta(const PtxInstr& in) {
   const bool to = in.parts.size() > 2 && in.parts[1] == "to";
   const std::string sp = in.parts.size() > 2 ? in.parts[to ? 2 : 1] : "";

@@ -100,6 +100,7 @@ class PtxValues {
   std::map<std::string, Sym> memo_;
   std::set<std::string> active_;
   int depth_ = 0;
+  static constexpr int kMaxDepth = 256;  // bounds the recursion through registers
 };
 
 }  // namespace redscope::cuda::detail
