@@ -132,6 +132,22 @@ std::string machine_cell(const Entry& e) {
                      allowed.size());
 }
 
+// A CUDA test: each thread's C++ beside the PTX nvcc made of it.
+std::string compiled_html(const TestResult& r) {
+  if (!r.source) return {};
+  std::string h;
+  for (const ThreadCode& tc : r.source->threads) {
+    if (tc.compiled_ptx.empty()) continue;
+    h += fmt::format(
+        "<tr><td><b>{}</b></td><td><pre>{}</pre></td><td><pre>{}</pre></td></tr>", tc.name,
+        html_escape(tc.cuda_source), html_escape(tc.compiled_ptx));
+  }
+  if (h.empty()) return {};
+  return "<h2>Compiled by nvcc</h2><table id=compiled><tr><th>thread</th><th>CUDA C++</th>"
+         "<th>PTX (nvcc)</th></tr>" +
+         h + "</table>";
+}
+
 std::string test_page(const Entry& e) {
   const TestResult& r = e.z3;
   std::string h = fmt::format(
@@ -149,8 +165,8 @@ std::string test_page(const Entry& e) {
     src << in.rdbuf();
     source = src.str();
   }
-  h += "<h2>Source</h2><pre>" + html_escape(source) +
-       "</pre><h2>Outcomes</h2><table id=outcomes><tr><th>#</th>";
+  h += "<h2>Source</h2><pre>" + html_escape(source) + "</pre>" + compiled_html(r) +
+       "<h2>Outcomes</h2><table id=outcomes><tr><th>#</th>";
   for (const Observable& o : r.observables) h += "<th>" + html_escape(o.label) + "</th>";
   h += "<th>condition</th><th>model</th><th>machine</th><th>witness</th></tr>";
   for (std::size_t k = 0; k < r.outcomes.size(); ++k) {
