@@ -34,11 +34,13 @@ enum class Target : std::uint8_t {
   Cycle,
   Spec,
   Report,
-  Api
+  Api,
+  Cuda  // CUDA C++ tests: their reader alone (nvcc is not fuzzed)
 };
 inline constexpr std::array kTargets{
-    Target::Ptx, Target::NvTest, Target::Sass,  Target::SassAsm, Target::SassWords, Target::Pto,
-    Target::Cat, Target::Merge,  Target::Cycle, Target::Spec,    Target::Report,    Target::Api};
+    Target::Ptx,    Target::NvTest, Target::Sass,  Target::SassAsm, Target::SassWords,
+    Target::Pto,    Target::Cat,    Target::Merge, Target::Cycle,   Target::Spec,
+    Target::Report, Target::Api,    Target::Cuda};
 inline constexpr std::size_t kTargetCount = kTargets.size();
 
 std::string_view name(Target t);       // "ptx", "nvtest", "sass", "sass-asm", ...

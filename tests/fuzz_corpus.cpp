@@ -27,11 +27,12 @@ namespace {
 
 // One name and one extension per target, in kTargets' order (the sizes are
 // checked: a missing entry would be an empty name).
-constexpr std::string_view kNames[] = {"ptx", "nvtest", "sass",  "sass-asm", "sass-words", "pto",
-                                       "cat", "merge",  "cycle", "spec",     "report",     "api"};
-constexpr std::string_view kExtensions[] = {".litmus", ".test",   ".litmus",  ".sass",
-                                            ".words",  ".litmus", ".cat",     ".json",
-                                            ".cycle",  ".toml",   ".results", ".request"};
+constexpr std::string_view kNames[] = {"ptx",    "nvtest", "sass",  "sass-asm", "sass-words",
+                                       "pto",    "cat",    "merge", "cycle",    "spec",
+                                       "report", "api",    "cuda"};
+constexpr std::string_view kExtensions[] = {".litmus",  ".test",    ".litmus", ".sass",  ".words",
+                                            ".litmus",  ".cat",     ".json",   ".cycle", ".toml",
+                                            ".results", ".request", ".litmus"};
 static_assert(std::size(kNames) == kTargetCount && std::size(kExtensions) == kTargetCount);
 
 std::size_t ix(Target t) { return static_cast<std::size_t>(t); }
@@ -379,6 +380,7 @@ Target target_of_file(const std::string& path, std::string_view text) {
   const Dialect* d = dialect_for(fs::path("x.litmus"), text.substr(0, kDialectHeadBytes));
   if (d && d->name == "sass-litmus") return Target::Sass;
   if (d && d->name == "pto-litmus") return Target::Pto;
+  if (d && d->name == "cuda-litmus") return Target::Cuda;
   return Target::Ptx;
 }
 

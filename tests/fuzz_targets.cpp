@@ -22,6 +22,7 @@
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/input.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 #include "redscope/dialects/pto/pto_cycles.hpp"
 #include "redscope/dialects/sass/sass.hpp"
 #include "redscope/engine/engine.hpp"
@@ -29,6 +30,7 @@
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/frontend/text_cursor.hpp"
 #include "redscope/generate/cycle.hpp"
 #include "redscope/generate/matrix.hpp"
 #include "redscope/model/cat.hpp"
@@ -290,7 +292,11 @@ const Dialect& dialect_of(const std::string& file, std::string_view text) {
 // The CLI's path for a test file, from text: the text checks of the reader,
 // the dialect's parser, then per test (a few) the expansion or, for PTO, the
 // cycle tables. A text the reader rejects is still parsed (no crash allowed).
+Verdict fast_cuda(const Input& in);
+
 Verdict fast_litmus(const Input& in) {
+  // A mutant that became a CUDA test is read, never compiled (fast_cuda).
+  if (dialect_of(file_for(in.target), in.text).name == "cuda-litmus") return fast_cuda(in);
   const std::string file = file_for(in.target);
   std::string stage = "read";
   std::optional<Verdict> rejected;
@@ -529,6 +535,22 @@ std::optional<std::string> bad_xml_text(std::string_view t) {
   return std::nullopt;
 }
 
+// A CUDA test as its reader sees it, and the kernels nvcc would be given;
+// nvcc itself is not fuzzed (seconds a call; its input is bounded by the
+// reader's checks, docs/cuda.md "Limits").
+Verdict fast_cuda(const Input& in) {
+  const std::string file = file_for(in.target);
+  std::string stage = "read_cuda_source";
+  return guarded(stage, {file}, [&] {
+    check_input_text(file, in.text, "litmus file");
+    const cuda::CudaSource src = cuda::read_cuda_source(in.text, file);
+    stage = "kernel_source";
+    (void)cuda::kernel_source(src, 0, "t0.litmus");
+  });
+}
+
+bool spec_is_cuda(std::string_view cell) { return first_word_is(cell, "CUDA"); }
+
 // A `gen matrix` spec: a diagnostic located in the spec, or cells that each
 // parse, with names that are unique (one file each). Specs of more than 256
 // cells are only read.
@@ -559,7 +581,10 @@ Verdict fast_spec(const Input& in) {
         spec,
         [&](const generate::MatrixCell& cell) {
           if (!names.insert(cell.name).second) throw Found{"two cells named " + cell.name};
-          (void)parse_litmus(cell.text, cell.name + ".litmus");
+          if (spec_is_cuda(cell.text))
+            (void)cuda::read_cuda_source(cell.text, cell.name + ".litmus");
+          else
+            (void)parse_litmus(cell.text, cell.name + ".litmus");
         },
         [&](std::size_t) { budget.check(); });
   });
@@ -630,6 +655,7 @@ bool has_full_check(Target t) {
     case Target::Cycle:
     case Target::Spec:
     case Target::Report:
+    case Target::Cuda:
     case Target::Api: return false;
     default: return true;
   }
@@ -653,6 +679,7 @@ Verdict check_fast(const Input& in, const FastContext& ctx) {
     case Target::Spec: return fast_spec(in);
     case Target::Report: return fast_report(in);
     case Target::Api: return fast_api(in);
+    case Target::Cuda: return fast_cuda(in);
     default: return fast_litmus(in);
   }
 }
@@ -780,6 +807,7 @@ void full_test(const LitmusTest& t, const EngineOptions& o, FullContext& ctx, st
 }
 
 Verdict full_litmus(const Input& in, FullContext& ctx) {
+  if (dialect_of(ctx.file, in.text).name == "cuda-litmus") return fast_cuda(in);
   const std::string& file = ctx.file;
   std::string stage = "parse";
   EngineOptions opts = small_options();

@@ -13,13 +13,19 @@
 
 namespace redscope::testing {
 
+// litmus/cuda is not among them: its tests need nvcc, which unit tests do
+// not run; their PTX is checked by the ctests litmus.cuda (verdicts) and
+// xval.suites (the machine), and its spin locks are past the enumerator's
+// candidate limit.
 inline std::vector<std::string> suite_files() {
   std::vector<std::string> paths;
+  const std::string cuda = std::string(REDSCOPE_SOURCE_DIR) + "/litmus/cuda/";
   for (const std::string& dir : {std::string(REDSCOPE_SOURCE_DIR) + "/litmus",
                                  std::string(REDSCOPE_SHARED_DIR) + "/conformance/dat3m-ptx",
                                  std::string(REDSCOPE_SHARED_DIR) + "/conformance/nvlitmus"})
     if (std::filesystem::is_directory(dir))
-      for (const std::string& f : collect_litmus_files({dir})) paths.push_back(f);
+      for (const std::string& f : collect_litmus_files({dir}))
+        if (!f.starts_with(cuda)) paths.push_back(f);
   return paths;
 }
 

@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "redscope/dialects/cuda/cuda.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/frontend/container.hpp"
-#include "redscope/frontend/cuda.hpp"
 
 using namespace redscope;
 using cuda::CType;

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "redscope/dialects/cuda/compile.hpp"
-#include "redscope/frontend/cuda.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 
 using namespace redscope;
 using namespace redscope::cuda;

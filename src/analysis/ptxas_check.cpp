@@ -855,8 +855,8 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
       candidates.push_back(*given);
   } else {
     on_path("ptxas");
-    if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
-      candidates.push_back(std::string(cuda) + "/bin/ptxas");
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+      candidates.push_back(std::string(home) + "/bin/ptxas");
     candidates.push_back("/usr/local/cuda/bin/ptxas");
   }
   Scratch scratch;

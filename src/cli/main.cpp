@@ -28,7 +28,6 @@
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
-#include "redscope/dialects/cuda/compile.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/html_report.hpp"
 #include "redscope/driver/suite.hpp"
@@ -267,7 +266,7 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
   --no-cache           compile CUDA tests anew; read and write no cache
                        ($XDG_CACHE_HOME/redscope/cuda)
   --show-ptx           run: print each CUDA thread's PTX as nvcc compiled it
-                       (JSON always carries it: "cuda")
+                       (JSON always carries it: "compiled")
   --max-file-size MB   reject input files larger than MB mebibytes (1 to 4096,
                        default 16): tests, --expect, --model, merge and sass
                        inputs, standard input; folders, FIFOs, devices,
@@ -474,11 +473,10 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
     }
   }
   // CUDA tests are compiled with the command line's nvcc, under its limits.
-  redscope::cuda::use_compiler(std::make_shared<redscope::cuda::Compiler>(
-      redscope::cuda::CompilerOptions{.nvcc = c.nvcc,
-                                      .use_cache = !c.no_cache,
-                                      .seconds = c.limits.seconds,
-                                      .memory_mb = c.limits.memory_mb}));
+  redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
+                                                             .use_cache = !c.no_cache,
+                                                             .seconds = c.limits.seconds,
+                                                             .memory_mb = c.limits.memory_mb});
   if (c.cat) load_user_model(c, *c.cat);
   if (c.paths.empty() && !paths_optional) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)
@@ -681,12 +679,11 @@ class RunPrinter {
   void end() { json_.end(); }
 
   // --show-ptx: each thread of a CUDA test as nvcc compiled it (JSON carries
-  // it always: "cuda").
+  // it always: "compiled").
   static void show_ptx(const redscope::TestResult& r, const redscope::TextSink& out) {
     if (!r.source) return;
     for (const redscope::ThreadCode& tc : r.source->threads)
-      if (!tc.compiled_ptx.empty())
-        out(fmt::format("PTX of {} (nvcc):\n{}\n", tc.name, tc.compiled_ptx));
+      if (!tc.compiled.empty()) out(fmt::format("PTX of {} (nvcc):\n{}\n", tc.name, tc.compiled));
   }
 
  private:

@@ -137,10 +137,9 @@ std::string compiled_html(const TestResult& r) {
   if (!r.source) return {};
   std::string h;
   for (const ThreadCode& tc : r.source->threads) {
-    if (tc.compiled_ptx.empty()) continue;
-    h += fmt::format(
-        "<tr><td><b>{}</b></td><td><pre>{}</pre></td><td><pre>{}</pre></td></tr>", tc.name,
-        html_escape(tc.cuda_source), html_escape(tc.compiled_ptx));
+    if (tc.compiled.empty()) continue;
+    h += fmt::format("<tr><td><b>{}</b></td><td><pre>{}</pre></td><td><pre>{}</pre></td></tr>",
+                     tc.name, html_escape(tc.source_text), html_escape(tc.compiled));
   }
   if (h.empty()) return {};
   return "<h2>Compiled by nvcc</h2><table id=compiled><tr><th>thread</th><th>CUDA C++</th>"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <memory>
 #include <span>
 
 #include "redscope/dialects/cuda/compile.hpp"
@@ -141,6 +142,17 @@ const Dialect* dialect_with_command(std::string_view name) {
   for (const Dialect& d : dialects())
     if (d.run_command && d.command == name) return &d;
   return nullptr;
+}
+
+void use_compiler_settings(const CompilerSettings& s) {
+  cuda::use_compiler(
+      std::make_shared<cuda::Compiler>(cuda::CompilerOptions{.nvcc = s.path,
+                                                             .use_cache = s.use_cache,
+                                                             .cache_dir = s.cache_dir,
+                                                             .seconds = s.seconds,
+                                                             .memory_mb = s.memory_mb,
+                                                             .precompiled = s.precompiled,
+                                                             .precompiled_missing = s.missing}));
 }
 
 std::string read_head(const std::filesystem::path& path) {

@@ -158,15 +158,15 @@ Json& set_json_metadata(Json& o, const std::map<std::string, std::string>& metad
 }
 
 // A CUDA test's threads: the C++ body as written and nvcc's PTX of it.
-void set_json_cuda(Json& o, const LitmusTest& t) {
+void set_json_compiled(Json& o, const LitmusTest& t) {
   Json threads = Json::array();
   for (const ThreadCode& tc : t.threads)
-    if (!tc.compiled_ptx.empty())
+    if (!tc.compiled.empty())
       threads.push(Json::object()
                        .set("thread", tc.name)
-                       .set("source", tc.cuda_source)
-                       .set("ptx", tc.compiled_ptx));
-  if (!t.threads.empty() && !t.threads.front().compiled_ptx.empty()) o.set("cuda", threads);
+                       .set("source", tc.source_text)
+                       .set("ptx", tc.compiled));
+  if (!t.threads.empty() && !t.threads.front().compiled.empty()) o.set("compiled", threads);
 }
 
 Json& set_json_error(Json& o, const std::optional<std::string>& error, const std::string& kind) {
@@ -224,7 +224,7 @@ Json one_json(const TestResult& r) {
   Json o = json_test_head(r.test, r.file, r.parsed, r.model, r.target_sm);
   if (!r.model_file.empty()) o.set("model", r.model_file);  // replaces the built-in model's name
   if (r.source) set_json_metadata(o, r.source->metadata);
-  if (r.source) set_json_cuda(o, *r.source);
+  if (r.source) set_json_compiled(o, *r.source);
   o.set("engine", r.engine.empty() ? Json() : Json(r.engine));
   o.set("engine_reason", r.engine_reason.empty() ? Json() : Json(r.engine_reason));
   if (r.error) {

@@ -10,9 +10,7 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten/emscripten.h>
 
-#include <memory>
-
-#include "redscope/dialects/cuda/compile.hpp"
+#include "redscope/registry/registry.hpp"
 
 constexpr std::string_view kNoNvccHere =
     "the playground has no nvcc: a CUDA test runs here only from PTX compiled ahead, which the "
@@ -26,10 +24,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* redscope_call(const char* request) {
   // A browser has no nvcc: CUDA tests run from PTX compiled ahead, which the
   // worker writes to /cuda-ptx (scripts/build-web.sh, docs/cuda.md).
   static const bool compiler = [] {
-    redscope::cuda::use_compiler(std::make_shared<redscope::cuda::Compiler>(
-        redscope::cuda::CompilerOptions{.cache_dir = "/cuda-ptx",
-                                        .precompiled = true,
-                                        .precompiled_missing = std::string(kNoNvccHere)}));
+    redscope::use_compiler_settings(redscope::CompilerSettings{
+        .precompiled = true, .cache_dir = "/cuda-ptx", .missing = std::string(kNoNvccHere)});
     return true;
   }();
   (void)compiler;

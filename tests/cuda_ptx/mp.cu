@@ -1,5 +1,5 @@
 // MP with release/acquire at device scope, written to the kernel convention
-// of include/redscope/frontend/cuda.hpp (test 0 of its translation unit).
+// of include/redscope/dialects/cuda/cuda.hpp (test 0 of its translation unit).
 #include <cuda/atomic>
 namespace redscope_t0 {
 extern "C" __global__ void redscope_t0_P0(int *x, int *y, int *__out) {

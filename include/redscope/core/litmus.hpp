@@ -169,10 +169,11 @@ struct ThreadCode {
   SourceLoc loc;
   std::vector<Instruction> code;
   std::map<std::string, std::size_t> labels;  // label → index into code
-  // CUDA tests (docs/cuda.md): the thread's C++ body as written, and nvcc's
-  // PTX of its kernel, which `code` was read from (--show-ptx, reports).
-  std::string cuda_source;
-  std::string compiled_ptx;
+  // A thread a compiler made `code` from (CUDA tests, docs/cuda.md): its
+  // source as written, and the compiler's output it was read from (PTX for
+  // --show-ptx and reports); both empty otherwise.
+  std::string source_text;
+  std::string compiled;
 };
 
 // `x = 1;`, `P0:r1 = 1;`, `global f32 x = 1.5;` or `global f32 v[4] = {0,0,0,0};`

@@ -101,6 +101,21 @@ const Dialect* dialect_with_command(std::string_view name);
 // What the registered dialects accept, for messages: ".litmus or .test".
 std::string accepted_files();
 
+// The settings of the compilers some dialects run before their tests can be
+// checked (CUDA tests: nvcc, docs/cuda.md), from the command line or the
+// playground. Installed once, before any test is read.
+struct CompilerSettings {
+  std::optional<std::string> path;  // --nvcc PATH; none: looked up
+  bool use_cache = true;            // --no-cache: false
+  double seconds = 300;             // --timeout, per test
+  std::size_t memory_mb = 0;        // --max-memory: the compiler's address space
+  // No compiler here (the playground): read what was compiled ahead into
+  // `cache_dir`, and say `missing` of a test that was not.
+  bool precompiled = false;
+  std::string cache_dir, missing;
+};
+void use_compiler_settings(const CompilerSettings& settings);
+
 // Each dialect's prepare step over the files of a run it claims (before
 // they are read, one at a time or on many threads).
 void prepare_test_files(const std::vector<std::string>& files,

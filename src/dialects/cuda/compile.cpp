@@ -287,10 +287,10 @@ void Compiler::to_disk(const std::string& key, const std::string& module) {
   std::error_code ec;
   fs::create_directories(options_.cache_dir, ec);
   try {
-    write_file_replacing(options_.cache_dir + "/" + key + ".ptx",
-                         fmt::format("{}\n{} {} {} {}\n{}", kCacheMagic, key,
-                                     hash_hex(tool().version), module.size(), hash_hex(module),
-                                     module));
+    write_file_replacing(
+        options_.cache_dir + "/" + key + ".ptx",
+        fmt::format("{}\n{} {} {} {}\n{}", kCacheMagic, key, hash_hex(tool().version),
+                    module.size(), hash_hex(module), module));
   } catch (const std::exception&) {
     // A cache that cannot be written only costs a compilation next time.
   }
@@ -407,9 +407,9 @@ CompiledTest Compiler::compiled(const CudaSource& test) {
   std::lock_guard lock(mu_);
   const auto s = slots_.find(key_of(test));
   if (s == slots_.end())  // no nvcc, and not precompiled
-    throw InputError(Diagnostic{test.skeleton.file, test.threads.front().loc,
-                                options_.precompiled ? options_.precompiled_missing
-                                                     : tool().missing});
+    throw InputError(
+        Diagnostic{test.skeleton.file, test.threads.front().loc,
+                   options_.precompiled ? options_.precompiled_missing : tool().missing});
   if (s->second.error) throw InputError(*s->second.error);
   return *s->second.ptx;
 }

@@ -87,8 +87,8 @@ std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::strin
   for (std::size_t i = 0; i < src.threads.size(); ++i) {
     ThreadCode tc = lower_compiled_entry(ptx.module, plan_of(src, i), t.threads[i], t);
     name_for_users(tc);
-    tc.cuda_source = src.threads[i].body;
-    tc.compiled_ptx = entry_text(ptx.module, entry_name(0, src.threads[i].name));
+    tc.source_text = src.threads[i].body;
+    tc.compiled = entry_text(ptx.module, entry_name(0, src.threads[i].name));
     t.threads[i] = std::move(tc);
   }
   check_shared_use(t, src);

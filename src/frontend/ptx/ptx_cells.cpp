@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "frontend/ptx/ptx_instructions.hpp"
 #include "redscope/frontend/container.hpp"
+#include "redscope/frontend/ptx/ptx_instructions.hpp"
 
 namespace redscope {
 

@@ -1,7 +1,7 @@
 // PTX instructions of a litmus test's instruction table: mnemonic,
 // qualifiers (checked against the syntax tables of the PTX ISA, §9.7, and
 // the target rules in ptx_rules.cpp) and operands.
-#include "frontend/ptx/ptx_instructions.hpp"
+#include "redscope/frontend/ptx/ptx_instructions.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "redscope/core/diagnostic.hpp"
-#include "redscope/frontend/cuda.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 
 namespace redscope::cuda {
 

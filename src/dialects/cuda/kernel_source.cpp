@@ -3,7 +3,7 @@
 // parameters are the global locations, then the output array.
 #include <fmt/format.h>
 
-#include "redscope/frontend/cuda.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 
 namespace redscope::cuda {
 

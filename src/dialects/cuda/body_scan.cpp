@@ -1,5 +1,5 @@
 // The C++ token scanner of CUDA test bodies (body_scan.hpp).
-#include "frontend/cuda/body_scan.hpp"
+#include "dialects/cuda/body_scan.hpp"
 
 #include <fmt/format.h>
 

@@ -14,12 +14,12 @@
 
 #include <fmt/format.h>
 
-#include "frontend/cuda/ptx_module.hpp"
-#include "frontend/cuda/ptx_values.hpp"
-#include "frontend/ptx/ptx_instructions.hpp"
+#include "dialects/cuda/ptx_module.hpp"
+#include "dialects/cuda/ptx_values.hpp"
 #include "redscope/core/diagnostic.hpp"
-#include "redscope/frontend/cuda.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 #include "redscope/frontend/lexer.hpp"
+#include "redscope/frontend/ptx/ptx_instructions.hpp"
 
 namespace redscope::cuda {
 

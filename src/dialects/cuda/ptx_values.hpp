@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/cuda/ptx_module.hpp"
+#include "dialects/cuda/ptx_module.hpp"
 #include "redscope/core/types.hpp"
 
 namespace redscope::cuda::detail {

@@ -2,7 +2,7 @@
 // statements of its body (PTX ISA, syntax: statements end with `;`,
 // labels with `:`; `.loc` and `.file` are debugging directives without
 // one; `{ }` opens a nested scope whose `.reg` declarations shadow).
-#include "frontend/cuda/ptx_module.hpp"
+#include "dialects/cuda/ptx_module.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 // The static values of an entry's registers: constants and the addresses of
 // locations, followed through the instructions nvcc computes them with
 // (ld.param, cvta, mov of a symbol, cvt, add/sub, mul/mad .lo/.wide, shl).
-#include "frontend/cuda/ptx_values.hpp"
+#include "dialects/cuda/ptx_values.hpp"
 
 #include <algorithm>
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
-#include "frontend/cuda/body_scan.hpp"
+#include "dialects/cuda/body_scan.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 #include "redscope/frontend/container.hpp"
-#include "redscope/frontend/cuda.hpp"
 #include "redscope/frontend/lexer.hpp"
 #include "redscope/frontend/text_cursor.hpp"
 

@@ -2,7 +2,7 @@
 #include <array>
 #include <utility>
 
-#include "redscope/frontend/cuda.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 
 namespace redscope::cuda {
 
