@@ -38,6 +38,11 @@ bad = 0
 for kind in ("", ".v"):
     z, e = answers(f"z3{kind}.json"), answers(f"enum{kind}.json")
     for k in sorted(set(z) | set(e)):
+        # The enumerator's documented limit is no answer to compare (litmus/cuda's
+        # spin locks pass it; docs/cli.md --engine): say so, and compare the rest.
+        if "gave up after" in str((e.get(k) or (None,))[0]):
+            print(f"not compared{kind} {k}: the enumerator gave up (its candidate limit)")
+            continue
         if z.get(k) != e.get(k):
             bad += 1
             print(f"DIFFER{kind} {k}:\n  z3:   {z.get(k)}\n  enum: {e.get(k)}")

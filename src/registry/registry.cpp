@@ -156,6 +156,8 @@ void use_compiler_settings(const CompilerSettings& s) {
 }
 
 std::string read_head(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};  // a FIFO would block
   std::string head(kDialectHeadBytes, '\0');
   std::ifstream in(path, std::ios::binary);
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
