@@ -52,6 +52,7 @@ const CASES = [
   'litmus/proxy/alias-mp-cta-nofence.litmus',
   'litmus/vector/vec-red-two-threads-per-element.litmus',
   'litmus/sm6x/store-vs-atom-shared-sm60-lost.litmus',
+  'litmus/cuda/LU+atomicAdd_block-2cta.litmus',   // CUDA: nvcc's PTX compiled ahead
   `${nvlitmus}/SB_cta.test`,
   `${nvlitmus}/MP_gpu.test`,   // a template: 18 tests, one per row
 ];
