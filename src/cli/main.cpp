@@ -288,7 +288,8 @@ Exit status:
   0  every test was checked (and, with --expect, every verdict matched)
   1  some test or path could not be checked (its diagnostic is printed;
      others still run), or there was nothing to check
-  2  bad command line
+  2  bad command line, or tests that need a tool this machine lacks
+     (CUDA tests without nvcc: --nvcc PATH)
   3  --expect (run) or an expected.csv beside the tests (report) found
      mismatching verdicts, or no row of the --expect file named a file of
      the run, or a .test claim is not met (the summary reads "N passed,
@@ -506,8 +507,11 @@ Inputs inputs_of(const Cli& c) {
   for (std::size_t i = 0; i < all.size(); ++i)
     if (c.shards == 1 || redscope::in_shard(i, c.shard, c.shards)) in.files.push_back(all[i]);
   if (c.shard != 1) probs.clear();
-  // Work a dialect does once for all its files (CUDA: one nvcc call).
-  redscope::prepare_test_files(in.files, c.max_file_bytes);
+  // Work a dialect does once for all its files (CUDA: one nvcc call); tests
+  // this machine cannot check at all (no nvcc) make the command line unusable.
+  const std::vector<std::string> missing = redscope::prepare_test_files(in.files, c.max_file_bytes);
+  for (const std::string& m : missing) fmt::print(stderr, "redscope: {}\n", m);
+  if (!missing.empty()) std::exit(kExitUsage);
   for (const redscope::Diagnostic& d : probs) {
     redscope::TestResult r;
     r.file = d.file;

@@ -3,6 +3,8 @@
 // and one row in kDialects.
 #include "redscope/registry/registry.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -165,14 +167,19 @@ std::string read_head(const std::filesystem::path& path) {
   return head;
 }
 
-void prepare_test_files(const std::vector<std::string>& files, std::size_t max_bytes) {
+std::vector<std::string> prepare_test_files(const std::vector<std::string>& files,
+                                            std::size_t max_bytes) {
+  std::vector<std::string> missing;
   for (const Dialect& d : dialects()) {
     if (!d.prepare) continue;
     std::vector<std::string> mine;
     for (const std::string& f : files)
       if (d.claims(address_file(f), read_head(address_file(f)))) mine.push_back(f);
-    if (!mine.empty()) d.prepare(mine, max_bytes);
+    if (mine.empty()) continue;
+    if (std::optional<std::string> why = d.prepare(mine, max_bytes))
+      missing.push_back(fmt::format("{} {} test(s): {}", mine.size(), d.name, *why));
   }
+  return missing;
 }
 
 std::string accepted_files() {

@@ -54,8 +54,10 @@ struct Dialect {
   const BuiltinModel* default_model = nullptr;
   // Work done once for all the files of a run before any is read (CUDA
   // tests: one nvcc call for them all), given the files the dialect claims;
-  // none when each file is read on its own.
-  void (*prepare)(const std::vector<std::string>& files, std::size_t max_bytes) = nullptr;
+  // none when each file is read on its own. Returns why none of them can be
+  // checked here (no nvcc), or nothing.
+  std::optional<std::string> (*prepare)(const std::vector<std::string>& files,
+                                        std::size_t max_bytes) = nullptr;
   // Options its semantics reads (none, or one `--<name> VALUE` flag).
   std::optional<SemanticsOption> option = std::nullopt;
   // The dialect's own command, `redscope <command> ...` (argv[1] is the
@@ -118,8 +120,10 @@ void use_compiler_settings(const CompilerSettings& settings);
 
 // Each dialect's prepare step over the files of a run it claims (before
 // they are read, one at a time or on many threads).
-void prepare_test_files(const std::vector<std::string>& files,
-                        std::size_t max_bytes = kDefaultMaxFileBytes);
+// Returns why some of them cannot be checked on this machine (a tool a
+// dialect needs is missing), one message per dialect, or none.
+std::vector<std::string> prepare_test_files(const std::vector<std::string>& files,
+                                            std::size_t max_bytes = kDefaultMaxFileBytes);
 
 // Every test of a file (a .test template holds one per table row).
 std::vector<LitmusTest> parse_litmus_tests(const std::string& path,

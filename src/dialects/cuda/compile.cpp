@@ -245,6 +245,11 @@ const Compiler::Tool& Compiler::tool() {
   return *tool_;
 }
 
+std::string Compiler::missing() {
+  std::lock_guard lock(mu_);
+  return options_.precompiled ? std::string() : tool().missing;
+}
+
 std::string Compiler::nvcc_path() {
   std::lock_guard lock(mu_);
   return tool().path;

@@ -98,7 +98,9 @@ std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::strin
   return out;
 }
 
-void prepare_cuda_files(const std::vector<std::string>& files, std::size_t max_bytes) {
+std::optional<std::string> prepare_cuda_files(const std::vector<std::string>& files,
+                                              std::size_t max_bytes) {
+  if (std::string why = current_compiler().missing(); !why.empty()) return why;
   std::vector<CudaSource> sources;
   for (const std::string& f : files) {
     try {
@@ -112,6 +114,7 @@ void prepare_cuda_files(const std::vector<std::string>& files, std::size_t max_b
   std::vector<const CudaSource*> all;
   for (const CudaSource& s : sources) all.push_back(&s);
   if (!all.empty()) current_compiler().prepare(all);
+  return std::nullopt;
 }
 
 }  // namespace redscope::cuda

@@ -57,8 +57,11 @@ class Compiler {
   // nvcc's own message at the test's file:line:col, or no nvcc.
   CompiledTest compiled(const CudaSource& test);
 
-  // The nvcc in use, and its version line, found at the first call.
+  // The nvcc in use, found at the first call ("" when none runs).
   std::string nvcc_path();
+  // Why there is no nvcc to use ("" when there is one, or when tests are
+  // read from a precompiled folder instead).
+  std::string missing();
 
  private:
   struct Slot {
@@ -92,6 +95,8 @@ void use_compiler(std::shared_ptr<Compiler> compiler);
 std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file);
 // Compiles the CUDA tests among `files` in one batch (the registry's
 // prepare step); files that cannot be read are left to their own check.
-void prepare_cuda_files(const std::vector<std::string>& files, std::size_t max_bytes);
+// Returns why none can be compiled (no nvcc), or nothing.
+std::optional<std::string> prepare_cuda_files(const std::vector<std::string>& files,
+                                              std::size_t max_bytes);
 
 }  // namespace redscope::cuda
