@@ -539,3 +539,54 @@ TEST_CASE("text cursor: positions, comments, strings, numbers, punctuation", "[f
   CHECK_FALSE(first_word_is("SASS", "SASS"));
   CHECK_FALSE(first_word_is("(* open SASS x", "SASS"));
 }
+
+// Issue 44 item 3: addresses held in registers in hand-written PTX, resolved
+// to one location and offset (docs/litmus-format.md "Addresses in registers").
+TEST_CASE("addresses in registers: mov of a location, add, DpAddr, computed coordinates",
+          "[frontend]") {
+  auto parse = [](const std::string& cells) {
+    return parse_litmus(
+        "PTX t\n{ x = 0; v[4] = {0, 0, 0, 0}; surface u32 s[8] = {0,0,0,0,0,0,0,0}; }\n"
+        " P0@cta 0,gpu 0 ;\n" +
+            cells + "exists (x == 0)\n",
+        "t.litmus");
+  };
+  auto error = [&](const std::string& cells) {
+    try {
+      parse(cells);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // x's address, moved by 8 bytes: v+8 is v[2].
+  LitmusTest t = parse(" mov.u64 r0, v ;\n add.u64 r1, r0, 4 ;\n st.u32 [r1+4], 1 ;\n");
+  const Instruction& st = t.threads[0].code.back();
+  REQUIRE(st.addr);
+  CHECK(st.addr->kind == Operand::Kind::Loc);
+  CHECK(st.addr->name == "v");
+  CHECK(st.addr->offset == 8);
+  // An address dependency: r2 = r0 - r0 is 0 whatever the load read.
+  t = parse(
+      " ld.u32 r0, [x] ;\n sub.s64 r2, r0, r0 ;\n mov.u64 r3, x ;\n add.u64 r4, r3, r2 ;\n"
+      " ld.u32 r5, [r4] ;\n");
+  CHECK(t.threads[0].code.back().addr->name == "x");
+  // A computed surface coordinate: 2 + 2.
+  t = parse(" mov.u32 r1, 2 ;\n add.u32 r2, r1, 2 ;\n sured.p.add.1d.b32.trap [s, {r2}], 5 ;\n");
+  REQUIRE(t.threads[0].code.back().sured);
+  CHECK(t.threads[0].code.back().sured->coords.at(0).kind == Operand::Kind::Imm);
+  CHECK(t.threads[0].code.back().sured->coords.at(0).value == 4);
+  // Located refusals: a loaded address, two writes, a label between, no brackets.
+  CHECK_THAT(error(" ld.u64 r0, [x] ;\n st.u32 [r0], 1 ;\n"),
+             Catch::Matchers::Contains("t.litmus:5:9: error: the address in 'r0' does not "
+                                       "resolve to one location and offset on every path: 'r0' "
+                                       "is loaded from memory"));
+  CHECK_THAT(error(" mov.u64 r0, x ;\n mov.u64 r0, v ;\n st.u32 [r0], 1 ;\n"),
+             Catch::Matchers::Contains("'r0' is written 2 times"));
+  CHECK_THAT(error(" mov.u64 r0, x ;\n L: ;\n st.u32 [r0], 1 ;\n"),
+             Catch::Matchers::Contains("label 'L' lies between"));
+  CHECK_THAT(error(" mov.u64 r0, x ;\n st.u32 r0, 1 ;\n"),
+             Catch::Matchers::Contains("an address in a register is written in brackets: [r0]"));
+  CHECK_THAT(error(" mov.u64 r0, nowhere ;\n"),
+             Catch::Matchers::Contains("'nowhere' is not a location of the init block"));
+}

@@ -234,7 +234,8 @@ class PtxCellParser {
  public:
   explicit PtxCellParser(const InstructionCell& cell)
       : file_(cell.file),
-        target_sm_(cell.target_sm) {}
+        target_sm_(cell.target_sm),
+        test_(cell.test) {}
 
   void parse(const std::vector<Token>& toks, ThreadCode& tc) { parse_instruction(tc, toks); }
 
@@ -617,8 +618,10 @@ class PtxCellParser {
     return brace_list(c, vec, what, [&](Cell& cc) { return value_operand(cc, what, type); });
   }
 
-  // `x`, `[x]` or `[x+N]`; returns whether brackets were used.
-  Operand address_operand(Cell& c, bool* bracketed = nullptr) {
+  // `x`, `[x]` or `[x+N]`; returns whether brackets were used. With
+  // `registers`, also `[r]` and `[r+N]`: an address held in a register,
+  // resolved once the test is read (resolve_register_addresses).
+  Operand address_operand(Cell& c, bool* bracketed = nullptr, bool registers = false) {
     const SourceLoc start = c.cur().loc;
     bool br = false;
     if (c.at(Tok::LBracket)) {
@@ -628,12 +631,15 @@ class PtxCellParser {
     const Token& t = c.cur();
     if (t.kind != Tok::Ident)
       fail(t.loc, fmt::format("expected a memory location, found {}", detail::describe(t)));
-    if (is_register_name(t.text))
-      fail(t.loc,
-           fmt::format("register-indirect addresses ('{}') are not supported; name the location",
-                       t.text));
+    const bool held = is_register_name(t.text);
+    if (held && !registers)
+      fail(t.loc, fmt::format("this instruction takes no address held in a register ('{}'); "
+                              "name the location",
+                              t.text));
+    if (held && !br)
+      fail(t.loc, fmt::format("an address in a register is written in brackets: [{}]", t.text));
     c.next();
-    Operand a{Operand::Kind::Loc, t.text, 0, 0, start, {}};
+    Operand a{held ? Operand::Kind::Reg : Operand::Kind::Loc, t.text, 0, 0, start, {}};
     if (br) {
       if (c.at(Tok::Plus)) {
         c.next();
@@ -743,7 +749,7 @@ class PtxCellParser {
     else
       in.dst = reg_operand(c, "a destination register");
     comma(c, mn, "'dst, [a]'");
-    in.addr = address_operand(c);
+    in.addr = address_operand(c, nullptr, true);
     if (q.cache_hint) cache_policy(in, c);
     no_operands_left(c, mn, "'dst, [a]'");
   }
@@ -759,7 +765,7 @@ class PtxCellParser {
           q.sem_at,
           fmt::format("st does not take .{} (PTX §9.7.9.9: .weak, .relaxed, .release, .volatile)",
                       to_string(in.sem)));
-    in.addr = address_operand(c);
+    in.addr = address_operand(c, nullptr, true);
     comma(c, mn, "'[a], value'");
     in.srcs = values(c, in.vec, "stored value", in.type);
     if (q.cache_hint) cache_policy(in, c);
@@ -833,7 +839,7 @@ class PtxCellParser {
       in.dst = reg_operand(c, "a destination register");
     comma(c, mn, ops);
     bool bracketed = false;
-    in.addr = address_operand(c, &bracketed);
+    in.addr = address_operand(c, &bracketed, true);
     comma(c, mn, ops);
     in.srcs = values(c, q.vec, cas ? "compare value" : "operand value", ty);
     if (cas) {
@@ -855,7 +861,7 @@ class PtxCellParser {
            "red has no destination operand (it returns nothing); use atom to read the old value "
            "(the seed's examples 'red... {%bd0, %bd1}, [g], ...' contradict its syntax table)");
     bool bracketed = false;
-    in.addr = address_operand(c, &bracketed);
+    in.addr = address_operand(c, &bracketed, true);
     comma(c, mn, "'[a], value'");
     in.srcs = values(c, q.vec, "operand value", ty);
     if (q.cache_hint) cache_policy(in, c);
@@ -897,7 +903,7 @@ class PtxCellParser {
     }
     in.dst = reg_operand(c, "a destination register");
     comma(c, mn, "'dst, [a]'");
-    in.addr = address_operand(c);
+    in.addr = address_operand(c, nullptr, true);
     no_operands_left(c, mn, "'dst, [a]'");
   }
 
@@ -1363,12 +1369,28 @@ class PtxCellParser {
     const bool mov = in.op == RmwOp::Mov;
     const std::string_view ops = mov ? "'dst, value'" : "'dst, a, b'";
     comma(c, mn, ops);
-    in.srcs.push_back(value_operand(c, "a value", in.type));
+    in.srcs.push_back(local_source(c, in));
     if (!mov) {
       comma(c, mn, ops);
-      in.srcs.push_back(value_operand(c, "a value", in.type));
+      in.srcs.push_back(local_source(c, in));
     }
     no_operands_left(c, mn, ops);
+  }
+
+  // A value, or (mov/add/sub of 64 bits, PTX ISA §9.7.9.1 mov: "mov places
+  // the address of a variable") a declared location's address: `mov.u64 r0, x`.
+  Operand local_source(Cell& c, const Instruction& in) {
+    const Token& t = c.cur();
+    const bool address = t.kind == Tok::Ident && !is_register_name(t.text) &&
+                         !is_literal_word(t.text) && width_of(in.type) == 64 &&
+                         !is_float(in.type) && in.op != RmwOp::Mul && in.op != RmwOp::Div;
+    if (!address) return value_operand(c, "a value", in.type);
+    const bool declared =
+        std::any_of(test_.init.begin(), test_.init.end(),
+                    [&](const InitEntry& e) { return !e.thread && e.name == t.text; });
+    if (!declared) fail(t.loc, fmt::format("'{}' is not a location of the init block", t.text));
+    c.next();
+    return Operand{Operand::Kind::Loc, t.text, 0, 0, t.loc, {}};
   }
 
   std::string label_operand(Cell& c) {
@@ -1404,6 +1426,7 @@ class PtxCellParser {
 
   const std::string& file_;
   int target_sm_;
+  const LitmusTest& test_;  // the test so far: its init block names the locations
 };
 
 }  // namespace
@@ -1419,6 +1442,7 @@ namespace redscope {
 // The PTX litmus dialect: the container's layout with PTX instruction cells.
 LitmusTest parse_litmus(std::string_view text, const std::string& file) {
   LitmusTest t = detail::parse_container(text, file, detail::parse_ptx_instruction);
+  detail::resolve_register_addresses(t);
   detail::check_references(t);
   return t;
 }

@@ -11,4 +11,10 @@ namespace redscope::detail {
 // Each instruction takes exactly the qualifier classes of its PTX syntax.
 void parse_ptx_instruction(const InstructionCell& cell, ThreadCode& thread);
 
+// Addresses held in registers (`mov.u64 r0, x; add.u64 r1, r0, 4; ld.u32 r2,
+// [r1]`), resolved once the whole test is read: each becomes the location
+// and offset it holds on every path, or an InputError at the access.
+// docs/litmus-format.md "Addresses in registers".
+void resolve_register_addresses(LitmusTest& test);
+
 }  // namespace redscope::detail
