@@ -42,6 +42,20 @@ rm -rf "$work/nocache"; XDG_CACHE_HOME=$work/nocache "$bin" run -q --no-cache "$
 err=$("$bin" run --nvcc /nonexistent/nvcc "$mp" "$src/litmus/classic/MP.litmus" 2>&1 >/dev/null)
 [ $? -eq 2 ] || fail "no nvcc: not exit 2"
 grep -q "'/nonexistent/nvcc' is not an nvcc that runs" <<<"$err" || fail "no nvcc: $err"
+# An nvcc that hangs, and the children it started, are killed at --timeout.
+cat > "$work/slow-nvcc" <<'SH'
+#!/usr/bin/env bash
+if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; fi
+sleep 300 & echo $! > "$(dirname "$0")/child.pid"; wait
+SH
+chmod +x "$work/slow-nvcc"
+start=$(date +%s)
+err=$("$bin" run --timeout 2 --no-cache --nvcc "$work/slow-nvcc" "$mp" 2>&1 >/dev/null)
+[ $(( $(date +%s) - start )) -lt 20 ] || fail "a hanging nvcc was not stopped at --timeout"
+grep -q "nvcc did not finish within 2 s (--timeout)" <<<"$err" || fail "hanging nvcc: $err"
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${st:0:1}" != Z ]; }
+for _ in $(seq 50); do alive "$(cat "$work/child.pid")" || break; sleep 0.1; done
+! alive "$(cat "$work/child.pid")" || fail "nvcc's child outlived the deadline"
 # nvcc's error, located in the test; a body that would leave its kernel.
 printf 'CUDA bad\n{ int x = 0; }\nP0@cta 0,gpu 0 {\n  *x = foo;\n}\nexists (x == 1)\n' \
   > "$work/bad.litmus"
