@@ -26,7 +26,7 @@ namespace redscope::cuda {
 namespace {
 
 constexpr std::size_t kMaxModuleBytes = std::size_t{64} << 20;  // nvcc's PTX, read within this
-constexpr std::string_view kCacheMagic = "// redscope-cuda-ptx 2";
+constexpr std::string_view kCacheMagic = "// redscope-cuda-ptx 3";
 
 std::string line_file(std::size_t k) { return fmt::format("redscope_t{}.litmus", k); }
 
@@ -167,13 +167,15 @@ std::string slice_of(const std::string& module, std::size_t k, const CudaSource&
       out += line + "\n";
     }
   }
-  // Rename test k's names to test 0's (whole names: t1_ is no prefix of t12_).
+  // Rename test k's kernels to the threads' own names (`.entry P0`, the
+  // convention of a module given whole, docs/cuda.md) and its shared
+  // variables to test 0's (whole names: t1_ is no prefix of t12_).
   auto replace_all = [&](const std::string& from, const std::string& to) {
     if (from == to) return;
     for (std::size_t p = out.find(from); p != std::string::npos; p = out.find(from, p + to.size()))
       out.replace(p, from.size(), to);
   };
-  replace_all(entry_prefix, entry_name(0, ""));
+  replace_all(entry_prefix, "");
   for (const CudaLocation& l : test.locations)
     if (l.shared) replace_all(shared_symbol(k, l.name), shared_symbol(0, l.name));
   replace_all(line_file(k), line_file(0));

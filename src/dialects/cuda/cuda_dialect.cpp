@@ -17,7 +17,7 @@ namespace {
 // What the kernel convention says of thread i's kernel (as test 0).
 EntryPlan plan_of(const CudaSource& src, std::size_t i) {
   EntryPlan p;
-  p.entry = entry_name(0, src.threads[i].name);
+  p.entry = src.threads[i].name;  // the cached part names kernels as threads
   for (const CudaLocation& l : src.locations) {
     if (l.shared)
       p.shared.emplace_back(shared_symbol(0, l.name), l.name);
@@ -88,7 +88,7 @@ std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::strin
     ThreadCode tc = lower_compiled_entry(ptx.module, plan_of(src, i), t.threads[i], t);
     name_for_users(tc);
     tc.source_text = src.threads[i].body;
-    tc.compiled = entry_text(ptx.module, entry_name(0, src.threads[i].name));
+    tc.compiled = entry_text(ptx.module, src.threads[i].name);
     t.threads[i] = std::move(tc);
   }
   check_shared_use(t, src);

@@ -31,9 +31,9 @@ struct CompilerOptions {
   std::string precompiled_missing;
 };
 
-// What nvcc made of one test: its part of the module, named as test 0 of a
-// translation unit (entry_name(0, "P1"), shared_symbol(0, "s")), its `.loc`
-// lines in the file kLineFile.
+// What nvcc made of one test: its part of the module, its kernels named as
+// its threads (`.entry P1`), its shared variables as test 0's
+// (shared_symbol(0, "s")), its `.loc` lines in the file kLineFile.
 struct CompiledTest {
   std::string module;
   bool from_cache = false;
