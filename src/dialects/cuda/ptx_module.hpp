@@ -1,7 +1,7 @@
 // A reader of nvcc's PTX modules (docs/cuda.md "How nvcc's PTX is read"):
 // one `.entry`'s parameters and statements, each with its line in the
 // module and the test's line:col from the `.loc` lines before it. Private to
-// frontend/cuda.
+// dialects/cuda.
 #pragma once
 
 #include <string>

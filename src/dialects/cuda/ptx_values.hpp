@@ -1,7 +1,7 @@
 // The static values of an entry's registers (docs/cuda.md "How nvcc's PTX
 // is read"): which registers hold a constant, which hold the address of a
 // location (a location, a byte offset and the address window), and why the
-// others are not static. Private to frontend/cuda.
+// others are not static. Private to dialects/cuda.
 #pragma once
 
 #include <cstdint>
