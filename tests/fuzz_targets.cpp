@@ -294,20 +294,30 @@ const Dialect& dialect_of(const std::string& file, std::string_view text) {
 // cycle tables. A text the reader rejects is still parsed (no crash allowed).
 Verdict fast_cuda(const Input& in);
 
-Verdict fast_litmus(const Input& in) {
-  // A mutant that became a CUDA test is read, never compiled (fast_cuda).
-  if (dialect_of(file_for(in.target), in.text).name == "cuda-litmus") return fast_cuda(in);
-  const std::string file = file_for(in.target);
+// The reader's text checks (errors of the whole file), then `read(stage)`
+// under guarded(): a text they reject is still read (no crash allowed), and
+// its verdict is the rejection unless reading found a defect.
+template <class F>
+Verdict checked_then_read(const std::string& file, const std::string& text, F read) {
   std::string stage = "read";
   std::optional<Verdict> rejected;
   try {
-    check_input_text(file, in.text, "litmus file");
+    check_input_text(file, text, "litmus file");
   } catch (const InputError& e) {
     const std::string d = e.diagnostic().render();
     if (auto bad = bad_diagnostic(d, {file}, true)) return {Verdict::Finding, stage, *bad};
     rejected = Verdict{Verdict::Diagnostic, stage, d};
   }
-  Verdict v = guarded(stage, {file}, [&] {
+  Verdict v = guarded(stage, {file}, [&] { read(stage); });
+  if (rejected && v.kind != Verdict::Finding) return *rejected;
+  return v;
+}
+
+Verdict fast_litmus(const Input& in) {
+  // A mutant that became a CUDA test is read, never compiled (fast_cuda).
+  if (dialect_of(file_for(in.target), in.text).name == "cuda-litmus") return fast_cuda(in);
+  const std::string file = file_for(in.target);
+  return checked_then_read(file, in.text, [&](std::string& stage) {
     stage = "parse";
     const Dialect& d = dialect_of(file, in.text);
     const std::vector<LitmusTest> tests = d.parse(in.text, file);
@@ -330,8 +340,6 @@ Verdict fast_litmus(const Input& in) {
       }
     }
   });
-  if (rejected && v.kind != Verdict::Finding) return *rejected;
-  return v;
 }
 
 // Each instruction that parses prints to a text that parses to it again.
@@ -540,23 +548,12 @@ std::optional<std::string> bad_xml_text(std::string_view t) {
 // reader's checks, docs/cuda.md "Limits").
 Verdict fast_cuda(const Input& in) {
   const std::string file = file_for(in.target);
-  std::string stage = "read";
-  std::optional<Verdict> rejected;
-  try {  // the reader's text checks: errors of the whole file, as fast_litmus's
-    check_input_text(file, in.text, "litmus file");
-  } catch (const InputError& e) {
-    const std::string d = e.diagnostic().render();
-    if (auto bad = bad_diagnostic(d, {file}, true)) return {Verdict::Finding, stage, *bad};
-    rejected = Verdict{Verdict::Diagnostic, stage, d};
-  }
-  Verdict v = guarded(stage, {file}, [&] {
+  return checked_then_read(file, in.text, [&](std::string& stage) {
     stage = "read_cuda_source";
     const cuda::CudaSource src = cuda::read_cuda_source(in.text, file);
     stage = "kernel_source";
     (void)cuda::kernel_source(src, 0, "t0.litmus");
   });
-  if (rejected && v.kind != Verdict::Finding) return *rejected;
-  return v;
 }
 
 bool spec_is_cuda(std::string_view cell) { return first_word_is(cell, "CUDA"); }

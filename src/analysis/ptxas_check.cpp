@@ -21,14 +21,10 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -36,17 +32,15 @@
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "redscope/core/parallel.hpp"
+#include "redscope/core/subprocess.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/frontend/ptx_cells.hpp"
 #include "redscope/registry/registry.hpp"
-
-extern char** environ;
 
 namespace redscope {
 
@@ -116,87 +110,26 @@ std::vector<PtxasMessage> parse_ptxas_output(const std::string& out) {
   return msgs;
 }
 
-// Runs `argv` with stdout and stderr into `out_file`; kills it after `timeout`.
-// The child leads a process group of its own, and the whole group is killed
-// when the child ends or its time is up: a wrapper script's own children
-// (a ptxas it started, a `sleep`) never outlive the call. The group is killed
-// before the child is reaped, while its id cannot name another group.
-PtxasRun run_process(const std::vector<std::string>& argv, const std::string& out_file,
-                     double timeout) {
+// Runs `argv` (core/subprocess.hpp: its own process group, killed whole when
+// it ends or after `timeout`, so a wrapper script's own children never
+// outlive the call), its output read back and its messages parsed.
+PtxasRun run_tool(const std::vector<std::string>& argv, const ScratchDir& scratch, double timeout) {
+  constexpr std::size_t kMaxOutput = std::size_t{64} << 20;
+  const ProcessRun p =
+      redscope::run_process(argv, scratch.dir(), {.seconds = timeout, .max_output = kMaxOutput});
   PtxasRun r;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);  // a new group, led by the child
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return r;
-  r.started = true;
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    siginfo_t info{};
-    // WNOWAIT: the ended child stays a zombie, so its group id is still ours.
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0) break;
-    if (info.si_pid == pid) break;
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (timeout > 0 && waited > timeout) {
-      r.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(waited < 0.2 ? 2 : 10));
-  }
-  kill(-pid, SIGKILL);  // the group: the child if it still runs, and whatever it started
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  std::ifstream in(out_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.output = ss.str();
+  r.started = p.started;
+  r.timed_out = p.timed_out;
+  r.signal = p.signal;
+  r.exit_code = p.exit_code;
+  r.output = p.output;
   r.messages = parse_ptxas_output(r.output);
   return r;
 }
 
-// A scratch folder for the modules, removed at the end.
-class Scratch {
- public:
-  Scratch() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = fmt::format("{}/redscope-ptxas-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(templ.data())) dir_ = templ;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  bool ok() const { return !dir_.empty(); }
-  std::string file(std::string_view ext) {
-    return fmt::format("{}/m{}.{}", dir_, counter_.fetch_add(1), ext);
-  }
-
- private:
-  std::string dir_;
-  std::atomic<unsigned> counter_{0};
-};
-
-PtxasRun run_ptxas(const PtxasTool& tool, Scratch& scratch, const std::string& module, int target,
-                   double timeout) {
+PtxasRun run_ptxas(const PtxasTool& tool, ScratchDir& scratch, const std::string& module,
+                   int target, double timeout) {
   const std::string ptx = scratch.file("ptx");
-  const std::string out = scratch.file("txt");
   {
     std::ofstream f(ptx);
     f << module;
@@ -204,10 +137,9 @@ PtxasRun run_ptxas(const PtxasTool& tool, Scratch& scratch, const std::string& m
   // ptxas generates code for sm_75 and later; for a lower .target it
   // assembles for sm_75 and still checks the .target's feature rules.
   const std::string arch = fmt::format("-arch=sm_{}", std::max(target, 75));
-  PtxasRun r = run_process({tool.path, arch, "-o", "/dev/null", ptx}, out, timeout);
+  PtxasRun r = run_tool({tool.path, arch, "-o", "/dev/null", ptx}, scratch, timeout);
   std::error_code ec;
   fs::remove(ptx, ec);
-  fs::remove(out, ec);
   return r;
 }
 
@@ -653,7 +585,7 @@ std::string crash_words(const PtxasRun& run, double timeout) {
 
 class Checker {
  public:
-  Checker(const PtxasCheckOptions& o, Scratch& s) : opts_(o), scratch_(s) {}
+  Checker(const PtxasCheckOptions& o, ScratchDir& s) : opts_(o), scratch_(s) {}
 
   // One file alone: syntax errors (after which ptxas reads no further) are
   // taken one at a time, crashes and timeouts instruction by instruction.
@@ -738,7 +670,7 @@ class Checker {
 
  private:
   const PtxasCheckOptions& opts_;
-  Scratch& scratch_;
+  ScratchDir& scratch_;
 };
 
 // The verdicts of a planned and assembled file.
@@ -835,37 +767,24 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
   const double probe_timeout = timeout > 0 ? std::min(timeout, 20.0) : 20.0;
   bool hung = false;
   std::vector<std::string> candidates;
-  // `name` in each folder of the PATH.
-  auto on_path = [&](const std::string& name) {
-    if (const char* path = std::getenv("PATH")) {
-      const std::string p = path;
-      std::size_t start = 0;
-      for (std::size_t i = 0; i <= p.size(); ++i)
-        if (i == p.size() || p[i] == ':') {
-          const std::string dir = p.substr(start, i - start);
-          if (!dir.empty()) candidates.push_back(dir + "/" + name);
-          start = i + 1;
-        }
-    }
-  };
   if (given) {
     if (given->find('/') == std::string::npos)
-      on_path(*given);  // a bare name, as a shell finds it
+      candidates = on_path(*given);  // a bare name, as a shell finds it
     else
       candidates.push_back(*given);
   } else {
-    on_path("ptxas");
+    candidates = on_path("ptxas");
     if (const char* home = std::getenv("CUDA_HOME"); home && *home)
       candidates.push_back(std::string(home) + "/bin/ptxas");
     candidates.push_back("/usr/local/cuda/bin/ptxas");
   }
-  Scratch scratch;
+  ScratchDir scratch("redscope-ptxas");
   for (const std::string& c : candidates) {
     if (access(c.c_str(), X_OK) != 0 || fs::is_directory(c)) continue;
     if (!scratch.ok()) break;
     PtxasTool t;
     t.path = c;
-    const PtxasRun v = run_process({c, "--version"}, scratch.file("txt"), probe_timeout);
+    const PtxasRun v = run_tool({c, "--version"}, scratch, probe_timeout);
     hung = hung || v.timed_out;
     if (!v.started || v.timed_out || v.exit_code != 0 || v.signal) continue;
     const std::size_t rel = v.output.find("release ");
@@ -880,8 +799,8 @@ std::optional<PtxasTool> find_ptxas(const std::optional<std::string>& given, std
       std::ofstream f(probe);
       f << ".version 99.9\n.target sm_75\n.address_size 64\n";
     }
-    const PtxasRun pv = run_process({c, "-arch=sm_75", "-o", "/dev/null", probe},
-                                    scratch.file("txt"), probe_timeout);
+    const PtxasRun pv =
+        run_tool({c, "-arch=sm_75", "-o", "/dev/null", probe}, scratch, probe_timeout);
     hung = hung || pv.timed_out;
     const std::size_t cur = pv.output.find("current version is '");
     if (cur != std::string::npos) {
@@ -918,7 +837,7 @@ std::vector<PtxasFileResult> ptxas_check(const std::vector<std::string>& files,
           ps.begin() + static_cast<std::ptrdiff_t>(i),
           ps.begin() + static_cast<std::ptrdiff_t>(
                            std::min(ps.size(), i + std::max<std::size_t>(opts.files_per_call, 1))));
-  Scratch scratch;
+  ScratchDir scratch("redscope-ptxas");
   Checker checker(opts, scratch);
   parallel_for(batches.size(), std::max(1u, opts.jobs),
                [&](std::size_t b) { checker.run_batch(batches[b]); });

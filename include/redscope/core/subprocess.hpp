@@ -4,8 +4,10 @@
 // so nothing it started outlives the call.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace redscope {
@@ -29,7 +31,31 @@ struct ProcessRun {
   bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 
-// Runs argv[0] (a path) with argv, stdin from /dev/null, stdout and stderr
+// A scratch folder ($TMPDIR/PREFIX-XXXXXX) for a tool's input and output,
+// removed with everything in it at the end; ok() is false when none could be
+// made.
+class ScratchDir {
+ public:
+  explicit ScratchDir(std::string_view prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  bool ok() const { return !dir_.empty(); }
+  const std::string& dir() const { return dir_; }
+  // A new name in it, "mN.EXT" (distinct for concurrent callers).
+  std::string file(std::string_view ext);
+
+ private:
+  std::string dir_;
+  std::atomic<unsigned> counter_{0};
+};
+
+// `name` in each folder of PATH, in order, as a shell looks for a program
+// (whether each exists is the caller's probe).
+std::vector<std::string> on_path(const std::string& name);
+
+// Runs argv[0] (a path) with argv; not started (started false) when it
+// cannot be executed, stdin from /dev/null, stdout and stderr
 // into one file in `scratch_dir`, which is read back (within max_output).
 ProcessRun run_process(const std::vector<std::string>& argv, const std::string& scratch_dir,
                        const ProcessLimits& limits);

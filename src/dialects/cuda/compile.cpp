@@ -40,42 +40,6 @@ std::string hash_hex(std::string_view s) {
   return fmt::format("{:016x}{:016x}", a, b);
 }
 
-// A scratch folder removed at the end.
-class Scratch {
- public:
-  Scratch() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = fmt::format("{}/redscope-nvcc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(templ.data())) dir_ = templ;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-};
-
-std::optional<std::string> on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return std::nullopt;
-  const std::string p = path;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= p.size(); ++i)
-    if (i == p.size() || p[i] == ':') {
-      const std::string dir = p.substr(start, i - start);
-      start = i + 1;
-      if (dir.empty()) continue;
-      const std::string c = dir + "/" + name;
-      if (access(c.c_str(), X_OK) == 0 && !fs::is_directory(c)) return c;
-    }
-  return std::nullopt;
-}
-
 // ---- nvcc's messages --------------------------------------------------------
 
 struct NvccError {
@@ -219,19 +183,19 @@ const Compiler::Tool& Compiler::tool() {
   std::vector<std::string> candidates;
   if (options_.nvcc) {
     if (options_.nvcc->find('/') == std::string::npos) {
-      if (auto p = on_path(*options_.nvcc)) candidates.push_back(*p);
+      candidates = on_path(*options_.nvcc);  // a bare name, as a shell finds it
     } else {
       candidates.push_back(*options_.nvcc);
     }
   } else {
-    if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
-      candidates.push_back(std::string(cuda) + "/bin/nvcc");
-    if (auto p = on_path("nvcc")) candidates.push_back(*p);
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+      candidates.push_back(std::string(home) + "/bin/nvcc");
+    for (std::string& p : on_path("nvcc")) candidates.push_back(std::move(p));
     candidates.push_back("/usr/local/cuda/bin/nvcc");
   }
-  Scratch scratch;
+  ScratchDir scratch("redscope-nvcc");
   for (const std::string& c : candidates) {
-    if (access(c.c_str(), X_OK) != 0 || fs::is_directory(c) || scratch.dir().empty()) continue;
+    if (access(c.c_str(), X_OK) != 0 || fs::is_directory(c) || !scratch.ok()) continue;
     const ProcessRun v = run_process({c, "--version"}, scratch.dir(), {.seconds = 20});
     if (!v.ok() || v.output.find("Cuda compilation tools") == std::string::npos) continue;
     t.path = c;
@@ -326,8 +290,8 @@ std::string why_failed(const ProcessRun& r, double seconds, std::size_t memory_m
 void Compiler::compile_batch(std::vector<std::pair<std::string, const CudaSource*>> batch,
                              int target) {
   while (!batch.empty()) {
-    Scratch scratch;
-    if (scratch.dir().empty()) {
+    ScratchDir scratch("redscope-nvcc");
+    if (!scratch.ok()) {
       for (const auto& [key, t] : batch)
         slots_[key].error = Diagnostic{t->skeleton.file, {0, 0}, "no scratch folder for nvcc"};
       return;
