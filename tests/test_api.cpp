@@ -5,7 +5,6 @@
 // the offending value, and the request is bounded as the CLI bounds a file.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -13,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_clock.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/json.hpp"
 #include "wasm/api.hpp"
@@ -188,12 +188,12 @@ TEST_CASE("JSON API: the request is bounded as the CLI bounds a file", "[api]") 
   CHECK(error_of(q) ==
         "request:1:28: error: \"test\" of 16777217 bytes is over the "
         "16777216-byte input limit (options.max_file_size: 16 MiB, from 1 to 4096)");
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = testing::process_cpu_seconds();
   CHECK(error_of(fmt::format(R"({{"command": "run", "test": "{}", "file": "MP.litmus", )"
                              R"("options": {{"max_file_size": 17}}}})",
                              json_escape(big)))
             .empty());
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  CHECK(testing::process_cpu_seconds() - t0 < 20.0);
   // The model's text too, and the whole request (2 x max_file_size + 1 MiB).
   CHECK(error_of(fmt::format(R"({{"command": "check_model", "model_text": "{}"}})",
                              std::string(16 * mib + 1, ' ')))

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_clock.hpp"
 #include "dialects/pto/pto_exec.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/dialects/pto/pto_dialect.hpp"
@@ -152,9 +153,9 @@ TEST_CASE(".test: templates and thread lists are bounded", "[frontend][hostile]"
   for (int i = 0; i < 100000; ++i)
     many += fmt::format("d0.b{}.t{} {{ st.relaxed.gpu [x], 1; }}\n", i / 1000, i % 1000);
   many += "d1.b0.t0 { ld.relaxed.gpu r0, [x]; }\npermit(r0 == 1) as p;\n";
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = testing::process_cpu_seconds();
   const auto tests = detail::parse_nv_test(many, "t.test");
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  CHECK(testing::process_cpu_seconds() - t0 < 20.0);  // CPU s; 41 s quadratic, Release
   REQUIRE(tests.size() == 1);
   CHECK(tests[0].threads.size() == 100001);
   CHECK_THAT(nv_error(".global x;\nd0.b0.t0 { ld.relaxed.gpu r0, [x]; }\n"
@@ -193,14 +194,14 @@ TEST_CASE("pto: elaboration is bounded whatever the loops hold", "[frontend][hos
   std::string consts = "  scf.for %i = 0 to 20000 step 1 {\n";
   for (int j = 0; j < 2000; ++j)
     consts += fmt::format("    %k{} = arith.constant {} : index\n", j, j);
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = testing::process_cpu_seconds();
   CHECK_THAT(pto_error(pto_text(consts + "  }\n")),
              Contains("error: the program runs more than 1000000 statements and loop iterations"));
   std::string zero = "  scf.for %i = 0 to 20000 step 1 {\n";
   for (int j = 0; j < 2000; ++j)
     zero += fmt::format("    scf.for %j{} = 0 to 0 step 1 {{\n    }}\n", j);
   CHECK_THAT(pto_error(pto_text(zero + "  }\n")), Contains("more than 1000000 statements"));
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  CHECK(testing::process_cpu_seconds() - t0 < 20.0);
   // 2^62 trips, 100,000 nested loops, 100,000 cores, long names, buffers.
   CHECK_THAT(pto_error(pto_text("  scf.for %i = 0 to 4611686018427387904 step 1 {\n  }\n")),
              Contains("p.litmus:6:3: error: scf.for runs 4611686018427387904 iterations"));
