@@ -19,6 +19,7 @@
 
 #include "cli/gen_command.hpp"
 #include "cli/line_signals.hpp"
+#include "cli/models_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/ptxas_command.hpp"
 #include "cli/report_matrix_command.hpp"
@@ -175,8 +176,11 @@ Usage:
                                     that the PTX ISA allows, the others
                                     counted by rule (redscope gen matrix
                                     --help)
-  redscope models                   the models redscope ships, and which engines
-                                    read them as files
+  redscope models [-I DIR] [FILE.cat...]
+                                    the models redscope ships, and which engines
+                                    read them as files; with files, what each
+                                    defines, reads from the engine (and lacks),
+                                    checks and flags, and which reading it gets
   redscope --help | --version
 
 Options (of `run`; `atomicity` takes --format, -j, --model, --unroll,
@@ -198,14 +202,23 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        RMW on .shared is not atomic against plain stores),
                        sass-sm30 (models/sass-sm30.cat, the default of SASS
                        litmus tests), or
-                       your own cat file, FILE.cat (a subset of herd's cat
-                       language over redscope's primitives; docs/model.md),
+                       your own cat file, FILE.cat, in herd7's cat language
+                       (docs/model.md). One in redscope's typed subset is
                        read by the z3 and enum engines, explain, atomicity,
-                       xval and report. Default: models/ptx.cat, built in,
-                       with variant "sm6x" on for tests whose Target is sm_6x
-                       or earlier (also with your own file). `redscope models`
-                       lists the shipped ones.
+                       xval and report; one beyond it (functions, match,
+                       with ... from, herd7's library) runs in herd's
+                       interpreter on the enumerator's candidates (z3 and
+                       auto step aside, saying why in -v). Default:
+                       models/ptx.cat, built in, with variant "sm6x" on for
+                       tests whose Target is sm_6x or earlier (also with
+                       your own file). `redscope models` lists the shipped
+                       ones; `redscope models FILE.cat` what a file defines,
+                       reads and checks
   --cat FILE           the same as --model FILE
+  -I DIR               a folder where the model's `include "f"` is looked
+                       for, after the including file's and the model's own
+                       (repeatable; then $REDSCOPE_CATPATH, colon-separated,
+                       then the models built in)
   --engine auto|z3|enum|op
                        auto (default): per test, the enumerator or the
                        solver, from the enumerator's choices and the number
@@ -319,8 +332,9 @@ struct Cli {
   std::optional<std::string> dot_dir;   // run/explain --dot
   std::optional<std::string> html_dir;  // report --html
   bool no_xval = false, no_pictures = false;
-  unsigned shard = 1, shards = 1;  // --shard i/n
-  std::optional<std::string> cat;  // --model FILE.cat (or --cat FILE): the user's model
+  unsigned shard = 1, shards = 1;         // --shard i/n
+  std::optional<std::string> cat;         // --model FILE.cat (or --cat FILE): the user's model
+  std::vector<std::string> include_dirs;  // -I DIR: where its `include`s are looked for
   std::shared_ptr<const redscope::cat::Model> user_model;  // that file, parsed once
   std::vector<std::string> paths;
   std::optional<std::string> nvcc;  // --nvcc PATH: the compiler of CUDA tests
@@ -338,8 +352,8 @@ struct Cli {
 // one located error (exit 2) before any test runs.
 void load_user_model(Cli& c, const std::string& path) {
   try {
-    c.user_model = std::make_shared<const redscope::cat::Model>(
-        redscope::cat::load_cat(path, c.max_file_bytes));
+    c.user_model = std::make_shared<const redscope::cat::Model>(redscope::cat::load_cat(
+        path, c.max_file_bytes, redscope::cli::cat_include_dirs(c.include_dirs)));
     c.cat = path;
   } catch (const redscope::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
@@ -385,6 +399,10 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.jobs = static_cast<unsigned>(parse_int("-j", a.substr(2), 1, 256));
     } else if (a == "--expect") {
       c.expect = value();
+    } else if (a == "-I") {
+      c.include_dirs.push_back(value());
+    } else if (a.rfind("-I", 0) == 0 && a.size() > 2) {
+      c.include_dirs.push_back(a.substr(2));
     } else if (a == "--model" || a == "--cat") {
       const std::string m = value();
       if (a == "--model" && redscope::builtin_model_named(m))
@@ -991,28 +1009,6 @@ int run_atomicity(const Cli& c) {
 }  // namespace
 
 // `redscope merge A.json B.json ...`: one run's JSON from its shards.
-// `redscope models`: the shipped models (--model names), the file each is
-// written in and which engines read that file.
-int run_models() {
-  auto row = [](const redscope::BuiltinModel& m) {
-    std::string about(m.about);
-    if (const std::size_t at = about.find("{title}"); at != std::string::npos)
-      about.replace(at, 7, redscope::cat::builtin_model(m).title);
-    fmt::print("{:<9} {}\n", m.name, about);
-  };
-  // The model table's rows, then the models of dialects that are their own
-  // semantics (no cat file).
-  for (const redscope::BuiltinModel& m : redscope::kBuiltinModels) row(m);
-  for (const redscope::Dialect& d : redscope::dialects())
-    if (d.default_model && d.default_model->file.empty()) row(*d.default_model);
-  fmt::print(
-      "--model picks one (default: from each test's Target) or takes your own file,\n"
-      "--model FILE.cat. The z3 and enum engines, explain, atomicity, xval and report\n"
-      "all evaluate the model file; the operational machine (--engine op, and xval's\n"
-      "other side) is hand-written and reads none (docs/model.md).\n");
-  return kExitOk;
-}
-
 // `redscope merge [--max-file-size MB] SHARD.json... | -`: each input is read
 // by read_input (a regular file, or standard input for "-", at most
 // --max-file-size). An input merge cannot use (unreadable, not valid JSON,
@@ -1089,10 +1085,7 @@ int main(int argc, char** argv) {
   if (const redscope::Dialect* d = redscope::dialect_with_command(cmd))
     return d->run_command(argc, argv, redscope::parse_litmus_file);
   if (cmd == "ptxas-check") return redscope::cli::run_ptxas_check(argc, argv);
-  if (cmd == "models") {
-    if (argc > 2) usage_error("models takes no arguments");
-    return run_models();
-  }
+  if (cmd == "models") return redscope::cli::run_models(argc, argv);
   if (cmd == "report") {
     std::vector<char*> rest;
     const redscope::cli::MatrixOptions m = redscope::cli::take_matrix_options(argc, argv, rest);

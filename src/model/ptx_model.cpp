@@ -311,7 +311,8 @@ Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>&
 // regular file: a folder or a device is an error, never an empty model),
 // and the model with its includes at most `max_bytes` in all
 // (--max-file-size), so a model cannot make redscope read without bound.
-Model load_cat(const std::string& path, std::size_t max_bytes) {
+Model load_cat(const std::string& path, std::size_t max_bytes,
+               const std::vector<std::string>& include_dirs, Reading reading) {
   namespace fs = std::filesystem;
   const std::string text = read_input(path, max_bytes, "cat model");
   check_input_text(path, text, "cat model");
@@ -329,8 +330,15 @@ Model load_cat(const std::string& path, std::size_t max_bytes) {
       std::error_code ec;
       p = fs::path(from).parent_path() / name;
       if (!fs::exists(p, ec)) p = top_dir / name;
+      for (const std::string& dir : include_dirs)
+        if (!fs::exists(p, ec)) p = fs::path(dir) / name;
     }
     std::error_code ec;
+    if (!name.empty() && !fs::exists(p, ec))
+      for (const EmbeddedModel& e : kEmbeddedModels)
+        if (e.file == name)
+          return std::optional<IncludedFile>(
+              IncludedFile{std::string(e.text), "builtin:" + name, "models/" + name});
     if (name.empty() || !fs::exists(p, ec)) return out;
     std::string body = read_input(p.string(), max_bytes, "cat model");
     check_input_text(p.string(), body, "cat model");
@@ -344,7 +352,7 @@ Model load_cat(const std::string& path, std::size_t max_bytes) {
     out = IncludedFile{std::move(body), key(p), p.string()};
     return out;
   };
-  return parse_cat(text, path, ptx_primitives(), reader, key(path));
+  return parse_model(text, path, reader, key(path), reading);
 }
 
 }  // namespace redscope::cat

@@ -4,6 +4,7 @@
 #include "registry/event_graphs.hpp"
 
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/machine/machine.hpp"
 #include "redscope/engine/z3/z3.hpp"
+#include "redscope/model/cat.hpp"
 
 namespace redscope {
 
@@ -120,7 +122,27 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
 
 }  // namespace
 
+namespace {
+
+// A model in herd7's full language is run by herd's interpreter on the
+// enumerator's candidates: the solver encodes only the typed subset, so z3
+// and auto step aside, saying why (-v, JSON "engine_reason").
+std::optional<TestResult> run_herd_model(const LitmusTest& test, const EngineOptions& opts) {
+  if (opts.engine != EngineKind::Z3 && opts.engine != EngineKind::Auto) return std::nullopt;
+  const std::shared_ptr<const cat::Model> m = model_of(opts, test);
+  if (m->typed()) return std::nullopt;
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  return tagged(run_enum(test, o), "enum",
+                fmt::format("{}: the model is in herd7's full language ({}), which herd's "
+                            "interpreter runs on each candidate of the enumerator",
+                            to_string(opts.engine), m->beyond));
+}
+
+}  // namespace
+
 TestResult EventGraphs::run(const LitmusTest& test, const EngineOptions& opts) const {
+  if (auto r = run_herd_model(test, opts)) return std::move(*r);
   switch (opts.engine) {
     case EngineKind::Auto: return run_auto(test, opts);
     case EngineKind::Enum: return tagged(run_enum(test, opts), "enum", "");
@@ -133,6 +155,7 @@ TestResult EventGraphs::run(const LitmusTest& test, const EngineOptions& opts) c
 TestResult EventGraphs::allowed(const LitmusTest& test, const EngineOptions& opts) const {
   EngineOptions z = opts;
   z.engine = EngineKind::Z3;
+  if (auto r = run_herd_model(test, z)) return std::move(*r);
   return run_z3(test, z);
 }
 

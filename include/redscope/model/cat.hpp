@@ -14,8 +14,13 @@
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/core/model.hpp"
+#include "redscope/model/herd/files.hpp"
 
 namespace redscope::cat {
+
+namespace herd {
+struct Program;
+}
 
 // What an expression denotes: a set of events or a binary relation on them.
 enum class Type : std::uint8_t { Set, Rel };
@@ -103,7 +108,20 @@ struct Model {
   std::vector<std::size_t> primitives_by_name;
   std::vector<Stmt> stmts;
   std::size_t exprs = 0;  // Expr nodes in stmts (their ids)
+  // A model in herd7's full language beyond this subset (docs/model.md
+  // "herd7's cat language"): its syntax tree, run by herd's interpreter on
+  // each complete candidate (model/herd/interp.hpp); `stmts` is then empty
+  // and `slots` too, so an engine that reads only those must refuse it
+  // (require_typed below). `beyond` says what took it out of the subset.
+  std::shared_ptr<const herd::Program> herd;
+  std::string beyond;
+  bool typed() const { return herd == nullptr; }
 };
+
+// Throws a located InputError when `m` is beyond the typed subset: `what`
+// (an engine or an analysis) reads only that subset. The message names the
+// construct that took the model out of it and the engine that runs it.
+void require_typed(const Model& m, std::string_view what);
 
 // The primitives an engine provides: name and type (docs/model.md). A
 // primitive with `same_as` is another name of that one (Dat3M's
@@ -132,24 +150,6 @@ struct Shortcuts {
 };
 Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>& enabled);
 
-// An included file as the IncludeReader found it.
-struct IncludedFile {
-  std::string text;
-  std::string key;   // its identity (a canonical path): a file is included once
-  std::string name;  // how diagnostics name it (the path read)
-};
-// Reads an included file: `name` as written in `include "name"`, `from` the
-// including file (as diagnostics name it); nullopt when it cannot be found.
-// May throw InputError (a folder, a device, a file over the size limit).
-using IncludeReader =
-    std::function<std::optional<IncludedFile>(const std::string& name, const std::string& from)>;
-
-// Limits on a model file (docs/model.md "The cat subset"), each a located error:
-inline constexpr int kMaxNesting = 200;  // expression height, parentheses, include depth
-inline constexpr std::size_t kMaxBindings = 10'000;  // let-bound names in a model
-inline constexpr std::size_t kMaxIncludes = 1'000;   // distinct files a model includes
-inline constexpr std::size_t kMaxNodes = 500'000;    // operators and operands in a model
-
 // Parses `text` (named `file` in diagnostics) against `primitives`;
 // `top_key` identifies the file for include cycles (its canonical path;
 // `file` when empty).
@@ -160,6 +160,10 @@ Model parse_cat(std::string_view text, const std::string& file,
 // An expression as cat text, parenthesized where needed (for messages).
 std::string to_text(const Model& m, const Expr& e);
 
+// models/herd-stdlib.cat, built in and parsed once: the prelude of every
+// model in herd7's full language (herd7 reads its stdlib.cat first).
+std::shared_ptr<const herd::Program> herd_prelude();
+
 // models/ptx.cat as built into the binary.
 std::string_view builtin_ptx_model();
 // The default built-in model, parsed once (immutable, safe to share between
@@ -168,8 +172,22 @@ const Model& builtin_ptx();
 // The cat file of a row of the model table (core/model.hpp), as built into
 // the binary and parsed once (its variants are the engine's to turn on).
 const Model& builtin_model(const BuiltinModel& model);
-// A model file read from `path` (includes resolved next to the including
-// file), each file through read_input: a regular file of at most `max_bytes`.
-Model load_cat(const std::string& path, std::size_t max_bytes = kDefaultMaxInputBytes);
+// A model's text as parse_cat reads it when it is in the subset, else as
+// herd7's full language (model/herd/parse.hpp): Model::herd set. A file that
+// neither reads is the error of the reading that got further (the subset's
+// when the file keeps to the subset's syntax).
+// `Reading::Herd` skips the subset: herd7's reading whatever the file holds
+// (`redscope models` describes a file that is only a part of a model so).
+enum class Reading : std::uint8_t { Auto, Herd };
+Model parse_model(std::string_view text, const std::string& file, const IncludeReader& include = {},
+                  const std::string& top_key = {}, Reading reading = Reading::Auto);
+
+// A model file read from `path`, each file through read_input: a regular
+// file of at most `max_bytes`. `include "f"` is looked for next to the
+// including file, next to the model file, in each of `include_dirs` (the
+// CLI's -I DIR, then $REDSCOPE_CATPATH's folders), then among the models
+// built into the binary.
+Model load_cat(const std::string& path, std::size_t max_bytes = kDefaultMaxInputBytes,
+               const std::vector<std::string>& include_dirs = {}, Reading reading = Reading::Auto);
 
 }  // namespace redscope::cat

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/enumerate/estimate.hpp"
+#include "engine/enumerate/herd_check.hpp"
 #include "engine/enumerate/hooks.hpp"
 #include "engine/enumerate/leaf_pool.hpp"
 #include "engine/enumerate/split_plan.hpp"
@@ -1493,9 +1494,39 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
 
 }  // namespace
 
+namespace {
+
+// The typed model the enumerator runs beside a CandidateCheck: no checks,
+// so no shortcut narrows the candidates (cat::shortcuts) and every complete
+// candidate reaches the check.
+const cat::Model& checks_free() {
+  static const cat::Model m =
+      cat::parse_cat("\"no checks\"\n", "checks-free.cat", cat::ptx_primitives());
+  return m;
+}
+
+// A model in herd7's full language: herd's interpreter decides each complete
+// candidate (herd_check.hpp); its flags become the result's notes.
+TestResult enumerate_herd(const LitmusTest& test, const EngineOptions& opts, const cat::Model& m) {
+  // Values as herd7 makes them concrete: a candidate whose values close a
+  // cycle of rf and data dependencies has no solution and is rejected
+  // (herdtools7 herd/mem.ml when_unsolved: "This occurs with cyclic rfmaps").
+  EngineOptions o = opts;
+  o.acyclic_values_only = true;
+  const enumerate::HerdCheck check(m, o, o.model_for(test));
+  const CandidateCheck fn = [&check](const EnumCandidate& c) { return check(c); };
+  TestResult r = enumerate_test(test, o, checks_free(), &fn);
+  for (std::string& note : check.notes()) r.notes.push_back(std::move(note));
+  return r;
+}
+
+}  // namespace
+
 // The model is parsed once per test (or once per process, the built-in one).
 TestResult run_enum(const LitmusTest& test, const EngineOptions& opts) {
-  return enumerate_test(test, opts, *model_of(opts, test), nullptr);
+  const std::shared_ptr<const cat::Model> m = model_of(opts, test);
+  if (!m->typed()) return enumerate_herd(test, opts, *m);
+  return enumerate_test(test, opts, *m, nullptr);
 }
 
 TestResult run_enum_with(const LitmusTest& test, const EngineOptions& opts,

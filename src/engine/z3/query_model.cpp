@@ -14,7 +14,9 @@ QueryModel::QueryModel(const LitmusTest& test, const EngineOptions& opts)
     : model_(model_of(opts, test)),
       kind_(opts.model_for(test)),
       variants_(kind_->variant_list()),
-      opts_(opts) {}
+      opts_(opts) {
+  cat::require_typed(*model_, "explain, atomicity and the query API");
+}
 
 std::vector<std::string> QueryModel::enabled_checks() const {
   std::vector<std::string> all;

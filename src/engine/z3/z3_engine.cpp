@@ -289,6 +289,7 @@ TestResult run_z3(const LitmusTest& test, const EngineOptions& opts) {
   const Expansion ex = expand(test, opts.expand);
   TestResult r = start_result(test, opts, ex);
   const std::shared_ptr<const cat::Model> model = model_of(opts, test);
+  cat::require_typed(*model, "the z3 engine");
   const ModelChoice choice = choice_for(test, opts, *model);
   // In a solver process (solver_process.hpp), whose context is never
   // released: the process ends with _exit.
