@@ -53,6 +53,19 @@ for m in sc uniproc; do
   compare "$m.cat" "$dir/herd-$m.json" "$dir/subset-$m.json" || fail "$m.cat differs from its definition"
 done
 
+# Includes: found through -I DIR and $REDSCOPE_CATPATH; an error in an
+# included file is located there.
+mkdir -p "$dir/lib" "$dir/m"
+printf '"lib"\nlet union3(a, b, c) = a | b | c\n' >"$dir/lib/util.cat"
+printf '"m"\ninclude "util.cat"\nacyclic union3(po, rf, co) as sc\n' >"$dir/m/model.cat"
+"$bin" run -q -I "$dir/lib" --model "$dir/m/model.cat" "$src/litmus/classic/MP.litmus" ||
+  fail "-I DIR: include not found"
+REDSCOPE_CATPATH="/nonexistent:$dir/lib" "$bin" models "$dir/m/model.cat" >/dev/null ||
+  fail "REDSCOPE_CATPATH: include not found"
+printf '"lib"\nlet union3(a, b, c) =\n' >"$dir/lib/util.cat"
+out=$("$bin" run -I "$dir/lib" --model "$dir/m/model.cat" "$src/litmus/classic/MP.litmus" 2>&1)
+grep -q "lib/util.cat:3:1: error:" <<<"$out" || fail "error in an include not located there: $out"
+
 # z3 and auto step aside to herd's interpreter, and say so.
 out=$("$bin" run -v --engine z3 --model "$libdir/sc.cat" "$src/litmus/classic/SB.litmus" 2>&1) ||
   fail "sc.cat under --engine z3: $out"

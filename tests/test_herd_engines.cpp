@@ -13,6 +13,7 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
+#include "redscope/report/report.hpp"
 
 using namespace redscope;
 
@@ -185,7 +186,8 @@ acyclic ppo | rfe | rfi | co | fr
   const TestResult r =
       run(parse_litmus(slurp(path), path),
           model("\"f\"\nflag ~empty rfe as communicates\nempty 0 \\ 0\n"), EngineKind::Enum);
-  CHECK(std::find(r.notes.begin(), r.notes.end(), "Flag communicates") != r.notes.end());
+  CHECK(r.flags == std::vector<std::string>{"communicates"});
+  CHECK_THAT(render_text(r), Catch::Contains("\nFlag communicates\nCondition"));
 }
 
 TEST_CASE("herd: a model beyond the subset is refused where only the subset is read",

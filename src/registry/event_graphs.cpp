@@ -125,17 +125,20 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
 namespace {
 
 // A model in herd7's full language is run by herd's interpreter on the
-// enumerator's candidates: the solver encodes only the typed subset, so z3
-// and auto step aside, saying why (-v, JSON "engine_reason").
+// enumerator's complete candidates: the solver encodes only the typed
+// subset, so z3 and auto step aside, and the enumerator's pruning, shortcuts
+// and split by location, which reason about the typed tree, do too; the
+// result says why (-v, JSON "engine_reason").
 std::optional<TestResult> run_herd_model(const LitmusTest& test, const EngineOptions& opts) {
-  if (opts.engine != EngineKind::Z3 && opts.engine != EngineKind::Auto) return std::nullopt;
+  if (opts.engine == EngineKind::Op) return std::nullopt;
   const std::shared_ptr<const cat::Model> m = model_of(opts, test);
   if (m->typed()) return std::nullopt;
   EngineOptions o = opts;
   o.engine = EngineKind::Enum;
   return tagged(run_enum(test, o), "enum",
-                fmt::format("{}: the model is in herd7's full language ({}), which herd's "
-                            "interpreter runs on each candidate of the enumerator",
+                fmt::format("{}: the model is in herd7's full language ({}): herd's interpreter "
+                            "checks each complete candidate of the enumerator (no pruning, "
+                            "shortcuts or split by location)",
                             to_string(opts.engine), m->beyond));
 }
 

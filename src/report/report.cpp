@@ -91,6 +91,7 @@ std::string verdict_text(const TestResult& r) {
   out += r.holds ? "Ok\n" : "No\n";
   out += w ? fmt::format("Verdict witness ({})\n", r.engine)
            : fmt::format("Verdict proof: {} ({})\n", proof_words(r.verdict_by), r.engine);
+  for (const std::string& f : r.flags) out += fmt::format("Flag {}\n", f);
   out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
   const int pos = w && w->satisfies ? 1 : 0, neg = w && !w->satisfies ? 1 : 0;
   out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), pos, neg);
@@ -131,6 +132,7 @@ std::string render_text(const TestResult& r) {
     out += r.holds ? "Ok\n" : "No\n";
     const auto sat = static_cast<std::size_t>(std::count_if(
         r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.satisfies; }));
+    for (const std::string& f : r.flags) out += fmt::format("Flag {}\n", f);
     out += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
     out += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), sat,
                        r.outcomes.size() - sat);
@@ -257,6 +259,7 @@ Json one_json(const TestResult& r) {
                           .set("unroll_bound", r.incomplete.bound_cut)
                           .set("barrier_deadlock", r.incomplete.barrier_deadlock));
   if (!r.notes.empty()) o.set("notes", Json::strings(r.notes));
+  if (!r.flags.empty()) o.set("flags", Json::strings(r.flags));
   o.set("seconds", Json::number(r.seconds, 4));
   return set_json_error(o, r.error, r.error_kind);
 }
@@ -451,6 +454,7 @@ void write_text(const TestResult& r, const TextSink& sink) {
   });
   std::string& s = b.buf();
   s += r.holds ? "Ok\n" : "No\n";
+  for (const std::string& f : r.flags) s += fmt::format("Flag {}\n", f);
   s += fmt::format("Condition {} {}\n", to_string(r.quantifier), r.condition_text);
   s += fmt::format("Observation {} {} {} {}\n", r.test, to_string(r.observation), l.satisfying(),
                    l.size() - l.satisfying());

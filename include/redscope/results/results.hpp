@@ -162,6 +162,10 @@ struct TestResult {
   // memory nothing wrote, races, and where a choice the seed leaves open
   // decided a value).
   std::vector<std::string> notes;
+  // The `flag` checks of a model in herd7's language that hold in some
+  // allowed execution, sorted: printed as herd7 prints them ("Flag NAME"
+  // before "Condition"; JSON "flags").
+  std::vector<std::string> flags;
   // The engine that produced the result ("z3", "enum", "op"), and under
   // --engine auto why it was chosen.
   std::string engine;

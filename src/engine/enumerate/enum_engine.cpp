@@ -1506,7 +1506,7 @@ const cat::Model& checks_free() {
 }
 
 // A model in herd7's full language: herd's interpreter decides each complete
-// candidate (herd_check.hpp); its flags become the result's notes.
+// candidate (herd_check.hpp); the flags raised are the result's.
 TestResult enumerate_herd(const LitmusTest& test, const EngineOptions& opts, const cat::Model& m) {
   // Values as herd7 makes them concrete: a candidate whose values close a
   // cycle of rf and data dependencies has no solution and is rejected
@@ -1517,6 +1517,7 @@ TestResult enumerate_herd(const LitmusTest& test, const EngineOptions& opts, con
   const CandidateCheck fn = [&check](const EnumCandidate& c) { return check(c); };
   TestResult r = enumerate_test(test, o, checks_free(), &fn);
   for (std::string& note : check.notes()) r.notes.push_back(std::move(note));
+  r.flags = check.flags();
   return r;
 }
 

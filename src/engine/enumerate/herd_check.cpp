@@ -178,10 +178,14 @@ bool HerdCheck::operator()(const EnumCandidate& c) const {
   return v.allowed;
 }
 
+std::vector<std::string> HerdCheck::flags() const {
+  std::lock_guard lock(mutex_);
+  return {flags_.begin(), flags_.end()};
+}
+
 std::vector<std::string> HerdCheck::notes() const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> out;
-  for (const std::string& f : flags_) out.push_back(fmt::format("Flag {}", f));
   if (undefined_)
     out.emplace_back("an allowed execution fails an undefined_unless check (herd7: Undef)");
   return out;

@@ -34,8 +34,9 @@ class HerdCheck {
  public:
   HerdCheck(const cat::Model& m, const EngineOptions& opts, ModelRef model);
   bool operator()(const EnumCandidate& c) const;
-  // "Flag NAME" per flag raised in some allowed execution, and a note when
-  // an allowed execution failed an `undefined_unless`.
+  // The flags raised in some allowed execution, sorted.
+  std::vector<std::string> flags() const;
+  // A note when an allowed execution failed an `undefined_unless`.
   std::vector<std::string> notes() const;
 
  private:
