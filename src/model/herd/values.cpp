@@ -227,6 +227,87 @@ Value make_valset(Type t, Values vs) {
   return v;
 }
 
+namespace {
+
+// What a last owner releases, dismantled in a loop: each object popped is
+// emptied of the pointers it holds (to the stacks) before it dies, so no
+// destructor recurses more than one level.
+class Reaper {
+ public:
+  void take(std::shared_ptr<const Node>& p) { push(nodes_, p); }
+  void take(std::shared_ptr<Thunk>& p) { push(thunks_, p); }
+  void take(Env& e) { take(e.vals); }
+  void take(Value& v) {
+    push(closures_, v.clo);
+    push(procs_, v.proc);
+    push(values_, v.elems);
+  }
+  void run() {
+    while (step()) {}
+  }
+
+ private:
+  template <class T>
+  static void push(std::vector<std::shared_ptr<T>>& to, std::shared_ptr<T>& p) {
+    if (p) to.push_back(std::move(p));
+  }
+  // The last owner of the top of `from` (mutable: no one else sees it).
+  template <class T>
+  static std::shared_ptr<T> pop(std::vector<std::shared_ptr<T>>& from) {
+    std::shared_ptr<T> p = std::move(from.back());
+    from.pop_back();
+    return p;
+  }
+  template <class T>
+  static auto& owned(const std::shared_ptr<T>& p) {
+    return const_cast<std::remove_const_t<T>&>(*p);
+  }
+  bool step() {
+    if (!nodes_.empty()) {
+      auto p = pop(nodes_);
+      if (p.use_count() == 1) {
+        take(owned(p).next);
+        take(owned(p).val);
+      }
+    } else if (!thunks_.empty()) {
+      auto p = pop(thunks_);
+      if (p.use_count() == 1) {
+        take(p->env);
+        take(p->src);
+        if (p->v) take(*p->v);
+      }
+    } else if (!closures_.empty()) {
+      auto p = pop(closures_);
+      if (p.use_count() == 1) take(owned(p).env);
+    } else if (!procs_.empty()) {
+      auto p = pop(procs_);
+      if (p.use_count() == 1) take(owned(p).env);
+    } else if (!values_.empty()) {
+      auto p = pop(values_);
+      if (p.use_count() == 1)
+        for (Value& v : owned(p)) take(v);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<std::shared_ptr<const Node>> nodes_;
+  std::vector<std::shared_ptr<Thunk>> thunks_;
+  std::vector<std::shared_ptr<const Closure>> closures_;
+  std::vector<std::shared_ptr<const Procedure>> procs_;
+  std::vector<std::shared_ptr<const Values>> values_;
+};
+
+}  // namespace
+
+Node::~Node() {
+  Reaper r;
+  r.take(next);
+  r.take(val);
+  r.run();
+}
+
 Env bind_name(const Env& e, const std::string& name, std::shared_ptr<Thunk> t) {
   Env out = e;
   out.vals = std::make_shared<const Node>(Node{name, std::move(t), e.vals});
