@@ -46,18 +46,29 @@ std::string joined(const std::vector<std::string>& names) {
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-// The interface of a model in the typed subset: its slots and checks.
+// Marks the slots `e` reads (trees are at most kMaxNesting high).
+void mark_reads(const cat::Expr& e, std::vector<char>& read) {
+  if (e.op == cat::Op::Ref) read[e.slot] = 1;
+  for (const auto& a : e.args) mark_reads(*a, read);
+}
+
+// The interface of a model in the typed subset: its bindings, the
+// primitives it reads, its checks and its variants.
 cat::herd::Interface typed_interface(const cat::Model& m) {
   cat::herd::Interface i;
   std::vector<char> read(m.slots.size(), 0);
   for (const cat::Stmt& st : m.stmts) {
-    if (st.let)
+    if (st.let) {
       for (std::size_t s : st.let->slots) i.defines.push_back(m.slots[s].name);
-    if (st.check && !st.check->name.empty())
-      (st.check->flag ? i.flags : i.checks).push_back(st.check->name);
+      for (const auto& e : st.let->exprs) mark_reads(*e, read);
+    }
+    if (st.check) {
+      mark_reads(*st.check->expr, read);
+      if (!st.check->name.empty()) (st.check->flag ? i.flags : i.checks).push_back(st.check->name);
+    }
   }
-  for (const cat::Slot& s : m.slots)
-    if (s.primitive) i.needs.push_back(s.name);
+  for (std::size_t s = 0; s < m.slots.size(); ++s)
+    if (m.slots[s].primitive && read[s]) i.needs.push_back(m.slots[s].name);
   return i;
 }
 
