@@ -90,8 +90,8 @@ void require_typed(const Model& m, std::string_view what) {
   throw InputError(Diagnostic{
       m.file,
       {},
-      fmt::format("{} reads redscope's typed subset of cat, and this model is in herd7's full "
-                  "language ({}): --engine enum or auto run it with herd's interpreter "
+      fmt::format("{}: needs a model in redscope's typed subset of cat, and this one is in "
+                  "herd7's full language ({}); run and xval check it with herd's interpreter "
                   "(docs/model.md \"herd7's cat language\")",
                   what, m.beyond)});
 }
