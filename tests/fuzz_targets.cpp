@@ -450,17 +450,22 @@ std::vector<std::string> cat_files(const FastContext& ctx) {
   return files;
 }
 
-// One evaluation of a model over 5 events with primitives drawn from the text.
-void evaluate_once(const cat::Model& m, std::size_t seed) {
-  constexpr std::size_t n = 5;
-  cat::Evaluator ev(m, n, {"sm6x"}, [](std::string_view) { return true; });
-  std::uint64_t x = seed | 1;
-  auto bit = [&] {
+// A quarter of its tosses come up true (xorshift64 from a seed).
+struct Coin {
+  std::uint64_t x;
+  bool operator()() {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     return (x & 3) == 0;
-  };
+  }
+};
+
+// One evaluation of a model over 5 events with primitives drawn from the text.
+void evaluate_once(const cat::Model& m, std::size_t seed) {
+  constexpr std::size_t n = 5;
+  cat::Evaluator ev(m, n, {"sm6x"}, [](std::string_view) { return true; });
+  Coin bit{seed | 1};
   for (const cat::Primitive& p : cat::ptx_primitives()) {
     if (!ev.uses(p.name)) continue;
     if (p.type == cat::Type::Rel) {
@@ -483,13 +488,7 @@ void evaluate_once(const cat::Model& m, std::size_t seed) {
 // with herd7's names drawn from the text, under a one-second budget.
 void interpret_once(const cat::Model& m, std::size_t seed) {
   constexpr std::size_t n = 5;
-  std::uint64_t x = seed | 1;
-  auto bit = [&] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return (x & 3) == 0;
-  };
+  Coin bit{seed | 1};
   cat::herd::Execution ex;
   ex.n = n;
   for (const auto& [name, type] : cat::herd::execution_bindings()) {
