@@ -64,8 +64,12 @@ std::vector<bool> final_writes(const EnumCandidate& c) {
 
 void add_sets(Execution& x, const Renumbering& r, const EnumCandidate& c,
               const cat::StaticPrimitives& p) {
-  for (const auto& [name, bits] : p.sets)
-    x.sets.emplace_back(std::string(name), set_of(r, [&](EventId e) { return in_bits(bits, e); }));
+  for (const auto& named_set :
+       p.sets) {  // (a lambda may not capture a structured binding: clang 14)
+    const cat::Bits& bits = named_set.second;
+    x.sets.emplace_back(std::string(named_set.first),
+                        set_of(r, [&bits](EventId e) { return in_bits(bits, e); }));
+  }
   const std::vector<bool> fw = final_writes(c);
   const Skeleton& sk = c.sk;
   x.sets.emplace_back("FW", set_of(r, [&](EventId e) { return fw[e]; }));
@@ -119,8 +123,10 @@ void add_rels(Execution& x, const Renumbering& r, const EnumCandidate& c,
 // speculation events) and relations among them, bound empty as herd7 binds
 // an annotation no event of the test carries.
 void add_empty(Execution& x) {
-  for (const auto& [name, type] : cat::herd::execution_bindings()) {
-    auto named = [&](const auto& b) { return b.first == name; };
+  for (const auto& binding : cat::herd::execution_bindings()) {
+    const std::string& name = binding.first;
+    const cat::Type type = binding.second;
+    auto named = [&name](const auto& b) { return b.first == name; };
     if (type == cat::Type::Set && std::none_of(x.sets.begin(), x.sets.end(), named))
       x.sets.emplace_back(name, EventBits((x.n + 63) / 64, 0));
     if (type == cat::Type::Rel && std::none_of(x.rels.begin(), x.rels.end(), named))
