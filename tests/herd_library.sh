@@ -11,6 +11,7 @@
 set -u
 bin=$1 shared=$2 src=$3
 libdir=$shared/conformance/herd7/herd/libdir
+[ -f "$libdir/sc.cat" ] || { echo "SKIP: $libdir not found (../shared is absent)"; exit 77; }
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
