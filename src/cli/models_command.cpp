@@ -88,10 +88,9 @@ void describe(const std::string& path, const cat::Model& m) {
   }
   fmt::print("  defines: {}\n  reads from the engine: {}\n", joined(i.defines), joined(i.needs));
   if (!m.typed()) {
-    const auto& have = cat::herd::execution_names();
     std::vector<std::string> missing;
     for (const std::string& n : i.needs)
-      if (!std::binary_search(have.begin(), have.end(), n)) missing.push_back(n);
+      if (!cat::herd::execution_binds(n)) missing.push_back(n);
     if (!missing.empty())
       fmt::print("  missing (no PTX execution binds them; reading one is an error): {}\n",
                  joined(missing));
@@ -133,14 +132,17 @@ int run_models(int argc, char** argv) {
       if (a == "-I") {
         dirs.push_back(v);
       } else {
-        const auto mb = parse_whole(v, 1, 4096);
-        if (!mb) usage(fmt::format("--max-file-size takes a whole number from 1 to 4096"));
+        const auto mb = parse_whole(v, kMaxFileSizeMinMb, kMaxFileSizeMaxMb);
+        if (!mb)
+          usage(fmt::format("--max-file-size takes a whole number from {} to {}, not '{}'",
+                            kMaxFileSizeMinMb, kMaxFileSizeMaxMb, printable(v)));
         max_bytes = static_cast<std::size_t>(*mb) << 20;
       }
     } else if (a.rfind("-I", 0) == 0 && a.size() > 2) {
       dirs.push_back(a.substr(2));
     } else if (!a.empty() && a[0] == '-') {
-      usage(fmt::format("models takes -I DIR, --max-file-size MB and cat files, not '{}'", a));
+      usage(fmt::format("models takes -I DIR, --max-file-size MB and cat files, not '{}'",
+                        printable(a)));
     } else {
       files.push_back(a);
     }

@@ -136,13 +136,11 @@ const std::vector<std::pair<std::string, Type>>& execution_bindings() {
   return names;
 }
 
-const std::vector<std::string>& execution_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const auto& b : execution_bindings()) v.push_back(b.first);
-    return v;
-  }();
-  return names;
+bool execution_binds(std::string_view name) {
+  const auto& v = execution_bindings();
+  const auto it = std::lower_bound(v.begin(), v.end(), name,
+                                   [](const auto& b, std::string_view n) { return b.first < n; });
+  return it != v.end() && it->first == name;
 }
 
 }  // namespace redscope::cat::herd

@@ -120,10 +120,6 @@ TestResult run_auto(const LitmusTest& test, const EngineOptions& opts) {
                             est.candidates, est.outcomes));
 }
 
-}  // namespace
-
-namespace {
-
 // A model in herd7's full language is run by herd's interpreter on the
 // enumerator's complete candidates: the solver encodes only the typed
 // subset, so z3 and auto step aside, and the enumerator's pruning, shortcuts

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,9 +24,10 @@ struct Beyond {
 std::optional<Beyond> beyond_subset(const Program& p);
 
 // Every name the engine binds in a PTX execution for herd's interpreter,
-// sorted: herd7's sets and relations and redscope's primitives.
-const std::vector<std::string>& execution_names();
-// The same names with what each holds (a set of events or a relation).
+// with what it holds (a set of events or a relation), sorted by name:
+// herd7's sets and relations and redscope's primitives.
 const std::vector<std::pair<std::string, Type>>& execution_bindings();
+// Whether `name` is one of them.
+bool execution_binds(std::string_view name);
 
 }  // namespace redscope::cat::herd

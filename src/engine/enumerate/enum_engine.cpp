@@ -1492,10 +1492,6 @@ TestResult enumerate_test(const LitmusTest& test, const EngineOptions& opts,
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 // The typed model the enumerator runs beside a CandidateCheck: no checks,
 // so no shortcut narrows the candidates (cat::shortcuts) and every complete
 // candidate reaches the check.

@@ -64,8 +64,7 @@ std::vector<bool> final_writes(const EnumCandidate& c) {
 
 void add_sets(Execution& x, const Renumbering& r, const EnumCandidate& c,
               const cat::StaticPrimitives& p) {
-  for (const auto& named_set :
-       p.sets) {  // (a lambda may not capture a structured binding: clang 14)
+  for (const auto& named_set : p.sets) {  // no structured binding: clang 14 cannot capture it
     const cat::Bits& bits = named_set.second;
     x.sets.emplace_back(std::string(named_set.first),
                         set_of(r, [&bits](EventId e) { return in_bits(bits, e); }));
@@ -93,9 +92,13 @@ void add_rels(Execution& x, const Renumbering& r, const EnumCandidate& c,
   x.rels.emplace_back("rf", rf);
   x.rels.emplace_back("co", co);
   x.rels.emplace_back("sf", rel_of(r, c.sf));
-  x.rels.emplace_back("sync_fence", rel_of(r, c.sf));
   x.rels.emplace_back("sync_barrier", rel_of(r, c.sync_barrier));
-  x.rels.emplace_back("syncbar", rel_of(r, c.sync_barrier));
+  // A primitive's other names (Dat3M's sync_fence for sf) read the same value.
+  for (const cat::Primitive& q : cat::ptx_primitives())
+    if (!q.same_as.empty())
+      for (std::size_t k = 0, n = x.rels.size(); k < n; ++k)
+        if (x.rels[k].first == q.same_as)
+          x.rels.emplace_back(std::string(q.name), x.rels[k].second);
   // fr = (rf^-1 ; co) \ id (herd/modelUtils.ml make_fr).
   BitRel fr = rf.inverse().compose(co);
   for (std::size_t i = 0; i < fr.size(); ++i) fr.set(i, i, false);
