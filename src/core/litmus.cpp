@@ -31,6 +31,7 @@ std::string_view to_string(RmwOp op) {
     case RmwOp::Max: return "max";
     case RmwOp::Exch: return "exch";
     case RmwOp::Cas: return "cas";
+    case RmwOp::AddUnless: return "add_unless";
     case RmwOp::Mov: return "mov";
   }
   return "?";

@@ -83,6 +83,30 @@ std::string_view to_string(Sem s) {
   return "?";
 }
 
+std::string_view to_string(MemOrder o) {
+  switch (o) {
+    case MemOrder::NonAtomic: return "non-atomic";
+    case MemOrder::Relaxed: return "memory_order_relaxed";
+    case MemOrder::Consume: return "memory_order_consume";
+    case MemOrder::Acquire: return "memory_order_acquire";
+    case MemOrder::Release: return "memory_order_release";
+    case MemOrder::AcqRel: return "memory_order_acq_rel";
+    case MemOrder::SeqCst: return "memory_order_seq_cst";
+  }
+  return "?";
+}
+
+std::string_view to_string(ThreadScope s) {
+  switch (s) {
+    case ThreadScope::Thread: return "thread_scope_thread";
+    case ThreadScope::Block: return "thread_scope_block";
+    case ThreadScope::Cluster: return "thread_scope_cluster";
+    case ThreadScope::Device: return "thread_scope_device";
+    case ThreadScope::System: return "thread_scope_system";
+  }
+  return "?";
+}
+
 std::string_view to_string(Space s) {
   switch (s) {
     case Space::Generic: return "generic";

@@ -155,6 +155,7 @@ class PathBuilder {
     pe.ev.instr = s.instr;
     pe.ev.sem = in.sem;
     pe.ev.scope = in.scope;
+    pe.ev.source = in.source;
     pe.ev.space = in.space;
     pe.ev.proxy = in.proxy;
     pe.ev.type = in.type;
@@ -222,7 +223,8 @@ class PathBuilder {
       return v;  // exch / cas / mov move bits
     }
     switch (op) {
-      case RmwOp::Add: return make_binary(ExprOp::Add, old, v, sgn);
+      case RmwOp::Add:
+      case RmwOp::AddUnless: return make_binary(ExprOp::Add, old, v, sgn);
       case RmwOp::Sub: return make_binary(ExprOp::Sub, old, v, sgn);
       case RmwOp::Mul: return make_binary(ExprOp::Mul, old, v, sgn);
       case RmwOp::Div: return make_binary(ExprOp::Div, old, v, sgn);
@@ -303,6 +305,10 @@ class PathBuilder {
         const ExprPtr ok = make_cmp(CmpOp::Eq, old, operand, false);
         wr.ev.guard = guard ? make_ite(guard, ok, make_const(0, 1)) : ok;
         operand = make_extract(value(s, in.srcs.at(1), in.type), c.bit_offset, w);
+      } else if (in.op == RmwOp::AddUnless) {
+        const ExprPtr unless = make_extract(value(s, in.srcs.at(1), in.type), c.bit_offset, w);
+        const ExprPtr ok = make_cmp(CmpOp::Ne, old, unless, false);
+        wr.ev.guard = guard ? make_ite(guard, ok, make_const(0, 1)) : ok;
       }
       wr.ev.value = rmw_result(in.op, old, operand, c.type, wr.ev.space);
       wr.data = local_reads(wr.ev.value);

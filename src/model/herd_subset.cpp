@@ -118,9 +118,9 @@ const std::vector<std::pair<std::string, Type>>& execution_bindings() {
   static const std::vector<std::pair<std::string, Type>> names = [] {
     std::vector<std::pair<std::string, Type>> v;
     for (const char* s :
-         {"FW",   "Exp",  "EXEC",  "NExp", "SPEC", "SPURIOUS", "BCC",  "PRED",       "Rreg", "Wreg",
-          "ADDR", "DATA", "LK",    "LKR",  "LKW",  "LS",       "LF",   "UL",         "RL",   "RU",
-          "A",    "NA",   "annot", "EX",   "PTE",  "PTEV",     "TLBI", "instr-fetch"})
+         {"FW",   "Exp",  "EXEC",  "NExp", "SPEC", "SPURIOUS", "BCC",  "PRED",       "Rreg",
+          "Wreg", "ADDR", "DATA",  "LK",   "LKR",  "LKW",      "LS",   "LF",         "UL",
+          "RL",   "RU",   "annot", "EX",   "PTE",  "PTEV",     "TLBI", "instr-fetch"})
       v.emplace_back(s, Type::Set);
     for (const char* r :
          {"fr", "same-instance", "same-instr", "sm", "si", "iico_data", "partial_po", "iico_ctrl",

@@ -162,7 +162,12 @@ void add_proxy_sets(StaticPrimitives& p, const Skeleton& sk) {
       {"GEN", [](const Event& e) { return !e.proxy_fence && e.proxy == Proxy::Generic; }},
       {"SUR", through(Proxy::Surface, ProxyFence::Surface)},
       {"TEX", through(Proxy::Texture, ProxyFence::Texture)},
-      {"CON", through(Proxy::Constant, ProxyFence::Constant)},
+      // CON is also herd7's C annotation for memory_order_consume (c11.bell);
+      // no event is both (a source-level test has no constant proxy).
+      {"CON",
+       [c = through(Proxy::Constant, ProxyFence::Constant)](const Event& e) {
+         return c(e) || (e.source && e.source->order == MemOrder::Consume);
+       }},
       {"ASY", through(Proxy::Async, ProxyFence::Async)},
       {"PF", [](const Event& e) { return e.proxy_fence.has_value(); }},
       {"ALIAS", [](const Event& e) { return e.proxy_fence == ProxyFence::Alias; }},
@@ -170,12 +175,54 @@ void add_proxy_sets(StaticPrimitives& p, const Skeleton& sk) {
   for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
 }
 
+// A source-level event's memory_order read as a .sem (frontend/c): both
+// halves of an RMW carry the RMW's order, as herd7's C semantics gives them
+// (herd/CSem.ml); consume is its own set, CON.
+Sem sem_of(MemOrder o) {
+  switch (o) {
+    case MemOrder::NonAtomic: return Sem::Weak;
+    case MemOrder::Relaxed:
+    case MemOrder::Consume: return Sem::Relaxed;
+    case MemOrder::Acquire: return Sem::Acquire;
+    case MemOrder::Release: return Sem::Release;
+    case MemOrder::AcqRel: return Sem::AcqRel;
+    case MemOrder::SeqCst: return Sem::Sc;
+  }
+  return Sem::Weak;
+}
+
+// A source-level event's thread_scope as a PTX scope; thread scope is none
+// of them (THREAD).
+std::optional<Scope> scope_of(ThreadScope s) {
+  switch (s) {
+    case ThreadScope::Thread: return std::nullopt;
+    case ThreadScope::Block: return Scope::Cta;
+    case ThreadScope::Cluster: return Scope::Cluster;
+    case ThreadScope::Device: return Scope::Gpu;
+    case ThreadScope::System: return Scope::Sys;
+  }
+  return std::nullopt;
+}
+
 // Sem and scope sets hold strong events only: a weak access has neither
-// (PTX ISA §8.4 "Operation types").
+// (PTX ISA §8.4 "Operation types"). A source-level event has the order and
+// scope its source wrote (docs/model.md "The scoped C++ model"); A, the
+// atomic accesses, and NA, the other memory events, are herd7's C sets
+// (herd/libdir/c11.bell: `let A = M & (ACQ|SC|REL|RLX|ACQ_REL|CON)`,
+// `let NA = M \ A`): a PTX event is never in A.
 void add_sets(StaticPrimitives& p, const Skeleton& sk) {
-  auto sem = [](Sem s) { return [s](const Event& e) { return e.is_strong() && e.sem == s; }; };
+  auto sem = [](Sem s) {
+    return [s](const Event& e) {
+      return e.is_strong() && (e.source ? sem_of(e.source->order) : e.sem) == s;
+    };
+  };
   auto scope = [](Scope s) {
-    return [s](const Event& e) { return e.is_strong() && e.scope == s; };
+    return [s](const Event& e) {
+      return e.is_strong() && (e.source ? scope_of(e.source->scope) : e.scope) == s;
+    };
+  };
+  auto atomic = [](const Event& e) {
+    return e.is_memory() && e.source && e.source->order != MemOrder::NonAtomic;
   };
   auto space = [](std::initializer_list<Space> ss) {
     return [v = std::vector<Space>(ss)](const Event& e) {
@@ -201,6 +248,12 @@ void add_sets(StaticPrimitives& p, const Skeleton& sk) {
       {"CLUSTER", scope(Scope::Cluster)},
       {"GPU", scope(Scope::Gpu)},
       {"SYS", scope(Scope::Sys)},
+      {"THREAD",
+       [](const Event& e) {
+         return e.is_strong() && e.source && e.source->scope == ThreadScope::Thread;
+       }},
+      {"A", atomic},
+      {"NA", [atomic](const Event& e) { return e.is_memory() && !atomic(e); }},
       {"GLOBAL", space({Space::Global})},
       {"SHARED", space({Space::SharedCta, Space::SharedCluster})},
       {"GENERIC", space({Space::Generic})},

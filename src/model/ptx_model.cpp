@@ -36,6 +36,9 @@ const std::vector<Primitive>& ptx_primitives() {
       {"CLUSTER", Type::Set, 0},
       {"GPU", Type::Set, 0},
       {"SYS", Type::Set, 0},
+      {"THREAD", Type::Set, 0},
+      {"A", Type::Set, 0},
+      {"NA", Type::Set, 0},
       {"GLOBAL", Type::Set, 0},
       {"SHARED", Type::Set, 0},
       {"GENERIC", Type::Set, 0},
@@ -115,6 +118,18 @@ std::shared_ptr<const herd::Program> herd_prelude() {
 }
 
 const Model& builtin_ptx() { return builtin_model(*kDefaultModel); }
+
+std::optional<Model> with_flag_required(const BuiltinModel& model, std::string_view flag) {
+  Model m = parse_embedded(model.file);
+  bool found = false;
+  for (Stmt& st : m.stmts)
+    if (st.check && st.check->flag && st.check->name == flag) {
+      st.check->flag = false;  // now it forbids the executions without it
+      found = true;
+    }
+  if (!found) return std::nullopt;
+  return m;
+}
 
 const Model& builtin_model(const BuiltinModel& model) {
   // Each embedded file parsed on the first use of a model it is the file of

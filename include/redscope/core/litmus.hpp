@@ -88,7 +88,10 @@ enum class RmwOp : std::uint8_t {
   Max,
   Exch,
   Cas,
-  Mov
+  Mov,
+  // herd7's C `__atomic_add_unless(x, a, u)` (frontend/c): srcs {a, u}; the
+  // write of old + a exists only when old != u (a read only otherwise).
+  AddUnless
 };
 std::string_view to_string(RmwOp op);
 
@@ -161,6 +164,10 @@ struct Instruction {
   BarrierSpec barrier;
   std::optional<SuredSpec> sured;  // Red through the surface proxy
   std::optional<BulkSpec> bulk;    // BulkReduce, BulkCommit, BulkWait
+  // A source-level test's access or fence (frontend/c): the C/C++ order and
+  // scope written, carried to its events (both halves of an RMW); `sem` and
+  // `scope` hold their PTX reading (docs/model.md "The scoped C++ model").
+  std::optional<SourceOrder> source;
 };
 
 struct ThreadCode {

@@ -16,6 +16,35 @@ enum class Scope : std::uint8_t { Cta, Cluster, Gpu, Sys };
 // Memory-order semantics (.sem). `.volatile` is parsed as Relaxed with Sys scope.
 enum class Sem : std::uint8_t { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
 
+// C/C++ `memory_order` of an access or fence as a C or CUDA C++ source wrote
+// it (frontend/c: source-level events, docs/model.md "The scoped C++ model").
+// NonAtomic: a plain access (and, in herd7's C tests, a volatile one).
+enum class MemOrder : std::uint8_t {
+  NonAtomic,
+  Relaxed,
+  Consume,
+  Acquire,
+  Release,
+  AcqRel,
+  SeqCst
+};
+std::string_view to_string(MemOrder o);  // "memory_order_acquire", "non-atomic"
+
+// `cuda::thread_scope` of an atomic operation or fence; ISO C/C++ atomics are
+// system-scoped (libcu++: cuda::std::atomic is cuda::atomic<T,
+// thread_scope_system>).
+enum class ThreadScope : std::uint8_t { Thread, Block, Cluster, Device, System };
+std::string_view to_string(ThreadScope s);  // "thread_scope_block"
+
+// What the source said of a memory event: read by source-level models
+// (A, NA, RLX ... SC, CON, THREAD: model/primitives.cpp); an event made
+// from PTX has none.
+struct SourceOrder {
+  MemOrder order = MemOrder::NonAtomic;
+  ThreadScope scope = ThreadScope::System;
+  bool operator==(const SourceOrder&) const = default;
+};
+
 // State space (.space). `.shared` alone means `.shared::cta`.
 enum class Space : std::uint8_t { Generic, Global, SharedCta, SharedCluster };
 

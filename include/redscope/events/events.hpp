@@ -41,6 +41,7 @@ struct Event {
   std::optional<std::size_t> async_until;
   Sem sem = Sem::Weak;  // for RMW halves: the half's own semantics
   Scope scope = Scope::Sys;
+  std::optional<SourceOrder> source;  // a source-level event: Instruction::source
   Space space = Space::Generic;
   DataType type = DataType::S32;
   bool in_rmw = false;  // read or write half of an atom/red

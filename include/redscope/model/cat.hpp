@@ -172,6 +172,10 @@ const Model& builtin_ptx();
 // The cat file of a row of the model table (core/model.hpp), as built into
 // the binary and parsed once (its variants are the engine's to turn on).
 const Model& builtin_model(const BuiltinModel& model);
+// The built-in model parsed anew with its `flag` checks named `flag` made
+// requirements: its executions that raise the flag (`flag ~empty hrace as
+// racy` becomes `~empty hrace`). None when no flag has that name.
+std::optional<Model> with_flag_required(const BuiltinModel& model, std::string_view flag);
 // A model's text as parse_cat reads it when it is in the subset, else as
 // herd7's full language (model/herd/parse.hpp): Model::herd set. A file that
 // neither reads is the error of the reading that got further (the subset's
