@@ -323,14 +323,18 @@ TEST_CASE("immediates as PTX spells them; red/atom types as ptxas takes them", "
 }
 
 // File discovery asks the dialect registry which files are tests.
-TEST_CASE("dialect registry: *.litmus is PTX, SASS, CUDA or PTO litmus, *.test is NVIDIA's format",
-          "[frontend]") {
-  REQUIRE(dialects().size() == 5);
+TEST_CASE(
+    "dialect registry: *.litmus is PTX, SASS, CUDA, C or PTO litmus, *.test is NVIDIA's "
+    "format",
+    "[frontend]") {
+  REQUIRE(dialects().size() == 6);
   CHECK(dialects()[0].name == "ptx-litmus");
   CHECK(dialects()[1].name == "nvidia-test");
   CHECK(dialects()[2].name == "sass-litmus");
   CHECK(dialects()[3].name == "cuda-litmus");
-  CHECK(dialects()[4].name == "pto-litmus");
+  CHECK(dialects()[4].name == "c-litmus");
+  CHECK(dialects()[5].name == "pto-litmus");
+  CHECK(dialect_for("dir/C01.litmus", "C C01\n")->name == "c-litmus");
   CHECK(dialect_for("dir/sum.litmus", "// c\nPTO sum\n")->name == "pto-litmus");
   CHECK(dialect_for("dir/MP.litmus", "CUDA MP\n")->name == "cuda-litmus");
   CHECK(accepted_files() == ".litmus or .test");

@@ -19,6 +19,7 @@
 
 #include "cli/gen_command.hpp"
 #include "cli/line_signals.hpp"
+#include "cli/mapping_check_command.hpp"
 #include "cli/models_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/ptxas_command.hpp"
@@ -146,6 +147,23 @@ Usage:
                                     breaks; exit 1 if there is one; takes
                                     --format text|json, --engine z3|enum,
                                     --unroll
+  redscope cuda-check [options] FILE|DIR... [--ptx MODULE.ptx] [--arch sm_XX]
+                                    each CUDA test's PTX (nvcc's, for its
+                                    Target or --arch; or, for one test, the
+                                    module given, whose .entry P0, P1, ...
+                                    are its threads) under the PTX model
+                                    against its source under the scoped C++
+                                    model (--source's reading): "mapping ok",
+                                    "MISCOMPILED" (a PTX outcome the source
+                                    forbids, with the PTX execution and the
+                                    source axioms it breaks) or "racy" (the
+                                    source has a heterogeneous race: undefined
+                                    behaviour, the race shown); exit 1 if a
+                                    test is miscompiled, 2 if one cannot be
+                                    checked; takes --format text|json,
+                                    --engine z3|enum, --unroll, --nvcc,
+                                    --no-cache (docs/cuda.md "Checking the
+                                    compiler")
   redscope sass encode|decode [FILE]
                                     Kepler sm_30 SASS: instruction text to
                                     64-bit words and back, one per line
@@ -201,7 +219,9 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        sm_70 and later), ptx-sm6x (the same axioms, but an
                        RMW on .shared is not atomic against plain stores),
                        sass-sm30 (models/sass-sm30.cat, the default of SASS
-                       litmus tests), or
+                       litmus tests), scoped-cpp (models/scoped-cpp.cat,
+                       RC11 with CUDA's thread scopes: the default of C
+                       tests and of CUDA tests read with --source), or
                        your own cat file, FILE.cat, in herd7's cat language
                        (docs/model.md). One in redscope's typed subset is
                        read by the z3 and enum engines, explain, atomicity,
@@ -280,6 +300,11 @@ command takes -q, -v, --timeout, --max-memory and --max-file-size):
                        ($XDG_CACHE_HOME/redscope/cuda)
   --show-ptx           run: print each CUDA thread's PTX as nvcc compiled it
                        (JSON always carries it: "compiled")
+  --source             read CUDA tests as their source says, without nvcc:
+                       each statement's memory_order and thread_scope as
+                       events, under the scoped C++ model (scoped-cpp);
+                       not with --engine op or xval (docs/cuda.md "The
+                       source side")
   --max-file-size MB   reject input files larger than MB mebibytes (1 to 4096,
                        default 16): tests, --expect, --model, merge and sass
                        inputs, standard input; folders, FIFOs, devices,
@@ -340,6 +365,8 @@ struct Cli {
   std::optional<std::string> nvcc;  // --nvcc PATH: the compiler of CUDA tests
   bool no_cache = false;            // --no-cache: compile CUDA tests anew, keep nothing
   bool show_ptx = false;            // --show-ptx: each CUDA thread's compiled PTX
+  bool source = false;              // --source: read CUDA tests as their source says
+  std::optional<int> arch;          // cuda-check --arch sm_XX: compile for this target
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -482,6 +509,8 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.no_cache = true;
     } else if (a == "--show-ptx") {
       c.show_ptx = true;
+    } else if (a == "--source") {
+      c.source = true;
     } else if (a == "-h" || a == "--help") {
       fmt::print("{}", kUsage);
       std::exit(kExitOk);
@@ -495,7 +524,12 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
   redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
                                                              .use_cache = !c.no_cache,
                                                              .seconds = c.limits.seconds,
-                                                             .memory_mb = c.limits.memory_mb});
+                                                             .memory_mb = c.limits.memory_mb,
+                                                             .precompiled = false,
+                                                             .cache_dir = {},
+                                                             .missing = {},
+                                                             .source_level = c.source,
+                                                             .target_sm = c.arch});
   if (c.cat) load_user_model(c, *c.cat);
   if (c.paths.empty() && !paths_optional) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)
@@ -516,7 +550,12 @@ struct Inputs {
   std::size_t all = 0;  // the tests of every shard
 };
 
-Inputs inputs_of(const Cli& c) {
+Inputs inputs_of_prepared(const Cli& c, bool prepare);
+Inputs inputs_of(const Cli& c) { return inputs_of_prepared(c, true); }
+
+// `prepare`: run the dialects' prepare step (CUDA: nvcc for every file at
+// once); cuda-check --ptx compiles nothing.
+Inputs inputs_of_prepared(const Cli& c, bool prepare) {
   Inputs in;
   std::vector<redscope::Diagnostic> probs;
   const std::vector<std::string> all =
@@ -527,7 +566,9 @@ Inputs inputs_of(const Cli& c) {
   if (c.shard != 1) probs.clear();
   // Work a dialect does once for all its files (CUDA: one nvcc call); tests
   // this machine cannot check at all (no nvcc) make the command line unusable.
-  const std::vector<std::string> missing = redscope::prepare_test_files(in.files, c.max_file_bytes);
+  const std::vector<std::string> missing =
+      prepare ? redscope::prepare_test_files(in.files, c.max_file_bytes)
+              : std::vector<std::string>{};
   for (const std::string& m : missing) fmt::print(stderr, "redscope: {}\n", m);
   if (!missing.empty()) std::exit(kExitUsage);
   for (const redscope::Diagnostic& d : probs) {
@@ -927,6 +968,46 @@ int run_compile_check(const Cli& c) {
   }
 }
 
+// `redscope cuda-check FILE|DIR... [--ptx MODULE.ptx] [--arch sm_XX]`.
+int run_mapping_check(int argc, char** argv) {
+  std::vector<char*> rest;
+  const redscope::cli::MappingCheckOptions own =
+      redscope::cli::take_mapping_check_options(argc, argv, rest);
+  Cli c;
+  {
+    // --arch reaches the compiler through the common parser's settings.
+    std::vector<char*> args = rest;
+    c = parse_run(static_cast<int>(args.size()), args.data());
+  }
+  if (own.arch) {
+    c.arch = own.arch;
+    redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
+                                                               .use_cache = !c.no_cache,
+                                                               .seconds = c.limits.seconds,
+                                                               .memory_mb = c.limits.memory_mb,
+                                                               .precompiled = false,
+                                                               .cache_dir = {},
+                                                               .missing = {},
+                                                               .source_level = false,
+                                                               .target_sm = c.arch});
+  }
+  if (c.format == "jsonl") usage_error("cuda-check prints text or json");
+  if (c.expect || c.outcome || c.condition || c.dot_dir || c.html_dir || c.observe_all ||
+      c.verdict || c.engine == redscope::EngineKind::Op || c.cat || c.model || c.source ||
+      c.shards != 1)
+    usage_error(
+        "cuda-check takes --ptx, --arch, --format text|json, --engine z3|enum, --unroll, "
+        "--nvcc, --no-cache and the budget options only");
+  const Inputs in = inputs_of_prepared(c, !own.ptx);
+  if (!report_inputs(c, in)) return kExitUsage;
+  if (own.ptx && in.files.size() != 1)
+    usage_error("--ptx MODULE.ptx is the compiled form of one test: name one CUDA test");
+  return redscope::cli::run_mapping_check(
+      redscope::cli::MappingCheckInput{
+          .files = in.files, .ptx = own.ptx, .format = c.format, .quiet = c.quiet},
+      options_of(c));
+}
+
 // Exit status: 1 if a test could not be checked, 3 if a verdict differs from
 // an expected.csv beside the tests, 4 if the machine reached a forbidden outcome.
 int run_report(const Cli& c) {
@@ -1120,6 +1201,7 @@ int main(int argc, char** argv) {
           "options only");
     return run_compile_check(c);
   }
+  if (cmd == "cuda-check") return run_mapping_check(argc, argv);
   if (cmd == "atomicity") {
     const Cli c = parse_run(argc, argv);
     if (c.expect || c.observe_all || c.engine == redscope::EngineKind::Op)

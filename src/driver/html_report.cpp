@@ -10,10 +10,13 @@
 #include <fmt/format.h>
 
 #include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/mapping_check.hpp"
 #include "redscope/analysis/xval.hpp"
 #include "redscope/core/output.hpp"
+#include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/registry/registry.hpp"
 #include "redscope/report/dot.hpp"
 #include "redscope/report/report.hpp"
 
@@ -65,10 +68,32 @@ std::string verdict(const TestResult& r) {
   return r.holds ? "Ok" : "No";
 }
 
+// A compiled test's page says what cuda-check says of its compiler's
+// mapping (docs/cuda.md "Checking the compiler"): its source's reading
+// against the compiled test the page is about. Empty for other tests.
+std::string mapping_html(const Entry& e, const LitmusTest& compiled, const EngineOptions& opts) {
+  const std::string text =
+      e.text.empty() ? read_litmus_source(e.file, opts.max_file_bytes) : e.text;
+  const Dialect* d = dialect_for(e.file, text.substr(0, 4096));
+  if (!d || !d->compiled) return "";
+  std::string body;
+  try {
+    const LitmusTest source = d->compiled->source(text, e.file).front();
+    const MappingCheck m = with_budget(opts, [&](const EngineOptions& b) {
+      return mapping_check(source, compiled, b, run_engine);
+    });
+    body = "<pre>" + html_escape(render_text(m)) + "</pre>";
+  } catch (const std::exception& x) {
+    body = "<p class=muted>not checked: " + html_escape(x.what()) + "</p>";
+  }
+  return "<h2>The compiler's mapping (cuda-check)</h2>" + body;
+}
+
 void check_one(Entry& e, const EngineOptions& opts, const ReportOptions& ro) {
   e.z3 = e.text.empty() ? check_file(e.file, opts) : check_text(e.text, e.file, opts);
   if (e.z3.error || !e.z3.source) return;
   const LitmusTest& t = *e.z3.source;
+  e.extra_html += mapping_html(e, t, opts);
   if (ro.xval) {
     try {
       // The pair's reaching side (the machine; a PTO program's explorer) and

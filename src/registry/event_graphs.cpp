@@ -140,8 +140,22 @@ std::optional<TestResult> run_herd_model(const LitmusTest& test, const EngineOpt
 
 }  // namespace
 
-TestResult EventGraphs::run(const LitmusTest& test, const EngineOptions& opts) const {
-  if (auto r = run_herd_model(test, opts)) return std::move(*r);
+namespace {
+
+// The operational machine runs PTX's mechanisms (docs/model.md, the machine
+// table); events read from C or CUDA source carry C++'s orders, which no
+// mechanism of it implements.
+void require_ptx_events(const LitmusTest& test) {
+  for (const ThreadCode& t : test.threads)
+    for (const Instruction& in : t.code)
+      if (in.source)
+        throw InputError(Diagnostic{
+            test.file, in.loc,
+            "the operational machine runs PTX events; this test is read at the source level "
+            "(C, or CUDA with --source), so --engine op and xval do not apply to it"});
+}
+
+TestResult run_engine_of(const LitmusTest& test, const EngineOptions& opts) {
   switch (opts.engine) {
     case EngineKind::Auto: return run_auto(test, opts);
     case EngineKind::Enum: return tagged(run_enum(test, opts), "enum", "");
@@ -149,6 +163,47 @@ TestResult EventGraphs::run(const LitmusTest& test, const EngineOptions& opts) c
     case EngineKind::Z3: break;
   }
   return tagged(run_z3(test, opts), "z3", "");
+}
+
+// The `flag` checks of a built-in typed model (models/scoped-cpp.cat's
+// `racy`), as herd7 reports them: a flag is raised when some consistent
+// execution makes it hold, found by running the model with the flag made a
+// requirement (cat::with_flag_required); the result gets the flag's name
+// and a note with such an execution. A model file of the user's keeps its
+// flags unreported (docs/model.md "The cat subset").
+void report_flags(const LitmusTest& test, const EngineOptions& opts, TestResult& r) {
+  if (r.error || opts.user_model || !opts.model_file.empty() || opts.engine == EngineKind::Op)
+    return;
+  const ModelRef m = opts.model_for(test);
+  if (!m->file.ends_with(".cat")) return;  // a dialect's own semantics
+  const cat::Model& model = cat::builtin_model(*m);
+  for (const cat::Stmt& st : model.stmts) {
+    if (!st.check || !st.check->flag || st.check->name.empty()) continue;
+    std::optional<cat::Model> req = cat::with_flag_required(*m, st.check->name);
+    if (!req) continue;
+    EngineOptions o = opts;
+    o.user_model = std::make_shared<const cat::Model>(std::move(*req));
+    o.verdict_only = false;
+    o.listing.reset();
+    const TestResult f = run_engine_of(test, o);
+    if (f.error || f.outcomes.empty()) continue;
+    r.flags.push_back(st.check->name);
+    std::string rf;
+    for (const std::string& e : f.outcomes.front().witness.rf.texts())
+      rf += (rf.empty() ? "" : "; ") + e;
+    r.notes.push_back(fmt::format("flag {} is raised by a consistent execution{}", st.check->name,
+                                  rf.empty() ? "" : " (rf: " + rf + ")"));
+  }
+}
+
+}  // namespace
+
+TestResult EventGraphs::run(const LitmusTest& test, const EngineOptions& opts) const {
+  if (opts.engine == EngineKind::Op) require_ptx_events(test);
+  if (auto r = run_herd_model(test, opts)) return std::move(*r);
+  TestResult r = run_engine_of(test, opts);
+  report_flags(test, opts, r);
+  return r;
 }
 
 TestResult EventGraphs::allowed(const LitmusTest& test, const EngineOptions& opts) const {
@@ -160,6 +215,7 @@ TestResult EventGraphs::allowed(const LitmusTest& test, const EngineOptions& opt
 
 TestResult EventGraphs::reached(const LitmusTest& test, const EngineOptions& opts,
                                 std::map<std::vector<std::uint64_t>, std::string>* traces) const {
+  require_ptx_events(test);
   EngineOptions o = opts;
   o.engine = EngineKind::Op;
   return run_op(test, o, traces);

@@ -17,6 +17,7 @@
 #include "redscope/dialects/pto/pto_semantics.hpp"
 #include "redscope/dialects/sass/sass_command.hpp"
 #include "redscope/dialects/sass/sass_litmus.hpp"
+#include "redscope/frontend/c/c_source.hpp"
 #include "redscope/frontend/nvtest/nv_test.hpp"
 #include "redscope/frontend/text_cursor.hpp"
 #include "registry/event_graphs.hpp"
@@ -56,6 +57,15 @@ std::vector<LitmusTest> one_litmus_test(std::string_view text, const std::string
 const EventGraphs kEventGraphs;
 const EventGraphs kLoweredSass{"sass", "lowering to PTX events"};
 const EventGraphs kCompiledCuda{"cuda", "nvcc's PTX"};
+const EventGraphs kSourceC{"c", "source-level events"};
+
+std::vector<LitmusTest> one_c_test(std::string_view text, const std::string& file) {
+  std::vector<LitmusTest> out;
+  out.push_back(csrc::read_c_litmus(text, file));
+  return out;
+}
+
+const CompiledReadings kCudaReadings{cuda::read_cuda_as_source, cuda::read_cuda_with_module};
 
 }  // namespace
 
@@ -86,7 +96,15 @@ std::span<const Dialect> dialects() {
               .first_word = "CUDA",
               .read = cuda::read_cuda_litmus,
               .semantics = &kCompiledCuda,
-              .prepare = cuda::prepare_cuda_files},
+              .prepare = cuda::prepare_cuda_files,
+              .compiled = &kCudaReadings},
+      // herd7's C litmus tests (docs/litmus-format.md "C tests").
+      Dialect{.name = "c-litmus",
+              .accepts = ".litmus",
+              .first_word = "C",
+              .read = one_c_test,
+              .semantics = &kSourceC,
+              .default_model = builtin_model_named("scoped-cpp")},
       Dialect{.name = "pto-litmus",
               .accepts = ".litmus",
               .first_word = "PTO",
@@ -102,14 +120,16 @@ std::span<const Dialect> dialects() {
 
 std::vector<LitmusTest> Dialect::parse(std::string_view text, const std::string& file) const {
   std::vector<LitmusTest> tests = read(text, file);
-  for (LitmusTest& t : tests) t.default_model = default_model;
+  // A reader may choose the model itself (CUDA tests read as source).
+  for (LitmusTest& t : tests)
+    if (!t.default_model) t.default_model = default_model;
   return tests;
 }
 
 std::optional<LitmusTest> Dialect::parse_one(std::string_view text, const std::string& file,
                                              std::size_t n) const {
   std::optional<LitmusTest> t = parse_nth(text, file, n);
-  if (t) t->default_model = default_model;
+  if (t && !t->default_model) t->default_model = default_model;
   return t;
 }
 
@@ -154,7 +174,9 @@ void use_compiler_settings(const CompilerSettings& s) {
                                                              .seconds = s.seconds,
                                                              .memory_mb = s.memory_mb,
                                                              .precompiled = s.precompiled,
-                                                             .precompiled_missing = s.missing}));
+                                                             .precompiled_missing = s.missing,
+                                                             .source_level = s.source_level,
+                                                             .target_sm = s.target_sm}));
 }
 
 std::string read_head(const std::filesystem::path& path) {

@@ -51,6 +51,8 @@ inline constexpr std::string_view kSm6xVariants[] = {"sm6x"};
 // sass-sm30: models/sass-sm30.cat, the legacy model of Kepler SASS tests
 // (the PTX axioms over the events SASS instructions lower to, with the sm_6x
 // rule; docs/model.md "SASS (sm_30)"), the SASS dialect's default.
+// scoped-cpp: models/scoped-cpp.cat, RC11 with cuda::thread_scope (docs/
+// model.md "The scoped C++ model"), the default of source-level tests.
 inline constexpr std::array kBuiltinModels{
     BuiltinModel{.name = "ptx",
                  .file = "ptx.cat",
@@ -71,6 +73,11 @@ inline constexpr std::array kBuiltinModels{
                  .about =
                      "models/sass-sm30.cat (built in, includes ptx.cat, variant \"sm6x\"): SASS\n"
                      "          litmus tests (Kepler sm_30)"},
+    BuiltinModel{.name = "scoped-cpp",
+                 .file = "scoped-cpp.cat",
+                 .about =
+                     "models/scoped-cpp.cat (built in): C/C++ source-level tests (herd7's C\n"
+                     "          tests, CUDA tests read with --source): RC11 with CUDA's scopes"},
 };
 inline constexpr ModelRef kDefaultModel = &kBuiltinModels[0];
 

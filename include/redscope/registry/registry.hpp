@@ -30,6 +30,16 @@ struct SemanticsOption {
   std::string values_text() const;
 };
 
+// How a dialect whose tests a compiler lowers (CUDA) reads them without
+// running its compiler: as their source says, under the source model
+// (`redscope cuda-check`'s reference side), and from a compiler output the
+// user gives (`--ptx MODULE.ptx`).
+struct CompiledReadings {
+  std::vector<LitmusTest> (*source)(std::string_view text, const std::string& file);
+  std::vector<LitmusTest> (*with_output)(std::string_view text, const std::string& file,
+                                         const std::string& output);
+};
+
 struct Dialect {
   std::string_view name;     // "ptx-litmus"
   std::string_view accepts;  // the file name's extension, also for messages: ".litmus"
@@ -64,6 +74,8 @@ struct Dialect {
   // command; returns the exit status), or none.
   std::string_view command = {};
   int (*run_command)(int argc, char** argv, TestFileReader read) = nullptr;
+  // Its tests' other readings, when a compiler lowers them (null: none).
+  const CompiledReadings* compiled = nullptr;
 
   // read(), each test given the dialect's default model.
   std::vector<LitmusTest> parse(std::string_view text, const std::string& file) const;
@@ -115,6 +127,11 @@ struct CompilerSettings {
   // `cache_dir`, and say `missing` of a test that was not.
   bool precompiled = false;
   std::string cache_dir, missing;
+  // --source: read tests as their source says, compiling nothing.
+  bool source_level = false;
+  // cuda-check --arch sm_XX: compile for this target, whatever a test's
+  // Target= line says.
+  std::optional<int> target_sm;
 };
 void use_compiler_settings(const CompilerSettings& settings);
 

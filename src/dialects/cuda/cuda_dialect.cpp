@@ -5,7 +5,9 @@
 
 #include <map>
 
+#include "redscope/core/model.hpp"
 #include "redscope/dialects/cuda/compile.hpp"
+#include "redscope/frontend/c/c_source.hpp"
 #include "redscope/frontend/container.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/frontend/text_cursor.hpp"
@@ -78,35 +80,116 @@ void name_for_users(ThreadCode& tc) {
   }
 }
 
-}  // namespace
-
-std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file) {
-  const CudaSource src = read_cuda_source(text, file);
-  const CompiledTest ptx = current_compiler().compiled(src);
+// The threads of `src` read from `module`, a PTX module that names each
+// thread's kernel as the thread (`.entry P0`) under the kernel convention.
+LitmusTest lowered_test(const CudaSource& src, const std::string& module) {
   LitmusTest t = src.skeleton;
   for (std::size_t i = 0; i < src.threads.size(); ++i) {
-    ThreadCode tc = lower_compiled_entry(ptx.module, plan_of(src, i), t.threads[i], t);
+    ThreadCode tc = lower_compiled_entry(module, plan_of(src, i), t.threads[i], t);
     name_for_users(tc);
     tc.source_text = src.threads[i].body;
-    tc.compiled = entry_text(ptx.module, src.threads[i].name);
+    tc.compiled = entry_text(module, src.threads[i].name);
     t.threads[i] = std::move(tc);
   }
   check_shared_use(t, src);
   redscope::detail::check_references(t);
+  return t;
+}
+
+// How answers call a source-level access or fence: what it does, its order
+// and scope as written, the location, and the test's line, as compiled
+// instructions are named (`store.release.device [y] (line 13)`, `load.plain
+// [x] (line 18)`); other instructions keep their C text.
+void name_source_for_users(ThreadCode& tc) {
+  for (Instruction& in : tc.code) {
+    if (!in.source) continue;
+    std::string what = in.kind == InstrKind::Load    ? "load"
+                       : in.kind == InstrKind::Store ? "store"
+                       : in.kind == InstrKind::Fence ? "fence"
+                                                     : std::string(to_string(in.op));
+    if (in.kind == InstrKind::Barrier) what = "__syncthreads";
+    std::string_view order = to_string(in.source->order);
+    if (order.starts_with("memory_order_")) order.remove_prefix(13);
+    if (in.source->order == MemOrder::NonAtomic) order = "plain";
+    std::string_view scope = to_string(in.source->scope);
+    scope.remove_prefix(std::string_view("thread_scope_").size());
+    const std::string at = in.addr ? fmt::format(" [{}]", in.addr->name) : "";
+    in.text = in.source->order == MemOrder::NonAtomic
+                  ? fmt::format("{}.plain{} (line {})", what, at, in.loc.line)
+                  : fmt::format("{}.{}.{}{} (line {})", what, order, scope, at, in.loc.line);
+  }
+}
+
+// The test as its source says (docs/cuda.md "The source side"): each body's
+// statements lowered by frontend/c into events carrying the memory_order
+// and thread_scope written, never through nvcc; checked under the scoped
+// C++ model by default.
+LitmusTest source_test(const CudaSource& src) {
+  LitmusTest t = src.skeleton;
+  csrc::BodyContext ctx{.library = csrc::Library::Libcuxx, .memory = {}, .test = &t};
+  for (const CudaLocation& l : src.locations)
+    ctx.memory.push_back(csrc::MemoryName{
+        .name = l.name, .location = l.name, .type = data_type(l.type), .by_pointer = !l.shared});
+  for (std::size_t i = 0; i < src.threads.size(); ++i) {
+    ThreadCode tc = t.threads[i];
+    tc.code.clear();
+    tc.labels.clear();
+    csrc::lower_body(src.threads[i].body, src.threads[i].body_at, t.file, ctx, tc);
+    name_source_for_users(tc);
+    tc.source_text = src.threads[i].body;
+    t.threads[i] = std::move(tc);
+  }
+  check_shared_use(t, src);
+  redscope::detail::check_references(t);
+  t.default_model = builtin_model_named("scoped-cpp");
+  return t;
+}
+
+std::vector<LitmusTest> one(LitmusTest t) {
   std::vector<LitmusTest> out;
   out.push_back(std::move(t));
   return out;
 }
 
+}  // namespace
+
+namespace {
+
+// The test as written, with the run's --arch override of its target.
+CudaSource read_for_run(std::string_view text, const std::string& file) {
+  CudaSource src = read_cuda_source(text, file);
+  if (const std::optional<int> sm = current_compiler().target_override())
+    src.skeleton.target_sm = *sm;
+  return src;
+}
+
+}  // namespace
+
+std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file) {
+  const CudaSource src = read_for_run(text, file);
+  if (current_compiler().source_level()) return one(source_test(src));
+  return one(lowered_test(src, current_compiler().compiled(src).module));
+}
+
+std::vector<LitmusTest> read_cuda_as_source(std::string_view text, const std::string& file) {
+  return one(source_test(read_cuda_source(text, file)));
+}
+
+std::vector<LitmusTest> read_cuda_with_module(std::string_view text, const std::string& file,
+                                              const std::string& module) {
+  return one(lowered_test(read_for_run(text, file), module));
+}
+
 std::optional<std::string> prepare_cuda_files(const std::vector<std::string>& files,
                                               std::size_t max_bytes) {
+  if (current_compiler().source_level()) return std::nullopt;  // --source: no nvcc
   if (std::string why = current_compiler().missing(); !why.empty()) return why;
   std::vector<CudaSource> sources;
   for (const std::string& f : files) {
     try {
       const std::string text = read_litmus_source(f, max_bytes);
       if (!first_word_is(text.substr(0, 256), "CUDA")) continue;
-      sources.push_back(read_cuda_source(text, f));
+      sources.push_back(read_for_run(text, f));
     } catch (const std::exception&) {
       // Its error is reported when the file itself is checked.
     }

@@ -29,6 +29,11 @@ struct CompilerOptions {
   // trusted. `precompiled_missing`: what to say of a test that has none.
   bool precompiled = false;
   std::string precompiled_missing;
+  // --source: tests are read as their source says (source_test, the scoped
+  // C++ model), and nothing is compiled.
+  bool source_level = false;
+  // cuda-check --arch sm_XX: every test compiled for this target.
+  std::optional<int> target_sm;
 };
 
 // What nvcc made of one test: its part of the module, its kernels named as
@@ -59,6 +64,10 @@ class Compiler {
 
   // The nvcc in use, found at the first call ("" when none runs).
   std::string nvcc_path();
+  // Whether tests are read as source (--source) instead of compiled.
+  bool source_level() const { return options_.source_level; }
+  // The target every test is compiled for (--arch), or none: its own.
+  std::optional<int> target_override() const { return options_.target_sm; }
   // Why there is no nvcc to use ("" when there is one, or when tests are
   // read from a precompiled folder instead).
   std::string missing();
@@ -91,8 +100,18 @@ Compiler& current_compiler();
 // once, before any test is read.
 void use_compiler(std::shared_ptr<Compiler> compiler);
 
-// A CUDA litmus test read and compiled: the registry's reader.
+// A CUDA litmus test read and compiled: the registry's reader (read as its
+// source instead under --source).
 std::vector<LitmusTest> read_cuda_litmus(std::string_view text, const std::string& file);
+// The test as its source says: each body lowered by frontend/c into events
+// with the memory_order and thread_scope written, under models/scoped-cpp.cat
+// (docs/cuda.md "The source side").
+std::vector<LitmusTest> read_cuda_as_source(std::string_view text, const std::string& file);
+// The test with its threads read from `module`, a PTX module whose
+// `.entry P0`, `P1`, ... are the threads' kernels under the kernel
+// convention (cuda.hpp), instead of compiling it.
+std::vector<LitmusTest> read_cuda_with_module(std::string_view text, const std::string& file,
+                                              const std::string& module);
 // Compiles the CUDA tests among `files` in one batch (the registry's
 // prepare step); files that cannot be read are left to their own check.
 // Returns why none can be compiled (no nvcc), or nothing.
