@@ -9,7 +9,8 @@
 //               PTX execution and the source axioms that forbid it.
 //   ok          every PTX outcome is a source outcome. An outcome the source
 //               forbids only by C++'s No-Thin-Air rule (the check named
-//               `no-thin-air`) is listed apart: PTX allows load buffering,
+//               `no-thin-air`, with `no-dependency-cycle`: a dependency C++
+//               gives no meaning may be folded) is listed apart: PTX allows load buffering,
 //               and the paper's C++ side forbids it to rule out
 //               out-of-thin-air values, not to forbid hardware's LB
 //               (docs/model.md "The scoped C++ model").
@@ -29,6 +30,7 @@ namespace redscope {
 inline constexpr std::string_view kRacyFlag = "racy";
 inline constexpr std::string_view kRaceRelation = "hrace";
 inline constexpr std::string_view kThinAirCheck = "no-thin-air";
+inline constexpr std::string_view kDependencyCycleCheck = "no-dependency-cycle";
 
 struct RaceWitness {
   std::string first, second;  // the racing accesses, in words
