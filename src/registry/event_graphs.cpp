@@ -167,10 +167,12 @@ TestResult run_engine_of(const LitmusTest& test, const EngineOptions& opts) {
 
 // The `flag` checks of a built-in typed model (models/scoped-cpp.cat's
 // `racy`), as herd7 reports them: a flag is raised when some consistent
-// execution makes it hold, found by running the model with the flag made a
-// requirement (cat::with_flag_required); the result gets the flag's name
-// and a note with such an execution. A model file of the user's keeps its
-// flags unreported (docs/model.md "The cat subset").
+// execution makes it hold. Asked as a verdict-only query for `exists true`
+// under the model with the flag made a requirement (cat::with_flag_required):
+// the first such execution decides, whatever the outcomes' number. The
+// result gets the flag's name and a note with that execution; a query that
+// fails (a budget) fails the result, never leaving a flag unsaid. A model
+// file of the user's keeps its flags unreported (docs/model.md).
 void report_flags(const LitmusTest& test, const EngineOptions& opts, TestResult& r) {
   if (r.error || opts.user_model || !opts.model_file.empty() || opts.engine == EngineKind::Op)
     return;
@@ -181,16 +183,25 @@ void report_flags(const LitmusTest& test, const EngineOptions& opts, TestResult&
     if (!st.check || !st.check->flag || st.check->name.empty()) continue;
     std::optional<cat::Model> req = cat::with_flag_required(*m, st.check->name);
     if (!req) continue;
+    LitmusTest any = test;
+    any.quantifier = Quantifier::Exists;
+    any.condition = CondExpr{};  // true
     EngineOptions o = opts;
     o.user_model = std::make_shared<const cat::Model>(std::move(*req));
-    o.verdict_only = false;
+    o.verdict_only = true;
     o.listing.reset();
-    const TestResult f = run_engine_of(test, o);
-    if (f.error || f.outcomes.empty()) continue;
+    const TestResult f = run_engine_of(any, o);
+    if (f.error) {
+      r.error = fmt::format("deciding the model's flag {}: {}", st.check->name, *f.error);
+      r.error_kind = f.error_kind;
+      return;
+    }
+    if (!f.holds) continue;
     r.flags.push_back(st.check->name);
     std::string rf;
-    for (const std::string& e : f.outcomes.front().witness.rf.texts())
-      rf += (rf.empty() ? "" : "; ") + e;
+    if (!f.outcomes.empty())
+      for (const std::string& e : f.outcomes.front().witness.rf.texts())
+        rf += (rf.empty() ? "" : " / ") + e;
     r.notes.push_back(fmt::format("flag {} is raised by a consistent execution{}", st.check->name,
                                   rf.empty() ? "" : " (rf: " + rf + ")"));
   }
