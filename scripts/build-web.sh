@@ -41,9 +41,11 @@ find "$out/examples" -type f ! -name '*.litmus' ! -name '*.test' -delete
 # that CUDA examples need the command line.
 native=${REDSCOPE:-build/redscope}
 printf '{}\n' > "$out/examples/cuda-ptx.json"
-if [ -x "$native" ] && [ -d litmus/cuda ]; then
+# Every CUDA test of litmus/ (litmus/cuda, cuda-check, scoped-cpp, ...).
+mapfile -t cuda_tests < <(grep -rlE --include='*.litmus' '^CUDA[[:space:]]' litmus | sort)
+if [ -x "$native" ] && [ "${#cuda_tests[@]}" -gt 0 ]; then
   ptx=$(mktemp -d)
-  if XDG_CACHE_HOME="$ptx" "$native" run -q litmus/cuda > /dev/null 2>&1 ||
+  if XDG_CACHE_HOME="$ptx" "$native" run -q "${cuda_tests[@]}" > /dev/null 2>&1 ||
      [ -d "$ptx/redscope/cuda" ]; then
     python3 - "$ptx/redscope/cuda" "$out/examples/cuda-ptx.json" <<'PY'
 import json, pathlib, sys

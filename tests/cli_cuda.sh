@@ -80,5 +80,21 @@ grep -rq "Compiled by nvcc" "$work/html" || fail "report --html: no C++ beside t
   fail "gen matrix: exit $?"
 [ "$(ls "$work/matrix" | wc -l)" = 36 ] || fail "gen matrix: $(ls "$work/matrix" | wc -l) cells"
 "$bin" run -q "$work/matrix" || fail "the CUDA matrix's cells: exit $?"
+# The same spec checked in memory (report --from): its cells read as CUDA
+# tests, compiled in one nvcc call, the table as `run` sees the files; and
+# cuda-check's verdict per cell (the plain data races in every cell).
+out=$("$bin" report --from "$src/litmus/matrix/cuda-mp-orders.toml" --format csv -q) ||
+  fail "report --from a CUDA spec: exit $?"
+[ "$(grep -c ',allowed,\|,forbidden,' <<<"$out")" -eq 36 ] || fail "report --from: $out"
+grep -q '^release,acquire,device,forbidden,cuda-mp+release+acquire+device$' <<<"$out" &&
+  grep -q '^release,acquire,block,allowed,' <<<"$out" || fail "report --from verdicts: $out"
+out=$("$bin" report --from "$src/litmus/matrix/cuda-mp-orders.toml" --verdict mapping -q \
+  --format csv) || fail "report --from --verdict mapping: exit $?"
+[ "$(grep -c ',racy,' <<<"$out")" -eq 36 ] || fail "--verdict mapping: $out"
+# An nvcc error in a cell names the cell, not the scratch folder it was compiled in.
+sed 's/"acquire", "seq_cst"/"acqire"/' "$src/litmus/matrix/cuda-mp-orders.toml" > "$work/typo.toml"
+out=$("$bin" report --from "$work/typo.toml" --format json -q)
+[ $? -eq 1 ] && grep -q '"error": "cuda-mp+relaxed+acqire+thread.litmus:12:[0-9]*: error: nvcc: ' \
+  <<<"$out" || fail "an nvcc error in a generated cell: $out"
 echo "cli.cuda: run, verdict, show-ptx, JSON, cache, no nvcc, errors, explain, atomicity, xval," \
-  "report, matrix"
+  "report, matrix, report --from"

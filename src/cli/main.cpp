@@ -108,8 +108,10 @@ Usage:
                                     --format json`; --from SPEC generates the
                                     spec's cells in memory and checks them
                                     (its verdict, rows and cols apply).
-                                    --verdict condition|atomicity: allowed/
-                                    forbidden (default) or lost/safe/unknown;
+                                    --verdict condition|atomicity|mapping:
+                                    allowed/forbidden (default), lost/safe/
+                                    unknown, or cuda-check's ok/miscompiled/
+                                    racy for CUDA tests;
                                     --format text|csv|json|svg (stdout) or
                                     html (with --html DIR: an index whose
                                     cells link to the test pages above);

@@ -304,7 +304,10 @@ MatrixOptions take_matrix_options(int argc, char** argv, std::vector<char*>& res
       const std::string v = value();
       m.verdict = verdict_kind_named(v);
       if (!m.verdict)
-        usage_error(fmt::format("--verdict is condition or atomicity, not '{}'", printable(v)));
+        usage_error(
+            fmt::format("--verdict is condition or atomicity (or mapping for CUDA "
+                        "tests), not '{}'",
+                        printable(v)));
     } else if (a == "--format") {
       m.format = value();
     } else {

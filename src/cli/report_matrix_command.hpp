@@ -18,7 +18,7 @@ struct MatrixOptions {
   bool any = false;                       // --matrix or --from was given
   std::optional<std::string> rows, cols;  // --matrix ROWS COLS
   std::optional<std::string> from;        // --from SPEC
-  std::optional<VerdictKind> verdict;     // --verdict condition|atomicity
+  std::optional<VerdictKind> verdict;     // --verdict condition|atomicity|mapping
   std::optional<std::string> format;      // --format text|csv|json|svg|html
 };
 

@@ -123,10 +123,12 @@ class SpecReader {
   void read_verdict(const toml::table& t) {
     const auto v = string_at(t, "verdict");
     if (!v || *v == "condition") return;
-    if (*v != "atomicity")
+    if (*v != "atomicity" && *v != "mapping")
       fail(loc(*t.get("verdict")),
-           fmt::format("`verdict` is \"condition\" or \"atomicity\", not \"{}\"", printable(*v)));
-    spec_.verdict = MatrixVerdict::Atomicity;
+           fmt::format("`verdict` is \"condition\" or \"atomicity\" (or \"mapping\" for CUDA "
+                       "cells), not \"{}\"",
+                       printable(*v)));
+    spec_.verdict = *v == "mapping" ? MatrixVerdict::Mapping : MatrixVerdict::Atomicity;
   }
 
   // ---- the template ---------------------------------------------------------

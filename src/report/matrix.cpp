@@ -18,25 +18,45 @@ std::string_view to_string(CellVerdict v) {
     case CellVerdict::Lost: return "lost";
     case CellVerdict::Safe: return "safe";
     case CellVerdict::Unknown: return "unknown";
+    case CellVerdict::Ok: return "ok";
+    case CellVerdict::Miscompiled: return "miscompiled";
+    case CellVerdict::Racy: return "racy";
     case CellVerdict::Error: return "error";
   }
   return "error";
 }
 
 std::string_view to_string(VerdictKind k) {
-  return k == VerdictKind::Atomicity ? "atomicity" : "condition";
+  switch (k) {
+    case VerdictKind::Condition: return "condition";
+    case VerdictKind::Atomicity: return "atomicity";
+    case VerdictKind::Mapping: return "mapping";
+  }
+  return "condition";
 }
 
 std::optional<VerdictKind> verdict_kind_named(std::string_view word) {
-  if (word == "condition") return VerdictKind::Condition;
-  if (word == "atomicity") return VerdictKind::Atomicity;
+  for (VerdictKind k : {VerdictKind::Condition, VerdictKind::Atomicity, VerdictKind::Mapping})
+    if (word == to_string(k)) return k;
   return std::nullopt;
 }
 
 std::vector<CellVerdict> verdicts_of(VerdictKind k) {
-  if (k == VerdictKind::Condition)
-    return {CellVerdict::Allowed, CellVerdict::Forbidden, CellVerdict::Error};
-  return {CellVerdict::Lost, CellVerdict::Safe, CellVerdict::Unknown, CellVerdict::Error};
+  switch (k) {
+    case VerdictKind::Condition:
+      return {CellVerdict::Allowed, CellVerdict::Forbidden, CellVerdict::Error};
+    case VerdictKind::Atomicity:
+      return {CellVerdict::Lost, CellVerdict::Safe, CellVerdict::Unknown, CellVerdict::Error};
+    case VerdictKind::Mapping:
+      return {CellVerdict::Miscompiled, CellVerdict::Ok, CellVerdict::Racy, CellVerdict::Error};
+  }
+  return {CellVerdict::Error};
+}
+
+CellVerdict mapping_verdict(std::string_view word) {
+  for (CellVerdict v : {CellVerdict::Ok, CellVerdict::Miscompiled, CellVerdict::Racy})
+    if (word == to_string(v)) return v;
+  return CellVerdict::Error;
 }
 
 CellVerdict atomicity_verdict(bool any_lost, bool any_scope_unknown) {

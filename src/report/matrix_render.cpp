@@ -97,6 +97,9 @@ std::string_view meaning(CellVerdict v) {
     case CellVerdict::Lost: return "some allowed execution loses an update";
     case CellVerdict::Safe: return "no allowed execution loses one";
     case CellVerdict::Unknown: return "the model names no morally strong relation";
+    case CellVerdict::Ok: return "every outcome of the compiled PTX is one of the source's";
+    case CellVerdict::Miscompiled: return "the compiled PTX reaches an outcome the source forbids";
+    case CellVerdict::Racy: return "the source has a heterogeneous race (no meaning in C++)";
     case CellVerdict::Error: return "the test could not be checked";
   }
   return "";
@@ -138,10 +141,13 @@ std::vector<std::string> legend_lines(const MatrixTable& t) {
 const char* ansi(CellVerdict v) {
   switch (v) {
     case CellVerdict::Allowed:
-    case CellVerdict::Lost: return "\x1b[31m";
+    case CellVerdict::Lost:
+    case CellVerdict::Miscompiled: return "\x1b[31m";
     case CellVerdict::Forbidden:
-    case CellVerdict::Safe: return "\x1b[32m";
-    case CellVerdict::Unknown: return "\x1b[33m";
+    case CellVerdict::Safe:
+    case CellVerdict::Ok: return "\x1b[32m";
+    case CellVerdict::Unknown:
+    case CellVerdict::Racy: return "\x1b[33m";
     case CellVerdict::Error: return "\x1b[35m";
   }
   return "";
@@ -271,16 +277,20 @@ std::string render_matrix_json(const MatrixTable& t, const MatrixLayout& l) {
 
 namespace {
 
-// Fill colours: red where the weak behaviour (or a lost update) is
-// possible, green where it is not, yellow unknown, violet errors.
+// Fill colours: red where the weak behaviour (or a lost update, or a
+// miscompilation) is possible, green where it is not, yellow unknown, amber
+// racy, violet errors.
 const char* fill(const MatrixRecord* r) {
   if (!r) return "#f2f2f2";
   switch (r->verdict) {
     case CellVerdict::Allowed:
-    case CellVerdict::Lost: return "#f4c7c3";
+    case CellVerdict::Lost:
+    case CellVerdict::Miscompiled: return "#f4c7c3";
     case CellVerdict::Forbidden:
-    case CellVerdict::Safe: return "#c9e7c9";
+    case CellVerdict::Safe:
+    case CellVerdict::Ok: return "#c9e7c9";
     case CellVerdict::Unknown: return "#fff0b3";
+    case CellVerdict::Racy: return "#fcd49a";
     case CellVerdict::Error: return "#e3ccf0";
   }
   return "#ffffff";
@@ -336,6 +346,7 @@ int svg_sheet(SvgCanvas& c, const MatrixTable& t, const MatrixLayout& l, const S
   std::vector<int> cw;
   for (std::size_t k = 0; k < sh.cols.size(); ++k) {
     std::size_t w = 9;  // "forbidden"
+    for (CellVerdict v : verdicts_of(t.kind())) w = std::max(w, to_string(v).size());
     for (std::size_t i = 0; i < l.cols.size(); ++i)
       w = std::max(w, axes[l.cols[i]].labels[sh.cols[k][i]].size());
     cw.push_back(SvgCanvas::width_of(w));
@@ -391,8 +402,9 @@ constexpr const char* kMatrixStyle = R"(<style>
 body{font-family:Helvetica,Arial,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #bbb;padding:.25em .6em;font-size:14px}
 th{background:#f0f0f0;text-align:left}td.v{text-align:center}td.v a{color:inherit;text-decoration:none}
-td.allowed,td.lost{background:#f4c7c3}td.forbidden,td.safe{background:#c9e7c9}
-td.unknown{background:#fff0b3}td.error{background:#e3ccf0}td.none{background:#f2f2f2;color:#999}
+td.allowed,td.lost,td.miscompiled{background:#f4c7c3}
+td.forbidden,td.safe,td.ok{background:#c9e7c9}td.unknown{background:#fff0b3}
+td.racy{background:#fcd49a}td.error{background:#e3ccf0}td.none{background:#f2f2f2;color:#999}
 </style>
 )";
 

@@ -30,8 +30,9 @@ std::vector<std::string> collect_litmus_files(const std::vector<std::string>& pa
 
 // Parses and checks one file; input errors become TestResult::error.
 TestResult check_file(const std::string& path, const EngineOptions& opts);
-// The same for a PTX litmus test held in memory (a generated matrix cell);
-// `name` stands for its file in the result and in diagnostics.
+// The same for a test held in memory (a generated matrix cell), read as the
+// file `name` would be (by its first word: PTX, CUDA, ...); `name` stands for
+// its file in the result and in diagnostics.
 TestResult check_text(const std::string& text, const std::string& name, const EngineOptions& opts);
 
 // Runs work(i) for i in [0, n) on `jobs` threads and hands each result to

@@ -21,8 +21,10 @@
 namespace redscope::generate {
 
 // What a cell of the matrix is judged by: the test's condition (allowed or
-// forbidden) or the `atomicity` analysis (lost update possible or impossible).
-enum class MatrixVerdict { Condition, Atomicity };
+// forbidden), the `atomicity` analysis (lost update possible or impossible)
+// or, for CUDA cells, the compiler's mapping (`cuda-check`: ok, miscompiled,
+// racy).
+enum class MatrixVerdict { Condition, Atomicity, Mapping };
 
 struct MatrixAxis {
   std::string name;

@@ -26,12 +26,25 @@ namespace redscope {
 //  atomicity: lost     — some allowed execution loses an update at some
 //                        location; safe — none can; unknown — the model names
 //                        no morally strong relation (and none was found lost);
-//  either:    error    — the test could not be checked (with its kind).
-enum class CellVerdict : std::uint8_t { Allowed, Forbidden, Lost, Safe, Unknown, Error };
+//  mapping:   ok, miscompiled, racy — `redscope cuda-check`'s answer for a
+//                        CUDA test (analysis/mapping_check.hpp);
+//  any:       error    — the test could not be checked (with its kind).
+enum class CellVerdict : std::uint8_t {
+  Allowed,
+  Forbidden,
+  Lost,
+  Safe,
+  Unknown,
+  Ok,
+  Miscompiled,
+  Racy,
+  Error
+};
 std::string_view to_string(CellVerdict v);
 
-// How cells are judged: the test's condition or the atomicity analysis.
-enum class VerdictKind : std::uint8_t { Condition, Atomicity };
+// How cells are judged: the test's condition, the atomicity analysis, or the
+// compiler's mapping (cuda-check).
+enum class VerdictKind : std::uint8_t { Condition, Atomicity, Mapping };
 std::string_view to_string(VerdictKind k);
 std::optional<VerdictKind> verdict_kind_named(std::string_view word);
 
@@ -40,6 +53,10 @@ std::vector<CellVerdict> verdicts_of(VerdictKind k);
 
 // The rule of contract 3 for the atomicity analysis.
 CellVerdict atomicity_verdict(bool any_lost, bool any_scope_unknown);
+
+// A cuda-check verdict ("ok", "miscompiled", "racy": MappingCheck::verdict)
+// as a cell's; Error for any other word.
+CellVerdict mapping_verdict(std::string_view word);
 
 using CellCoords = std::vector<std::pair<std::string, std::string>>;  // axis, label
 
