@@ -105,14 +105,6 @@ std::vector<std::uint64_t> translate(const TestResult& p, const TestResult& s,
   return v;
 }
 
-std::string outcome_text(const std::vector<Observable>& obs, const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < obs.size(); ++i)
-    s += fmt::format("{}{}={}", s.empty() ? "" : "; ", obs[i].label,
-                     format_value(v[i], obs[i].type));
-  return s;
-}
-
 TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
   TestResult r = run(t, opts);
   if (r.error) throw InputError(Diagnostic{t.file, {}, *r.error});
@@ -126,6 +118,14 @@ TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRun
 }
 
 }  // namespace
+
+std::string outcome_text(const std::vector<Observable>& obs, const std::vector<std::uint64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < obs.size(); ++i)
+    s += fmt::format("{}{}={}", s.empty() ? "" : "; ", obs[i].label,
+                     format_value(v[i], obs[i].type));
+  return s;
+}
 
 CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& compiled,
                            const EngineOptions& opts, const TestRunner& run) {

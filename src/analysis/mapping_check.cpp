@@ -23,14 +23,6 @@ TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRun
   return r;
 }
 
-std::string outcome_text(const std::vector<Observable>& obs, const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < obs.size(); ++i)
-    s += fmt::format("{}{}={}", s.empty() ? "" : "; ", obs[i].label,
-                     format_value(v[i], obs[i].type));
-  return s;
-}
-
 // The source's observable columns in the compiled result's order: both
 // tests observe the same names (the kernel convention keeps the locals'
 // names), so they pair by label.

@@ -409,6 +409,20 @@ std::string output_folder(const std::string& opt, const std::string& v) {
   return v;
 }
 
+// CUDA tests are compiled with the command line's nvcc, under its limits
+// (or read as source: --source).
+void install_compiler(const Cli& c) {
+  redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
+                                                             .use_cache = !c.no_cache,
+                                                             .seconds = c.limits.seconds,
+                                                             .memory_mb = c.limits.memory_mb,
+                                                             .precompiled = false,
+                                                             .cache_dir = {},
+                                                             .missing = {},
+                                                             .source_level = c.source,
+                                                             .target_sm = c.arch});
+}
+
 // `paths_optional`: the command's tests may come from elsewhere (report --from SPEC).
 Cli parse_run(int argc, char** argv, bool paths_optional = false) {
   Cli c;
@@ -522,16 +536,7 @@ Cli parse_run(int argc, char** argv, bool paths_optional = false) {
       c.paths.push_back(a);
     }
   }
-  // CUDA tests are compiled with the command line's nvcc, under its limits.
-  redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
-                                                             .use_cache = !c.no_cache,
-                                                             .seconds = c.limits.seconds,
-                                                             .memory_mb = c.limits.memory_mb,
-                                                             .precompiled = false,
-                                                             .cache_dir = {},
-                                                             .missing = {},
-                                                             .source_level = c.source,
-                                                             .target_sm = c.arch});
+  install_compiler(c);
   if (c.cat) load_user_model(c, *c.cat);
   if (c.paths.empty() && !paths_optional) usage_error("run needs at least one file or folder");
   if (c.cat && c.engine == redscope::EngineKind::Op)
@@ -975,23 +980,10 @@ int run_mapping_check(int argc, char** argv) {
   std::vector<char*> rest;
   const redscope::cli::MappingCheckOptions own =
       redscope::cli::take_mapping_check_options(argc, argv, rest);
-  Cli c;
-  {
-    // --arch reaches the compiler through the common parser's settings.
-    std::vector<char*> args = rest;
-    c = parse_run(static_cast<int>(args.size()), args.data());
-  }
-  if (own.arch) {
+  Cli c = parse_run(static_cast<int>(rest.size()), rest.data());
+  if (own.arch) {  // the compiler again, now for --arch's target
     c.arch = own.arch;
-    redscope::use_compiler_settings(redscope::CompilerSettings{.path = c.nvcc,
-                                                               .use_cache = !c.no_cache,
-                                                               .seconds = c.limits.seconds,
-                                                               .memory_mb = c.limits.memory_mb,
-                                                               .precompiled = false,
-                                                               .cache_dir = {},
-                                                               .missing = {},
-                                                               .source_level = false,
-                                                               .target_sm = c.arch});
+    install_compiler(c);
   }
   if (c.format == "jsonl") usage_error("cuda-check prints text or json");
   if (c.expect || c.outcome || c.condition || c.dot_dir || c.html_dir || c.observe_all ||

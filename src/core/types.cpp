@@ -107,6 +107,30 @@ std::string_view to_string(ThreadScope s) {
   return "?";
 }
 
+Sem ptx_sem(MemOrder o) {
+  switch (o) {
+    case MemOrder::NonAtomic: return Sem::Weak;
+    case MemOrder::Relaxed:
+    case MemOrder::Consume: return Sem::Relaxed;
+    case MemOrder::Acquire: return Sem::Acquire;
+    case MemOrder::Release: return Sem::Release;
+    case MemOrder::AcqRel: return Sem::AcqRel;
+    case MemOrder::SeqCst: return Sem::Sc;
+  }
+  return Sem::Weak;
+}
+
+Scope ptx_scope(ThreadScope s) {
+  switch (s) {
+    case ThreadScope::Thread:
+    case ThreadScope::Block: return Scope::Cta;
+    case ThreadScope::Cluster: return Scope::Cluster;
+    case ThreadScope::Device: return Scope::Gpu;
+    case ThreadScope::System: return Scope::Sys;
+  }
+  return Scope::Sys;
+}
+
 std::string_view to_string(Space s) {
   switch (s) {
     case Space::Generic: return "generic";

@@ -175,33 +175,13 @@ void add_proxy_sets(StaticPrimitives& p, const Skeleton& sk) {
   for (const auto& [name, pred] : defs) p.sets.emplace_back(name, events_where(sk, pred));
 }
 
-// A source-level event's memory_order read as a .sem (frontend/c): both
-// halves of an RMW carry the RMW's order, as herd7's C semantics gives them
-// (herd/CSem.ml); consume is its own set, CON.
-Sem sem_of(MemOrder o) {
-  switch (o) {
-    case MemOrder::NonAtomic: return Sem::Weak;
-    case MemOrder::Relaxed:
-    case MemOrder::Consume: return Sem::Relaxed;
-    case MemOrder::Acquire: return Sem::Acquire;
-    case MemOrder::Release: return Sem::Release;
-    case MemOrder::AcqRel: return Sem::AcqRel;
-    case MemOrder::SeqCst: return Sem::Sc;
-  }
-  return Sem::Weak;
-}
-
-// A source-level event's thread_scope as a PTX scope; thread scope is none
-// of them (THREAD).
-std::optional<Scope> scope_of(ThreadScope s) {
-  switch (s) {
-    case ThreadScope::Thread: return std::nullopt;
-    case ThreadScope::Block: return Scope::Cta;
-    case ThreadScope::Cluster: return Scope::Cluster;
-    case ThreadScope::Device: return Scope::Gpu;
-    case ThreadScope::System: return Scope::Sys;
-  }
-  return std::nullopt;
+// A source-level event's order and scope (frontend/c) as PTX's
+// (core/types.hpp ptx_sem, ptx_scope): both halves of an RMW carry the RMW's
+// order, as herd7's C semantics gives them (herd/CSem.ml); consume is also
+// its own set, CON; thread scope is in none of CTA ... SYS, but THREAD.
+std::optional<Scope> scope_of(const SourceOrder& s) {
+  if (s.scope == ThreadScope::Thread) return std::nullopt;
+  return ptx_scope(s.scope);
 }
 
 // Sem and scope sets hold strong events only: a weak access has neither
@@ -213,12 +193,12 @@ std::optional<Scope> scope_of(ThreadScope s) {
 void add_sets(StaticPrimitives& p, const Skeleton& sk) {
   auto sem = [](Sem s) {
     return [s](const Event& e) {
-      return e.is_strong() && (e.source ? sem_of(e.source->order) : e.sem) == s;
+      return e.is_strong() && (e.source ? ptx_sem(e.source->order) : e.sem) == s;
     };
   };
   auto scope = [](Scope s) {
     return [s](const Event& e) {
-      return e.is_strong() && (e.source ? scope_of(e.source->scope) : e.scope) == s;
+      return e.is_strong() && (e.source ? scope_of(*e.source) : e.scope) == s;
     };
   };
   auto atomic = [](const Event& e) {

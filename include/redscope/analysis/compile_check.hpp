@@ -43,6 +43,9 @@ struct CompileCheck {
 CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& compiled,
                            const EngineOptions& opts, const TestRunner& run);
 
+// "P1:r1=1; x=2": an outcome's values under their observables' names.
+std::string outcome_text(const std::vector<Observable>& obs, const std::vector<std::uint64_t>& v);
+
 std::string render_text(const CompileCheck& c);
 std::string render_json(const CompileCheck& c);
 

@@ -36,6 +36,15 @@ std::string_view to_string(MemOrder o);  // "memory_order_acquire", "non-atomic"
 enum class ThreadScope : std::uint8_t { Thread, Block, Cluster, Device, System };
 std::string_view to_string(ThreadScope s);  // "thread_scope_block"
 
+// Their PTX reading, the one table (frontend/c sets Instruction::sem and
+// ::scope from it; model/primitives.cpp reads a source-level event's orders
+// through it): non-atomic is .weak, relaxed and consume .relaxed, the others
+// their namesakes; thread and block scope are .cta (PTX has none narrower:
+// the THREAD set keeps thread scope apart), cluster .cluster, device .gpu,
+// system .sys.
+Sem ptx_sem(MemOrder o);
+Scope ptx_scope(ThreadScope s);
+
 // What the source said of a memory event: read by source-level models
 // (A, NA, RLX ... SC, CON, THREAD: model/primitives.cpp); an event made
 // from PTX has none.

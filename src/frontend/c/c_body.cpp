@@ -1696,8 +1696,8 @@ class Lowerer {
 
   void set_order(Instruction& in, SourceOrder so) const {
     in.source = so;
-    in.sem = detail::sem_of_order(so.order);
-    in.scope = detail::scope_of_thread_scope(so.scope);
+    in.sem = ptx_sem(so.order);
+    in.scope = ptx_scope(so.scope);
     if (so.order == MemOrder::NonAtomic) in.scope = Scope::Sys;  // as PTX's weak accesses
   }
 

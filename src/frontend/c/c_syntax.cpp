@@ -230,32 +230,4 @@ std::optional<ThreadScope> thread_scope_named(std::string_view name) {
   return std::nullopt;
 }
 
-// The lead's table (c_source.hpp, model/primitives.cpp sem_of): NonAtomic is
-// weak, relaxed and consume are relaxed, the others their namesakes.
-Sem sem_of_order(MemOrder o) {
-  switch (o) {
-    case MemOrder::NonAtomic: return Sem::Weak;
-    case MemOrder::Relaxed:
-    case MemOrder::Consume: return Sem::Relaxed;
-    case MemOrder::Acquire: return Sem::Acquire;
-    case MemOrder::Release: return Sem::Release;
-    case MemOrder::AcqRel: return Sem::AcqRel;
-    case MemOrder::SeqCst: return Sem::Sc;
-  }
-  return Sem::Weak;
-}
-
-// thread and block are .cta (PTX has no narrower scope; the source order
-// keeps THREAD apart), cluster .cluster, device .gpu, system .sys.
-Scope scope_of_thread_scope(ThreadScope s) {
-  switch (s) {
-    case ThreadScope::Thread:
-    case ThreadScope::Block: return Scope::Cta;
-    case ThreadScope::Cluster: return Scope::Cluster;
-    case ThreadScope::Device: return Scope::Gpu;
-    case ThreadScope::System: return Scope::Sys;
-  }
-  return Scope::Sys;
-}
-
 }  // namespace redscope::csrc::detail

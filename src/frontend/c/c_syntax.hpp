@@ -59,7 +59,5 @@ std::optional<MemOrder> memory_order_named(std::string_view name);     // memory
 std::optional<ThreadScope> thread_scope_named(std::string_view name);  // thread_scope_block ...
 
 // The PTX readings of a source order and scope (c_source.hpp).
-Sem sem_of_order(MemOrder o);
-Scope scope_of_thread_scope(ThreadScope s);
 
 }  // namespace redscope::csrc::detail
