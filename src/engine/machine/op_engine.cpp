@@ -7,7 +7,7 @@
 //   cell's coherence order (a store buffer drains in any order relative to
 //   other threads' stores); a read takes any message not older than the
 //   reader's view (a stale copy at some level), and raises the view to it;
-// - an atom/red reads a message and places its write right after it, in one
+// - an atom/red reads a message and places its write after it, in one
 //   step; later writes may not land between the two if they meet the RMW in
 //   the scope tree (PTX §8.6 morally strong; on sm_6x a plain store to shared
 //   memory is exempt — the `red` seed). Two `.cta` RMWs of two CTAs do not
@@ -32,14 +32,17 @@
 //   there (see promise/fulfil);
 // - final values: the model's co need only contain the pairs its axioms
 //   require, so a final value is that of any write maximal in that partial
-//   order, not only the last of the machine's order (see finals).
+//   order, not only the last of the machine's order (see finals);
+// - reads and Atomicity follow the coherence the machine builds (finals),
+//   not its linear order: a read may take a message its thread's newest
+//   one is unordered with, and an RMW's stretch holds only writes between
+//   its source and its write in that coherence (see step_read, co_consistent).
 //
-// It still keeps one view (a newest message) per cell, so a thread that has
-// seen two unordered racing writes reads only the later; `redscope xval`
-// reports where it is stronger than the model.
+// `redscope xval` reports where it is stronger than the model.
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -110,36 +113,46 @@ struct State {
   std::uint64_t performed = 0;  // candidates promised and since performed
 
   using Key = std::pair<std::uint64_t, std::uint64_t>;
-  Key key() const;
+  // `dead` (if given) marks cells no step will touch again, left out of
+  // the key but for `summary` (their final values: Machine::key).
+  Key key(const std::vector<char>* dead = nullptr,
+          const std::vector<std::uint64_t>& summary = {}) const;
 };
 
 // 128 bits of two independent hashes of the state's flat encoding. A
 // collision could only hide a state (fewer outcomes reached), never add one.
-State::Key State::key() const {
+State::Key State::key(const std::vector<char>* dead,
+                      const std::vector<std::uint64_t>& summary) const {
   std::vector<std::uint64_t> w;
+  std::vector<char> dead_slots;
+  if (dead)
+    for (std::size_t k = 0; k < th.front().view.size(); ++k)
+      dead_slots.push_back((*dead)[mem.slot_cell(k)]);
+  const std::vector<char>* skip = dead ? &dead_slots : nullptr;
+  w.insert(w.end(), summary.begin(), summary.end());
   for (const ThreadState& t : th) {
     w.push_back(t.pc);
     w.push_back(t.arrived);
     w.push_back(t.done);
-    op::encode(t.base, w);
+    op::encode(t.base, w, skip);
     w.push_back(t.promised.size());
     w.insert(w.end(), t.promised.begin(), t.promised.end());
     w.push_back(t.async.size());
     w.insert(w.end(), t.async.begin(), t.async.end());
-    for (const auto& [k, v] : t.async_base) w.push_back(k), op::encode(v, w);
-    for (const auto& [k, v] : t.async_done) w.push_back(k), op::encode(v, w);
-    op::encode(t.view, w);
-    op::encode(t.by_fence, w);
-    for (const auto& x : t.by_write) op::encode(x, w);
-    op::encode(t.seen, w);
-    for (const auto& x : t.seen_at) op::encode(x, w);
+    for (const auto& [k, v] : t.async_base) w.push_back(k), op::encode(v, w, skip);
+    for (const auto& [k, v] : t.async_done) w.push_back(k), op::encode(v, w, skip);
+    op::encode(t.view, w, skip);
+    op::encode(t.by_fence, w, skip);
+    for (const auto& x : t.by_write) op::encode(x, w, skip);
+    op::encode(t.seen, w, skip);
+    for (const auto& x : t.seen_at) op::encode(x, w, skip);
   }
-  mem.encode(w);
-  op::encode(sc, w);
+  mem.encode(w, dead);
+  op::encode(sc, w, skip);
   for (const auto& [k, v] : bars) {
     w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta),
                        static_cast<std::uint64_t>(k.id), k.named, k.logical});
-    op::encode(v, w);
+    op::encode(v, w, skip);
   }
   w.insert(w.end(), vals.begin(), vals.end());
   w.insert(w.end(), taint.begin(), taint.end());
@@ -230,14 +243,16 @@ class Machine {
     std::vector<std::pair<std::size_t, Move>> out;
     std::vector<std::vector<Move>> promises(threads_);
     for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
-    for (std::size_t t = 0; t < threads_; ++t)
-      for (EventId u : s.th[t].async) {
-        if (!async_ready(s.th[t], u) || !async_independent(s, u)) continue;
-        std::vector<Move> m;
-        step_unit(s, t, u, m);
-        for (Move& x : m) out.emplace_back(t, std::move(x));
-        if (!out.empty()) return out;
-      }
+    if (const auto c = async_cell(s)) {
+      for (std::size_t t = 0; t < threads_; ++t)
+        for (EventId u : s.th[t].async) {
+          if (cell(ev(u)) != *c) continue;
+          std::vector<Move> m;
+          step_unit(s, t, u, m);
+          for (Move& x : m) out.emplace_back(t, std::move(x));
+        }
+      if (!out.empty()) return out;
+    }
     for (std::size_t t = 0; t < threads_; ++t) {
       if (!promises[t].empty() || !independent(s, t)) continue;
       std::vector<Move> m;
@@ -342,6 +357,103 @@ class Machine {
     return vals;
   }
 
+  // The closure of those pairs on cell c, by position: bit j of reach[i]
+  // when order(c)[i] is co-before order(c)[j] in the model's co as the
+  // machine builds it (finals). Empty when the cell has more than 64
+  // messages: reads then keep to the machine's order.
+  std::vector<std::uint64_t> co_reach(const State& s, std::size_t c) const {
+    const auto& o = s.mem.order(c);
+    const std::size_t n = o.size();
+    if (n > 64) return {};
+    std::vector<std::uint64_t> reach(n, 0);
+    bool forward = true;  // every pair goes up the order (known messages precede)
+    for (std::size_t j = 1; j < n; ++j) {
+      reach[0] |= std::uint64_t{1} << j;  // the initial write first
+      const auto& known = s.mem.msg(o[j]).known;
+      for (std::size_t i = 1; i < n; ++i)
+        if (i != j &&
+            (op::Memory::has(known, o[i]) || (i < j && morally_strong(ev(o[i]), ev(o[j]))))) {
+          reach[i] |= std::uint64_t{1} << j;
+          forward &= i < j;
+        }
+    }
+    if (forward) {  // one pass from the top closes it
+      for (std::size_t i = n; i-- > 0;)
+        for (std::uint64_t b = reach[i]; b; b &= b - 1)
+          reach[i] |= reach[static_cast<std::size_t>(__builtin_ctzll(b))];
+      return reach;
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          if ((reach[i] >> j & 1) && (reach[j] & ~reach[i])) reach[i] |= reach[j], grew = true;
+    }
+    return reach;
+  }
+  // Checked whenever a write is placed or a promise performed (the pairs
+  // only grow): every pair a read required to stay unordered still is
+  // (reads of unordered writes, step_read), and no RMW's stretch, from its
+  // source to its write in this coherence, holds a write that passed its
+  // nodes (Atomicity, held).
+  bool co_consistent(const State& s, std::size_t c) const {
+    const auto& o = s.mem.order(c);
+    bool rmw = false;
+    for (MsgId m : o) rmw |= s.mem.msg(m).rmw_source != op::kNoMsg;
+    if (!rmw && s.mem.apart(c).empty()) return true;
+    const auto reach = co_reach(s, c);
+    if (reach.empty())
+      throw InputError(Diagnostic{test_.file, ev(o.back()).src,
+                                  "more than 64 writes to one location in one execution: too "
+                                  "large for --engine op"});
+    for (const auto& [m, k] : s.mem.apart(c))
+      if (reach[s.mem.position(c, m)] >> s.mem.position(c, k) & 1) return false;
+    for (std::size_t w = 0; w < o.size(); ++w) {
+      const MsgId src = s.mem.msg(o[w]).rmw_source;
+      if (src == op::kNoMsg) continue;
+      const std::size_t from = s.mem.position(c, src);
+      for (std::size_t x = 1; x < o.size(); ++x)
+        if (x != w && (reach[from] >> x & 1) && (reach[x] >> w & 1) && held(ev(o[x]), ev(o[w])))
+          return false;
+    }
+    return true;
+  }
+
+  // The key a state is remembered by. A cell no step will touch again (no
+  // thread has an access to it left, no bulk unit is pending on it) matters
+  // from then on only by its final values: nothing reads its messages or
+  // compares a view of it again. Its order and its slots in every view are
+  // then left out of the key and its final values put in, so that states
+  // which differ only in how such a cell got there (the orders in which
+  // three GPUs' reductions reached one replica) are explored once. Only
+  // when no promise is open or can still be made: performing a promise
+  // compares whole views (fulfil).
+  State::Key key(const State& s) const {
+    for (std::size_t t = 0; t < threads_; ++t)
+      if (!s.th[t].promised.empty() || promises_ahead(s, t)) return s.key();
+    std::vector<char> dead(paths_.cells(), 1);
+    for (std::size_t t = 0; t < threads_; ++t) {
+      const Rest& r = rest(s, t);
+      for (std::size_t c = 0; c < dead.size(); ++c)
+        if (r.reads[c] || r.writes[c]) dead[c] = 0;
+      for (EventId u : s.th[t].async) dead[cell(ev(u))] = 0;
+    }
+    std::vector<std::uint64_t> summary;
+    for (std::size_t c = 0; c < dead.size(); ++c) {
+      if (!dead[c]) continue;
+      const auto f = finals(s, c);
+      summary.push_back(c);
+      summary.push_back(f.size());
+      summary.insert(summary.end(), f.begin(), f.end());
+    }
+    return summary.empty() ? s.key() : s.key(&dead, summary);
+  }
+  bool promises_ahead(const State& s, std::size_t t) const {
+    for (EventId w : promisable_[t])
+      if ((ev(w).in_rmw ? w - 1 : w) >= s.th[t].pc) return true;
+    return false;
+  }
+
   const LitmusTest& test() const { return test_; }
   std::size_t limit() const { return opts_.enum_limit; }
   const Budget* budget() const { return opts_.budget; }
@@ -402,38 +514,20 @@ class Machine {
 
   // Atomicity as a memory-system mechanism: an RMW is performed in one step
   // at the nodes of its way up to its scope instance, on its path, holding
-  // the stretch of the cell's order from the message it read to its own
+  // the stretch of the cell's coherence from the message it read to its own
   // write. A write that passes one of those nodes on that path (or comes
-  // from the RMW's own thread) cannot be placed inside a held stretch; one
-  // that does not pass them (another CTA's `.cta` write, another proxy,
-  // another virtual address, a weak store) can: a lost update. On sm_6x a
+  // from the RMW's own thread) cannot come inside a held stretch; one that
+  // does not pass them (another CTA's `.cta` write, another proxy, another
+  // virtual address, a weak store) can: a lost update. On sm_6x a
   // shared-memory RMW is a read then a write at the CTA's shared-memory
   // unit, which only other RMWs wait for: a plain store passes (the `red`
-  // seed). `c`, `index`: the cell and the place `w` would take in its order.
+  // seed). The stretch is one of the coherence the machine builds
+  // (co_reach), not of its linear order: a write the order merely places
+  // between the two, unordered with the source, is not inside (co_consistent).
   bool held(const Event& w, const Event& rmw) const {
     if (!morally_strong(w, rmw)) return false;
     return w.in_rmw || !(model_->has_variant("sm6x") && shared_space(rmw.space));
   }
-  bool lands_in_held(const State& s, std::size_t c, std::size_t index, const Event& w) const {
-    const auto& o = s.mem.order(c);
-    for (std::size_t k = index; k < o.size(); ++k) {
-      const Message& m = s.mem.msg(o[k]);
-      if (m.rmw_source == op::kNoMsg || s.mem.position(c, m.rmw_source) >= index) continue;
-      if (held(w, ev(o[k]))) return true;
-    }
-    return false;
-  }
-  // The same from the RMW's side: its write placed at `index`, after the
-  // message it read at `from`, would hold a stretch containing a write that
-  // passed its nodes.
-  bool holds_other(const State& s, std::size_t c, std::size_t from, std::size_t index,
-                   const Event& w) const {
-    const auto& o = s.mem.order(c);
-    for (std::size_t k = from + 1; k < index; ++k)
-      if (held(ev(o[k]), w)) return true;
-    return false;
-  }
-
   // Reading message m: coherence (the view v), observation of the views the
   // message carries, and an acquire read's pull. `v` is the thread's view,
   // or for an element of a vector instruction (or a unit of a bulk
@@ -470,12 +564,13 @@ class Machine {
   // What a strong write e carries when thread t performs it with view v:
   // release fences so far, release writes to its address so far, and its
   // own release (the view with e itself).
-  NodeViews carries(const State& n, std::size_t t, EventId e, const View& v) const {
+  NodeViews carries(const State& n, std::size_t t, EventId e, const View& v,
+                    const NodeViews* by_fence = nullptr) const {
     const Event& x = ev(e);
     const ThreadState& T = n.th[t];
     NodeViews r;
     if (!x.is_strong()) return r;
-    r = T.by_fence;
+    r = by_fence ? *by_fence : T.by_fence;
     n.mem.join(r, T.by_write[paths_.address(x)]);
     if (x.is_release()) {
       View with = v;
@@ -706,14 +801,100 @@ class Machine {
     return std::find(p.begin(), p.end(), m) != p.end();
   }
 
-  void step_read(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
+  // Reads of unordered writes (per-location partial coherence). The
+  // machine's order of a cell is one linearisation of the model's co, which
+  // orders only the pairs the axioms require (finals). A read may take a
+  // message m placed before the newest one its thread knows on its path, so
+  // long as m is co-before none of the messages the thread knows there
+  // (Causality: no fr ; cause cycle, since every write causality-before the
+  // read is known; SC-per-Location: a known morally strong write is ordered
+  // with m). The read then requires m and each such known k to stay
+  // unordered in co (Memory::keep_apart), and a later write that would order
+  // them is not placed there (apart_kept). So a thread synchronized with two
+  // racing weak writers may read their values in either order
+  // (Co-Total-3-threads-scope-same, Cause-base-weak). A slot raised past
+  // what it knows (its own promise read through another path) bounds as before.
+  struct Older {
+    std::size_t from = 0, bound = 0;   // reads from `from` on; below `bound` if allowed
+    std::vector<std::uint64_t> reach;  // co_reach of the cell
+    std::vector<std::size_t> known;    // positions of the messages known, above `from`
+    bool allows(const State& s, std::size_t c, std::size_t i, std::vector<MsgId>& apart) const {
+      for (std::size_t j : known) {
+        if (j <= i) continue;
+        if (reach[i] >> j & 1) return false;
+        apart.push_back(s.mem.order(c)[j]);
+      }
+      return true;
+    }
+  };
+  Older older_reads(const State& s, const View& v, const Event& x) const {
+    const std::size_t c = cell(x);
+    Older r;
+    r.from = r.bound = bound_pos(s, v, x);
+    if (v.known.empty()) return r;
+    r.reach = co_reach(s, c);
+    if (r.reach.empty()) return r;
+    const auto slots = paths_.bounds(x, place(x));
+    const auto known = s.mem.known_in(v, slots);
+    std::size_t floor = 0;  // horizons not known (raised by hand)
+    for (op::Slot k : slots)
+      if (!op::Memory::has(known, v[k])) floor = std::max(floor, s.mem.position(c, v[k]));
+    const auto& o = s.mem.order(c);
+    for (std::size_t j = 0; j < o.size(); ++j)
+      if (op::Memory::has(known, o[j])) r.known.push_back(j);
+    r.from = floor;
+    return r;
+  }
+
+  // Reading the older message order(c)[i] is redundant when the read would
+  // not observe it (so it only takes its value: no view moves) and a
+  // message at or above the bound offers the same: its value, not observed
+  // either, no open promise, the same No-Thin-Air taint, and no write to
+  // follow whose place would depend on the source (a plain load, or an RMW
+  // whose compare fails on that value). The run that reads the newer one
+  // is the same run with fewer pairs kept apart, so it reaches every
+  // outcome this one would. (Spin loops of scopes that do not meet read
+  // many such copies of 0 and 1.)
+  bool dominated(const State& s, std::size_t t, EventId e, std::size_t i, std::size_t bound) const {
+    const Event& x = ev(e);
+    const auto& o = s.mem.order(cell(x));
+    auto plain_copy = [&](MsgId m) {
+      return !morally_strong(ev(m), x) && !unfulfilled(s, m) &&
+             !(s.mem.msg(m).after & open_bits(s, t));
+    };
+    if (!plain_copy(o[i])) return false;
+    const std::uint64_t value = s.mem.msg(o[i]).value;
+    if (x.in_rmw) {
+      const Event& w = ev(e + 1);
+      if (!w.guard) return false;
+      const auto read = [&](ReadRef r) {
+        const EventId v = sk_.vertex(r);
+        return v == e ? value : s.vals[v];
+      };
+      if (evaluate(w.guard, read) != 0) return false;
+    }
+    for (std::size_t j = bound; j < o.size(); ++j)
+      if (s.mem.msg(o[j]).value == value && plain_copy(o[j]) &&
+          (!candidates_ || s.taint[o[j]] == s.taint[o[i]]))
+        return true;
+    return false;
+  }
+
+  // `only`: the message to read (a promise made in the same move), or none.
+  void step_read(const State& s, std::size_t t, EventId e, std::vector<Move>& out,
+                 MsgId only = op::kNoMsg) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
     const auto& o = s.mem.order(c);
     const auto& mine = s.th[t].promised;
     // An RMW whose write is promised reads the source it promised from.
     const bool promised_rmw = x.in_rmw && std::find(mine.begin(), mine.end(), e + 1) != mine.end();
-    for (std::size_t i = bound_pos(s, from_view(s, t, e), x); i < o.size(); ++i) {
+    const Older older = older_reads(s, from_view(s, t, e), x);
+    for (std::size_t i = older.from; i < o.size(); ++i) {
+      if (only != op::kNoMsg && o[i] != only) continue;
+      std::vector<MsgId> apart;
+      if (i < older.bound && (!older.allows(s, c, i, apart) || dominated(s, t, e, i, older.bound)))
+        continue;
       // (a promised atom.exch takes any source: fulfil records it)
       if (promised_rmw && s.mem.msg(e + 1).rmw_source != op::kNoMsg &&
           o[i] != s.mem.msg(e + 1).rmw_source)
@@ -732,6 +913,7 @@ class Machine {
       // thread's open promises is not taken.
       if (s.mem.msg(o[i]).after & open_bits(s, t)) continue;
       State n = s;
+      for (MsgId k : apart) n.mem.keep_apart(c, o[i], k);
       View local;
       View& v = begin_unit(n, t, e, local);
       read(n, t, e, o[i], v);
@@ -741,7 +923,6 @@ class Machine {
       const bool observed = x.is_strong() && ms_source;
       const NodeViews carried = observed ? s.mem.msg(o[i]).released : NodeViews{};
       if (promised_rmw) {
-        if (holds_other(n, c, i, n.mem.position(c, e + 1), ev(e + 1))) continue;
         if (!fulfil(n, t, e + 1, v, &carried, o[i])) continue;
         what += fmt::format(", writes {}={} (performs its promise)", x.loc, n.mem.msg(e + 1).value);
       } else if (x.in_rmw) {
@@ -777,11 +958,11 @@ class Machine {
     const MsgId src = n.mem.order(c)[i];
     const std::size_t n_msgs = n.mem.order(c).size();
     for (std::size_t j = lo + 1; j <= n_msgs; ++j) {
-      if (holds_other(n, c, i, j, w) || lands_in_held(n, c, j, w)) continue;
       State m = n;
       View mine = local;
       View& v = is_local ? mine : m.th[t].view;
       write(m, t, e + 1, j, Message(0, {}, src), &carried, v);
+      if (!co_consistent(m, c)) continue;
       end_unit(m, t, e, mine);
       std::string text = what + fmt::format(", writes {}={}", w.loc, m.mem.msg(e + 1).value);
       if (j < n_msgs) text += fmt::format(" (coherence-before {} of {})", n_msgs - j, w.loc);
@@ -796,11 +977,11 @@ class Machine {
     if (std::find(mine.begin(), mine.end(), e) != mine.end()) return fulfil_store(s, t, e, out);
     const std::size_t n_msgs = s.mem.order(c).size();
     for (std::size_t i = bound_pos(s, from_view(s, t, e), x) + 1; i <= n_msgs; ++i) {
-      if (lands_in_held(s, c, i, x)) continue;
       State n = s;
       View local;
       View& v = begin_unit(n, t, e, local);
       write(n, t, e, i, Message{}, nullptr, v);
+      if (!co_consistent(n, c)) continue;
       end_unit(n, t, e, local);
       std::string what = fmt::format("{} writes {}={}", x.text, x.loc, n.mem.msg(e).value);
       if (i < n_msgs) what += fmt::format(" (coherence-before {} of {})", n_msgs - i, x.loc);
@@ -856,17 +1037,22 @@ class Machine {
       if (!about_to_access(s, t, w, x.in_rmw)) continue;
       const auto& o = s.mem.order(c);
       const std::size_t lo = bound_pos(s, T.view, x);
-      if (!x.in_rmw || free_rmw(w)) {
+      if (!x.in_rmw) {
+        promise_read(s, t, w, lo, out);
+        continue;
+      }
+      if (free_rmw(w)) {
         // Only where the read that prompts it can take it (a position below
         // every such reader's view would do as well when a later read prompts it).
         // An RMW whose value does not depend on its read (atom.exch) is
         // promised the same way; its read takes its source when performed.
+        const NodeViews carried = promised_carries(s, t, w);
         for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i) {
-          if (lands_in_held(s, c, i, x)) continue;
           State n = s;
-          Message msg(eval(x.value, s), carries(s, t, w, T.view));
+          Message msg(eval(x.value, s), carried);
           msg.after = T.view.after;
           n.mem.insert(c, i, w, std::move(msg));
+          if (!co_consistent(n, c)) continue;
           add_promise(n, t, w);
           std::string what =
               fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
@@ -881,17 +1067,18 @@ class Machine {
       // (not a promise: the source must exist).
       for (std::size_t i = lo; i < o.size(); ++i) {
         const MsgId m = o[i];
-        if (unfulfilled(s, m) || lands_in_held(s, c, i + 1, x)) continue;
+        if (unfulfilled(s, m)) continue;
         State n = s;
         n.vals[w - 1] = s.mem.msg(m).value;
         if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
         const Event& r = ev(w - 1);
         const bool observed = r.is_strong() && morally_strong(ev(m), r);
-        Message msg(eval(x.value, n), carries(s, t, w, T.view), m);
+        Message msg(eval(x.value, n), promised_carries(s, t, w), m);
         msg.after = T.view.after;
         if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
         n.vals[w - 1] = 0;
         n.mem.insert(c, i + 1, w, std::move(msg));
+        if (!co_consistent(n, c)) continue;
         add_promise(n, t, w);
         std::string what =
             fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc,
@@ -899,6 +1086,74 @@ class Machine {
         out.push_back({std::move(n), std::move(what)});
       }
     }
+  }
+
+  // A store is promised together with a read that takes it: the next read of
+  // another thread (or its own, through another path) that it prompts, the
+  // promise placed anywhere that read can take it. A promise no read takes
+  // at once is one made too early: the same promise can be made when the
+  // read that takes it comes next (about_to_access), so this loses no run
+  // and leaves out the runs in which a promise waits unread (in spin loops
+  // they were most of the states).
+  void promise_read(const State& s, std::size_t t, EventId w, std::size_t lo,
+                    std::vector<Move>& out) const {
+    const Event& x = ev(w);
+    const std::size_t c = cell(x);
+    const NodeViews carried = promised_carries(s, t, w);
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (!performs_at_pc(s, u)) continue;
+      for (EventId r : pending(s, u)) {
+        if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
+        const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
+        for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i) {
+          State n = s;
+          Message msg(eval(x.value, s), carried);
+          msg.after = s.th[t].view.after;
+          n.mem.insert(c, i, w, std::move(msg));
+          if (!co_consistent(n, c)) continue;
+          add_promise(n, t, w);
+          std::string what =
+              fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+          if (i + 1 < n.mem.order(c).size())
+            what +=
+                fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
+          std::vector<Move> reads;
+          step_read(n, u, r, reads, w);
+          for (Move& m : reads)
+            out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
+        }
+      }
+    }
+  }
+
+  // What a promised write carries: what it would carry now or, when
+  // release fences lie between the thread's pc and the write, what it will
+  // carry if the thread's view does not change until they run (each fence
+  // pushes that view: [F] ; po ; [strong W]). A promise carries what it
+  // names, and fulfil checks it (a release fence run since with another
+  // view fails the check): so the store after a release fence can be
+  // promised (litmus/classic/LB+fence-then-store-exch), as the Promising
+  // semantics lets a promise name its message's view (Kang et al. POPL
+  // 2017, §3: a promise is a message with a view, checked when fulfilled).
+  NodeViews promised_carries(const State& s, std::size_t t, EventId w) const {
+    const ThreadState& T = s.th[t];
+    NodeViews now = carries(s, t, w, T.view);
+    NodeViews by_fence = T.by_fence;
+    bool fences = false;
+    for (EventId e = T.pc; e < w; ++e) {
+      const Event& f = ev(e);
+      if (!f.is_fence() || f.proxy_fence || !f.is_release()) continue;
+      s.mem.push(by_fence, nodes(f), T.view);
+      fences = true;
+    }
+    if (!fences) return now;
+    // One of the two: when they agree at every node another thread could
+    // pull from, performing the promise accepts both or neither; when they
+    // do not, the fences' pushes change such a node, and a view pushed
+    // later only adds to what the current one would, so `now` cannot be
+    // what the store carries when performed (fulfil).
+    NodeViews ahead = carries(s, t, w, T.view, &by_fence);
+    return same_for_others(ahead, now, t) ? now : ahead;
   }
 
   // Promises are made lazily: only when another thread's next step reads the
@@ -979,6 +1234,7 @@ class Machine {
     n.mem.set_known(e, n.mem.known_in(v, paths_.bounds(x, place(x))));
     n.mem.set_after(e, v.after);
     if (x.in_rmw && msg.rmw_source == op::kNoMsg) n.mem.set_source(e, source);
+    if (!co_consistent(n, c)) return false;
     n.mem.learn(v, own(x), e);
     if (x.is_release()) n.mem.push(T.by_write[paths_.address(x)], nodes(x), v);
     return true;
@@ -1096,7 +1352,10 @@ class Machine {
   bool independent(const State& s, std::size_t t) const {
     if (s.th[t].pc == end_[t]) return false;
     const Event& head = ev(s.th[t].pc);
-    if (head.async_until) return false;
+    // Issuing a bulk operation touches nothing shared: it records the
+    // thread's view and hands over the units (performing them is another
+    // step). Any step of another thread commutes with it.
+    if (head.async_until) return true;
     for (const ThreadState& T : s.th)
       if (!T.async.empty()) return false;
     if (head.is_barrier()) return false;
@@ -1118,22 +1377,55 @@ class Machine {
     return true;
   }
 
-  // A bulk unit commutes with everything left to do when no
-  // other activity (any thread's remaining events, its own thread's
-  // included, and every other pending unit) writes its cell, or, if the
-  // unit writes, accesses it. Taking it alone then keeps every final state.
-  bool async_independent(const State& s, EventId u) const {
-    const std::size_t c = cell(ev(u));
-    const bool writes = ev(u).in_rmw || ev(u).is_write();
+  // The bulk units pending on one cell form a persistent set when every one
+  // of them is ready and nothing else left to do can touch the cell before
+  // one of them is performed: no thread's remaining events write it, or
+  // access it if one of the units writes, except events that wait for one
+  // of these units (a cp.async.bulk.wait_group before them), and no thread
+  // can still promise a write to it. Steps outside the set then touch other
+  // cells only (a unit reads and writes its own cell, from a view of its
+  // own), and none can enable another unit on this cell, so exploring only
+  // this cell's units here keeps every final state (the state space is
+  // acyclic). Units on different cells (another replica, another element)
+  // commute: without this the three-GPU reductions of litmus/multimem
+  // interleave dozens of RMWs and pass any time budget.
+  std::optional<std::size_t> async_cell(const State& s) const {
+    std::vector<char> seen(paths_.cells(), 0);
+    for (const ThreadState& T : s.th)
+      for (EventId u : T.async) {
+        const std::size_t c = cell(ev(u));
+        if (seen[c]) continue;
+        seen[c] = 1;
+        if (async_alone(s, c)) return c;
+      }
+    return std::nullopt;
+  }
+  bool async_alone(const State& s, std::size_t c) const {
+    bool writes = false;
+    for (const ThreadState& T : s.th)
+      for (EventId u : T.async) {
+        if (cell(ev(u)) != c) continue;
+        if (!async_ready(T, u)) return false;
+        writes |= ev(u).in_rmw || ev(u).is_write();
+      }
     for (std::size_t v = 0; v < threads_; ++v) {
-      const Rest& r = rest(s, v);
-      if (r.writes[c] || (writes && r.reads[c])) return false;
-      for (EventId o : s.th[v].async) {
-        if (o == u || cell(ev(o)) != c) continue;
-        if (writes || ev(o).in_rmw || ev(o).is_write()) return false;
+      const ThreadState& T = s.th[v];
+      for (EventId w : promisable_[v])
+        if (cell(ev(w)) == c && (ev(w).in_rmw ? w - 1 : w) >= T.pc) return false;
+      for (EventId e = T.pc; e < end_[v]; ++e) {
+        const Event& x = ev(e);
+        if (!x.is_memory() || cell(x) != c || !(x.is_write() || (writes && x.is_read()))) continue;
+        if (!waits_for_unit_on(T, x.instr, c)) return false;
+        break;  // this event and every later one wait for a unit of the set
       }
     }
     return true;
+  }
+  // Does instruction `instr` of thread T wait for one of T's pending units on cell c?
+  bool waits_for_unit_on(const ThreadState& T, std::size_t instr, std::size_t c) const {
+    for (EventId u : T.async)
+      if (cell(ev(u)) == c && *ev(u).async_until <= instr) return true;
+    return false;
   }
 
   // Instructions: where each ends, its units (a read, a write, or an RMW
@@ -1272,7 +1564,7 @@ class Explorer {
 
  private:
   void explore(const State& s) {
-    if (!seen_.insert(s.key()).second) return;
+    if (!seen_.insert(m_.key(s)).second) return;
     if ((states_ & 255) == 0) m_.checkpoint();
     if (++states_ > m_.limit())
       throw InputError(Diagnostic{
@@ -1320,12 +1612,12 @@ std::vector<Item> frontier(const Machine& m) {
     for (Item& it : items) {
       auto mv = m.moves(it.state);
       if (mv.empty() || m.finished(it.state)) {  // explored as it is
-        if (seen.insert(it.state.key()).second) next.push_back(std::move(it));
+        if (seen.insert(m.key(it.state)).second) next.push_back(std::move(it));
         continue;
       }
       grew = true;
       for (auto& [t, x] : mv) {
-        if (!seen.insert(x.next.key()).second) continue;
+        if (!seen.insert(m.key(x.next)).second) continue;
         Item n{std::move(x.next), it.trace};
         n.trace.push_back(fmt::format("P{} {}", t, x.what));
         next.push_back(std::move(n));

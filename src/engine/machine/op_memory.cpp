@@ -19,6 +19,7 @@ Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_
     : slot_cell_(std::move(slot_cell)),
       words_((events + 63) / 64),
       order_(cells),
+      apart_(cells),
       msgs_(events) {}
 
 void Memory::init(std::size_t cell, MsgId m, std::uint64_t value) {
@@ -30,6 +31,13 @@ void Memory::insert(std::size_t cell, std::size_t index, MsgId m, Message msg) {
   auto& o = order_[cell];
   o.insert(o.begin() + static_cast<std::ptrdiff_t>(index), m);
   msgs_[m] = std::move(msg);
+}
+
+void Memory::keep_apart(std::size_t cell, MsgId m, MsgId k) {
+  auto& a = apart_[cell];
+  const std::pair<MsgId, MsgId> p{m, k};
+  auto it = std::lower_bound(a.begin(), a.end(), p);
+  if (it == a.end() || *it != p) a.insert(it, p);
 }
 
 std::size_t Memory::position(std::size_t cell, MsgId m) const {
@@ -100,26 +108,49 @@ void Memory::pull(View& into, const NodeViews& from, const std::vector<Node>& no
     if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) join(into, view);
 }
 
-void encode(const View& v, std::vector<std::uint64_t>& out) {
+void encode(const View& v, std::vector<std::uint64_t>& out, const std::vector<char>* dead_slots) {
   out.push_back(v.size());
-  out.insert(out.end(), v.at.begin(), v.at.end());
-  out.insert(out.end(), v.known.begin(), v.known.end());
+  if (!dead_slots) {
+    out.insert(out.end(), v.at.begin(), v.at.end());
+    out.insert(out.end(), v.known.begin(), v.known.end());
+  } else {
+    const std::size_t words = v.size() ? v.known.size() / v.size() : 0;
+    for (std::size_t s = 0; s < v.size(); ++s) {
+      if ((*dead_slots)[s]) continue;
+      out.push_back(v.at[s]);
+      for (std::size_t w = 0; w < words; ++w) out.push_back(v.known[s * words + w]);
+    }
+  }
   out.push_back(v.after);
 }
 
-void encode(const NodeViews& nv, std::vector<std::uint64_t>& out) {
+void encode(const NodeViews& nv, std::vector<std::uint64_t>& out,
+            const std::vector<char>* dead_slots) {
   out.push_back(nv.size());
   for (const auto& [n, v] : nv) {
     out.push_back(static_cast<std::uint64_t>(n.level));
     out.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(n.gpu)));
     out.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(n.group)));
-    encode(v, out);
+    encode(v, out, dead_slots);
   }
 }
 
-void Memory::encode(std::vector<std::uint64_t>& out) const {
-  for (const auto& o : order_) {
+void Memory::encode(std::vector<std::uint64_t>& out, const std::vector<char>* dead) const {
+  std::vector<char> dead_slots;
+  if (dead) {
+    dead_slots.resize(slot_cell_.size());
+    for (std::size_t s = 0; s < slot_cell_.size(); ++s) dead_slots[s] = (*dead)[slot_cell_[s]];
+  }
+  const std::vector<char>* skip = dead ? &dead_slots : nullptr;
+  for (std::size_t c = 0; c < order_.size(); ++c) {
+    const auto& o = order_[c];
+    if (dead && (*dead)[c]) {
+      out.push_back(~std::uint64_t{0});
+      continue;
+    }
     out.push_back(o.size());
+    out.push_back(apart_[c].size());
+    for (const auto& [m, k] : apart_[c]) out.insert(out.end(), {m, k});
     for (MsgId m : o) {
       const Message& x = msgs_[m];
       out.push_back(m);
@@ -128,7 +159,7 @@ void Memory::encode(std::vector<std::uint64_t>& out) const {
       out.push_back(x.after);
       out.push_back(x.known.size());
       out.insert(out.end(), x.known.begin(), x.known.end());
-      op::encode(x.released, out);
+      op::encode(x.released, out, skip);
     }
   }
 }

@@ -94,6 +94,11 @@ class Memory {
   void insert(std::size_t cell, std::size_t index, MsgId m, Message msg);
 
   const std::vector<MsgId>& order(std::size_t cell) const { return order_[cell]; }
+  // Pairs (m, k) of a cell that the model's co must never order m before k:
+  // a read took m while its thread knew k, placed after m by the machine
+  // (op_engine.cpp, reads of unordered writes). Sorted, no duplicates.
+  const std::vector<std::pair<MsgId, MsgId>>& apart(std::size_t cell) const { return apart_[cell]; }
+  void keep_apart(std::size_t cell, MsgId m, MsgId k);
   const Message& msg(MsgId m) const { return msgs_[m]; }
   NodeViews& released(MsgId m) { return msgs_[m].released; }
   void set_known(MsgId m, std::vector<std::uint64_t> known) { msgs_[m].known = std::move(known); }
@@ -124,17 +129,23 @@ class Memory {
   void push(NodeViews& into, const std::vector<Node>& nodes, const View& v) const;
   void pull(View& into, const NodeViews& from, const std::vector<Node>& nodes) const;
 
-  // Flat encoding for state hashing.
-  void encode(std::vector<std::uint64_t>& out) const;
+  // Flat encoding for state hashing. Cells marked in `dead` (none if null)
+  // are left out, and so are their slots in every view (see encode below).
+  void encode(std::vector<std::uint64_t>& out, const std::vector<char>* dead = nullptr) const;
 
  private:
   std::vector<std::size_t> slot_cell_;
-  std::size_t words_ = 0;                  // 64-bit words of a slot's known set
-  std::vector<std::vector<MsgId>> order_;  // per cell, coherence order
-  std::vector<Message> msgs_;              // indexed by MsgId
+  std::size_t words_ = 0;                                    // 64-bit words of a slot's known set
+  std::vector<std::vector<MsgId>> order_;                    // per cell, coherence order
+  std::vector<std::vector<std::pair<MsgId, MsgId>>> apart_;  // per cell
+  std::vector<Message> msgs_;                                // indexed by MsgId
 };
 
-void encode(const View& v, std::vector<std::uint64_t>& out);
-void encode(const NodeViews& nv, std::vector<std::uint64_t>& out);
+// Flat encodings for state hashing; `dead_slots` (if given) marks slots
+// left out (those of a cell no step will touch again: op_engine.cpp, key).
+void encode(const View& v, std::vector<std::uint64_t>& out,
+            const std::vector<char>* dead_slots = nullptr);
+void encode(const NodeViews& nv, std::vector<std::uint64_t>& out,
+            const std::vector<char>* dead_slots = nullptr);
 
 }  // namespace redscope::op
