@@ -1005,7 +1005,7 @@ class Machine {
   // dropped (LB+datas, LB+ctrls stay unreached). A promise is made only
   // when another thread is about to access its cell (about_to_access), and a
   // thread has at most kMaxPromises open.
-  static constexpr std::size_t kMaxPromises = 1;
+  static constexpr std::size_t kMaxPromises = 2;
 
   std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
   std::uint64_t taint_of(const State& n, EventId e) const {
@@ -1034,7 +1034,7 @@ class Machine {
           std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
         continue;
       const std::size_t c = cell(x);
-      if (!about_to_access(s, t, w, x.in_rmw)) continue;
+      if (!value_known(s, t, w) || !about_to_access(s, t, w, x.in_rmw)) continue;
       const auto& o = s.mem.order(c);
       const std::size_t lo = bound_pos(s, T.view, x);
       if (!x.in_rmw) {
@@ -1059,7 +1059,7 @@ class Machine {
           if (i + 1 < n.mem.order(c).size())
             what +=
                 fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
-          out.push_back({std::move(n), std::move(what)});
+          emit_promise(s, t, w, std::move(n), std::move(what), out);
         }
         continue;
       }
@@ -1083,7 +1083,34 @@ class Machine {
         std::string what =
             fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc,
                         s.mem.msg(m).value, from(s, m), x.loc, n.mem.msg(w).value);
-        out.push_back({std::move(n), std::move(what)});
+        emit_promise(s, t, w, std::move(n), std::move(what), out);
+      }
+    }
+  }
+
+  // An RMW's promise (state n) made because the next step of some thread
+  // accesses its cell. When only reads prompt it, it is made together with
+  // one of them taking it (as a store's is: promise_read); when another
+  // thread's write or RMW prompts it (which may be placed after it), as it is.
+  void emit_promise(const State& s, std::size_t t, EventId w, State n, std::string what,
+                    std::vector<Move>& out) const {
+    const std::size_t c = cell(ev(w));
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (u == t || !performs_at_pc(s, u)) continue;
+      for (EventId e : pending(s, u))
+        if (cell(ev(e)) == c && (ev(e).is_write() || ev(e).in_rmw)) {
+          out.push_back({std::move(n), std::move(what)});
+          return;
+        }
+    }
+    for (std::size_t u = 0; u < threads_; ++u) {
+      if (!performs_at_pc(s, u)) continue;
+      for (EventId r : pending(s, u)) {
+        if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
+        std::vector<Move> reads;
+        step_read(n, u, r, reads, w);
+        for (Move& m : reads)
+          out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
       }
     }
   }
@@ -1272,8 +1299,10 @@ class Machine {
   void fulfil_store(const State& s, std::size_t t, EventId e, std::vector<Move>& out) const {
     const Event& x = ev(e);
     State n = s;
-    if (!fulfil(n, t, e, n.th[t].view, nullptr)) return;
-    ++n.th[t].pc;
+    View local;
+    View& v = begin_unit(n, t, e, local);
+    if (!fulfil(n, t, e, v, nullptr)) return;
+    end_unit(n, t, e, local);
     out.push_back({std::move(n), fmt::format("{} writes {}={} (performs its promise)", x.text,
                                              x.loc, s.mem.msg(e).value)});
   }
@@ -1461,35 +1490,58 @@ class Machine {
           all_units_[g] |= std::uint64_t{1} << (e - g);
         }
         multi_[g] = units_[g].size() > 1;
-        if (candidates_ < 64 && promisable(g, h)) {
-          const EventId w = h - 1;
-          promisable_[t].push_back(w);
-          cand_[w] = static_cast<int>(candidates_++);
-        }
+        for (EventId w = g; w < h && !ev(g).async_until; ++w)
+          if (candidates_ < 64 && promisable(g, w)) {
+            promisable_[t].push_back(w);
+            cand_[w] = static_cast<int>(candidates_++);
+          }
         g = h;
       }
     }
   }
 
-  // An RMW whose value and compare read nothing (atom.exch): its promise
-  // need not choose a source.
+  // An RMW whose value and compare do not read its own read (atom.exch):
+  // its promise need not choose a source.
   bool free_rmw(EventId w) const {
     const Event& x = ev(w);
-    return x.in_rmw && !x.guard && reads_of(x.value).empty();
+    if (!x.in_rmw || x.guard) return false;
+    for (const ReadRef& r : reads_of(x.value))
+      if (sk_.vertex(r) == w - 1) return false;
+    return true;
   }
 
-  // The instruction [g, h) can be promised: see promise().
-  bool promisable(EventId g, EventId h) const {
-    const Event& x = ev(h - 1);
+  // Write w of the instruction starting at g can be promised: see
+  // promise(). A store, or an RMW (a scalar one or one element of a vector
+  // instruction) whose value (and a CAS's compare) reads its own read and
+  // reads of its thread before the instruction; those must have been
+  // performed when it is promised (value_known). Not a bulk unit.
+  bool promisable(EventId g, EventId w) const {
+    const Event& x = ev(w);
     if (!x.is_write() || x.is_init || !x.value) return false;
-    if (h - g == 1) return !x.in_rmw && reads_of(x.value).empty();
-    if (h - g != 2 || !x.in_rmw || ev(g).guard) return false;
-    auto own = [&](const ExprPtr& e) {
-      for (const ReadRef& r : reads_of(e))
-        if (sk_.vertex(r) != g) return false;
+    if (!x.in_rmw) return earlier(x.value, g, w);
+    if (ev(w - 1).guard) return false;
+    return earlier(x.value, g, w - 1) && (!x.guard || earlier(x.guard, g, w - 1));
+  }
+  // Every read e reads is `own` or a read of instruction g's thread before g.
+  bool earlier(const ExprPtr& e, EventId g, EventId own) const {
+    for (const ReadRef& r : reads_of(e)) {
+      const EventId v = sk_.vertex(r);
+      if (v != own && (v >= g || ev(v).thread != ev(g).thread)) return false;
+    }
+    return true;
+  }
+  // The reads write w's value (and compare) depend on, other than its own
+  // RMW read, have been performed by thread t: its value is known now.
+  bool value_known(const State& s, std::size_t t, EventId w) const {
+    const Event& x = ev(w);
+    auto done = [&](const ExprPtr& e) {
+      for (const ReadRef& r : reads_of(e)) {
+        const EventId v = sk_.vertex(r);
+        if (!(x.in_rmw && v == w - 1) && v >= s.th[t].pc) return false;
+      }
       return true;
     };
-    return own(x.value) && (!x.guard || own(x.guard));
+    return done(x.value) && (!x.in_rmw || !x.guard || done(x.guard));
   }
 
   bool same_barrier(const State& s, const Event& a, const Event& b) const {
