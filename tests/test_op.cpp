@@ -592,3 +592,61 @@ TEST_CASE("op: a thread reads its own later write through another path", "[op][p
   CHECK_FALSE(reaches_text(head + " ld.weak r0, x ;\n fence.proxy.surface ;\n sust.weak s, 1 ;\n"
                                   "exists (P0:r0 == 1)\n"));
 }
+
+TEST_CASE("op: reads follow the machine's partial coherence, not its order", "[op][coherence]") {
+  // Two weak stores of two threads, both synchronized with P2: nothing
+  // orders them in co (neither morally strong nor causality-ordered), so P2
+  // reads them in either order (docs/model.md "Partial coherence").
+  const std::string head = "PTX t\n{ x = 0; f0 = 0; f1 = 0; }\n";
+  const std::string two =
+      " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n"
+      " st.weak [x], 1 | st.weak [x], 2 | ld.acquire.gpu r0, [f0] ;\n"
+      " st.release.gpu [f0], 1 | st.release.gpu [f1], 1 | ld.acquire.gpu r1, [f1] ;\n"
+      " | | ld.weak r2, [x] ;\n | | ld.weak r3, [x] ;\n";
+  for (const char* order : {"P2:r2 == 2 /\\ P2:r3 == 1", "P2:r2 == 1 /\\ P2:r3 == 2"})
+    CHECK(reaches_text(head + two + "exists (P2:r0 == 1 /\\ P2:r1 == 1 /\\ " + order + ")\n"));
+  // One thread's two stores are ordered (causality): once P2 has synchronized
+  // with it, 1 is co-before 2, which is causality-before both loads.
+  const std::string one =
+      " P0@cta 0,gpu 0 | P1@cta 2,gpu 0 ;\n"
+      " st.weak [x], 1 | ld.acquire.gpu r0, [f0] ;\n"
+      " st.weak [x], 2 | ld.weak r2, [x] ;\n"
+      " st.release.gpu [f0], 1 | ld.weak r3, [x] ;\n";
+  CHECK(reaches_text(head + one + "exists (P1:r0 == 1 /\\ P1:r2 == 2 /\\ P1:r3 == 2)\n"));
+  CHECK_FALSE(reaches_text(head + one + "exists (P1:r0 == 1 /\\ P1:r3 == 1)\n"));
+  CHECK_FALSE(reaches_text(head + one + "exists (P1:r0 == 1 /\\ P1:r2 == 1)\n"));
+}
+
+TEST_CASE("op: what a promise carries, and which writes can be promised", "[op][promise]") {
+  // A store after a release fence, promised carrying what the fence will
+  // push: nobody acquires it, so load buffering is reached ...
+  auto fence = [](const std::string& sem) {
+    return "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+           " ld.weak r0, [x] | atom." +
+           sem +
+           ".gpu.exch.b32 r1, [x], 3 ;\n"
+           " fence.acq_rel.gpu | ;\n st.relaxed.gpu [x], 2 | ;\n"
+           "exists (P0:r0 == 3 /\\ P1:r1 == 2)\n";
+  };
+  CHECK(reaches_text(fence("relaxed")));
+  // ... and not when the exch acquires it: the fence's release pattern then
+  // synchronizes with it, and P0's load is causality-before the exch.
+  CHECK_FALSE(reaches_text(fence("acquire")));
+  // A store whose value was read before, and one element of a vector red:
+  // both promised (P1's store depends on P1's load, so it cannot be).
+  CHECK(
+      reaches_text("PTX t\n{ x = 0; y = 0; z = 5; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+                   " ld.weak r0, [z] | ld.weak r2, [x] ;\n ld.weak r1, [y] | st.weak [y], r2 ;\n"
+                   " st.weak [x], r0 | ;\nexists (P0:r1 == 5 /\\ P1:r2 == 5)\n"));
+  CHECK(
+      reaches_text("PTX t\n{ global f32 v[2] = {0, 0}; global u32 y = 0; }\n"
+                   " P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+                   " ld.weak.u32 r0, [y] | ld.weak.b32 r1, [v+4] ;\n"
+                   " red.relaxed.gpu.global.v2.f32.add [v], {1.0, 2.0} | st.weak.u32 [y], r1 ;\n"
+                   "exists (P0:r0 == 1073741824 /\\ P1:r1 == 1073741824)\n"));
+  // With a dependency both ways it is thin air: never reached.
+  CHECK_FALSE(
+      reaches_text("PTX t\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+                   " ld.weak r1, [y] | ld.weak r2, [x] ;\n st.weak [x], r1 | st.weak [y], r2 ;\n"
+                   "exists (P0:r1 == 5 /\\ P1:r2 == 5)\n"));
+}

@@ -30,8 +30,7 @@ std::string_view to_string(XvalStatus s) {
 std::string to_string(const XvalPair& p) { return fmt::format("{} vs {}", p.reaching, p.allowing); }
 
 bool XvalResult::defect() const {
-  return count(XvalStatus::ReachedForbidden) > 0 ||
-         (pair && pair->exact && count(XvalStatus::AllowedUnreached) > 0);
+  return count(XvalStatus::ReachedForbidden) > 0 || count(XvalStatus::AllowedUnreached) > 0;
 }
 
 std::size_t XvalResult::count(XvalStatus s) const {

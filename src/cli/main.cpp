@@ -334,8 +334,10 @@ Exit status:
      mismatching verdicts, or no row of the --expect file named a file of
      the run, or a .test claim is not met (the summary reads "N passed,
      M failed, K errors")
-  4  xval or report: the operational machine reached an outcome the model
-     forbids; xval: a PTO program's explorer and Z3 twin disagree
+  4  xval: the two formulations disagree on an outcome (the operational
+     machine reached one the model forbids, or never reached one it allows;
+     a PTO program's explorer and Z3 twin differ); report: the machine
+     reached an outcome the model forbids
   (atomicity: 0 when every file was checked, whatever it found; 1, 2 as above)
 )";
 

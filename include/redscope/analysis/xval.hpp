@@ -4,8 +4,8 @@
 // operational machine reaches. PTO programs, which have no event graph: the
 // Z3 twin (dialects/pto/pto_z3.cpp) allows, the explicit explorer
 // (dialects/pto/pto_exec.cpp) reaches. Each outcome is allowed and reached,
-// allowed but never reached (the machine is stronger than the model there;
-// for PTO, a defect), or reached but forbidden (a defect in one of the two).
+// allowed but never reached, or reached but forbidden; either disagreement
+// is a defect in one of the two.
 #pragma once
 
 #include <optional>
@@ -45,9 +45,10 @@ struct XvalResult {
   std::vector<XvalOutcome> outcomes;
   std::optional<XvalPair> pair;  // known once the file parsed
   std::size_t count(XvalStatus s) const;
-  // Whether the pair disagrees beyond what it may (exit status 4): anything
-  // reached but forbidden; for PTO, where both sides are exact, also an
-  // outcome allowed but never reached.
+  // Whether the pair disagrees (exit status 4): an outcome reached but
+  // forbidden, or allowed but never reached. Neither side may be stronger:
+  // the machine is meant to reach every outcome the model allows (issue 47),
+  // and the PTO pair is exact.
   bool defect() const;
   double seconds = 0;
   std::optional<std::string> error;

@@ -22,8 +22,9 @@ namespace redscope {
 struct XvalFormulations {
   std::string_view allowing = {};  // the side whose outcomes are allowed: "z3", "z3 twin"
   std::string_view reaching = {};  // the side that reaches outcomes: "machine", "explorer"
-  // Both sides are exact (no model axioms): an allowed outcome never reached
-  // is a defect too, and what forbids a reached outcome is `allowing` itself.
+  // Both sides are exact (no model axioms): what forbids a reached outcome
+  // is `allowing` itself, and an outcome's witness on either side is its
+  // choices (how xval prints a disagreement).
   bool exact = false;
   // How a test's header names the pair: with exact, "<label>: <reaching> vs
   // <allowing>"; else the model's name, then "; <label>, via <via>" when the

@@ -846,40 +846,6 @@ class Machine {
     return r;
   }
 
-  // Reading the older message order(c)[i] is redundant when the read would
-  // not observe it (so it only takes its value: no view moves) and a
-  // message at or above the bound offers the same: its value, not observed
-  // either, no open promise, the same No-Thin-Air taint, and no write to
-  // follow whose place would depend on the source (a plain load, or an RMW
-  // whose compare fails on that value). The run that reads the newer one
-  // is the same run with fewer pairs kept apart, so it reaches every
-  // outcome this one would. (Spin loops of scopes that do not meet read
-  // many such copies of 0 and 1.)
-  bool dominated(const State& s, std::size_t t, EventId e, std::size_t i, std::size_t bound) const {
-    const Event& x = ev(e);
-    const auto& o = s.mem.order(cell(x));
-    auto plain_copy = [&](MsgId m) {
-      return !morally_strong(ev(m), x) && !unfulfilled(s, m) &&
-             !(s.mem.msg(m).after & open_bits(s, t));
-    };
-    if (!plain_copy(o[i])) return false;
-    const std::uint64_t value = s.mem.msg(o[i]).value;
-    if (x.in_rmw) {
-      const Event& w = ev(e + 1);
-      if (!w.guard) return false;
-      const auto read = [&](ReadRef r) {
-        const EventId v = sk_.vertex(r);
-        return v == e ? value : s.vals[v];
-      };
-      if (evaluate(w.guard, read) != 0) return false;
-    }
-    for (std::size_t j = bound; j < o.size(); ++j)
-      if (s.mem.msg(o[j]).value == value && plain_copy(o[j]) &&
-          (!candidates_ || s.taint[o[j]] == s.taint[o[i]]))
-        return true;
-    return false;
-  }
-
   // `only`: the message to read (a promise made in the same move), or none.
   void step_read(const State& s, std::size_t t, EventId e, std::vector<Move>& out,
                  MsgId only = op::kNoMsg) const {
@@ -893,8 +859,7 @@ class Machine {
     for (std::size_t i = older.from; i < o.size(); ++i) {
       if (only != op::kNoMsg && o[i] != only) continue;
       std::vector<MsgId> apart;
-      if (i < older.bound && (!older.allows(s, c, i, apart) || dominated(s, t, e, i, older.bound)))
-        continue;
+      if (i < older.bound && !older.allows(s, c, i, apart)) continue;
       // (a promised atom.exch takes any source: fulfil records it)
       if (promised_rmw && s.mem.msg(e + 1).rmw_source != op::kNoMsg &&
           o[i] != s.mem.msg(e + 1).rmw_source)
@@ -1165,12 +1130,20 @@ class Machine {
   NodeViews promised_carries(const State& s, std::size_t t, EventId w) const {
     const ThreadState& T = s.th[t];
     NodeViews now = carries(s, t, w, T.view);
+    // The events before those fences are causally before whoever acquires
+    // what they push, and some are not performed yet: the pushed view is
+    // marked with the promise's bit (View::after), as a promised release's
+    // own view is (carries), so that they never read what such an acquirer
+    // does next (Causality: an exch that acquires the store must not be read
+    // by a load before the fence).
     NodeViews by_fence = T.by_fence;
+    View with = T.view;
+    with.after |= bit(w);
     bool fences = false;
     for (EventId e = T.pc; e < w; ++e) {
       const Event& f = ev(e);
       if (!f.is_fence() || f.proxy_fence || !f.is_release()) continue;
-      s.mem.push(by_fence, nodes(f), T.view);
+      s.mem.push(by_fence, nodes(f), with);
       fences = true;
     }
     if (!fences) return now;
@@ -1251,7 +1224,7 @@ class Machine {
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
     if (carried) n.mem.join(expect, *carried);
-    if (!same_for_others(expect, msg.released, t)) return false;
+    if (!same_for_others(without(expect, bit(e)), without(msg.released, bit(e)), t)) return false;
     const std::uint64_t dep = taint_of(n, e);
     if (closure(n, dep) & bit(e)) return false;
     n.taint[e] = dep;
@@ -1265,6 +1238,13 @@ class Machine {
     n.mem.learn(v, own(x), e);
     if (x.is_release()) n.mem.push(T.by_write[paths_.address(x)], nodes(x), v);
     return true;
+  }
+
+  // `nv` with `bits` cleared from every view's mark (a promise's own mark,
+  // which only the promised views carry: promised_carries).
+  static NodeViews without(NodeViews nv, std::uint64_t bits) {
+    for (auto& [node, v] : nv) v.after &= ~bits;
+    return nv;
   }
 
   // Do two carried NodeViews agree at every node another thread could pull
