@@ -17,7 +17,7 @@ namespace redscope::testing {
 // not run; their PTX is checked by the ctests litmus.cuda (verdicts) and
 // xval.suites (the machine), and its spin locks are past the enumerator's
 // candidate limit. Nor are the three-GPU bulk reductions of litmus/multimem
-// (18 and 36 async RMWs): the enumerator gives up on one and takes 17 s on
+// (18 async RMWs each): the enumerator gives up on one and takes 17 s on
 // the other; litmus.multimem checks their verdicts, xval.suites the machine.
 inline std::vector<std::string> suite_files() {
   std::vector<std::string> paths;

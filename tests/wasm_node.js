@@ -22,7 +22,7 @@ const {execFileSync} = require('child_process');
 // CUDA test the page runs from PTX compiled ahead (examples/cuda-ptx.json,
 // written by scripts/build-web.sh and loaded here as web/worker.js does).
 const LOCKS = 'past the enumerator\'s candidate limit (the page has no Z3): minutes, no answer';
-const THREE_GPUS = 'three GPUs\' bulk reductions (18 and 36 async RMWs): the enumerator takes ' +
+const THREE_GPUS = 'three GPUs\' bulk reductions (18 async RMWs each): the enumerator takes ' +
     '17 s on one and gives up on the other (the page has no Z3; the CLI answers in 0.3 s)';
 const EXCLUDED = new Map([
   ['cuda/Lock+atomicCAS+threadfence.litmus', LOCKS],
