@@ -832,13 +832,14 @@ class Machine {
     Older r;
     r.from = r.bound = bound_pos(s, v, x);
     if (v.known.empty()) return r;
-    r.reach = co_reach(s, c);
-    if (r.reach.empty()) return r;
     const auto slots = paths_.bounds(x, place(x));
     const auto known = s.mem.known_in(v, slots);
     std::size_t floor = 0;  // horizons not known (raised by hand)
     for (op::Slot k : slots)
       if (!op::Memory::has(known, v[k])) floor = std::max(floor, s.mem.position(c, v[k]));
+    if (floor >= r.bound) return r;  // nothing below the bound to read
+    r.reach = co_reach(s, c);
+    if (r.reach.empty()) return r;
     const auto& o = s.mem.order(c);
     for (std::size_t j = 0; j < o.size(); ++j)
       if (op::Memory::has(known, o[j])) r.known.push_back(j);
@@ -1012,20 +1013,9 @@ class Machine {
         // An RMW whose value does not depend on its read (atom.exch) is
         // promised the same way; its read takes its source when performed.
         const NodeViews carried = promised_carries(s, t, w);
-        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i) {
-          State n = s;
-          Message msg(eval(x.value, s), carried);
-          msg.after = T.view.after;
-          n.mem.insert(c, i, w, std::move(msg));
-          if (!co_consistent(n, c)) continue;
-          add_promise(n, t, w);
-          std::string what =
-              fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
-          if (i + 1 < n.mem.order(c).size())
-            what +=
-                fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
-          emit_promise(s, t, w, std::move(n), std::move(what), out);
-        }
+        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i)
+          if (auto p = place_promise(s, t, w, i, carried))
+            emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
         continue;
       }
       // An RMW: choose its source among the messages its read could take now
@@ -1098,17 +1088,9 @@ class Machine {
         if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
         const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
         for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i) {
-          State n = s;
-          Message msg(eval(x.value, s), carried);
-          msg.after = s.th[t].view.after;
-          n.mem.insert(c, i, w, std::move(msg));
-          if (!co_consistent(n, c)) continue;
-          add_promise(n, t, w);
-          std::string what =
-              fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
-          if (i + 1 < n.mem.order(c).size())
-            what +=
-                fmt::format(" (coherence-before {} of {})", n.mem.order(c).size() - i - 1, x.loc);
+          auto p = place_promise(s, t, w, i, carried);
+          if (!p) continue;
+          const auto& [n, what] = *p;
           std::vector<Move> reads;
           step_read(n, u, r, reads, w);
           for (Move& m : reads)
@@ -1116,6 +1098,26 @@ class Machine {
         }
       }
     }
+  }
+
+  // Thread t's promise of write w (a store, or an RMW whose value does not
+  // read its read) placed at order(c)[i], carrying `carried`, and how the
+  // trace says it; none when it would order a pair a read kept apart.
+  std::optional<std::pair<State, std::string>> place_promise(const State& s, std::size_t t,
+                                                             EventId w, std::size_t i,
+                                                             const NodeViews& carried) const {
+    const Event& x = ev(w);
+    const std::size_t c = cell(x);
+    State n = s;
+    Message msg(eval(x.value, s), carried);
+    msg.after = s.th[t].view.after;
+    n.mem.insert(c, i, w, std::move(msg));
+    if (!co_consistent(n, c)) return std::nullopt;
+    add_promise(n, t, w);
+    std::string what = fmt::format("promises {} (writes {}={})", x.text, x.loc, n.mem.msg(w).value);
+    const std::size_t after = n.mem.order(c).size() - i - 1;
+    if (after) what += fmt::format(" (coherence-before {} of {})", after, x.loc);
+    return std::pair{std::move(n), std::move(what)};
   }
 
   // What a promised write carries: what it would carry now or, when
