@@ -650,3 +650,39 @@ TEST_CASE("op: what a promise carries, and which writes can be promised", "[op][
                    " ld.weak r1, [y] | ld.weak r2, [x] ;\n st.weak [x], r1 | st.weak [y], r2 ;\n"
                    "exists (P0:r1 == 5 /\\ P1:r2 == 5)\n"));
 }
+
+TEST_CASE("op: promises of bulk units, RMW chains, and reads of promises by path",
+          "[op][promise]") {
+  // A bulk unit promised before its reduction is issued, its source element
+  // guessed: P1's load reads P0's add applied over P1's own later xor.
+  const std::string bulk =
+      "PTX t\n{ multimem(0, 1) u64 m[2] = {0, 0}; shared u64 a[2] = {1, 1};"
+      " shared u64 b[2] = {2, 2}; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;\n"
+      " multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u64 [m], [a], 16"
+      " | ld.relaxed.sys.u64 r0, [m] ;\n"
+      " | multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b64 [m], [b], 16 ;\n";
+  CHECK(reaches_text(bulk + "exists (P1:r0 == 3)\n"));
+  // Never a value no execution writes (each guess is checked when performed).
+  CHECK_FALSE(reaches_text(bulk + "exists (P1:r0 == 5)\n"));
+  // A store promised together with another thread's RMW promise reading it.
+  const std::string chain =
+      "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n"
+      " ld.weak r0, x | ld.weak r1, x | atom.relaxed.gpu.add r3, [x], 1 ;\n"
+      " st.relaxed.gpu [x], 1 | atom.relaxed.gpu.add r2, [x], 1 | ;\n";
+  CHECK(reaches_text(chain + "exists (P0:r0 == 3 /\\ P1:r1 == 3 /\\ P2:r3 == 2)\n"));
+  // With the loads strong, SC-per-Location forbids P1's (its own add is po-after it).
+  CHECK_FALSE(
+      reaches_text("PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n"
+                   " ld.weak r0, x | ld.relaxed.gpu r1, x | atom.relaxed.gpu.add r3, [x], 1 ;\n"
+                   " st.relaxed.gpu [x], 1 | atom.relaxed.gpu.add r2, [x], 1 | ;\n"
+                   "exists (P1:r1 == 3 /\\ P1:r2 == 1 /\\ P2:r3 == 2)\n"));
+  // A promise read through the surface path: synchronization alone does not
+  // carry that to the writer's generic path; a proxy fence does.
+  const std::string lb =
+      "PTX t\n{ x = 0; s @ surface aliases x; f = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " suld.weak r0, s | ld.acquire.gpu r1, f ;\n";
+  CHECK(reaches_text(lb + " st.release.gpu f, 1 | st.weak x, 1 ;\n"
+                          "exists (P0:r0 == 1 /\\ P1:r1 == 1)\n"));
+  CHECK_FALSE(reaches_text(lb + " fence.proxy.surface | st.weak x, 1 ;\n st.release.gpu f, 1 | ;\n"
+                                "exists (P0:r0 == 1 /\\ P1:r1 == 1)\n"));
+}

@@ -52,6 +52,7 @@
 #include "redscope/core/parallel.hpp"
 #include "redscope/engine/engine.hpp"
 #include "redscope/engine/machine/machine.hpp"
+#include "redscope/events/value_sets.hpp"
 
 namespace redscope {
 namespace {
@@ -207,6 +208,12 @@ class Machine {
       end_.push_back(t + 1 < threads_ ? sk.thread_base[t + 1] : sk.size());
     }
     summarise();
+    for (EventId e = 0; e < sk.size() && guesses_.empty(); ++e)
+      if (sk.ev(e).async_until) {
+        ValueSetLimits limits;
+        limits.budget = opts.budget;
+        guesses_ = value_sets(sk, limits);
+      }
     index_instructions();
   }
 
@@ -241,8 +248,6 @@ class Machine {
   // is one (a persistent set; see `independent`), otherwise every thread's.
   std::vector<std::pair<std::size_t, Move>> moves(const State& s) const {
     std::vector<std::pair<std::size_t, Move>> out;
-    std::vector<std::vector<Move>> promises(threads_);
-    for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
     if (const auto c = async_cell(s)) {
       for (std::size_t t = 0; t < threads_; ++t)
         for (EventId u : s.th[t].async) {
@@ -253,8 +258,12 @@ class Machine {
         }
       if (!out.empty()) return out;
     }
+    std::vector<std::vector<Move>> promises(threads_);
+    for (std::size_t t = 0; t < threads_; ++t) promise(s, t, promises[t]);
+    // (Issuing a bulk operation may be taken alone even when its thread
+    // could promise: it changes nothing a promise depends on.)
     for (std::size_t t = 0; t < threads_; ++t) {
-      if (!promises[t].empty() || !independent(s, t)) continue;
+      if ((!promises[t].empty() && !issues(s, t)) || !independent(s, t)) continue;
       std::vector<Move> m;
       step(s, t, m);
       if (m.empty()) continue;
@@ -268,6 +277,10 @@ class Machine {
       for (Move& x : promises[t]) out.emplace_back(t, std::move(x));
     }
     return out;
+  }
+
+  bool issues(const State& s, std::size_t t) const {
+    return s.th[t].pc != end_[t] && ev(s.th[t].pc).async_until;
   }
 
   // Some thread has promised a write it can no longer perform (a dropped
@@ -426,11 +439,12 @@ class Machine {
   // then left out of the key and its final values put in, so that states
   // which differ only in how such a cell got there (the orders in which
   // three GPUs' reductions reached one replica) are explored once. Only
-  // when no promise is open or can still be made: performing a promise
-  // compares whole views (fulfil).
+  // when no promise that may carry views is open or can still be made:
+  // performing one compares the whole views it carries (fulfil); the rest
+  // of fulfil looks at its own cell only.
   State::Key key(const State& s) const {
     for (std::size_t t = 0; t < threads_; ++t)
-      if (!s.th[t].promised.empty() || promises_ahead(s, t)) return s.key();
+      if (promises_ahead(s, t)) return s.key();
     std::vector<char> dead(paths_.cells(), 1);
     for (std::size_t t = 0; t < threads_; ++t) {
       const Rest& r = rest(s, t);
@@ -448,9 +462,26 @@ class Machine {
     }
     return summary.empty() ? s.key() : s.key(&dead, summary);
   }
+  // Thread t has a promise that may carry views open or still to make.
   bool promises_ahead(const State& s, std::size_t t) const {
-    for (EventId w : promisable_[t])
-      if ((ev(w).in_rmw ? w - 1 : w) >= s.th[t].pc) return true;
+    const ThreadState& T = s.th[t];
+    for (EventId w : promisable_[t]) {
+      const EventId first = ev(w).in_rmw ? w - 1 : w;
+      if (may_carry(w) && (first >= T.pc || pending_unit(T, first))) return true;
+    }
+    return false;
+  }
+  // Can write w carry views (carries)? Only a strong write whose thread has
+  // a release fence, or a release write to its address (itself included).
+  bool may_carry(EventId w) const {
+    const Event& x = ev(w);
+    if (!x.is_strong()) return false;
+    const auto t = static_cast<std::size_t>(x.thread);
+    for (EventId e = begin_[t]; e < end_[t]; ++e) {
+      const Event& y = ev(e);
+      if (y.is_fence() && !y.proxy_fence && y.is_release()) return true;
+      if (y.is_write() && y.is_release() && paths_.address(y) == paths_.address(x)) return true;
+    }
     return false;
   }
 
@@ -547,16 +578,15 @@ class Machine {
         n.mem.join(T.seen_at[a], n.mem.msg(m).released);
       }
     }
-    // Reading another thread's promise (a write it has not performed yet)
-    // always records it in the cell's promise-read slot, so that every
-    // event causally after this read knows the promise was read: its writer
-    // cannot perform it once that knowledge reaches it (Causality: rf ;
-    // cause irreflexive). It bounds no access: a read that does not observe
-    // the promise orders nothing else.
-    // (Its own promise, read through another path, is known on the read's
-    // own path: a proxy fence between the two carries it to the write's.)
-    const op::Slot known = ev(m).thread == x.thread ? k : paths_.promise_read(c);
-    if (unfulfilled(n, m) && n.mem.position(c, m) > n.mem.position(c, v[known])) v[known] = m;
+    // Reading a promise (a write not performed yet: another thread's, or
+    // its own through another path) always records it on the read's path
+    // (View::promise_reads), so that every event causally after this read
+    // knows that this promise was read: its writer cannot perform it once
+    // that knowledge reaches the write's path (Causality: rf ; cause
+    // irreflexive; a proxy fence carries it from one path to another, as
+    // causality order needs one). It bounds no access and stops no other
+    // write: a read that does not observe the promise orders nothing else.
+    if (unfulfilled(n, m)) v.promise_reads[k] |= bit(m);
     if (candidates_) n.taint[e] = n.taint[m] | (unfulfilled(n, m) ? bit(m) : 0);
     if (x.is_acquire()) n.mem.pull(v, T.seen_at[a], nodes(x));
   }
@@ -991,82 +1021,139 @@ class Machine {
 
   void promise(const State& s, std::size_t t, std::vector<Move>& out) const {
     const ThreadState& T = s.th[t];
-    if (T.pc == end_[t] || T.promised.size() >= kMaxPromises) return;
+    if (T.promised.size() >= kMaxPromises) return;
     for (EventId w : promisable_[t]) {
       const Event& x = ev(w);
-      const EventId first = x.in_rmw ? w - 1 : w;
-      // (an atom.exch at pc may be promised: its write goes out before its read)
-      if (first < T.pc || (first == T.pc && !free_rmw(w)) ||
-          std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end())
-        continue;
-      const std::size_t c = cell(x);
-      if (!value_known(s, t, w) || !about_to_access(s, t, w, x.in_rmw)) continue;
-      const auto& o = s.mem.order(c);
-      const std::size_t lo = bound_pos(s, T.view, x);
+      if (!may_promise(s, t, w)) continue;
+      const auto unknown = unknown_reads(s, t, w);
+      if (!unknown) continue;
+      const std::size_t lo = bound_pos(s, promise_view(T, w), x);
       if (!x.in_rmw) {
         promise_read(s, t, w, lo, out);
+        promise_chain(s, t, w, lo, out);
         continue;
       }
+      if (!about_to_access(s, t, w, true)) continue;
       if (free_rmw(w)) {
         // Only where the read that prompts it can take it (a position below
         // every such reader's view would do as well when a later read prompts it).
         // An RMW whose value does not depend on its read (atom.exch) is
         // promised the same way; its read takes its source when performed.
         const NodeViews carried = promised_carries(s, t, w);
-        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1; i <= o.size(); ++i)
+        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1;
+             i <= s.mem.order(cell(x)).size(); ++i)
           if (auto p = place_promise(s, t, w, i, carried))
             emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
-        continue;
-      }
-      // An RMW: choose its source among the messages its read could take now
-      // (not a promise: the source must exist).
-      for (std::size_t i = lo; i < o.size(); ++i) {
-        const MsgId m = o[i];
-        if (unfulfilled(s, m)) continue;
-        State n = s;
-        n.vals[w - 1] = s.mem.msg(m).value;
-        if (x.guard && eval(x.guard, n) == 0) continue;  // a failing compare writes nothing
-        const Event& r = ev(w - 1);
-        const bool observed = r.is_strong() && morally_strong(ev(m), r);
-        Message msg(eval(x.value, n), promised_carries(s, t, w), m);
-        msg.after = T.view.after;
-        if (observed) n.mem.join(msg.released, s.mem.msg(m).released);
-        n.vals[w - 1] = 0;
-        n.mem.insert(c, i + 1, w, std::move(msg));
-        if (!co_consistent(n, c)) continue;
-        add_promise(n, t, w);
-        std::string what =
-            fmt::format("promises {} (reads {}={} from {}, writes {}={})", x.text, x.loc,
-                        s.mem.msg(m).value, from(s, m), x.loc, n.mem.msg(w).value);
-        emit_promise(s, t, w, std::move(n), std::move(what), out);
+      } else {
+        for (const Values& g : guesses(*unknown)) promise_rmw(s, t, w, lo, *unknown, g, out);
       }
     }
   }
 
-  // An RMW's promise (state n) made because the next step of some thread
-  // accesses its cell. When only reads prompt it, it is made together with
-  // one of them taking it (as a store's is: promise_read); when another
-  // thread's write or RMW prompts it (which may be placed after it), as it is.
-  void emit_promise(const State& s, std::size_t t, EventId w, State n, std::string what,
-                    std::vector<Move>& out) const {
-    const std::size_t c = cell(ev(w));
-    for (std::size_t u = 0; u < threads_; ++u) {
-      if (u == t || !performs_at_pc(s, u)) continue;
-      for (EventId e : pending(s, u))
-        if (cell(ev(e)) == c && (ev(e).is_write() || ev(e).in_rmw)) {
-          out.push_back({std::move(n), std::move(what)});
-          return;
+  // Write w of thread t can be promised now: its instruction is ahead of
+  // the thread (an atom.exch at pc too: its write goes out before its
+  // read), or it is a unit of a bulk operation issued and waiting for its
+  // source read. (A unit ready to be performed is not promised: it works
+  // from the view it was issued with, which no later step changes, so
+  // performing it now places the same message a promise would.)
+  bool may_promise(const State& s, std::size_t t, EventId w) const {
+    const ThreadState& T = s.th[t];
+    if (std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) return false;
+    const EventId first = ev(w).in_rmw ? w - 1 : w;
+    if (ev(w).async_until && first < T.pc) return pending_unit(T, first) && !async_ready(T, first);
+    if (T.pc == end_[t] || first < T.pc) return false;
+    if (instr_start_[first] == T.pc && (T.done >> (first - T.pc) & 1)) return false;
+    return first > T.pc || free_rmw(w);
+  }
+  // The view write w is placed from: the thread's, or a bulk unit's issuing view.
+  const View& promise_view(const ThreadState& T, EventId w) const {
+    const EventId first = ev(w).in_rmw ? w - 1 : w;
+    return ev(w).async_until && first < T.pc ? async_base(T, first) : T.view;
+  }
+  // Every assignment of guessed values to the reads `unknown` (one, empty,
+  // when there are none): the values each can read (events/value_sets.hpp;
+  // a superset, each guess checked when the promise is performed).
+  std::vector<Values> guesses(const std::vector<EventId>& unknown) const {
+    std::vector<Values> out{Values{}};
+    for (EventId r : unknown) {
+      std::vector<Values> next;
+      for (const Values& g : out)
+        for (std::uint64_t v : *guesses_[r]) {
+          next.push_back(g);
+          next.back().push_back(v);
         }
+      out = std::move(next);
     }
-    for (std::size_t u = 0; u < threads_; ++u) {
-      if (!performs_at_pc(s, u)) continue;
-      for (EventId r : pending(s, u)) {
-        if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
-        std::vector<Move> reads;
-        step_read(n, u, r, reads, w);
-        for (Move& m : reads)
-          out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
+    return out;
+  }
+
+  // An RMW's promise: its source chosen among the messages its read could
+  // take now: performed ones, its own thread's promise of a write before it
+  // (two RMWs of one thread in a chain), or another thread's store promised
+  // in the same move (`only`: promise_chain); its value computed from it and from the values
+  // guessed for the reads `unknown` (a bulk unit's source read not yet performed: fulfil compares
+  // the value then).
+  // (`only`: the source to take, a store promised in the same move, whose
+  // text `before` is.)
+  void promise_rmw(const State& s, std::size_t t, EventId w, std::size_t lo,
+                   const std::vector<EventId>& unknown, const Values& guess, std::vector<Move>& out,
+                   MsgId only = op::kNoMsg, const std::string& before = {}) const {
+    const bool chained = only != op::kNoMsg;
+    const Event& x = ev(w);
+    const Event& r = ev(w - 1);
+    const std::size_t c = cell(x);
+    const auto& o = s.mem.order(c);
+    for (std::size_t i = lo; i < o.size(); ++i) {
+      const MsgId m = o[i];
+      if (only != op::kNoMsg ? m != only : unfulfilled(s, m) && !own_earlier(w, m)) continue;
+      State n = s;
+      n.vals[w - 1] = s.mem.msg(m).value;
+      for (std::size_t k = 0; k < unknown.size(); ++k) n.vals[unknown[k]] = guess[k];
+      const bool writes = !x.guard || eval(x.guard, n) != 0;  // a failing compare writes nothing
+      Message msg(eval(x.value, n), promised_carries(s, t, w), m);
+      n.vals[w - 1] = 0;
+      for (EventId u : unknown) n.vals[u] = 0;
+      if (!writes) continue;
+      msg.after = promise_view(s.th[t], w).after;
+      if (r.is_strong() && morally_strong(ev(m), r))  // observed
+        n.mem.join(msg.released, s.mem.msg(m).released);
+      n.mem.insert(c, i + 1, w, std::move(msg));
+      if (!co_consistent(n, c)) continue;
+      add_promise(n, t, w);
+      std::string what = fmt::format("{}promises {} (reads {}={} from {}", before, x.text, x.loc,
+                                     s.mem.msg(m).value, from(s, m));
+      for (std::size_t k = 0; k < unknown.size(); ++k)
+        what += fmt::format(", guesses {}={}", ev(unknown[k]).loc, guess[k]);
+      what += fmt::format(", writes {}={})", x.loc, n.mem.msg(w).value);
+      emit_promise(s, t, w, std::move(n), std::move(what), out, chained);
+    }
+  }
+
+  // An RMW's promise (state n) made because the next step of some thread
+  // accesses its cell. When only reads, or RMWs morally strong with it,
+  // prompt it, it is made together with one of them taking it (as a
+  // store's is: promise_read); when another thread's store or an RMW that
+  // does not meet it prompts it (which may be placed after it without
+  // reading it), as it is. (An RMW morally strong with it lands after it
+  // only by reading it or a write that did: its stretch may hold no such
+  // write, co_consistent.) `taken`: only together with an access taking it.
+  void emit_promise(const State& s, std::size_t t, EventId w, State n, std::string what,
+                    std::vector<Move>& out, bool taken = false) const {
+    const std::size_t c = cell(ev(w));
+    const auto next = next_accesses(s);
+    for (const auto& [u, e] : next)
+      if (!taken && u != t && cell(ev(e)) == c &&
+          (ev(e).is_write() ||
+           (ev(e).in_rmw && !(ev(e).async_until && morally_strong(ev(e + 1), ev(w)))))) {
+        out.push_back({std::move(n), std::move(what)});
+        return;
       }
+    for (const auto& [u, r] : next) {
+      if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
+      std::vector<Move> reads;
+      step_read(n, u, r, reads, w);
+      for (Move& m : reads)
+        out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
     }
   }
 
@@ -1082,22 +1169,54 @@ class Machine {
     const Event& x = ev(w);
     const std::size_t c = cell(x);
     const NodeViews carried = promised_carries(s, t, w);
+    for (const auto& [u, r] : next_accesses(s)) {
+      if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
+      const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
+      for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i) {
+        auto p = place_promise(s, t, w, i, carried);
+        if (!p) continue;
+        const auto& [n, what] = *p;
+        std::vector<Move> reads;
+        step_read(n, u, r, reads, w);
+        for (Move& m : reads)
+          out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
+      }
+    }
+  }
+
+  // A store is also promised together with another thread's RMW promise
+  // that takes it as its source (an RMW chain: the RMW's source and the RMW
+  // both come before the events they depend on, and the store may be read
+  // first by that RMW alone), and with a next access taking the RMW's
+  // promise. Made no earlier than that first access, as a store's promise
+  // (promise_read): the threads of the store and of the RMW, which alone
+  // bound where the two may be placed, must not have seen anything of the
+  // cell after them by then anyway (fulfil).
+  void promise_chain(const State& s, std::size_t t, EventId w, std::size_t lo,
+                     std::vector<Move>& out) const {
+    const std::size_t c = cell(ev(w));
+    std::optional<NodeViews> carried;
     for (std::size_t u = 0; u < threads_; ++u) {
-      if (!performs_at_pc(s, u)) continue;
-      for (EventId r : pending(s, u)) {
-        if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
-        const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
-        for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i) {
-          auto p = place_promise(s, t, w, i, carried);
+      if (u == t || s.th[u].promised.size() >= kMaxPromises) continue;
+      for (EventId r : promisable_[u]) {
+        if (cell(ev(r)) != c || !ev(r).in_rmw || free_rmw(r) || !may_promise(s, u, r)) continue;
+        const auto unknown = unknown_reads(s, u, r);
+        if (!unknown || !about_to_access(s, u, r, true)) continue;
+        if (!carried) carried = promised_carries(s, t, w);
+        const std::size_t floor = bound_pos(s, promise_view(s.th[u], r), ev(r));
+        for (std::size_t i = std::max(lo + 1, floor); i <= s.mem.order(c).size(); ++i) {
+          auto p = place_promise(s, t, w, i, *carried);
           if (!p) continue;
-          const auto& [n, what] = *p;
-          std::vector<Move> reads;
-          step_read(n, u, r, reads, w);
-          for (Move& m : reads)
-            out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
+          for (const Values& g : guesses(*unknown))
+            promise_rmw(p->first, u, r, floor, *unknown, g, out, w, p->second + "; ");
         }
       }
     }
+  }
+
+  // Is m a write of w's thread before w's instruction (its read may take m)?
+  bool own_earlier(EventId w, MsgId m) const {
+    return ev(m).thread == ev(w).thread && m < instr_start_[w];
   }
 
   // Thread t's promise of write w (a store, or an RMW whose value does not
@@ -1170,16 +1289,23 @@ class Machine {
   // (Its own thread's next read prompts it too when it takes another path.)
   bool about_to_access(const State& s, std::size_t t, EventId w, bool writes_too) const {
     const std::size_t c = cell(ev(w));
-    for (std::size_t u = 0; u < threads_; ++u) {
-      if (!performs_at_pc(s, u)) continue;
-      for (EventId e : pending(s, u))
-        if (prompts(u == t, e, w, c, writes_too)) return true;
-    }
+    for (const auto& [u, e] : next_accesses(s))
+      if (prompts(u == t, e, w, c, writes_too)) return true;
     return false;
   }
-  // Thread u's next step is a memory access of its own (not a bulk issue).
-  bool performs_at_pc(const State& s, std::size_t u) const {
-    return s.th[u].pc != end_[u] && ev(s.th[u].pc).is_memory() && !ev(s.th[u].pc).async_until;
+  // The accesses threads perform next, each with its thread: the units of
+  // the instruction at a thread's pc (a memory access, not a bulk issue) and
+  // its bulk units ready to be performed.
+  std::vector<std::pair<std::size_t, EventId>> next_accesses(const State& s) const {
+    std::vector<std::pair<std::size_t, EventId>> out;
+    for (std::size_t u = 0; u < threads_; ++u) {
+      const ThreadState& U = s.th[u];
+      if (U.pc != end_[u] && ev(U.pc).is_memory() && !ev(U.pc).async_until)
+        for (EventId e : pending(s, u)) out.emplace_back(u, e);
+      for (EventId e : U.async)
+        if (async_ready(U, e)) out.emplace_back(u, e);
+    }
+    return out;
   }
   bool prompts(bool own, EventId e, EventId w, std::size_t c, bool writes_too) const {
     if (cell(ev(e)) != c) return false;
@@ -1191,12 +1317,9 @@ class Machine {
   std::size_t reader_floor(const State& s, std::size_t t, EventId w) const {
     const std::size_t c = cell(ev(w));
     std::size_t lo = ~std::size_t{0};
-    for (std::size_t u = 0; u < threads_; ++u) {
-      if (!performs_at_pc(s, u)) continue;
-      for (EventId e : pending(s, u))
-        if (ev(e).is_read() && prompts(u == t, e, w, c, false))
-          lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
-    }
+    for (const auto& [u, e] : next_accesses(s))
+      if (ev(e).is_read() && prompts(u == t, e, w, c, false))
+        lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
     return lo == ~std::size_t{0} ? 0 : lo;
   }
 
@@ -1209,7 +1332,8 @@ class Machine {
   // read has just taken its source into `v`). Allowed only if it could have
   // been placed there now: the thread has seen nothing of its cell at or
   // after it (Coherence, and Causality for readers whose reads reached this
-  // thread through any synchronization, which raised the view), it carries
+  // thread through any synchronization, which raised the view) and does not
+  // know of a read of it (Causality: View::promise_reads, see read), it carries
   // exactly what a write performed now would carry (no release since the
   // promise added to it), its value and guard agree, and it does not depend
   // on itself through rf ∪ dep (No-Thin-Air). Otherwise the run is dropped.
@@ -1219,9 +1343,7 @@ class Machine {
     const std::size_t c = cell(x);
     ThreadState& T = n.th[t];
     const Message& msg = n.mem.msg(e);
-    if (std::max(bound_pos(n, v, x), n.mem.position(c, v[paths_.promise_read(c)])) >=
-        n.mem.position(c, e))
-      return false;
+    if (bound_pos(n, v, x) >= n.mem.position(c, e) || (promise_reads(v, x) & bit(e))) return false;
     if (x.guard && eval(x.guard, n) == 0) return false;
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
@@ -1242,10 +1364,22 @@ class Machine {
     return true;
   }
 
-  // `nv` with `bits` cleared from every view's mark (a promise's own mark,
-  // which only the promised views carry: promised_carries).
+  // The promises known to have been read on the paths that bound access x.
+  std::uint64_t promise_reads(const View& v, const Event& x) const {
+    std::uint64_t r = 0;
+    for (op::Slot k : paths_.bounds(x, place(x))) r |= v.promise_reads[k];
+    return r;
+  }
+
+  // `nv` with `bits` cleared from every view's marks: a promise's own mark,
+  // which only the promised views carry (promised_carries), and the record
+  // of reads of it (its own thread's, through another path), which matters
+  // only until it is performed.
   static NodeViews without(NodeViews nv, std::uint64_t bits) {
-    for (auto& [node, v] : nv) v.after &= ~bits;
+    for (auto& [node, v] : nv) {
+      v.after &= ~bits;
+      for (std::uint64_t& p : v.promise_reads) p &= ~bits;
+    }
     return nv;
   }
 
@@ -1472,7 +1606,7 @@ class Machine {
           all_units_[g] |= std::uint64_t{1} << (e - g);
         }
         multi_[g] = units_[g].size() > 1;
-        for (EventId w = g; w < h && !ev(g).async_until; ++w)
+        for (EventId w = g; w < h; ++w)
           if (candidates_ < 64 && promisable(g, w)) {
             promisable_[t].push_back(w);
             cand_[w] = static_cast<int>(candidates_++);
@@ -1493,37 +1627,60 @@ class Machine {
   }
 
   // Write w of the instruction starting at g can be promised: see
-  // promise(). A store, or an RMW (a scalar one or one element of a vector
-  // instruction) whose value (and a CAS's compare) reads its own read and
-  // reads of its thread before the instruction; those must have been
-  // performed when it is promised (value_known). Not a bulk unit.
+  // promise(). A store, or an RMW (a scalar one, one element of a vector
+  // instruction, or one replica's unit of a bulk reduction) whose value (and
+  // a CAS's compare) reads its own read and reads of its thread before the
+  // instruction; those must have been performed when it is promised
+  // (unknown_reads). A bulk unit's value also reads its element's source read,
+  // which the promise may guess (guessable).
   bool promisable(EventId g, EventId w) const {
     const Event& x = ev(w);
     if (!x.is_write() || x.is_init || !x.value) return false;
-    if (!x.in_rmw) return earlier(x.value, g, w);
+    if (!x.in_rmw) return !ev(g).async_until && earlier(x.value, g, w);
     if (ev(w - 1).guard) return false;
     return earlier(x.value, g, w - 1) && (!x.guard || earlier(x.guard, g, w - 1));
   }
-  // Every read e reads is `own` or a read of instruction g's thread before g.
+  // Every read e reads is `own`, a read of instruction g's thread before g,
+  // or a source read of bulk instruction g whose values are known.
   bool earlier(const ExprPtr& e, EventId g, EventId own) const {
     for (const ReadRef& r : reads_of(e)) {
       const EventId v = sk_.vertex(r);
-      if (v != own && (v >= g || ev(v).thread != ev(g).thread)) return false;
+      if (v == own || guessable(v, g)) continue;
+      if (v >= g || ev(v).thread != ev(g).thread) return false;
     }
     return true;
   }
+  bool guessable(EventId v, EventId g) const {
+    return ev(g).async_until && instr_start_[v] == g && v < guesses_.size() && guesses_[v];
+  }
   // The reads write w's value (and compare) depend on, other than its own
-  // RMW read, have been performed by thread t: its value is known now.
-  bool value_known(const State& s, std::size_t t, EventId w) const {
+  // RMW read, that thread t has not performed: none (its value is known
+  // now), or a bulk unit's source read not yet performed, whose value the
+  // promise guesses; nullopt when another is not performed yet.
+  std::optional<std::vector<EventId>> unknown_reads(const State& s, std::size_t t,
+                                                    EventId w) const {
     const Event& x = ev(w);
-    auto done = [&](const ExprPtr& e) {
+    const ThreadState& T = s.th[t];
+    std::vector<EventId> out;
+    bool ok = true;
+    auto scan = [&](const ExprPtr& e) {
       for (const ReadRef& r : reads_of(e)) {
         const EventId v = sk_.vertex(r);
-        if (!(x.in_rmw && v == w - 1) && v >= s.th[t].pc) return false;
+        if (x.in_rmw && v == w - 1) continue;
+        const bool done = instr_start_[v] < T.pc && !pending_unit(T, v);
+        if (done) continue;
+        if (!guessable(v, instr_start_[w])) ok = false;
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
       }
-      return true;
     };
-    return done(x.value) && (!x.in_rmw || !x.guard || done(x.guard));
+    scan(x.value);
+    if (x.in_rmw && x.guard) scan(x.guard);
+    if (!ok) return std::nullopt;
+    return out;
+  }
+  // Is e a bulk unit of thread T issued and not yet performed?
+  static bool pending_unit(const ThreadState& T, EventId e) {
+    return std::find(T.async.begin(), T.async.end(), e) != T.async.end();
   }
 
   bool same_barrier(const State& s, const Event& a, const Event& b) const {
@@ -1583,6 +1740,7 @@ class Machine {
   std::vector<int> cand_;                         // per event: its index among those, or -1
   std::size_t candidates_ = 0;
   std::vector<std::vector<EventId>> deps_;  // per event: its data, ctrl and addr sources
+  ValueSets guesses_;  // per event: the values a bulk unit's promise may guess it reads
 };
 
 // Depth-first search from one item, with its own visited set.

@@ -49,6 +49,7 @@ View Memory::initial_view() const {
   View v;
   v.at.resize(slot_cell_.size());
   v.known.assign(slot_cell_.size() * words_, 0);
+  v.promise_reads.assign(slot_cell_.size(), 0);
   for (std::size_t s = 0; s < v.size(); ++s) {
     v[s] = order_[slot_cell_[s]].front();
     learn(v, s, v[s]);
@@ -63,12 +64,16 @@ void Memory::join(View& into, const View& from) const {
   }
   if (into.known.size() == from.known.size())
     for (std::size_t w = 0; w < into.known.size(); ++w) into.known[w] |= from.known[w];
+  if (into.promise_reads.size() == from.promise_reads.size())
+    for (std::size_t s = 0; s < into.promise_reads.size(); ++s)
+      into.promise_reads[s] |= from.promise_reads[s];
   into.after |= from.after;
 }
 
 void Memory::raise(View& v, std::size_t into, std::size_t from) const {
   const std::size_t c = slot_cell_[into];
   if (v[into] != v[from] && position(c, v[from]) > position(c, v[into])) v[into] = v[from];
+  if (!v.promise_reads.empty()) v.promise_reads[into] |= v.promise_reads[from];
   if (v.known.empty()) return;
   for (std::size_t w = 0; w < words_; ++w) v.known[into * words_ + w] |= v.known[from * words_ + w];
 }
@@ -113,12 +118,14 @@ void encode(const View& v, std::vector<std::uint64_t>& out, const std::vector<ch
   if (!dead_slots) {
     out.insert(out.end(), v.at.begin(), v.at.end());
     out.insert(out.end(), v.known.begin(), v.known.end());
+    out.insert(out.end(), v.promise_reads.begin(), v.promise_reads.end());
   } else {
     const std::size_t words = v.size() ? v.known.size() / v.size() : 0;
     for (std::size_t s = 0; s < v.size(); ++s) {
       if ((*dead_slots)[s]) continue;
       out.push_back(v.at[s]);
       for (std::size_t w = 0; w < words; ++w) out.push_back(v.known[s * words + w]);
+      if (!v.promise_reads.empty()) out.push_back(v.promise_reads[s]);
     }
   }
   out.push_back(v.after);

@@ -49,6 +49,9 @@ std::vector<Node> nodes_up_to(const Placement& p, Scope s);
 struct View {
   std::vector<MsgId> at;
   std::vector<std::uint64_t> known;  // per slot, Memory::words() words of bits by MsgId
+  // Per slot, the promises (bits by promise, op_engine.cpp) a read on this
+  // path took before their writers performed them.
+  std::vector<std::uint64_t> promise_reads;
   // Promised release writes (bits by promise) this view is synchronized
   // after: it took in what one of them carries (op_engine.cpp, promises).
   std::uint64_t after = 0;
@@ -60,6 +63,7 @@ struct View {
   void clear() {
     at.clear();
     known.clear();
+    promise_reads.clear();
     after = 0;
   }
   bool operator==(const View&) const = default;

@@ -12,7 +12,6 @@ Paths::Paths(const Skeleton& sk) {
     cell_addrs_.emplace_back();
   }
   for (std::size_t c = 0; c < cell_addrs_.size(); ++c) every_.push_back(new_slot(c));
-  for (std::size_t c = 0; c < cell_addrs_.size(); ++c) promise_read_.push_back(new_slot(c));
   std::vector<std::tuple<Proxy, std::size_t>> cached;  // (P, address) accessed through P
   for (EventId e = 0; e < sk.size(); ++e) {
     const Event& x = sk.ev(e);

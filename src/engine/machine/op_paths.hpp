@@ -58,11 +58,6 @@ class Paths {
   Slot own(const Event& e, const Placement& p) const;
   // The slots that bound an access: the messages it may read, or write after.
   std::vector<Slot> bounds(const Event& e, const Placement& p) const;
-  // Per cell, a slot no access is bounded by: the newest *promise* of the
-  // cell known to have been read (op_engine.cpp, promises). It travels with
-  // synchronization like the others, so that a promise's writer learns
-  // when what comes after a read of its promise reaches it.
-  Slot promise_read(std::size_t cell) const { return promise_read_[cell]; }
 
   // fence.proxy.K run by a thread placed at p, on the thread's view `v`
   // (a join per slot: `join(into, from)`). A fence restricted to a state
@@ -103,7 +98,6 @@ class Paths {
   std::vector<std::vector<std::size_t>> cell_addrs_;  // per cell, its addresses
   std::vector<Slot> generic_;                         // per address
   std::vector<Slot> every_;                           // per cell
-  std::vector<Slot> promise_read_;                    // per cell
   std::map<std::tuple<Proxy, std::size_t, int, int>, Slot> cache_;  // (P, address, gpu, cta)
   std::vector<std::size_t> slot_cell_;
 };
