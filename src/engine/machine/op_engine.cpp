@@ -1143,8 +1143,7 @@ class Machine {
     const auto next = next_accesses(s);
     for (const auto& [u, e] : next)
       if (!taken && u != t && cell(ev(e)) == c &&
-          (ev(e).is_write() ||
-           (ev(e).in_rmw && !(ev(e).async_until && morally_strong(ev(e + 1), ev(w)))))) {
+          (ev(e).is_write() || (ev(e).in_rmw && !morally_strong(ev(e + 1), ev(w))))) {
         out.push_back({std::move(n), std::move(what)});
         return;
       }
