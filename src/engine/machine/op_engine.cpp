@@ -1001,7 +1001,7 @@ class Machine {
   // dropped (LB+datas, LB+ctrls stay unreached). A promise is made only
   // when another thread is about to access its cell (about_to_access), and a
   // thread has at most kMaxPromises open.
-  static constexpr std::size_t kMaxPromises = 2;
+  static constexpr std::size_t kMaxPromises = 3;
 
   std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
   std::uint64_t taint_of(const State& n, EventId e) const {
