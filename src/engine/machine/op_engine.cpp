@@ -467,12 +467,13 @@ class Machine {
     const ThreadState& T = s.th[t];
     for (EventId w : promisable_[t]) {
       const EventId first = ev(w).in_rmw ? w - 1 : w;
-      if (may_carry(w) && (first >= T.pc || pending_unit(T, first))) return true;
+      if (may_carry_[w] && (first >= T.pc || pending_unit(T, first))) return true;
     }
     return false;
   }
   // Can write w carry views (carries)? Only a strong write whose thread has
   // a release fence, or a release write to its address (itself included).
+  // Computed once per promisable write (may_carry_): key() asks per state.
   bool may_carry(EventId w) const {
     const Event& x = ev(w);
     if (!x.is_strong()) return false;
@@ -566,7 +567,7 @@ class Machine {
   void read(State& n, std::size_t t, EventId e, MsgId m, View& v) const {
     const Event& x = ev(e);
     ThreadState& T = n.th[t];
-    const std::size_t c = cell(x), a = paths_.address(x);
+    const std::size_t a = paths_.address(x);
     const op::Slot k = own(x);
     n.vals[e] = n.mem.msg(m).value;
     // Only observation raises the view and collects what the message
@@ -1140,20 +1141,21 @@ class Machine {
   void emit_promise(const State& s, std::size_t t, EventId w, State n, std::string what,
                     std::vector<Move>& out, bool taken = false) const {
     const std::size_t c = cell(ev(w));
-    const auto next = next_accesses(s);
-    for (const auto& [u, e] : next)
+    for (const auto& [u, e] : next_accesses(s))
       if (!taken && u != t && cell(ev(e)) == c &&
           (ev(e).is_write() || (ev(e).in_rmw && !morally_strong(ev(e + 1), ev(w))))) {
         out.push_back({std::move(n), std::move(what)});
         return;
       }
-    for (const auto& [u, r] : next) {
-      if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
-      std::vector<Move> reads;
-      step_read(n, u, r, reads, w);
-      for (Move& m : reads)
-        out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
-    }
+    for (const auto& [u, r] : prompting_reads(s, t, w)) take_promise(n, u, r, w, what, out);
+  }
+  // Thread u's read r takes promise w, just made in state n (`what` says how).
+  void take_promise(const State& n, std::size_t u, EventId r, EventId w, const std::string& what,
+                    std::vector<Move>& out) const {
+    std::vector<Move> reads;
+    step_read(n, u, r, reads, w);
+    for (Move& m : reads)
+      out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
   }
 
   // A store is promised together with a read that takes it: the next read of
@@ -1168,18 +1170,11 @@ class Machine {
     const Event& x = ev(w);
     const std::size_t c = cell(x);
     const NodeViews carried = promised_carries(s, t, w);
-    for (const auto& [u, r] : next_accesses(s)) {
-      if (!ev(r).is_read() || !prompts(u == t, r, w, c, false)) continue;
+    for (const auto& [u, r] : prompting_reads(s, t, w)) {
       const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
-      for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i) {
-        auto p = place_promise(s, t, w, i, carried);
-        if (!p) continue;
-        const auto& [n, what] = *p;
-        std::vector<Move> reads;
-        step_read(n, u, r, reads, w);
-        for (Move& m : reads)
-          out.push_back({std::move(m.next), fmt::format("{}; P{} {}", what, u, m.what)});
-      }
+      for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i)
+        if (auto p = place_promise(s, t, w, i, carried))
+          take_promise(p->first, u, r, w, p->second, out);
     }
   }
 
@@ -1312,13 +1307,22 @@ class Machine {
     return writes_too || ev(e).is_read();
   }
 
+  // The next reads (with their threads) that prompt thread t's promise of w.
+  std::vector<std::pair<std::size_t, EventId>> prompting_reads(const State& s, std::size_t t,
+                                                               EventId w) const {
+    const std::size_t c = cell(ev(w));
+    auto next = next_accesses(s);
+    std::erase_if(next, [&](const auto& ue) {
+      return !ev(ue.second).is_read() || !prompts(ue.first == t, ue.second, w, c, false);
+    });
+    return next;
+  }
+
   // The lowest bound among the reads about to take w's cell that prompt its promise.
   std::size_t reader_floor(const State& s, std::size_t t, EventId w) const {
-    const std::size_t c = cell(ev(w));
     std::size_t lo = ~std::size_t{0};
-    for (const auto& [u, e] : next_accesses(s))
-      if (ev(e).is_read() && prompts(u == t, e, w, c, false))
-        lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
+    for (const auto& [u, e] : prompting_reads(s, t, w))
+      lo = std::min(lo, bound_pos(s, from_view(s, u, e), ev(e)));
     return lo == ~std::size_t{0} ? 0 : lo;
   }
 
@@ -1613,6 +1617,9 @@ class Machine {
         g = h;
       }
     }
+    may_carry_.assign(sk_.size(), 0);
+    for (const auto& writes : promisable_)
+      for (EventId w : writes) may_carry_[w] = may_carry(w);
   }
 
   // An RMW whose value and compare do not read its own read (atom.exch):
@@ -1737,6 +1744,7 @@ class Machine {
   std::vector<std::uint64_t> all_units_;          // the same
   std::vector<std::vector<EventId>> promisable_;  // per thread, the writes it may promise
   std::vector<int> cand_;                         // per event: its index among those, or -1
+  std::vector<char> may_carry_;                   // per event: may_carry, for promisable writes
   std::size_t candidates_ = 0;
   std::vector<std::vector<EventId>> deps_;  // per event: its data, ctrl and addr sources
   ValueSets guesses_;  // per event: the values a bulk unit's promise may guess it reads
