@@ -112,6 +112,9 @@ struct State {
   std::vector<std::uint64_t> taint;
   std::vector<std::uint64_t> ptaint;
   std::uint64_t performed = 0;  // candidates promised and since performed
+  // Open promises whose carried views a read took in (observed by a strong
+  // read, or taken as an observed RMW source): fulfil must match them.
+  std::uint64_t observed = 0;
 
   using Key = std::pair<std::uint64_t, std::uint64_t>;
   // `dead` (if given) marks cells no step will touch again, left out of
@@ -159,6 +162,7 @@ State::Key State::key(const std::vector<char>* dead,
   w.insert(w.end(), taint.begin(), taint.end());
   w.insert(w.end(), ptaint.begin(), ptaint.end());
   w.push_back(performed);
+  w.push_back(observed);
   std::uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
   for (std::uint64_t x : w) {
     a = (a ^ x) * 1099511628211ull;
@@ -209,7 +213,7 @@ class Machine {
     }
     summarise();
     for (EventId e = 0; e < sk.size() && guesses_.empty(); ++e)
-      if (sk.ev(e).async_until) {
+      if (sk.ev(e).async_until || sk.ev(e).in_rmw) {
         ValueSetLimits limits;
         limits.budget = opts.budget;
         guesses_ = value_sets(sk, limits);
@@ -575,6 +579,7 @@ class Machine {
     if (morally_strong(ev(m), x)) {
       n.mem.learn(v, k, m);
       if (x.is_strong()) {
+        if (unfulfilled(n, m)) n.observed |= bit(m);
         n.mem.join(T.seen, n.mem.msg(m).released);
         n.mem.join(T.seen_at[a], n.mem.msg(m).released);
       }
@@ -1003,6 +1008,9 @@ class Machine {
   // when another thread is about to access its cell (about_to_access), and a
   // thread has at most kMaxPromises open.
   static constexpr std::size_t kMaxPromises = 3;
+  // An RMW promised before its source exists guesses what it reads only
+  // from a static value set of at most this many values (promise_guessed).
+  static constexpr std::size_t kMaxGuesses = 8;
 
   std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
   std::uint64_t taint_of(const State& n, EventId e) const {
@@ -1045,10 +1053,74 @@ class Machine {
              i <= s.mem.order(cell(x)).size(); ++i)
           if (auto p = place_promise(s, t, w, i, carried))
             emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
-      } else {
-        for (const Values& g : guesses(*unknown)) promise_rmw(s, t, w, lo, *unknown, g, out);
+        continue;
       }
+      if (ahead(s, t, w))
+        for (const Values& g : guesses(*unknown)) promise_rmw(s, t, w, lo, *unknown, g, out);
+      promise_guessed(s, t, w, lo, *unknown, out);
     }
+  }
+  // An RMW promised before the write it will read exists: its source is a
+  // write of another thread that comes after that thread's read of the
+  // promise (two RMWs and a read in a cycle through writes that are not
+  // morally strong with them: diff-s2027-288). The value of its read is
+  // guessed (a guess only chooses which promise to try; fulfil checks the
+  // value written) among the values such a later write can write
+  // (events/value_sets.hpp, a superset), with the bulk reads `unknown`; the
+  // promise is made together with that read taking it, as a store's is
+  // (promise_read). Each distinct value written is promised once per read.
+  // Bounds (docs/model.md "Promises"): a release RMW is not guessed (its
+  // message carries its thread's view; the Promising semantics does not
+  // promise release writes at all, Kang et al. POPL 2017 §4), nor a read
+  // with more than kMaxGuesses values in its set.
+  void promise_guessed(const State& s, std::size_t t, EventId w, std::size_t lo,
+                       const std::vector<EventId>& unknown, std::vector<Move>& out) const {
+    const Event& x = ev(w);
+    if (!own_guessable(w)) return;
+    const NodeViews carried = promised_carries(s, t, w);
+    for (const auto& [u, r] : prompting_reads(s, t, w)) {
+      if (u == t) continue;
+      const auto late = later_values(u, r, cell(x));
+      if (late && late->empty()) continue;
+      const std::size_t floor = std::max(lo, bound_pos(s, from_view(s, u, r), ev(r)));
+      std::vector<std::uint64_t> done;
+      for (const Values& g : guesses(unknown))
+        for (std::uint64_t v : *guesses_[w - 1]) {
+          if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
+          State with = s;
+          with.vals[w - 1] = v;
+          for (std::size_t k = 0; k < unknown.size(); ++k) with.vals[unknown[k]] = g[k];
+          if (x.guard && eval(x.guard, with) == 0) continue;  // a failing compare writes nothing
+          const std::uint64_t value = eval(x.value, with);
+          if (std::find(done.begin(), done.end(), value) != done.end()) continue;
+          done.push_back(value);
+          for (std::size_t i = floor + 1; i <= s.mem.order(cell(x)).size(); ++i)
+            if (auto p = place_promise(with, t, w, i, carried)) {
+              p->first.vals = s.vals;
+              take_promise(p->first, u, r, w, p->second + fmt::format(" (guesses {}={})", x.loc, v),
+                           out);
+            }
+        }
+    }
+  }
+  // The values thread u's writes to cell c after its read r may write
+  // (sorted; empty when none can; nullopt when one's set is unknown).
+  std::optional<std::vector<std::uint64_t>> later_values(std::size_t u, EventId r,
+                                                         std::size_t c) const {
+    std::vector<std::uint64_t> out;
+    for (EventId e = r + 1; e < end_[u]; ++e) {
+      if (!ev(e).is_write() || cell(ev(e)) != c || (ev(e).in_rmw && e - 1 == r)) continue;
+      if (e >= guesses_.size() || !guesses_[e]) return std::nullopt;
+      out.insert(out.end(), guesses_[e]->begin(), guesses_[e]->end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  // Is write w's instruction after thread t's pc (not at it)?
+  bool ahead(const State& s, std::size_t t, EventId w) const {
+    const EventId first = ev(w).in_rmw ? w - 1 : w;
+    return first > s.th[t].pc || (ev(w).async_until && first < s.th[t].pc);
   }
 
   // Write w of thread t can be promised now: its instruction is ahead of
@@ -1064,7 +1136,13 @@ class Machine {
     if (ev(w).async_until && first < T.pc) return pending_unit(T, first) && !async_ready(T, first);
     if (T.pc == end_[t] || first < T.pc) return false;
     if (instr_start_[first] == T.pc && (T.done >> (first - T.pc) & 1)) return false;
-    return first > T.pc || free_rmw(w);
+    return first > T.pc || (ev(w).in_rmw && (free_rmw(w) || own_guessable(w)));
+  }
+  // May RMW write w be promised with a guess of what it reads
+  // (promise_guessed): not a release, its read's value set small.
+  bool own_guessable(EventId w) const {
+    return !ev(w).is_release() && !ev(w - 1).is_acquire() && !ev(w).async_until &&
+           w - 1 < guesses_.size() && guesses_[w - 1] && guesses_[w - 1]->size() <= kMaxGuesses;
   }
   // The view write w is placed from: the thread's, or a bulk unit's issuing view.
   const View& promise_view(const ThreadState& T, EventId w) const {
@@ -1116,8 +1194,10 @@ class Machine {
       for (EventId u : unknown) n.vals[u] = 0;
       if (!writes) continue;
       msg.after = promise_view(s.th[t], w).after;
-      if (r.is_strong() && morally_strong(ev(m), r))  // observed
+      if (r.is_strong() && morally_strong(ev(m), r)) {  // observed
         n.mem.join(msg.released, s.mem.msg(m).released);
+        if (unfulfilled(s, m)) n.observed |= bit(m);
+      }
       n.mem.insert(c, i + 1, w, std::move(msg));
       if (!co_consistent(n, c)) continue;
       add_promise(n, t, w);
@@ -1193,7 +1273,9 @@ class Machine {
     for (std::size_t u = 0; u < threads_; ++u) {
       if (u == t || s.th[u].promised.size() >= kMaxPromises) continue;
       for (EventId r : promisable_[u]) {
-        if (cell(ev(r)) != c || !ev(r).in_rmw || free_rmw(r) || !may_promise(s, u, r)) continue;
+        if (cell(ev(r)) != c || !ev(r).in_rmw || free_rmw(r) || !may_promise(s, u, r) ||
+            !ahead(s, u, r))
+          continue;
         const auto unknown = unknown_reads(s, u, r);
         if (!unknown || !about_to_access(s, u, r, true)) continue;
         if (!carried) carried = promised_carries(s, t, w);
@@ -1351,7 +1433,15 @@ class Machine {
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
     if (carried) n.mem.join(expect, *carried);
-    if (!same_for_others(without(expect, bit(e)), without(msg.released, bit(e)), t)) return false;
+    if (!same_for_others(without(expect, bit(e)), without(msg.released, bit(e)), t)) {
+      // Views no read has taken in name nothing yet: the promise might as
+      // well have named these (a promise chooses its message's view, Kang
+      // et al. POPL 2017 §3), so it takes them now. Once a read took them
+      // in, what it learned must be what the write carries.
+      if (n.observed & bit(e)) return false;
+      n.mem.released(e) = std::move(expect);
+    }
+    n.observed &= ~bit(e);
     const std::uint64_t dep = taint_of(n, e);
     if (closure(n, dep) & bit(e)) return false;
     n.taint[e] = dep;
