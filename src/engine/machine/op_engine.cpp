@@ -1057,7 +1057,7 @@ class Machine {
       }
       if (ahead(s, t, w))
         for (const Values& g : guesses(*unknown)) promise_rmw(s, t, w, lo, *unknown, g, out);
-      promise_guessed(s, t, w, lo, *unknown, out);
+      promise_guessed(s, t, w, lo, out);
     }
   }
   // An RMW promised before the write it will read exists: its source is a
@@ -1066,15 +1066,14 @@ class Machine {
   // morally strong with them: diff-s2027-288). The value of its read is
   // guessed (a guess only chooses which promise to try; fulfil checks the
   // value written) among the values such a later write can write
-  // (events/value_sets.hpp, a superset), with the bulk reads `unknown`; the
-  // promise is made together with that read taking it, as a store's is
-  // (promise_read). Each distinct value written is promised once per read.
-  // Bounds (docs/model.md "Promises"): a release RMW is not guessed (its
-  // message carries its thread's view; the Promising semantics does not
-  // promise release writes at all, Kang et al. POPL 2017 §4), nor a read
+  // (events/value_sets.hpp, a superset); the promise is made together with
+  // that read taking it, as a store's is (promise_read). Each distinct
+  // value written is promised once per read.
+  // Bounds, for cost alone (docs/model.md "Promises"): no release or
+  // acquire RMW and no bulk unit is guessed (own_guessable), nor a read
   // with more than kMaxGuesses values in its set.
   void promise_guessed(const State& s, std::size_t t, EventId w, std::size_t lo,
-                       const std::vector<EventId>& unknown, std::vector<Move>& out) const {
+                       std::vector<Move>& out) const {
     const Event& x = ev(w);
     if (!own_guessable(w)) return;
     const NodeViews carried = promised_carries(s, t, w);
@@ -1084,23 +1083,21 @@ class Machine {
       if (late && late->empty()) continue;
       const std::size_t floor = std::max(lo, bound_pos(s, from_view(s, u, r), ev(r)));
       std::vector<std::uint64_t> done;
-      for (const Values& g : guesses(unknown))
-        for (std::uint64_t v : *guesses_[w - 1]) {
-          if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
-          State with = s;
-          with.vals[w - 1] = v;
-          for (std::size_t k = 0; k < unknown.size(); ++k) with.vals[unknown[k]] = g[k];
-          if (x.guard && eval(x.guard, with) == 0) continue;  // a failing compare writes nothing
-          const std::uint64_t value = eval(x.value, with);
-          if (std::find(done.begin(), done.end(), value) != done.end()) continue;
-          done.push_back(value);
-          for (std::size_t i = floor + 1; i <= s.mem.order(cell(x)).size(); ++i)
-            if (auto p = place_promise(with, t, w, i, carried)) {
-              p->first.vals = s.vals;
-              take_promise(p->first, u, r, w, p->second + fmt::format(" (guesses {}={})", x.loc, v),
-                           out);
-            }
-        }
+      for (std::uint64_t v : *guesses_[w - 1]) {
+        if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
+        State with = s;
+        with.vals[w - 1] = v;
+        if (x.guard && eval(x.guard, with) == 0) continue;  // a failing compare writes nothing
+        const std::uint64_t value = eval(x.value, with);
+        if (std::find(done.begin(), done.end(), value) != done.end()) continue;
+        done.push_back(value);
+        for (std::size_t i = floor + 1; i <= s.mem.order(cell(x)).size(); ++i)
+          if (auto p = place_promise(with, t, w, i, carried)) {
+            p->first.vals = s.vals;
+            take_promise(p->first, u, r, w, p->second + fmt::format(" (guesses {}={})", x.loc, v),
+                         out);
+          }
+      }
     }
   }
   // The values thread u's writes to cell c after its read r may write
