@@ -5,11 +5,15 @@
 #    set (redscope run --format json) to equal the hand-written test's, up to
 #    renaming threads, registers, locations and each observable's non-zero
 #    values (2+2W writes 1 then 2 by hand, 2 then 1 by diy's rule);
-# 2. `--size 4` over the default vocabulary gives MP, SB, LB, 2+2W, S, R and
-#    CoRR, the same files twice, each test with its Cycle=/Generator= lines,
+# 2. `--size 4` over the default vocabulary gives MP, SB, LB, 2+2W, S and R
+#    (diy7's default mode drops one-location cycles: CoRR comes with --mode
+#    uni), the same files twice, each test with its Cycle=/Generator= lines,
 #    and every one runs; its MP, SB, LB, CoRR (and, with --sem relaxed.gpu,
 #    2+2W) have the outcome sets of litmus/classic's weak and relaxed-gpu
-#    tests; `--size 6` adds WRC, ISA2 and IRIW (not run);
+#    tests; `--size 6` adds WRC, ISA2 and IRIW (not run); over diy7's
+#    classic edges (Pod**, Rfe, Fre, Coe) sizes 4, 5, 6 give diy7 7.58's 6, 12
+#    and 26 tests, and the Cycle= lines of herdtools7's catalogue (R, S, WWC:
+#    catalogue/aarch64/tests, x86_64/tests, Wse spelled Coe);
 # 3. bad cycles and command lines exit 2 naming the edge; --help exits 0.
 set -uo pipefail
 bin=$1; src=$2; dir=$3/cli_gen_cycle
@@ -107,10 +111,26 @@ python3 "$dir/compare.py" "$dir/hand.json" "$dir/gen.json" || fail "outcome sets
 "$bin" gen cycle --size 4 --out "$dir/s4" > "$dir/s4.txt" || fail "--size 4"
 "$bin" gen cycle --size 4 --out "$dir/s4-again" -q || fail "--size 4 again"
 diff -r "$dir/s4" "$dir/s4-again" > /dev/null || fail "--size 4 differs between two runs"
-for shape in MP SB LB 2+2W S R CoRR; do
+for shape in MP SB LB 2+2W S R; do
   [[ -f "$dir/s4/$shape.litmus" ]] || fail "--size 4 has no $shape: $(ls "$dir/s4")"
 done
+[[ ! -e "$dir/s4/CoRR.litmus" ]] || fail "--size 4 (diy7's default mode) has CoRR"
+"$bin" gen cycle --size 4 --mode uni --out "$dir/u4" -q || fail "--size 4 --mode uni"
+"$bin" gen cycle --size 4 --mode uni --sem relaxed.gpu --out "$dir/u4-rlx" -q || fail "uni rlx"
 count=$(ls "$dir/s4" | wc -l)
+# diy7 7.58 -arch LISA -safe PodWW,PodWR,PodRW,PodRR,Rfe,Fre,Coe -size N.
+classic="PodWW,PodWR,PodRW,PodRR,Rfe,Fre,Coe"
+for want in 4:6 5:12 6:26; do
+  "$bin" gen cycle --size "${want%:*}" --safe "$classic" --out "$dir/d${want%:*}" > "$dir/d.txt" ||
+    fail "--size ${want%:*} --safe"
+  grep -q "^${want#*:} tests in " "$dir/d.txt" || fail "diy7 makes ${want#*:}: $(cat "$dir/d.txt")"
+done
+"$bin" gen cycle --size 6 --keep-com-pairs --edges "$classic" --out "$dir/k6" > "$dir/d.txt" ||
+  fail "--keep-com-pairs"
+grep -q "^71 tests in " "$dir/d.txt" || fail "--keep-com-pairs: $(cat "$dir/d.txt")"
+grep -q '^Cycle=Fre PodWW Coe PodWR$' "$dir/d4/R.litmus" || fail "R's Cycle= line"
+grep -q '^Cycle=Rfe PodRW Coe PodWW$' "$dir/d4/S.litmus" || fail "S's Cycle= line"
+grep -q '^Cycle=Rfe PodRW Rfe PodRW Coe$' "$dir/d5/WWC.litmus" || fail "WWC's Cycle= line"
 grep -q "^$count tests in " "$dir/s4.txt" || fail "summary: $(cat "$dir/s4.txt")"
 for f in "$dir"/s4/*.litmus; do
   grep -q '^Cycle=' "$f" && grep -q '^Generator=redscope gen cycle$' "$f" || fail "metadata of $f"
@@ -139,12 +159,12 @@ done <<'PAIRS'
 MP+weak.litmus s4/MP.litmus
 SB.litmus s4/SB.litmus
 LB.litmus s4/LB.litmus
-CoRR+weak.litmus s4/CoRR.litmus
+CoRR+weak.litmus u4/CoRR.litmus
 MP+relaxed-gpu.litmus s4-rlx/MP+rlx.gpu.litmus
 SB+relaxed-gpu.litmus s4-rlx/SB+rlx.gpu.litmus
 LB+relaxed-gpu.litmus s4-rlx/LB+rlx.gpu.litmus
 2+2W+relaxed-gpu.litmus s4-rlx/2+2W+rlx.gpu.litmus
-CoRR+relaxed-gpu.litmus s4-rlx/CoRR+rlx.gpu.litmus
+CoRR+relaxed-gpu.litmus u4-rlx/CoRR+rlx.gpu.litmus
 PAIRS
 "$bin" run -q --format json "$dir/s4-hand" > "$dir/s4-hand.json" || fail "run s4-hand"
 "$bin" run -q --format json "$dir/s4-gen" > "$dir/s4-gen.json" || fail "run s4-gen"
@@ -171,6 +191,10 @@ expect_error "several tests need --out" "PodWR Fre PodWR Fre" "PodRW Rfe PodRW R
 expect_error "needs a CYCLE" --sem relaxed.gpu
 expect_error "edges:1:6: error: edge 2 'PodQQ'" --size 4 --edges "Rfe, PodQQ" --out "$dir/bad"
 expect_error "unknown option" --frobnicate "PodWR Fre PodWR Fre"
+expect_error "safe:1:6: error: edge 2 'PodQQ'" --size 4 --safe "Rfe, PodQQ" --out "$dir/bad"
+expect_error "--mode is default, sc, critical" --size 4 --mode sloppy --out "$dir/bad"
+expect_error "shape --size's enumeration" --mode uni "PodWR Fre PodWR Fre"
+expect_error "--ins takes a whole number from 1 to 128" --size 4 --ins 0 --out "$dir/bad"
 expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
 "$bin" gen cycle --help | grep -q -- "--size N" || fail "--help"
 "$bin" gen cycle --out "$dir/two" "PodWR Fre PodWR Fre" "PodWR Fre PodWR Fre" "Rfe PosRR Fre" \

@@ -33,7 +33,8 @@ constexpr std::string_view kCycleUsage = R"(Usage:
   redscope gen cycle [options] --out DIR CYCLE...
                                             one DIR/NAME.litmus per cycle
   redscope gen cycle [options] --out DIR --size N [--edges LIST] [--relax LIST]
-                                            every cycle of at most N edges
+                                            every cycle of at most N edges that
+                                            diy7 makes (docs/cycles.md)
 
 A CYCLE is one argument: edges in diy7's vocabulary separated by spaces,
 e.g. "PodWW Rfe PodRR Fre" (MP), each optionally annotated (docs/cycles.md):
@@ -52,8 +53,18 @@ Options:
   --edges LIST       the vocabulary of --size, comma- or space-separated
                      (default: Rfe Fre Coe PodWW PodWR PodRW PodRR PosWW PosWR
                      PosRW PosRR)
-  --relax LIST       diy's -relax: more words for --size, and each cycle uses
-                     at least one of them (--edges are then diy's -safe)
+  --safe LIST        the same as --edges (diy7's name)
+  --relax LIST       diy's -relax: more words for --size; each cycle uses one
+                     of them (once or more) and no other, with --edges
+  --mode MODE        diy's -mode, which adjacent edges a cycle may hold:
+                     default, sc, critical, mixed, uni, free, thin, total
+  --nprocs N         diy's -nprocs: threads at most (default 4)
+  --ins N            diy's -ins: edges per thread at most (default 4)
+  --oneloc           diy's -oneloc: keep cycles of one location (CoRR, ...;
+                     modes default and sc drop them even so, uni keeps them)
+  --keep-com-pairs   keep two external communications that only order a
+                     location's writes again (Coe Coe, Fre Coe, Rfe Fre),
+                     which diy7 never puts in a row
   --sem SEM          accesses no annotation names: weak (default) or
                      relaxed.SCOPE (Rmw events: relaxed.gpu when weak)
   --placement LEVEL  external edges without @: cta, cluster, gpu (default), sys
@@ -77,6 +88,10 @@ struct Options {
   std::optional<std::string> out;
   std::optional<std::size_t> size;
   std::optional<std::string> edges, relax;
+  std::string edges_option = "--edges";  // or diy's name, --safe
+  gen::PairRules rules;
+  std::size_t nprocs = 4, ins = 4;
+  bool oneloc = false, enumeration_option = false;  // the latter: one of the four above
   gen::CycleOptions cycle;
   bool quiet = false;
   std::vector<std::string> cycles;
@@ -117,8 +132,31 @@ Options parse_args(int argc, char** argv) {
       const std::optional<long long> n = parse_whole(v, 2, 8);
       if (!n) usage(fmt::format("--size takes a whole number from 2 to 8, not '{}'", printable(v)));
       o.size = static_cast<std::size_t>(*n);
-    } else if (a == "--edges") {
+    } else if (a == "--edges" || a == "--safe") {
       o.edges = value();
+      o.edges_option = a;
+    } else if (a == "--mode") {
+      const std::string v = value();
+      const auto m = gen::parse_mode(v);
+      if (!m)
+        usage(
+            fmt::format("--mode is default, sc, critical, mixed, uni, free, thin or total, "
+                        "not '{}'",
+                        printable(v)));
+      o.rules.mode = *m;
+      o.enumeration_option = true;
+    } else if (a == "--nprocs" || a == "--ins") {
+      const std::string v = value();
+      const std::optional<long long> n = parse_whole(v, a == "--ins" ? 1 : 2, 128);
+      if (!n)
+        usage(fmt::format("{} takes a whole number from {} to 128, not '{}'", a,
+                          a == "--ins" ? 1 : 2, printable(v)));
+      (a == "--ins" ? o.ins : o.nprocs) = static_cast<std::size_t>(*n);
+      o.enumeration_option = true;
+    } else if (a == "--oneloc") {
+      o.oneloc = o.enumeration_option = true;
+    } else if (a == "--keep-com-pairs") {
+      o.rules.keep_com_pairs = o.enumeration_option = true;
     } else if (a == "--relax") {
       o.relax = value();
     } else if (a == "--sem") {
@@ -147,6 +185,8 @@ Options parse_args(int argc, char** argv) {
   if (!o.size && o.cycles.empty())
     usage("needs a CYCLE (e.g. \"PodWW Rfe PodRR Fre\") or --size N");
   if ((o.edges || o.relax) && !o.size) usage("--edges and --relax are the vocabulary of --size");
+  if (o.enumeration_option && !o.size)
+    usage("--mode, --nprocs, --ins, --oneloc and --keep-com-pairs shape --size's enumeration");
   if (!o.out && (o.size || o.cycles.size() > 1))
     usage("several tests need --out DIR (one file per test)");
   return o;
@@ -254,8 +294,12 @@ struct Stopped {
 int enumerate(const Options& o) {
   gen::EnumerateOptions e;
   e.max_edges = *o.size;
-  if (o.edges) e.vocabulary = vocabulary_of(*o.edges, "--edges");
+  if (o.edges) e.vocabulary = vocabulary_of(*o.edges, o.edges_option.c_str());
   if (o.relax) e.relax = vocabulary_of(*o.relax, "--relax");
+  e.rules = o.rules;
+  e.nprocs = o.nprocs;
+  e.ins = o.ins;
+  e.oneloc = o.oneloc;
   e.cycle = o.cycle;
   const Budget budget(BudgetLimits{o.budget.timeout, 0});
   e.budget = &budget;

@@ -1,6 +1,5 @@
 // One cycle's test, and the enumeration of every cycle over a vocabulary
-// (docs/cycles.md "Enumerating"): a cycle is a sequence of threads, each one
-// event or two joined by one internal edge, each left by an external edge.
+// (docs/cycles.md "Enumerating"), as diy7 enumerates (herdtools7 gen/alt.ml).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -53,39 +52,44 @@ std::vector<Edge> expand(const Edge& e) {
   return out;
 }
 
-// One thread of an enumerated cycle: an optional internal edge, then the
-// external edge that leaves it; `relaxed` counts its edges from --relax.
-struct Unit {
-  std::optional<Edge> internal;
-  Edge external;
-  int relaxed = 0;
-  std::size_t size() const { return internal ? 2 : 1; }
-  Dir first() const { return internal ? internal->src : external.src; }
-};
-
+// A word of the vocabulary with its directions resolved; `relax` is the
+// index of the --relax word it comes from (diy's relaxation), -1 for --edges.
 struct Word {
   Edge edge;
-  bool relax = false;
+  int relax = -1;
 };
 
 void add_words(const std::vector<std::string>& words, const char* source, bool relax,
-               std::vector<Word>& internal, std::vector<Word>& external) {
+               std::vector<Word>& out) {
   for (std::size_t k = 0; k < words.size(); ++k)
     for (const Edge& e : expand(parse_edge(words[k], source, 1, k + 1)))
-      (e.external ? external : internal).push_back({e, relax});
+      out.push_back({e, relax ? static_cast<int>(k) : -1});
 }
 
-std::vector<Unit> units_of(const EnumerateOptions& options) {
-  std::vector<Word> internal, external;
-  add_words(options.vocabulary, "--edges", false, internal, external);
-  add_words(options.relax, "--relax", true, internal, external);
-  std::vector<Unit> units;
-  for (const Word& x : external) {
-    units.push_back({std::nullopt, x.edge, x.relax ? 1 : 0});
-    for (const Word& i : internal)
-      if (i.edge.tgt == x.edge.src) units.push_back({i.edge, x.edge, int{x.relax} + int{i.relax}});
-  }
-  return units;
+// The vocabulary in diy's order of edges, each edge once (a --relax word's
+// first), so that index order is diy_compare's and the least rotation of a
+// sequence of indices is diy's normal form.
+std::vector<Word> words_of(const EnumerateOptions& options) {
+  std::vector<Word> words;
+  add_words(options.relax, "--relax", true, words);
+  add_words(options.vocabulary, "--edges", false, words);
+  std::stable_sort(words.begin(), words.end(),
+                   [](const Word& a, const Word& b) { return diy_compare(a.edge, b.edge) < 0; });
+  words.erase(
+      std::unique(words.begin(), words.end(),
+                  [](const Word& a, const Word& b) { return diy_compare(a.edge, b.edge) == 0; }),
+      words.end());
+  return words;
+}
+
+// -mode sc's safe program order: the Po words of --edges (gen/alt.ml extract_po).
+PoSafe po_safe_of(const EnumerateOptions& options) {
+  PoSafe out;
+  std::vector<Word> safe;
+  add_words(options.vocabulary, "--edges", false, safe);
+  for (const Word& w : safe)
+    if (w.edge.kind == EdgeKind::Po) out.emplace_back(w.edge.same_loc, w.edge.src, w.edge.tgt);
+  return out;
 }
 
 // Two FNV-1a hashes of a test's text (two offset bases): the enumeration
@@ -100,78 +104,111 @@ std::pair<std::uint64_t, std::uint64_t> fingerprint(std::string_view text) {
   return {a, b};
 }
 
-bool minimal_rotation(const std::vector<std::size_t>& seq) {
-  const std::size_t k = seq.size();
-  for (std::size_t r = 1; r < k; ++r)
-    for (std::size_t j = 0; j < k; ++j) {
-      const std::size_t a = seq[j], b = seq[(r + j) % k];
-      if (b < a) return false;
-      if (b > a) break;
-    }
-  return true;
-}
-
 using Emit = std::function<void(const GeneratedTest&)>;
 
+bool is_external(const Edge& e) {
+  return (e.kind == EdgeKind::Rf || e.kind == EdgeKind::Fr || e.kind == EdgeKind::Co) && e.external;
+}
+
+// The walk of diy7's gen/alt.ml: sequences of 2 to max_edges edges, each edge
+// allowed after the one before (can_precede, and round the cycle), at most
+// `nprocs` threads of at most `ins` edges, each sequence once up to rotation.
 class Enumerator {
  public:
   Enumerator(const EnumerateOptions& options, const Emit& emit)
       : options_(options),
         emit_(emit),
-        units_(units_of(options)) {}
+        words_(words_of(options)) {
+    rules_ = options.rules;
+    if (rules_.mode == Mode::Sc) rules_.po_safe = po_safe_of(options);
+  }
 
   EnumerateCount run() {
     parse_default_sem(options_.cycle.sem, "--sem");  // an error here, not a skip per cycle
-    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0);
+    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0, 0);
     return count_;
   }
 
   // The cycles run() tries, without making their tests.
   std::size_t candidates() {
     counting_ = true;
-    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0);
+    for (std::size_t k = 2; k <= options_.max_edges; ++k) extend(k, 0, 0);
     return tried_;
   }
 
  private:
-  // Threads are added while the edges fit; each sequence of exactly
-  // `threads` threads is tried once per rotation class.
-  void extend(std::size_t threads, std::size_t edges) {
-    if (seq_.size() == threads) {
+  bool follows(std::size_t a, std::size_t b) const {
+    return can_precede(words_[a].edge, words_[b].edge, rules_);
+  }
+
+  // `procs`: external edges so far; `run`: internal edges since the last one.
+  void extend(std::size_t size, std::size_t procs, std::size_t run) {
+    if (seq_.size() == size) {
       if (options_.budget) options_.budget->check();
-      if (units_[seq_.back()].external.tgt != units_[seq_[0]].first() || !relaxed() ||
-          !minimal_rotation(seq_))
-        return;
+      if (!closes()) return;
       if (!counting_) try_cycle();
       if (options_.tried && !counting_) options_.tried(tried_);
       ++tried_;
       return;
     }
-    for (std::size_t u = 0; u < units_.size(); ++u) {
-      const Unit& unit = units_[u];
-      const std::size_t left = threads - seq_.size() - 1;  // threads after this one
-      if (edges + unit.size() + left > options_.max_edges) continue;
-      if (!seq_.empty() && units_[seq_.back()].external.tgt != unit.first()) continue;
-      if (!seq_.empty() && u < seq_[0]) continue;  // the first thread has the smallest unit
-      seq_.push_back(u);
-      extend(threads, edges + unit.size());
+    for (std::size_t w = seq_.empty() ? 0 : seq_[0]; w < words_.size(); ++w) {
+      if (!seq_.empty() && !follows(seq_.back(), w)) continue;
+      const bool ext = is_external(words_[w].edge);
+      if (ext && procs + 1 > options_.nprocs) continue;
+      if (!ext && run + 1 > options_.ins - 1) continue;
+      seq_.push_back(w);
+      extend(size, procs + (ext ? 1 : 0), ext ? 0 : run + 1);
       seq_.pop_back();
     }
   }
 
-  // diy's -relax: with relaxations given, each cycle uses one at least.
+  // Round the cycle: the last edge before the first, threads no longer than
+  // -ins across the cut, the least rotation (diy's normal form), the
+  // relaxation, and the mode's filters (gen/alt.ml last_check_call).
+  bool closes() const {
+    if (!follows(seq_.back(), seq_[0]) || !least() || !relaxed()) return false;
+    std::size_t ext = 0, changes = 0, run = 0, longest = 0;
+    for (std::size_t k = 0; k < 2 * seq_.size(); ++k) {
+      const Edge& e = words_[seq_[k % seq_.size()]].edge;
+      run = is_external(e) ? 0 : run + 1;
+      longest = std::max(longest, std::min(run, seq_.size()));
+      if (k < seq_.size()) ext += is_external(e) ? 1 : 0, changes += e.same_loc ? 0 : 1;
+    }
+    if (longest > options_.ins - 1) return false;
+    // Default and sc drop a cycle of one thread, one external edge or one
+    // location; the others a cycle of one location unless -oneloc (or uni).
+    const Mode m = rules_.mode;
+    if (m == Mode::Default || m == Mode::Sc) return ext >= 2 && changes >= 2;
+    return changes >= 2 || options_.oneloc || m == Mode::Uni;
+  }
+
+  bool least() const {
+    const std::size_t k = seq_.size();
+    for (std::size_t r = 1; r < k; ++r)
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t a = seq_[j], b = seq_[(r + j) % k];
+        if (b < a) return false;
+        if (b > a) break;
+      }
+    return true;
+  }
+
+  // diy's -relax (with -mix false): one relaxation, once or more, and no other.
   bool relaxed() const {
     if (options_.relax.empty()) return true;
-    return std::any_of(seq_.begin(), seq_.end(),
-                       [&](std::size_t u) { return units_[u].relaxed > 0; });
+    int used = -1;
+    for (std::size_t w : seq_) {
+      const int r = words_[w].relax;
+      if (r < 0) continue;
+      if (used >= 0 && r != used) return false;
+      used = r;
+    }
+    return used >= 0;
   }
 
   void try_cycle() {
     std::vector<Edge> cycle;
-    for (std::size_t u : seq_) {
-      if (units_[u].internal) cycle.push_back(*units_[u].internal);
-      cycle.push_back(units_[u].external);
-    }
+    for (std::size_t w : seq_) cycle.push_back(words_[w].edge);
     for (std::size_t i = 0; i < cycle.size(); ++i) cycle[i].position = i + 1;
     GeneratedTest test;
     try {
@@ -194,7 +231,8 @@ class Enumerator {
 
   const EnumerateOptions& options_;
   const Emit& emit_;
-  std::vector<Unit> units_;
+  std::vector<Word> words_;
+  PairRules rules_;
   std::vector<std::size_t> seq_;
   std::set<std::pair<std::uint64_t, std::uint64_t>> bodies_;  // 16 bytes per test
   std::map<std::string, int> names_;

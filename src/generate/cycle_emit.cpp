@@ -273,11 +273,8 @@ GeneratedTest emit_test(const Shape& s, const CycleOptions& options) {
   out.name = test_name(s, options);
   std::vector<std::string> words, cycle;
   for (const Edge& e : s.edges) words.push_back(edge_text(e));
-  // diy's Cycle= line starts with the edge that leaves P0.
-  std::size_t from = 0;
-  while (from < words.size() && !s.edges[from].external) ++from;
-  if (from == words.size()) from = 0;
-  for (std::size_t k = 0; k < words.size(); ++k) cycle.push_back(words[(from + k) % words.size()]);
+  // diy's Cycle= line: the least rotation in its order of edges.
+  for (const Edge& e : least_rotation(s.edges)) cycle.push_back(edge_text(e));
   out.cycle = fmt::format("{}", fmt::join(cycle, " "));
   std::string init;
   for (int loc = 0; loc < s.locations; ++loc)

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace redscope {
@@ -84,7 +85,7 @@ EventAnnot parse_default_sem(std::string_view text, const std::string& source);
 
 struct GeneratedTest {
   std::string name;   // diy's name (MP, SB+fence.sc.gpus, ...) and GPU suffixes
-  std::string cycle;  // the Cycle= line: the normalised cycle from P0's last edge
+  std::string cycle;  // the Cycle= line: the least rotation in diy_compare's order
   std::string text;   // the litmus test, parsed by the PTX reader before it is returned
 };
 
@@ -102,11 +103,45 @@ GeneratedTest generate_cycle(const std::vector<Edge>& cycle, const CycleOptions&
 // diy's default-like vocabulary of `--size`: Rfe Fre Coe, Pod** and Pos**.
 const std::vector<std::string>& default_vocabulary();
 
+// diy7's order of edges (herdtools7 gen/edge.ml `compare`: the events'
+// annotations, none first, then the edge: Rfi Rfe Fri Fre Coi Coe, Pos..
+// then Pod.. with W before R, fences by name, dependencies Addr Data Ctrl,
+// Rmw last); the `@LEVEL` placement last. -1, 0 or 1.
+int diy_compare(const Edge& a, const Edge& b);
+
+// The rotation diy7 prints on a test's Cycle= line: the least in
+// diy_compare's order (herdtools7 7.58 gen/dumpAll.ml `find_min_shift`).
+std::vector<Edge> least_rotation(const std::vector<Edge>& cycle);
+
+// diy7's -mode: which adjacent internal and external edges a cycle of
+// `--size` may hold (herdtools7 gen/alt.ml, `choice_*`).
+enum class Mode { Default, Sc, Critical, Mixed, Uni, Free, Thin, Total };
+std::optional<Mode> parse_mode(std::string_view name);  // "default", "sc", ...
+
+// The program-order edges -mode sc takes as safe: (same location, src, tgt).
+using PoSafe = std::vector<std::tuple<bool, Dir, Dir>>;
+
+struct PairRules {
+  Mode mode = Mode::Default;
+  PoSafe po_safe;               // Mode::Sc only
+  bool keep_com_pairs = false;  // keep Coe Coe, Fre Coe, Rfe Fre (diy7 rejects them)
+};
+
+// May edge b follow edge a in a cycle (gen/alt.ml `can_precede`)? Directions
+// chain; Co;Co, Fr;Co and Rf;Fr need one internal and one external edge
+// (each such pair is a shorter cycle plus a bystander); then the mode's rule.
+bool can_precede(const Edge& a, const Edge& b, const PairRules& rules);
+
 struct EnumerateOptions {
   std::size_t max_edges = 4;
   std::vector<std::string> vocabulary = default_vocabulary();
-  // diy's -relax: more words, and each cycle uses at least one of them.
+  // diy's -relax: more words; each cycle uses one of them (once or more)
+  // and no other (diy's default -mix false).
   std::vector<std::string> relax;
+  PairRules rules;         // diy's -mode, and whether to keep com pairs
+  std::size_t nprocs = 4;  // diy's -nprocs: threads at most
+  std::size_t ins = 4;     // diy's -ins: edges per thread at most (ins - 1 internal)
+  bool oneloc = false;     // diy's -oneloc: keep cycles of one location
   // Called after each candidate cycle is tried, with its index (0, 1, ...).
   std::function<void(std::size_t)> tried;
   CycleOptions cycle;
@@ -120,10 +155,11 @@ struct EnumerateCount {
   std::size_t duplicates = 0;  // cycles whose test equals an earlier one
 };
 
-// Every cycle of at most max_edges edges over the vocabulary with at least
-// two threads, each thread one event or two joined by one internal edge,
-// directions chaining, each up to rotation once (diy's normal form), in a
-// deterministic order; emits each test as it is made. InputError for a bad
+// Every cycle of 2 to max_edges edges over the vocabulary that diy7 would
+// make (gen/alt.ml): each edge allowed after the one before (can_precede,
+// round the cycle too), at most nprocs threads of at most ins edges, the
+// mode's filters, each once up to rotation, by size then in diy's order of
+// edges; emits each test as it is made. InputError for a bad
 // vocabulary word (source "--edges" or "--relax", its index as its position) or
 // a bad default --sem; cycles no execution can show are skipped.
 EnumerateCount for_each_cycle(const EnumerateOptions& options,
