@@ -14,7 +14,13 @@
 #    classic edges (Pod**, Rfe, Fre, Coe) sizes 4, 5, 6 give diy7 7.58's 6, 12
 #    and 26 tests, and the Cycle= lines of herdtools7's catalogue (R, S, WWC:
 #    catalogue/aarch64/tests, x86_64/tests, Wse spelled Coe);
-# 3. bad cycles and command lines exit 2 naming the edge; --help exits 0.
+# 3. `--lang cuda`: the CUDA tests of `--size 6` (287, through nvcc) give
+#    their PTX twins' outcome sets at relaxed.sys and relaxed.gpu (nvcc's
+#    mapping of atomic_ref and atomic_thread_fence is exact, docs/cuda.md);
+#    with plain (weak) accesses, the same sets wherever no thread accesses one
+#    location twice, and a subset where one does (nvcc drops a store a later
+#    one overwrites, forwards a store to a load, merges two loads);
+# 4. bad cycles and command lines exit 2 naming the edge; --help exits 0.
 set -uo pipefail
 bin=$1; src=$2; dir=$3/cli_gen_cycle
 rm -rf "$dir"; mkdir -p "$dir/gen" "$dir/hand"
@@ -174,7 +180,55 @@ python3 "$dir/compare.py" "$dir/s4-hand.json" "$dir/s4-gen.json" ||
 [[ -f "$dir/relax/SB+fence.sc.gpus.litmus" && ! -e "$dir/relax/SB.litmus" ]] ||
   fail "--relax Fence.sc.gpu: $(ls "$dir/relax")"
 
-# 3. Errors and usage.
+# 3. CUDA twins.
+cat > "$dir/twins.py" <<'PY'
+import json, sys
+cuda = {r["test"]: r for r in json.load(open(sys.argv[1]))}
+ptx = {r["test"]: r for r in json.load(open(sys.argv[2]))}
+weak = sys.argv[3] == "weak"
+bad = 0
+for name, p in sorted(ptx.items()):
+    c = cuda.get(name)
+    if c is None or c["error"]:
+        print(f"{name}: no CUDA twin or an error: {c and c['error']}"); bad += 1; continue
+    cs = {json.dumps(o, sort_keys=True) for o in c["outcomes"]}
+    ps = {json.dumps(o, sort_keys=True) for o in p["outcomes"]}
+    one_loc_twice = "pos" in name.split("+", 1)[-1]
+    if cs == ps or (weak and one_loc_twice and cs < ps):
+        continue
+    print(f"{name}: CUDA {len(cs)} outcomes, PTX {len(ps)}"); bad += 1
+print(f"{len(ptx) - bad} of {len(ptx)} CUDA tests as their PTX twins ({sys.argv[3]})")
+sys.exit(1 if bad else 0)
+PY
+for sem in relaxed.sys relaxed.gpu weak; do
+  "$bin" gen cycle --size 6 --lang cuda --sem "$sem" --out "$dir/cuda-$sem" -q || fail "cuda $sem"
+  "$bin" gen cycle --size 6 --sem "$sem" --out "$dir/ptx-$sem" -q || fail "ptx $sem"
+  "$bin" run -q --format json "$dir/cuda-$sem" > "$dir/cuda-$sem.json" || fail "run cuda $sem"
+  "$bin" run -q --format json "$dir/ptx-$sem" > "$dir/ptx-$sem.json" || fail "run ptx $sem"
+  python3 "$dir/twins.py" "$dir/cuda-$sem.json" "$dir/ptx-$sem.json" "$sem" ||
+    fail "CUDA tests differ from their PTX twins ($sem, above)"
+done
+# Annotated words, fences, exchanges, placements; and shared memory.
+words="Rfe,Fre,Coe,Rfe@cta,Fre@sys,PodWW[relaxed.gpu,release.gpu],PodRR[acquire.gpu,relaxed.gpu]"
+words+=",PodWR[relaxed.sys],PodRW[relaxed.cta],Fence.sc.sys,Fence.acq_rel.cta,Rmw[acq_rel.gpu]"
+words+=",PosWR[relaxed.gpu]"
+for opts in "--edges $words --sem relaxed.sys" "--sem relaxed.cta --space shared --placement cta"
+do
+  # shellcheck disable=SC2086  # options are words
+  "$bin" gen cycle --size 5 $opts --lang cuda --out "$dir/cuda-more" -q || fail "cuda $opts"
+  # shellcheck disable=SC2086
+  "$bin" gen cycle --size 5 $opts --out "$dir/ptx-more" -q || fail "ptx $opts"
+  "$bin" run -q --format json "$dir/cuda-more" > "$dir/cuda-more.json" || fail "run cuda $opts"
+  "$bin" run -q --format json "$dir/ptx-more" > "$dir/ptx-more.json" || fail "run ptx $opts"
+  python3 "$dir/twins.py" "$dir/cuda-more.json" "$dir/ptx-more.json" "$opts" ||
+    fail "CUDA tests differ from their PTX twins ($opts, above)"
+  rm -rf "$dir/cuda-more" "$dir/ptx-more"
+done
+grep -q '^CUDA MP+rlx.sys$' "$dir/cuda-relaxed.sys/MP+rlx.sys.litmus" || fail "CUDA header"
+grep -q '^Options=--sem relaxed.sys --lang cuda$' "$dir/cuda-relaxed.sys/MP+rlx.sys.litmus" ||
+  fail "CUDA Options= line"
+
+# 4. Errors and usage.
 expect_error() {  # pattern args...
   local pattern=$1; shift
   "$bin" gen cycle "$@" > "$dir/out" 2> "$dir/err"
@@ -195,6 +249,9 @@ expect_error "safe:1:6: error: edge 2 'PodQQ'" --size 4 --safe "Rfe, PodQQ" --ou
 expect_error "--mode is default, sc, critical" --size 4 --mode sloppy --out "$dir/bad"
 expect_error "shape --size's enumeration" --mode uni "PodWR Fre PodWR Fre"
 expect_error "--ins takes a whole number from 1 to 128" --size 4 --ins 0 --out "$dir/bad"
+expect_error "edge 2 'DpDatadW': has no CUDA form: a dependency" --lang cuda "Rfe DpDatadW Rfe PodRW"
+expect_error "has no CUDA form: a cluster scope" --lang cuda "PodWR[relaxed.cluster] Fre PodWR Fre"
+expect_error "--lang is ptx or cuda" --lang c "PodWR Fre PodWR Fre"
 expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
 "$bin" gen cycle --help | grep -q -- "--size N" || fail "--help"
 "$bin" gen cycle --out "$dir/two" "PodWR Fre PodWR Fre" "PodWR Fre PodWR Fre" "Rfe PosRR Fre" \

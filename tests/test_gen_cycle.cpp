@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/dialects/cuda/cuda.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/generate/cycle.hpp"
 
 using namespace redscope;
 using namespace redscope::generate;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -358,4 +360,37 @@ TEST_CASE("gen cycle: --size enumerates as diy7 does", "[gen-cycle]") {
     const bool gpu = t.text.find("fence.sc.gpu") != std::string::npos;
     CHECK(cta != gpu);
   });
+}
+
+// docs/cycles.md "CUDA": each access as the libcu++ operation nvcc compiles
+// to the PTX test's (docs/cuda.md's tables).
+TEST_CASE("gen cycle: --lang cuda writes the test in CUDA C++", "[gen-cycle]") {
+  CycleOptions cuda;
+  cuda.lang = &cuda::cycle_language();
+  const std::string mp = gen("PodWW[,release.gpu] Rfe PodRR[acquire.sys,] Fre", cuda).text;
+  CHECK_THAT(mp, StartsWith("CUDA MP+"));
+  CHECK_THAT(mp, Contains("{ int x = 0; int y = 0; }\nP0@cta 0,gpu 0 {\n  *x = 1;\n"));
+  CHECK_THAT(mp, Contains("cuda::atomic_ref<int, cuda::thread_scope_device>(*y).store(1, "
+                          "cuda::std::memory_order_release);"));
+  CHECK_THAT(mp, Contains("int r0 = cuda::atomic_ref<int, cuda::thread_scope_system>(*y)"
+                          ".load(cuda::std::memory_order_acquire);\n  int r1 = *x;"));
+  CHECK_THAT(mp, Contains("Options=--lang cuda\n"));
+  const std::string sb = gen("Fence.sc.cta Fre@cta Fence.acq_rel.sys Fre", cuda).text;
+  CHECK_THAT(sb, Contains("cuda::atomic_thread_fence(cuda::std::memory_order_seq_cst, "
+                          "cuda::thread_scope_block);"));
+  CHECK_THAT(sb, Contains("cuda::std::memory_order_acq_rel, cuda::thread_scope_system"));
+  // An Rmw is an exchange whose result is the read's register.
+  const std::string rmw = gen("Rfe PodRW Rfe Rmw[acq_rel.gpu] PodWW", cuda).text;
+  CHECK_THAT(rmw, Contains("int r0 = cuda::atomic_ref<int, cuda::thread_scope_device>(*y)"
+                           ".exchange(2, cuda::std::memory_order_acq_rel);\n  *x = 1;"));
+  cuda.space = generate::Space::Shared;
+  cuda.placement = Level::Cta;
+  CHECK_THAT(gen("PodWR Fre PodWR Fre", cuda).text,
+             Contains("{ __shared__ int x = 0; __shared__ int y = 0; }"));
+  cuda = CycleOptions{};
+  cuda.lang = &cuda::cycle_language();
+  CHECK_THAT(error_of([&] { gen("Rfe DpCtrldW Rfe PodRW", cuda); }),
+             Contains("edge 2 'DpCtrldW': has no CUDA form: a dependency"));
+  CHECK_THAT(error_of([&] { gen("PodWR[relaxed.cluster,] Fre PodWR Fre", cuda); }),
+             Contains("has no CUDA form: a cluster scope"));
 }

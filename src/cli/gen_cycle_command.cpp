@@ -21,6 +21,7 @@
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/output.hpp"
 #include "redscope/generate/cycle.hpp"
+#include "redscope/registry/registry.hpp"
 
 namespace redscope::cli {
 
@@ -69,6 +70,9 @@ Options:
                      relaxed.SCOPE (Rmw events: relaxed.gpu when weak)
   --placement LEVEL  external edges without @: cta, cluster, gpu (default), sys
   --space SPACE      locations no annotation names: global (default), shared
+  --lang LANG        the tests' language: ptx (default) or cuda (CUDA C++ that
+                     nvcc 13 compiles to the PTX test's accesses; no
+                     dependencies, no cluster scope)
   --max-tests N      --size stops with an error past N tests (default 10000;
                      0: no bound); nothing is written then
   --timeout SECONDS  --size stops with an error after SECONDS (default 60; 0:
@@ -173,6 +177,12 @@ Options parse_args(int argc, char** argv) {
       if (v != "global" && v != "shared")
         usage(fmt::format("--space is global or shared, not '{}'", printable(v)));
       o.cycle.space = v == "shared" ? gen::Space::Shared : gen::Space::Global;
+    } else if (a == "--lang") {
+      const std::string v = value();
+      o.cycle.lang = v == "ptx" ? nullptr : cycle_language(v);
+      if (v != "ptx" && !o.cycle.lang)
+        usage(fmt::format("--lang is ptx or {}, not '{}'", fmt::join(cycle_languages(), ", "),
+                          printable(v)));
     } else if (a == "-q") {
       o.quiet = true;
     } else if (a.size() > 1 && a[0] == '-') {

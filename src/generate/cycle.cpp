@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "generate/cycle_shape.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/generate/cycle_shape.hpp"
 
 namespace redscope::generate {
 

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "generate/cycle_shape.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/generate/cycle_shape.hpp"
 
 namespace redscope::generate::detail {
 
@@ -152,11 +152,6 @@ std::string test_name(const Shape& s, const CycleOptions& options) {
 
 std::string access(const Event& ev) { return ev.scope.empty() ? ev.sem : ev.sem + "." + ev.scope; }
 
-std::string atom_sem(const Event& r, const Event& w) {
-  const bool acq = r.sem == "acquire", rel = w.sem == "release";
-  return acq && rel ? "acq_rel" : acq ? "acquire" : rel ? "release" : "relaxed";
-}
-
 // Each thread's instructions, in order: the edge into an event first (a
 // fence, a dependency's instructions), then the event's access.
 std::vector<std::vector<std::string>> thread_code(const Shape& s) {
@@ -263,10 +258,16 @@ std::string options_line(const CycleOptions& o) {
   if (o.sem != "weak") words.push_back("--sem " + o.sem);
   if (o.placement != Level::Gpu) words.push_back("--placement " + level_code(o.placement));
   if (o.space != Space::Global) words.push_back("--space shared");
+  if (o.lang) words.push_back("--lang " + std::string(o.lang->name));
   return words.empty() ? "" : fmt::format("Options={}\n", fmt::join(words, " "));
 }
 
 }  // namespace
+
+std::string atom_sem(const Event& r, const Event& w) {
+  const bool acq = r.sem == "acquire", rel = w.sem == "release";
+  return acq && rel ? "acq_rel" : acq ? "acquire" : rel ? "release" : "relaxed";
+}
 
 GeneratedTest emit_test(const Shape& s, const CycleOptions& options) {
   GeneratedTest out;
@@ -281,12 +282,21 @@ GeneratedTest emit_test(const Shape& s, const CycleOptions& options) {
     init += fmt::format("{}{}=0;", s.spaces[loc] == Space::Shared ? "shared " : "",
                         location_name(loc)) +
             (loc + 1 < s.locations ? " " : "");
-  const auto code = thread_code(s);
-  out.text = fmt::format("PTX {}\n{}Cycle={}\n{}Generator=redscope gen cycle\n{{\n{}\n}}\n{}{}\n",
-                         out.name, comment(fmt::format("{}", fmt::join(words, " ")), out.name),
-                         out.cycle, options_line(options), init, table(s, code),
-                         condition_text(s, read_registers(s)));
-  parse_litmus(out.text, out.name + ".litmus");  // the reader's checks, before anyone sees it
+  const std::string head = fmt::format("{}Cycle={}\n{}Generator=redscope gen cycle\n",
+                                       comment(fmt::format("{}", fmt::join(words, " ")), out.name),
+                                       out.cycle, options_line(options));
+  const std::string condition = condition_text(s, read_registers(s));
+  // The reader's checks, before anyone sees the test (another language's
+  // reader when it is not PTX).
+  if (const CycleLanguage* lang = options.lang) {
+    out.text =
+        fmt::format("{} {}\n{}{}{}\n", lang->header, out.name, head, lang->program(s), condition);
+    lang->check(out.text, out.name + ".litmus");
+    return out;
+  }
+  out.text = fmt::format("PTX {}\n{}{{\n{}\n}}\n{}{}\n", out.name, head, init,
+                         table(s, thread_code(s)), condition);
+  parse_litmus(out.text, out.name + ".litmus");
   return out;
 }
 

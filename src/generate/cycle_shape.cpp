@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "generate/cycle_shape.hpp"
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/generate/cycle_shape.hpp"
 
 namespace redscope::generate::detail {
 
@@ -402,6 +402,10 @@ Shape build_shape(const std::vector<Edge>& cycle, const CycleOptions& options,
   check_shared(s, err);
   order_writes(s, err);
   observe(s, err);
+  if (options.lang)
+    if (const auto no = options.lang->unsupported(s))
+      err.at(s.edges[no->first],
+             fmt::format("has no {} form: {}", options.lang->header, no->second));
   return s;
 }
 

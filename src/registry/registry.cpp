@@ -97,7 +97,8 @@ std::span<const Dialect> dialects() {
               .read = cuda::read_cuda_litmus,
               .semantics = &kCompiledCuda,
               .prepare = cuda::prepare_cuda_files,
-              .compiled = &kCudaReadings},
+              .compiled = &kCudaReadings,
+              .cycle_language = [] { return &cuda::cycle_language(); }},
       // herd7's C litmus tests (docs/litmus-format.md "C tests").
       Dialect{.name = "c-litmus",
               .accepts = ".litmus",
@@ -164,6 +165,19 @@ const Dialect* dialect_with_command(std::string_view name) {
   for (const Dialect& d : dialects())
     if (d.run_command && d.command == name) return &d;
   return nullptr;
+}
+
+const generate::CycleLanguage* cycle_language(std::string_view name) {
+  for (const Dialect& d : dialects())
+    if (d.cycle_language && d.cycle_language()->name == name) return d.cycle_language();
+  return nullptr;
+}
+
+std::vector<std::string_view> cycle_languages() {
+  std::vector<std::string_view> out;
+  for (const Dialect& d : dialects())
+    if (d.cycle_language) out.push_back(d.cycle_language()->name);
+  return out;
 }
 
 void use_compiler_settings(const CompilerSettings& s) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace redscope {
@@ -74,10 +75,30 @@ constexpr std::size_t kMaxCycleEdges = 256;
 // for more than kMaxCycleEdges edges).
 std::vector<Edge> parse_cycle(std::string_view text, const std::string& source);
 
+namespace detail {
+struct Shape;  // redscope/generate/cycle_shape.hpp
+}
+
+// A language besides PTX a cycle's test can be written in (docs/cycles.md
+// "Other languages"): a dialect's, which the registry lists
+// (registry::cycle_language), so that this stage names no dialect.
+struct CycleLanguage {
+  std::string_view name;    // `--lang NAME`, and in the Options= line
+  std::string_view header;  // the test's first word ("CUDA")
+  // An edge the language has no form for: its index in the shape's edges,
+  // and why; none when it can write the whole cycle.
+  std::optional<std::pair<std::size_t, std::string>> (*unsupported)(const detail::Shape& shape);
+  // The test from its init block to its last thread.
+  std::string (*program)(const detail::Shape& shape);
+  // The dialect's reader on the whole text: InputError (file:line:col).
+  void (*check)(std::string_view text, const std::string& file);
+};
+
 struct CycleOptions {
-  std::string sem = "weak";      // accesses no annotation names: weak | relaxed.S | ...
-  Level placement = Level::Gpu;  // external edges without `@`
-  Space space = Space::Global;   // locations no annotation names
+  std::string sem = "weak";             // accesses no annotation names: weak | relaxed.S | ...
+  Level placement = Level::Gpu;         // external edges without `@`
+  Space space = Space::Global;          // locations no annotation names
+  const CycleLanguage* lang = nullptr;  // null: PTX
 };
 
 // The annotation a `--sem` value stands for (InputError at `source`:1:1).

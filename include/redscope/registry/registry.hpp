@@ -18,6 +18,7 @@
 #include "redscope/core/model.hpp"
 #include "redscope/engine/semantics.hpp"
 #include "redscope/frontend/frontend.hpp"
+#include "redscope/generate/cycle.hpp"
 
 namespace redscope {
 
@@ -76,6 +77,8 @@ struct Dialect {
   int (*run_command)(int argc, char** argv, TestFileReader read) = nullptr;
   // Its tests' other readings, when a compiler lowers them (null: none).
   const CompiledReadings* compiled = nullptr;
+  // The language `gen cycle --lang` writes its tests in (null: none).
+  const generate::CycleLanguage* (*cycle_language)() = nullptr;
 
   // read(), each test given the dialect's default model.
   std::vector<LitmusTest> parse(std::string_view text, const std::string& file) const;
@@ -111,6 +114,10 @@ const SemanticsOption* semantics_option(std::string_view flag);
 
 // The dialect whose command is `name`, or null.
 const Dialect* dialect_with_command(std::string_view name);
+
+// The language `gen cycle --lang NAME` names, or null; and every such name.
+const generate::CycleLanguage* cycle_language(std::string_view name);
+std::vector<std::string_view> cycle_languages();
 
 // What the registered dialects accept, for messages: ".litmus or .test".
 std::string accepted_files();

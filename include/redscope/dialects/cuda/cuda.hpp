@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "redscope/core/litmus.hpp"
+#include "redscope/generate/cycle.hpp"
 
 namespace redscope::cuda {
 
@@ -73,6 +74,10 @@ struct CudaSource {
 // Reads a CUDA litmus test; InputError (file:line:col) on bad input,
 // including bodies that could leave their kernel (docs/cuda.md "Limits").
 CudaSource read_cuda_source(std::string_view text, const std::string& file);
+
+// `gen cycle --lang cuda`: a cycle's test written in CUDA C++, each access
+// the libcu++ operation nvcc compiles to the PTX test's (cycle_writer.cpp).
+const generate::CycleLanguage& cycle_language();
 
 // ---- The kernel convention (docs/cuda.md "What nvcc is given") ----
 //

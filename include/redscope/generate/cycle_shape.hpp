@@ -1,6 +1,7 @@
-// The execution a cycle describes (private to src/generate/cycle*.cpp):
-// events with their thread, location, annotation and value, the threads'
-// placements, and the condition that witnesses the cycle.
+// The execution a cycle describes (src/generate/cycle*.cpp, and the writer
+// of a language a dialect registers, CycleLanguage): events with their
+// thread, location, annotation and value, the threads' placements, and the
+// condition that witnesses the cycle.
 #pragma once
 
 #include <string>
@@ -59,5 +60,8 @@ std::vector<std::size_t> proc_starts(const std::vector<Edge>& edges);
 GeneratedTest emit_test(const Shape& shape, const CycleOptions& options);
 
 std::string location_name(int loc);
+
+// An exchange's .sem from its read's and write's (cycle_emit.cpp).
+std::string atom_sem(const Event& read, const Event& write);
 
 }  // namespace redscope::generate::detail
