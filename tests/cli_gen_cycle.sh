@@ -238,7 +238,7 @@ expect_error() {  # pattern args...
 }
 expect_error "cycle 1:1:7: error: edge 2 'PodXR'" "PodWW PodXR Fre"
 expect_error "edge 1 'PodWW': starts at a write but edge 2 'Rfe' ends at a read" "PodWW Rfe"
-expect_error "edge 2 'DpAddrdR': address dependencies" "Rfe DpAddrdR Fre"
+expect_error "edge 3 'DpAddrdR': has no CUDA form: a dependency" --lang cuda "PodWW Rfe DpAddrdR Fre"
 expect_error "cycle 2:1:21: error: edge 4 'Rfe@moon'" "PodWR Fre PodWR Fre" \
   "PodWW Rfe PodRR Rfe@moon" --out "$dir/bad"
 expect_error "several tests need --out" "PodWR Fre PodWR Fre" "PodRW Rfe PodRW Rfe"

@@ -157,12 +157,13 @@ std::string access(const Event& ev) { return ev.scope.empty() ? ev.sem : ev.sem 
 std::vector<std::vector<std::string>> thread_code(const Shape& s) {
   const std::size_t n = s.edges.size();
   std::vector<std::vector<std::string>> code(s.threads);
-  std::vector<int> reg(n, -1), regs(s.threads, 0), temps(s.threads, 0), labels(s.threads, 0);
+  std::vector<int> reg(n, -1), regs(s.threads, 0), temps(s.threads, 0), labels(s.threads, 0),
+      addrs(s.threads, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const Event& ev = s.events[i];
     auto& out = code[ev.thread];
     const Edge& in = s.edges[(i + n - 1) % n];
-    const std::string loc = location_name(ev.loc);
+    std::string loc = location_name(ev.loc);  // or [tN], through an address dependency
     std::string value = fmt::format("{}", ev.value);
     if (i > 0 && !in.external) {
       const int src = reg[i - 1];
@@ -171,6 +172,18 @@ std::vector<std::vector<std::string>> thread_code(const Shape& s) {
         const std::string label = fmt::format("LC{}{:02}", ev.thread, labels[ev.thread]++);
         out.push_back(fmt::format("beq r{}, 0, {}", src, label));
         out.push_back(label + ":");
+      }
+      if (in.kind == EdgeKind::Dep && in.dep == DepKind::Addr) {
+        // diy's false address dependency: the read's value, less itself, added
+        // to the location's address (docs/litmus-format.md "Addresses in registers").
+        // Its registers are %a0, %a1, ...: the reader takes an address only
+        // from a register so named (or rN).
+        const int a = addrs[ev.thread];
+        addrs[ev.thread] += 3;
+        out.push_back(fmt::format("sub.s64 %a{}, r{}, r{}", a, src, src));
+        out.push_back(fmt::format("mov.u64 %a{}, {}", a + 1, loc));
+        out.push_back(fmt::format("add.u64 %a{}, %a{}, %a{}", a + 2, a + 1, a));
+        loc = fmt::format("[%a{}]", a + 2);
       }
       if (in.kind == EdgeKind::Dep && in.dep == DepKind::Data) {
         // diy's false dependency: the value is the constant, computed from the read.
@@ -182,8 +195,9 @@ std::vector<std::vector<std::string>> thread_code(const Shape& s) {
     if (ev.rmw_write >= 0) {
       const Event& w = s.events[ev.rmw_write];
       reg[i] = regs[ev.thread]++;
-      out.push_back(fmt::format("atom.{}.{}.exch.b32 r{}, [{}], {}", atom_sem(ev, w), ev.scope,
-                                reg[i], loc, w.value));
+      const std::string at = loc.starts_with("[") ? loc : "[" + loc + "]";
+      out.push_back(fmt::format("atom.{}.{}.exch.b32 r{}, {}, {}", atom_sem(ev, w), ev.scope,
+                                reg[i], at, w.value));
     } else if (ev.rmw_part) {
       continue;  // the write of an atom written above
     } else if (ev.dir == Dir::R) {

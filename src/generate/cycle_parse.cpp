@@ -93,10 +93,6 @@ bool read_dependency(std::string_view w, Edge& e, const EdgeContext& cx) {
     e.same_loc = sd[0] == 's';
     e.src = Dir::R;
     e.tgt = sd[1] == 'R' ? Dir::R : Dir::W;
-    if (kind == DepKind::Addr)
-      cx.error(
-          "address dependencies cannot be written in a PTX litmus test yet (the reader has "
-          "no register-indirect addresses, docs/litmus-format.md); use DpData or DpCtrl");
     if (kind == DepKind::Data && e.tgt == Dir::R)
       cx.error(
           "a data dependency ends at a write (DpDatadW): a read's value depends on no "
