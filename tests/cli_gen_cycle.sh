@@ -131,7 +131,8 @@ for want in 4:6 5:12 6:26; do
     fail "--size ${want%:*} --safe"
   grep -q "^${want#*:} tests in " "$dir/d.txt" || fail "diy7 makes ${want#*:}: $(cat "$dir/d.txt")"
 done
-"$bin" gen cycle --size 6 --keep-com-pairs --edges "$classic" --out "$dir/k6" > "$dir/d.txt" ||
+"$bin" gen cycle --size 6 --keep-com-pairs --obs local --edges "$classic" --out "$dir/k6" \
+  > "$dir/d.txt" ||
   fail "--keep-com-pairs"
 grep -q "^71 tests in " "$dir/d.txt" || fail "--keep-com-pairs: $(cat "$dir/d.txt")"
 grep -q '^Cycle=Fre PodWW Coe PodWR$' "$dir/d4/R.litmus" || fail "R's Cycle= line"
@@ -252,6 +253,26 @@ expect_error "--ins takes a whole number from 1 to 128" --size 4 --ins 0 --out "
 expect_error "edge 2 'DpDatadW': has no CUDA form: a dependency" --lang cuda "Rfe DpDatadW Rfe PodRW"
 expect_error "has no CUDA form: a cluster scope" --lang cuda "PodWR[relaxed.cluster] Fre PodWR Fre"
 expect_error "--lang is ptx or cuda" --lang c "PodWR Fre PodWR Fre"
+# diy7's -obs: three writes to x (P1's two and P0's); avoid (the default)
+# makes no test, accept adds an observer loading x three times.
+three="Coe PodWW Coe PodWW PosWW"
+expect_error "x has 3 writes, whose coherence order its final value cannot show" "$three"
+expect_error "--obs is avoid, accept, force or local" --obs maybe "$three"
+"$bin" gen cycle --obs accept "$three" > "$dir/obs.litmus" || fail "--obs accept"
+grep -q '^exists (x == 3 /\\ P2:r0 == 1 /\\ P2:r1 == 2 /\\ P2:r2 == 3 /\\ y == 2)$' \
+  "$dir/obs.litmus" || fail "--obs accept: $(cat "$dir/obs.litmus")"
+# Its CUDA twin (relaxed: nvcc merges plain loads of one location).
+"$bin" gen cycle --obs accept --sem relaxed.gpu "$three" > "$dir/obs-rlx.litmus" || fail "obs rlx"
+"$bin" gen cycle --obs accept --sem relaxed.gpu --lang cuda "$three" > "$dir/obs-cuda.litmus" ||
+  fail "--obs accept --lang cuda"
+"$bin" run -q --format json "$dir/obs-rlx.litmus" "$dir/obs-cuda.litmus" > "$dir/obs.json" ||
+  fail "run the observed tests"
+python3 - "$dir/obs.json" <<'PY' || fail "the observed test and its CUDA twin differ"
+import json, sys
+a, b = json.load(open(sys.argv[1]))
+assert not a["error"] and not b["error"], (a["error"], b["error"])
+assert sorted(map(str, a["outcomes"])) == sorted(map(str, b["outcomes"]))
+PY
 expect_error "in shared memory" "PodWR[,shared] Fre PodWR Fre"
 "$bin" gen cycle --help | grep -q -- "--size N" || fail "--help"
 "$bin" gen cycle --out "$dir/two" "PodWR Fre PodWR Fre" "PodWR Fre PodWR Fre" "Rfe PosRR Fre" \

@@ -410,3 +410,22 @@ TEST_CASE("gen cycle: DpAddr writes an address dependency", "[gen-cycle]") {
   const LitmusTest t = parse_litmus(mp.text, "mp.litmus");
   CHECK(t.threads.size() == 2);
 }
+
+// diy7's -obs (herdtools7 gen/top_gen.ml check_writes): x written three times.
+TEST_CASE("gen cycle: observers for a location of three writes", "[gen-cycle]") {
+  const std::string three = "Coe PodWW Coe PodWW PosWW";
+  CHECK_THAT(gen_error(three), Contains("x has 3 writes"));
+  CycleOptions o;
+  o.obs = Observers::Accept;
+  const GeneratedTest t = gen(three, o);
+  CHECK_THAT(t.text, Contains("P2@cta 2,gpu 0"));
+  CHECK_THAT(t.text, Contains("P2:r0 == 1 /\\ P2:r1 == 2 /\\ P2:r2 == 3"));
+  CHECK_THAT(t.text, Contains("Options=--obs accept\n"));
+  o.obs = Observers::Local;
+  CHECK_THAT(gen(three, o).text, !Contains("P2@"));
+  // force: an observer from two writes on (2+2W's x and y).
+  o.obs = Observers::Force;
+  const std::string w2 = gen("Coe PodWW Coe PodWW", o).text;
+  CHECK_THAT(w2, Contains("P2@cta 2,gpu 0"));
+  CHECK_THAT(w2, Contains("P3@cta 3,gpu 0"));
+}

@@ -70,6 +70,10 @@ Options:
                      relaxed.SCOPE (Rmw events: relaxed.gpu when weak)
   --placement LEVEL  external edges without @: cta, cluster, gpu (default), sys
   --space SPACE      locations no annotation names: global (default), shared
+  --obs OBS          diy's -obs, for a location of three writes or more:
+                     avoid (default: no test), accept (an observer thread
+                     loads it once per write), force (observers from two
+                     writes on), local (its final value only)
   --lang LANG        the tests' language: ptx (default) or cuda (CUDA C++ that
                      nvcc 13 compiles to the PTX test's accesses; no
                      dependencies, no cluster scope)
@@ -177,6 +181,18 @@ Options parse_args(int argc, char** argv) {
       if (v != "global" && v != "shared")
         usage(fmt::format("--space is global or shared, not '{}'", printable(v)));
       o.cycle.space = v == "shared" ? gen::Space::Shared : gen::Space::Global;
+    } else if (a == "--obs") {
+      const std::string v = value();
+      if (v == "avoid")
+        o.cycle.obs = gen::Observers::Avoid;
+      else if (v == "accept")
+        o.cycle.obs = gen::Observers::Accept;
+      else if (v == "force")
+        o.cycle.obs = gen::Observers::Force;
+      else if (v == "local")
+        o.cycle.obs = gen::Observers::Local;
+      else
+        usage(fmt::format("--obs is avoid, accept, force or local, not '{}'", printable(v)));
     } else if (a == "--lang") {
       const std::string v = value();
       o.cycle.lang = v == "ptx" ? nullptr : cycle_language(v);

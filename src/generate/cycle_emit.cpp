@@ -207,13 +207,20 @@ std::vector<std::vector<std::string>> thread_code(const Shape& s) {
       out.push_back(fmt::format("st.{} {}, {}", access(ev), loc, value));
     }
   }
+  for (const ObserverThread& o : s.observers)
+    for (int j = 0; j < o.loads; ++j)
+      code[o.thread].push_back(fmt::format("ld.{} r{}, {}",
+                                           o.scope.empty() ? o.sem : o.sem + "." + o.scope, j,
+                                           location_name(o.loc)));
   return code;
 }
 
 std::string condition_text(const Shape& s, const std::vector<int>& regs) {
   std::vector<std::string> terms;
   for (const Observation& o : s.condition) {
-    if (o.event >= 0)
+    if (o.observer >= 0)
+      terms.push_back(fmt::format("P{}:r{} == {}", s.observers[o.observer].thread, o.reg, o.value));
+    else if (o.event >= 0)
       terms.push_back(
           fmt::format("P{}:r{} == {}", s.events[o.event].thread, regs[o.event], o.value));
     else
@@ -267,12 +274,20 @@ std::string comment(const std::string& given, const std::string& name) {
 
 // The options the test depends on besides its cycle, when not the defaults:
 // `redscope gen cycle OPTIONS "CYCLE"` makes the test again.
+const char* obs_name(Observers o) {
+  return o == Observers::Accept  ? "accept"
+         : o == Observers::Force ? "force"
+         : o == Observers::Local ? "local"
+                                 : "avoid";
+}
+
 std::string options_line(const CycleOptions& o) {
   std::vector<std::string> words;
   if (o.sem != "weak") words.push_back("--sem " + o.sem);
   if (o.placement != Level::Gpu) words.push_back("--placement " + level_code(o.placement));
   if (o.space != Space::Global) words.push_back("--space shared");
   if (o.lang) words.push_back("--lang " + std::string(o.lang->name));
+  if (o.obs != Observers::Avoid) words.push_back(std::string("--obs ") + obs_name(o.obs));
   return words.empty() ? "" : fmt::format("Options={}\n", fmt::join(words, " "));
 }
 

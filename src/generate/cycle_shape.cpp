@@ -328,7 +328,29 @@ void order_writes(Shape& s, const Errors& err) {
   }
 }
 
-void observe(Shape& s, const Errors& err) {
+// An observer thread for `loc` (diy's straight observer), placed in a CTA of
+// its own on GPU 0, or beside a writer when the location is in shared memory.
+void add_observer(Shape& s, int loc, int writes, const EventAnnot& def) {
+  Placement p;
+  const auto writer = std::find_if(s.events.begin(), s.events.end(),
+                                   [&](const Event& e) { return e.loc == loc && e.dir == Dir::W; });
+  if (s.spaces[loc] == Space::Shared) {
+    p = s.placements[writer->thread];
+  } else {
+    for (const Placement& q : s.placements)
+      if (q.gpu == 0)
+        p.cta = std::max(p.cta, q.cta + 1), p.cluster = std::max(p.cluster, q.cluster);
+  }
+  const int o = static_cast<int>(s.observers.size());
+  const std::string sem = def.sem.value_or("weak");
+  s.observers.push_back(
+      {s.threads, loc, writes, sem, sem == "weak" ? "" : def.scope.value_or("gpu")});
+  s.placements.push_back(p);
+  ++s.threads;
+  for (int j = 0; j < writes; ++j) s.condition.push_back({-1, loc, j + 1, o, j});
+}
+
+void observe(Shape& s, const CycleOptions& options, const Errors& err) {
   const std::size_t n = s.edges.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Event& ev = s.events[i];
@@ -339,11 +361,21 @@ void observe(Shape& s, const Errors& err) {
     else if (out.kind == EdgeKind::Fr)
       s.condition.push_back({static_cast<int>(i), ev.loc, s.events[(i + 1) % n].value - 1});
   }
+  const EventAnnot def = parse_default_sem(options.sem, "--sem");
   for (int loc = 0; loc < s.locations; ++loc) {
     int writes = 0, last = 0;
     for (const Event& ev : s.events)
       if (ev.loc == loc && ev.dir == Dir::W) ++writes, last = std::max(last, ev.value);
     if (writes >= 2) s.condition.push_back({-1, loc, last});
+    if (writes >= 3 && options.obs == Observers::Avoid)
+      err.whole(fmt::format(
+          "{} has {} writes, whose coherence order its final value cannot show: diy7's "
+          "default (-obs avoid) makes no test; --obs accept adds an observer thread, --obs "
+          "local checks the final value only",
+          location_name(loc), writes));
+    const int from = options.obs == Observers::Force ? 2 : 3;
+    if (writes >= from && (options.obs == Observers::Accept || options.obs == Observers::Force))
+      add_observer(s, loc, writes, def);
   }
   if (s.condition.empty())
     err.whole("the cycle has no communication edge a condition could observe (Rf, Fr, Co)");
@@ -401,7 +433,7 @@ Shape build_shape(const std::vector<Edge>& cycle, const CycleOptions& options,
   place_threads(s, options, err);
   check_shared(s, err);
   order_writes(s, err);
-  observe(s, err);
+  observe(s, options, err);
   if (options.lang)
     if (const auto no = options.lang->unsupported(s))
       err.at(s.edges[no->first],

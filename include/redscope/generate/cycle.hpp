@@ -94,11 +94,20 @@ struct CycleLanguage {
   void (*check)(std::string_view text, const std::string& file);
 };
 
+// diy7's -obs (herdtools7 gen/top_gen.ml check_writes): what a location of
+// three or more writes gets, whose coherence order its final value cannot
+// show. Avoid: no test (an InputError; --size skips the cycle). Accept: an
+// observer thread loading it once per write, the condition asking the
+// writes in coherence order. Force: an observer from two writes on. Local:
+// the final value alone.
+enum class Observers { Avoid, Accept, Force, Local };
+
 struct CycleOptions {
   std::string sem = "weak";             // accesses no annotation names: weak | relaxed.S | ...
   Level placement = Level::Gpu;         // external edges without `@`
   Space space = Space::Global;          // locations no annotation names
   const CycleLanguage* lang = nullptr;  // null: PTX
+  Observers obs = Observers::Avoid;
 };
 
 // The annotation a `--sem` value stands for (InputError at `source`:1:1).

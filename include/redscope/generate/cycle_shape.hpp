@@ -30,9 +30,21 @@ struct Placement {
 // What the condition asks of one read (its register == value) or of a
 // location's final value.
 struct Observation {
-  int event = -1;  // a read; -1 for a final value
+  int event = -1;  // a read; -1 for a final value or an observer's load
   int loc = -1;
   int value = 0;
+  int observer = -1;  // an observer thread's load: its index in Shape::observers
+  int reg = -1;       // and its register, r<reg>
+};
+
+// An observer thread (diy7's straight observer, gen/top_gen.ml): it loads
+// `loc` once per write to it, into r0, r1, ...; the condition asks it to
+// read 1, 2, ... (the writes' values in coherence order).
+struct ObserverThread {
+  int thread = 0;
+  int loc = 0;
+  int loads = 0;
+  std::string sem, scope;  // of its loads: --sem's (scope empty when weak)
 };
 
 struct Shape {
@@ -40,11 +52,12 @@ struct Shape {
   std::vector<Event> events;
   int threads = 0;
   int locations = 0;
-  std::vector<Space> spaces;           // per location
-  std::vector<Level> levels;           // per edge (meaningful for external edges)
-  std::vector<Placement> placements;   // per thread
-  bool clusters = false;               // some cluster holds two CTAs: name every cluster
-  std::vector<Observation> condition;  // in event order, then final values
+  std::vector<Space> spaces;              // per location
+  std::vector<Level> levels;              // per edge (meaningful for external edges)
+  std::vector<Placement> placements;      // per thread
+  bool clusters = false;                  // some cluster holds two CTAs: name every cluster
+  std::vector<Observation> condition;     // in event order, final values, observers
+  std::vector<ObserverThread> observers;  // threads after the cycle's (CycleOptions::obs)
 };
 
 // Resolves, checks and normalises a cycle (cycle_shape.cpp); InputError at

@@ -26,6 +26,7 @@ using generate::Space;
 using generate::detail::atom_sem;
 using generate::detail::Event;
 using generate::detail::location_name;
+using generate::detail::ObserverThread;
 using generate::detail::Placement;
 using generate::detail::Shape;
 
@@ -106,6 +107,13 @@ std::string program(const Shape& s) {
     if (ev.rmw_part && ev.rmw_write < 0) continue;  // the write of an exchange written above
     const bool reads = ev.rmw_write >= 0 || ev.dir == Dir::R;
     code[ev.thread].push_back(access(s, ev, reads ? regs[ev.thread]++ : -1));
+  }
+  for (const ObserverThread& o : s.observers) {  // loads as the cycle's reads are written
+    Event load;
+    load.loc = o.loc;
+    load.sem = o.sem;
+    load.scope = o.scope;
+    for (int j = 0; j < o.loads; ++j) code[o.thread].push_back(access(s, load, j));
   }
   for (int t = 0; t < s.threads; ++t) {
     const Placement& p = s.placements[t];
