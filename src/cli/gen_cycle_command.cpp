@@ -183,16 +183,10 @@ Options parse_args(int argc, char** argv) {
       o.cycle.space = v == "shared" ? gen::Space::Shared : gen::Space::Global;
     } else if (a == "--obs") {
       const std::string v = value();
-      if (v == "avoid")
-        o.cycle.obs = gen::Observers::Avoid;
-      else if (v == "accept")
-        o.cycle.obs = gen::Observers::Accept;
-      else if (v == "force")
-        o.cycle.obs = gen::Observers::Force;
-      else if (v == "local")
-        o.cycle.obs = gen::Observers::Local;
-      else
+      const auto obs = gen::parse_observers(v);
+      if (!obs)
         usage(fmt::format("--obs is avoid, accept, force or local, not '{}'", printable(v)));
+      o.cycle.obs = *obs;
     } else if (a == "--lang") {
       const std::string v = value();
       o.cycle.lang = v == "ptx" ? nullptr : cycle_language(v);

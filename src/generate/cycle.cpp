@@ -106,10 +106,6 @@ std::pair<std::uint64_t, std::uint64_t> fingerprint(std::string_view text) {
 
 using Emit = std::function<void(const GeneratedTest&)>;
 
-bool is_external(const Edge& e) {
-  return (e.kind == EdgeKind::Rf || e.kind == EdgeKind::Fr || e.kind == EdgeKind::Co) && e.external;
-}
-
 // The walk of diy7's gen/alt.ml: sequences of 2 to max_edges edges, each edge
 // allowed after the one before (can_precede, and round the cycle), at most
 // `nprocs` threads of at most `ins` edges, each sequence once up to rotation.
@@ -153,7 +149,7 @@ class Enumerator {
     }
     for (std::size_t w = seq_.empty() ? 0 : seq_[0]; w < words_.size(); ++w) {
       if (!seq_.empty() && !follows(seq_.back(), w)) continue;
-      const bool ext = is_external(words_[w].edge);
+      const bool ext = words_[w].edge.external;
       if (ext && procs + 1 > options_.nprocs) continue;
       if (!ext && run + 1 > options_.ins - 1) continue;
       seq_.push_back(w);
@@ -170,9 +166,9 @@ class Enumerator {
     std::size_t ext = 0, changes = 0, run = 0, longest = 0;
     for (std::size_t k = 0; k < 2 * seq_.size(); ++k) {
       const Edge& e = words_[seq_[k % seq_.size()]].edge;
-      run = is_external(e) ? 0 : run + 1;
+      run = e.external ? 0 : run + 1;
       longest = std::max(longest, std::min(run, seq_.size()));
-      if (k < seq_.size()) ext += is_external(e) ? 1 : 0, changes += e.same_loc ? 0 : 1;
+      if (k < seq_.size()) ext += e.external ? 1 : 0, changes += e.same_loc ? 0 : 1;
     }
     if (longest > options_.ins - 1) return false;
     // Default and sc drop a cycle of one thread, one external edge or one

@@ -274,20 +274,13 @@ std::string comment(const std::string& given, const std::string& name) {
 
 // The options the test depends on besides its cycle, when not the defaults:
 // `redscope gen cycle OPTIONS "CYCLE"` makes the test again.
-const char* obs_name(Observers o) {
-  return o == Observers::Accept  ? "accept"
-         : o == Observers::Force ? "force"
-         : o == Observers::Local ? "local"
-                                 : "avoid";
-}
-
 std::string options_line(const CycleOptions& o) {
   std::vector<std::string> words;
   if (o.sem != "weak") words.push_back("--sem " + o.sem);
   if (o.placement != Level::Gpu) words.push_back("--placement " + level_code(o.placement));
   if (o.space != Space::Global) words.push_back("--space shared");
   if (o.lang) words.push_back("--lang " + std::string(o.lang->name));
-  if (o.obs != Observers::Avoid) words.push_back(std::string("--obs ") + obs_name(o.obs));
+  if (o.obs != Observers::Avoid) words.push_back("--obs " + std::string(observers_name(o.obs)));
   return words.empty() ? "" : fmt::format("Options={}\n", fmt::join(words, " "));
 }
 

@@ -4,9 +4,11 @@
 // edge may follow which (gen/alt.ml can_precede and its choice_* per -mode).
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "redscope/generate/cycle.hpp"
@@ -21,18 +23,6 @@ namespace {
 // < Ctrl (the architectures' `dp` types list them so).
 int dir_rank(Dir d) { return d == Dir::W ? 0 : d == Dir::R ? 1 : -1; }  // Irr before Dir
 int com_rank(EdgeKind k) { return k == EdgeKind::Rf ? 0 : k == EdgeKind::Fr ? 1 : 2; }
-int kind_rank(EdgeKind k) {
-  switch (k) {
-    case EdgeKind::Rf:
-    case EdgeKind::Fr:
-    case EdgeKind::Co: return 0;
-    case EdgeKind::Po: return 1;
-    case EdgeKind::Fence: return 2;
-    case EdgeKind::Dep: return 3;
-    case EdgeKind::Rmw: return 8;
-  }
-  return 9;
-}
 int dep_rank(DepKind d) { return d == DepKind::Addr ? 0 : d == DepKind::Data ? 1 : 2; }
 
 // An annotation's key: none first (diy's `atom option`, None < Some), then
@@ -52,17 +42,15 @@ std::tuple<int, int, int, std::string, int, int, int> tedge_key(const Edge& e) {
     case EdgeKind::Po: return {1, sd, dir_rank(e.src), "", dir_rank(e.tgt), 0, 0};
     case EdgeKind::Fence: return {2, 0, 0, e.fence, sd, dir_rank(e.src), dir_rank(e.tgt)};
     case EdgeKind::Dep: return {3, dep_rank(e.dep), sd, "", dir_rank(e.tgt), 0, 0};
-    case EdgeKind::Rmw: return {kind_rank(e.kind), 0, 0, "", 0, 0, 0};
+    case EdgeKind::Rmw: return {8, 0, 0, "", 0, 0, 0};  // after Leave, Back, Insert, Node
   }
   return {9, 0, 0, "", 0, 0, 0};
 }
 
 bool com(const Edge& e, EdgeKind k) { return e.kind == k; }
-bool is_com(const Edge& e) {
-  return e.kind == EdgeKind::Rf || e.kind == EdgeKind::Fr || e.kind == EdgeKind::Co;
-}
-bool ext(const Edge& e) { return is_com(e) && e.external; }
-bool internal(const Edge& e) { return !ext(e); }  // gen/edge.ml get_ie: Po, Dp, Fenced, Rmw: Int
+// Only Rfe, Fre and Coe are external (gen/edge.ml get_ie: Po, Dp, Fenced, Rmw: Int).
+bool ext(const Edge& e) { return e.external; }
+bool internal(const Edge& e) { return !e.external; }
 bool po(const Edge& e, bool same) { return e.kind == EdgeKind::Po && e.same_loc == same; }
 bool dp(const Edge& e) { return e.kind == EdgeKind::Dep; }
 bool rmw(const Edge& e) { return e.kind == EdgeKind::Rmw; }
@@ -168,6 +156,27 @@ bool can_precede(const Edge& a, const Edge& b, const PairRules& r) {
                     (com(a, EdgeKind::Rf) && com(b, EdgeKind::Fr));
   if (pair) return r.keep_com_pairs || a.external != b.external;
   return choice(a, b, r);  // fences are cumulative (diy's default -cumul all)
+}
+
+namespace {
+constexpr std::array<std::pair<std::string_view, Observers>, 4> kObservers = {{
+    {"avoid", Observers::Avoid},
+    {"accept", Observers::Accept},
+    {"force", Observers::Force},
+    {"local", Observers::Local},
+}};
+}  // namespace
+
+std::optional<Observers> parse_observers(std::string_view s) {
+  for (const auto& [name, o] : kObservers)
+    if (name == s) return o;
+  return std::nullopt;
+}
+
+std::string_view observers_name(Observers o) {
+  for (const auto& [name, x] : kObservers)
+    if (x == o) return name;
+  return "avoid";
 }
 
 std::optional<Mode> parse_mode(std::string_view s) {

@@ -332,9 +332,10 @@ void order_writes(Shape& s, const Errors& err) {
 // its own on GPU 0, or beside a writer when the location is in shared memory.
 void add_observer(Shape& s, int loc, int writes, const EventAnnot& def) {
   Placement p;
-  const auto writer = std::find_if(s.events.begin(), s.events.end(),
-                                   [&](const Event& e) { return e.loc == loc && e.dir == Dir::W; });
   if (s.spaces[loc] == Space::Shared) {
+    const auto writer = std::find_if(s.events.begin(), s.events.end(), [&](const Event& e) {
+      return e.loc == loc && e.dir == Dir::W;
+    });
     p = s.placements[writer->thread];
   } else {
     for (const Placement& q : s.placements)

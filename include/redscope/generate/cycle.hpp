@@ -101,6 +101,8 @@ struct CycleLanguage {
 // writes in coherence order. Force: an observer from two writes on. Local:
 // the final value alone.
 enum class Observers { Avoid, Accept, Force, Local };
+std::optional<Observers> parse_observers(std::string_view name);  // "avoid", ...
+std::string_view observers_name(Observers o);
 
 struct CycleOptions {
   std::string sem = "weak";             // accesses no annotation names: weak | relaxed.S | ...
