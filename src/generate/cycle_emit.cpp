@@ -209,9 +209,8 @@ std::vector<std::vector<std::string>> thread_code(const Shape& s) {
   }
   for (const ObserverThread& o : s.observers)
     for (int j = 0; j < o.loads; ++j)
-      code[o.thread].push_back(fmt::format("ld.{} r{}, {}",
-                                           o.scope.empty() ? o.sem : o.sem + "." + o.scope, j,
-                                           location_name(o.loc)));
+      code[o.thread].push_back(
+          fmt::format("ld.{} r{}, {}", access(o.load), j, location_name(o.load.loc)));
   return code;
 }
 

@@ -343,9 +343,12 @@ void add_observer(Shape& s, int loc, int writes, const EventAnnot& def) {
         p.cta = std::max(p.cta, q.cta + 1), p.cluster = std::max(p.cluster, q.cluster);
   }
   const int o = static_cast<int>(s.observers.size());
-  const std::string sem = def.sem.value_or("weak");
-  s.observers.push_back(
-      {s.threads, loc, writes, sem, sem == "weak" ? "" : def.scope.value_or("gpu")});
+  Event load;
+  load.thread = s.threads;
+  load.loc = loc;
+  load.sem = def.sem.value_or("weak");
+  load.scope = load.sem == "weak" ? "" : def.scope.value_or("gpu");
+  s.observers.push_back({s.threads, writes, load});
   s.placements.push_back(p);
   ++s.threads;
   for (int j = 0; j < writes; ++j) s.condition.push_back({-1, loc, j + 1, o, j});

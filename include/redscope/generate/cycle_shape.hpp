@@ -42,9 +42,8 @@ struct Observation {
 // read 1, 2, ... (the writes' values in coherence order).
 struct ObserverThread {
   int thread = 0;
-  int loc = 0;
   int loads = 0;
-  std::string sem, scope;  // of its loads: --sem's (scope empty when weak)
+  Event load;  // each of its loads: a read of the location at --sem's annotation
 };
 
 struct Shape {

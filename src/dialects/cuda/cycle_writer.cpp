@@ -108,13 +108,8 @@ std::string program(const Shape& s) {
     const bool reads = ev.rmw_write >= 0 || ev.dir == Dir::R;
     code[ev.thread].push_back(access(s, ev, reads ? regs[ev.thread]++ : -1));
   }
-  for (const ObserverThread& o : s.observers) {  // loads as the cycle's reads are written
-    Event load;
-    load.loc = o.loc;
-    load.sem = o.sem;
-    load.scope = o.scope;
-    for (int j = 0; j < o.loads; ++j) code[o.thread].push_back(access(s, load, j));
-  }
+  for (const ObserverThread& o : s.observers)  // loads as the cycle's reads are written
+    for (int j = 0; j < o.loads; ++j) code[o.thread].push_back(access(s, o.load, j));
   for (int t = 0; t < s.threads; ++t) {
     const Placement& p = s.placements[t];
     out += s.clusters ? fmt::format("P{}@cta {},cluster {},gpu {} {{\n", t, p.cta, p.cluster, p.gpu)
