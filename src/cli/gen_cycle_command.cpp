@@ -44,7 +44,7 @@ e.g. "PodWW Rfe PodRR Fre" (MP), each optionally annotated (docs/cycles.md):
   EDGE@LEVEL      where an external edge's threads are: cta (same CTA),
                   cluster (another CTA, same cluster), gpu (another cluster,
                   same GPU), sys (another GPU)
-Edges: Po{s,d}XY Rfi Rfe Fri Fre Coi Coe (Wsi Wse) Dp{Data,Ctrl}{s,d}Y Rmw
+Edges: Po{s,d}XY Rfi Rfe Fri Fre Coi Coe (Wsi Wse) Dp{Addr,Data,Ctrl}{s,d}Y Rmw
        Fence.{sc,acq_rel}.{cta,cluster,gpu,sys}[{s,d}XY] FencedXY (X, Y: R W *)
 
 Options:

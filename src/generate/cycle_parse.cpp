@@ -143,7 +143,8 @@ void read_word(std::string_view w, Edge& e, const EdgeContext& cx) {
   if (read_communication(w, e, cx) || read_dependency(w, e, cx) || read_fence(w, e, cx)) return;
   cx.error(
       "unknown edge: expected one of Po{s,d}XY, Rfi, Rfe, Fri, Fre, Coi, Coe (Wsi, Wse), "
-      "Dp{Data,Ctrl}{s,d}Y, Rmw, Fence.{sc,acq_rel}.SCOPE[{s,d}XY], Fenced XY (docs/cycles.md)");
+      "Dp{Addr,Data,Ctrl}{s,d}Y, Rmw, Fence.{sc,acq_rel}.SCOPE[{s,d}XY], Fenced XY "
+      "(docs/cycles.md)");
 }
 
 // One side of `[SRC,TGT]`: dot-separated words in any order.
