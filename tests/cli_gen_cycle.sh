@@ -250,6 +250,15 @@ expect_error "safe:1:6: error: edge 2 'PodQQ'" --size 4 --safe "Rfe, PodQQ" --ou
 expect_error "--mode is default, sc, critical" --size 4 --mode sloppy --out "$dir/bad"
 expect_error "shape --size's enumeration" --mode uni "PodWR Fre PodWR Fre"
 expect_error "--ins takes a whole number from 1 to 128" --size 4 --ins 0 --out "$dir/bad"
+expect_error "ppo or transitive, not 'sloppy'" --size 4 --mode sloppy --out "$dir/bad"
+expect_error "give --relax" --size 4 --mix --out "$dir/bad"
+expect_error "need --mix" --size 4 --relax PodWR --maxrelax 2 --out "$dir/bad"
+# diy's -mix true: cycles using both relaxations come in besides (18 + 2).
+mixv=(--size 6 --safe Rfe,Fre,Coe,PodWW,PodRR --relax PodWR,PodRW)
+"$bin" gen cycle "${mixv[@]}" --out "$dir/m1" > "$dir/d.txt" || fail "--relax"
+grep -q "^18 tests in " "$dir/d.txt" || fail "--relax: $(cat "$dir/d.txt")"
+"$bin" gen cycle "${mixv[@]}" --mix --minrelax 2 --out "$dir/m2" > "$dir/d.txt" || fail "--mix"
+grep -q "^2 tests in " "$dir/d.txt" || fail "--mix --minrelax 2: $(cat "$dir/d.txt")"
 expect_error "edge 2 'DpDatadW': has no CUDA form: a dependency" --lang cuda "Rfe DpDatadW Rfe PodRW"
 expect_error "has no CUDA form: a cluster scope" --lang cuda "PodWR[relaxed.cluster] Fre PodWR Fre"
 expect_error "--lang is ptx or cuda" --lang c "PodWR Fre PodWR Fre"

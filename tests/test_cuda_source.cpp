@@ -161,15 +161,29 @@ TEST_CASE("the kernel convention", "[cuda]") {
 
 namespace {
 
+// A compiler's options: its cache folder ("": no cache) and nvcc (null: the
+// usual search); the rest as CompilerOptions has them.
+CompilerOptions options(const std::string& cache_dir, const char* nvcc = nullptr) {
+  CompilerOptions o;
+  o.cache_dir = cache_dir;
+  o.use_cache = !cache_dir.empty();
+  if (nvcc) o.nvcc = nvcc;
+  return o;
+}
+
 // A compiler with its own cache folder, removed at the end.
 struct TestCompiler {
   fs::path dir = fs::temp_directory_path() / fmt::format("redscope-cuda-test-{}", getpid());
-  Compiler compiler{CompilerOptions{.cache_dir = dir.string(), .seconds = 120}};
+  Compiler compiler{[this] {
+    CompilerOptions o = options(dir.string());
+    o.seconds = 120;
+    return o;
+  }()};
   ~TestCompiler() { fs::remove_all(dir); }
 };
 
 bool have_nvcc() {
-  Compiler c{CompilerOptions{.use_cache = false}};
+  Compiler c{options("")};
   return !c.nvcc_path().empty();
 }
 
@@ -198,7 +212,7 @@ TEST_CASE("nvcc compiles a CUDA test; its errors are located; the cache is check
                Contains("bad.litmus:4:8: error: nvcc: identifier \"foo\" is undefined"));
   }
   // A new compiler finds it in the cache; a damaged entry is compiled again.
-  Compiler again{CompilerOptions{.cache_dir = tc.dir.string()}};
+  Compiler again{options(tc.dir.string())};
   CHECK(again.compiled(mp).from_cache);
   for (const auto& e : fs::directory_iterator(tc.dir)) {
     std::string text;
@@ -209,24 +223,24 @@ TEST_CASE("nvcc compiles a CUDA test; its errors are located; the cache is check
     text[text.size() / 2] ^= 1;
     std::ofstream(e.path()) << text;
   }
-  Compiler third{CompilerOptions{.cache_dir = tc.dir.string()}};
+  Compiler third{options(tc.dir.string())};
   const CompiledTest fresh = third.compiled(mp);
   CHECK_FALSE(fresh.from_cache);
   CHECK(fresh.module == c.module);
   // Without nvcc, only a precompiled folder is read (the playground's).
-  Compiler no_nvcc{CompilerOptions{.nvcc = "/nonexistent/nvcc", .cache_dir = tc.dir.string()}};
+  Compiler no_nvcc{options(tc.dir.string(), "/nonexistent/nvcc")};
   CHECK_THROWS_WITH(no_nvcc.compiled(mp), Contains("is not an nvcc that runs"));
-  Compiler shipped{CompilerOptions{.nvcc = "/nonexistent/nvcc",
-                                   .cache_dir = tc.dir.string(),
-                                   .precompiled = true,
-                                   .precompiled_missing = "not shipped"}};
+  CompilerOptions ahead = options(tc.dir.string(), "/nonexistent/nvcc");
+  ahead.precompiled = true;
+  ahead.precompiled_missing = "not shipped";
+  Compiler shipped{ahead};
   CHECK(shipped.compiled(mp).module == c.module);
   const CudaSource other = read_cuda_source(with_body("  *x = 2;"), "other.litmus");
   CHECK_THROWS_WITH(shipped.compiled(other), Contains("not shipped"));
 }
 
 TEST_CASE("without nvcc, a CUDA test says so", "[cuda]") {
-  Compiler none{CompilerOptions{.nvcc = "/nonexistent/nvcc", .use_cache = false}};
+  Compiler none{options("", "/nonexistent/nvcc")};
   const CudaSource mp = read_cuda_source(kMP, "MP.litmus");
   try {
     none.compiled(mp);

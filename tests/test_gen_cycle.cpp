@@ -308,6 +308,29 @@ TEST_CASE("gen cycle: diy7's rules for adjacent edges and its normal form", "[ge
   CHECK(!can_precede(edge("PosWW"), edge("PosWR"), uni));
   CHECK(parse_mode("uni") == Mode::Uni);
   CHECK(!parse_mode("Uni"));
+  // -mode ppo (choice_ppo): never one edge twice in a row; after a control
+  // dependency to a read only an external edge (cDep's is_ctrlr).
+  PairRules ppo;
+  ppo.mode = Mode::Ppo;
+  CHECK(!can_precede(edge("PodWW"), edge("PodWW"), ppo));
+  CHECK(can_precede(edge("PodWW"), edge("PodWR"), ppo));
+  CHECK(!can_precede(edge("DpCtrldR"), edge("PodRW"), ppo));
+  CHECK(can_precede(edge("DpCtrldR"), edge("Fre"), ppo));
+  CHECK(can_precede(edge("DpAddrdR"), edge("PodRW"), ppo));
+  // -mode transitive (choice_transitive over compact_sequence): two internal
+  // edges are dropped when what they compose to is a word of the vocabulary.
+  PairRules trans;
+  trans.mode = Mode::Transitive;
+  trans.vocabulary = {edge("PodWR"), edge("PodRR"), edge("Rfi"), edge("Fence.sc.gpudWW")};
+  CHECK(!can_precede(edge("Rfi"), edge("PodRR"), trans));              // po: PodWR
+  CHECK(!can_precede(edge("PodWR"), edge("PodRR"), trans));            // po: PodWR
+  CHECK(can_precede(edge("PodRW"), edge("PodWW"), trans));             // PodRW: not a word
+  CHECK(!can_precede(edge("PodWW"), edge("Fence.sc.gpudWW"), trans));  // the fence over both
+  CHECK(can_precede(edge("PodWR"), edge("Fre"), trans));               // external: kept
+  trans.vocabulary = {edge("Coi")};
+  CHECK(!can_precede(edge("Rfi"), edge("Fri"), trans));  // Rf;Fr is Co
+  CHECK(parse_mode("trans") == Mode::Transitive);
+  CHECK(parse_mode("def") == Mode::Default);
   // The order: Rfi Rfe Fri Fre Coi Coe, then Pos before Pod, W before R.
   CHECK(diy_compare(edge("Rfe"), edge("Fre")) < 0);
   CHECK(diy_compare(edge("Fre"), edge("Coe")) < 0);
@@ -360,6 +383,27 @@ TEST_CASE("gen cycle: --size enumerates as diy7 does", "[gen-cycle]") {
     const bool gpu = t.text.find("fence.sc.gpu") != std::string::npos;
     CHECK(cta != gpu);
   });
+  // -mix true (gen/alt.ml all_relax): -minrelax to -maxrelax relaxations a
+  // cycle; -maxrelax 1 is -mix false again, -maxrelax 0 makes nothing.
+  r.max_edges = 6;
+  r.vocabulary = {"Rfe", "Fre", "Coe", "PodWW", "PodRR"};
+  r.relax = {"PodWR", "PodRW"};
+  const std::size_t one = count(r);
+  r.mix = true;
+  const std::size_t mixed = count(r);
+  r.min_relax = 2;
+  const std::size_t both = count(r);
+  CHECK(both > 0);
+  CHECK(mixed == one + both);
+  for_each_cycle(r, [&](const GeneratedTest& t) {
+    CHECK(t.cycle.find("PodWR") != std::string::npos);
+    CHECK(t.cycle.find("PodRW") != std::string::npos);
+  });
+  r.min_relax = 1;
+  r.max_relax = 1;
+  CHECK(count(r) == one);
+  r.max_relax = 0;
+  CHECK(count(r) == 0);
 }
 
 // docs/cycles.md "CUDA": each access as the libcu++ operation nvcc compiles

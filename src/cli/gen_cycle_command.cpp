@@ -57,8 +57,13 @@ Options:
   --safe LIST        the same as --edges (diy7's name)
   --relax LIST       diy's -relax: more words for --size; each cycle uses one
                      of them (once or more) and no other, with --edges
+  --mix              diy's -mix true: a cycle may use several --relax words
+  --minrelax N       with --mix: at least N of them (default 1)
+  --maxrelax N       with --mix: at most N of them (default 100; 1: as
+                     without --mix, 0: no cycle)
   --mode MODE        diy's -mode, which adjacent edges a cycle may hold:
-                     default, sc, critical, mixed, uni, free, thin, total
+                     default, sc, critical, mixed, uni, free, thin, total,
+                     ppo, transitive (docs/cycles.md)
   --nprocs N         diy's -nprocs: threads at most (default 4)
   --ins N            diy's -ins: edges per thread at most (default 4)
   --oneloc           diy's -oneloc: keep cycles of one location (CoRR, ...;
@@ -99,6 +104,8 @@ struct Options {
   std::string edges_option = "--edges";  // or diy's name, --safe
   gen::PairRules rules;
   std::size_t nprocs = 4, ins = 4;
+  bool mix = false, relax_option = false;  // the latter: --minrelax or --maxrelax
+  std::size_t min_relax = 1, max_relax = 100;
   bool oneloc = false, enumeration_option = false;  // the latter: one of the four above
   gen::CycleOptions cycle;
   bool quiet = false;
@@ -146,11 +153,7 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--mode") {
       const std::string v = value();
       const auto m = gen::parse_mode(v);
-      if (!m)
-        usage(
-            fmt::format("--mode is default, sc, critical, mixed, uni, free, thin or total, "
-                        "not '{}'",
-                        printable(v)));
+      if (!m) usage(fmt::format("--mode is {}, not '{}'", gen::mode_names(), printable(v)));
       o.rules.mode = *m;
       o.enumeration_option = true;
     } else if (a == "--nprocs" || a == "--ins") {
@@ -161,6 +164,15 @@ Options parse_args(int argc, char** argv) {
                           a == "--ins" ? 1 : 2, printable(v)));
       (a == "--ins" ? o.ins : o.nprocs) = static_cast<std::size_t>(*n);
       o.enumeration_option = true;
+    } else if (a == "--mix") {
+      o.mix = true;
+    } else if (a == "--minrelax" || a == "--maxrelax") {
+      const std::string v = value();
+      const std::optional<long long> n = parse_whole(v, 0, 1000);
+      if (!n)
+        usage(fmt::format("{} takes a whole number from 0 to 1000, not '{}'", a, printable(v)));
+      (a == "--minrelax" ? o.min_relax : o.max_relax) = static_cast<std::size_t>(*n);
+      o.relax_option = true;
     } else if (a == "--oneloc") {
       o.oneloc = o.enumeration_option = true;
     } else if (a == "--keep-com-pairs") {
@@ -205,6 +217,9 @@ Options parse_args(int argc, char** argv) {
   if (!o.size && o.cycles.empty())
     usage("needs a CYCLE (e.g. \"PodWW Rfe PodRR Fre\") or --size N");
   if ((o.edges || o.relax) && !o.size) usage("--edges and --relax are the vocabulary of --size");
+  if ((o.mix || o.relax_option) && !o.relax)
+    usage("--mix, --minrelax and --maxrelax say how --size uses --relax's words: give --relax");
+  if (o.relax_option && !o.mix) usage("--minrelax and --maxrelax need --mix (diy's -mix true)");
   if (o.enumeration_option && !o.size)
     usage("--mode, --nprocs, --ins, --oneloc and --keep-com-pairs shape --size's enumeration");
   if (!o.out && (o.size || o.cycles.size() > 1))
@@ -320,6 +335,9 @@ int enumerate(const Options& o) {
   e.nprocs = o.nprocs;
   e.ins = o.ins;
   e.oneloc = o.oneloc;
+  e.mix = o.mix;
+  e.min_relax = o.min_relax;
+  e.max_relax = o.max_relax;
   e.cycle = o.cycle;
   const Budget budget(BudgetLimits{o.budget.timeout, 0});
   e.budget = &budget;

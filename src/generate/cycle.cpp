@@ -117,6 +117,8 @@ class Enumerator {
         words_(words_of(options)) {
     rules_ = options.rules;
     if (rules_.mode == Mode::Sc) rules_.po_safe = po_safe_of(options);
+    if (rules_.mode == Mode::Transitive)
+      for (const Word& w : words_) rules_.vocabulary.push_back(w.edge);
   }
 
   EnumerateCount run() {
@@ -171,10 +173,10 @@ class Enumerator {
       if (k < seq_.size()) ext += e.external ? 1 : 0, changes += e.same_loc ? 0 : 1;
     }
     if (longest > options_.ins - 1) return false;
-    // Default and sc drop a cycle of one thread, one external edge or one
-    // location; the others a cycle of one location unless -oneloc (or uni).
+    // Default, sc and ppo drop a cycle of one thread, one external edge or
+    // one location; the others a cycle of one location unless -oneloc (or uni).
     const Mode m = rules_.mode;
-    if (m == Mode::Default || m == Mode::Sc) return ext >= 2 && changes >= 2;
+    if (m == Mode::Default || m == Mode::Sc || m == Mode::Ppo) return ext >= 2 && changes >= 2;
     return changes >= 2 || options_.oneloc || m == Mode::Uni;
   }
 
@@ -189,17 +191,17 @@ class Enumerator {
     return true;
   }
 
-  // diy's -relax (with -mix false): one relaxation, once or more, and no other.
+  // diy's -relax (gen/alt.ml zyva): with -mix false (or -maxrelax 1), one
+  // relaxation, once or more, and no other (choose_relax); with -mix true,
+  // -minrelax to -maxrelax different ones (all_relax); -maxrelax 0, none.
   bool relaxed() const {
     if (options_.relax.empty()) return true;
-    int used = -1;
-    for (std::size_t w : seq_) {
-      const int r = words_[w].relax;
-      if (r < 0) continue;
-      if (used >= 0 && r != used) return false;
-      used = r;
-    }
-    return used >= 0;
+    std::set<int> used;
+    for (std::size_t w : seq_)
+      if (words_[w].relax >= 0) used.insert(words_[w].relax);
+    if (!options_.mix || options_.max_relax == 1) return used.size() == 1;
+    return used.size() >= std::max<std::size_t>(options_.min_relax, 1) &&
+           used.size() <= options_.max_relax;
   }
 
   void try_cycle() {

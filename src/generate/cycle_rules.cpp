@@ -102,6 +102,55 @@ bool co_fr_then_rf(const Edge& a, const Edge& b) {
   return (com(a, EdgeKind::Co) || com(a, EdgeKind::Fr)) && com(b, EdgeKind::Rf);
 }
 
+// An edge of one of diy's compositions: no annotations (gen/edge.ml plain_edge).
+Edge plain(EdgeKind k, bool same, Dir src, Dir tgt) {
+  Edge e;
+  e.kind = k;
+  e.same_loc = same;
+  e.src = src;
+  e.tgt = tgt;
+  return e;
+}
+
+// The single edges two internal edges compose to (gen/edge.ml
+// compact_sequence: com, po, snd_fence, fst_fence, fst_dp, sequence_dp, with
+// cDep's dependencies, as -arch C has them): the program order they make,
+// the fence either holds over it, a control dependency carried on, an
+// address dependency followed by another dependency, and Coi;Coi -> Coi,
+// Fri;Coi -> Fri, Rfi;Fri -> Coi. The location: Same only if both keep it
+// (Code.seq_sd).
+std::vector<Edge> compositions(const Edge& a, const Edge& b) {
+  const bool same = a.same_loc && b.same_loc;
+  std::vector<Edge> out;
+  if ((com(a, EdgeKind::Co) || com(a, EdgeKind::Fr)) && com(b, EdgeKind::Co)) out.push_back(a);
+  if (com(a, EdgeKind::Rf) && com(b, EdgeKind::Fr))
+    out.push_back(plain(EdgeKind::Co, true, Dir::W, Dir::W));
+  out.push_back(plain(EdgeKind::Po, same, a.src, b.tgt));
+  for (const Edge* f : {&b, &a})
+    if (f->kind == EdgeKind::Fence) {
+      out.push_back(plain(EdgeKind::Fence, same, a.src, b.tgt));
+      out.back().fence = f->fence;
+    }
+  const auto dep = [&](DepKind d) {
+    out.push_back(plain(EdgeKind::Dep, same, a.src, b.tgt));
+    out.back().dep = d;
+  };
+  if (dp(a) && a.dep == DepKind::Ctrl) dep(DepKind::Ctrl);
+  if (dp(a) && dp(b) && a.dep == DepKind::Addr) dep(b.dep);
+  return out;
+}
+
+// gen/alt.ml choice_transitive: a pair of internal edges is kept when none of
+// the edges it composes to is a word of the vocabulary (that shorter cycle is
+// made already).
+bool choice_transitive(const Edge& a, const Edge& b, const std::vector<Edge>& vocabulary) {
+  if (ext(a) || ext(b)) return true;
+  for (const Edge& c : compositions(a, b))
+    for (const Edge& w : vocabulary)
+      if (diy_compare(c, w) == 0) return false;
+  return true;
+}
+
 bool choice(const Edge& a, const Edge& b, const PairRules& r) {
   switch (r.mode) {
     case Mode::Default: return choice_default(a, b);
@@ -117,6 +166,11 @@ bool choice(const Edge& a, const Edge& b, const PairRules& r) {
     case Mode::Free:
     case Mode::Thin:
     case Mode::Total: return true;
+    case Mode::Ppo:  // no edge twice in a row; after a control dependency to a read, an
+                     // external edge (choice_ppo; cDep's is_ctrlr: Ctrl, as -arch C)
+      if (diy_compare(a, b) == 0) return false;
+      return !(dp(a) && a.dep == DepKind::Ctrl && a.tgt == Dir::R) || ext(b);
+    case Mode::Transitive: return choice_transitive(a, b, r.vocabulary);
   }
   return true;
 }
@@ -180,8 +234,10 @@ std::string_view observers_name(Observers o) {
 }
 
 std::optional<Mode> parse_mode(std::string_view s) {
-  static constexpr std::array<std::pair<std::string_view, Mode>, 8> kModes = {{
+  // gen/config.ml parse_mode's names ("def" and "trans" too).
+  static constexpr std::array<std::pair<std::string_view, Mode>, 12> kModes = {{
       {"default", Mode::Default},
+      {"def", Mode::Default},
       {"sc", Mode::Sc},
       {"critical", Mode::Critical},
       {"mixed", Mode::Mixed},
@@ -189,10 +245,17 @@ std::optional<Mode> parse_mode(std::string_view s) {
       {"free", Mode::Free},
       {"thin", Mode::Thin},
       {"total", Mode::Total},
+      {"ppo", Mode::Ppo},
+      {"transitive", Mode::Transitive},
+      {"trans", Mode::Transitive},
   }};
   for (const auto& [name, m] : kModes)
     if (name == s) return m;
   return std::nullopt;
+}
+
+std::string_view mode_names() {
+  return "default, sc, critical, mixed, uni, free, thin, total, ppo or transitive";
 }
 
 }  // namespace redscope::generate

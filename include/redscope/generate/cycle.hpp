@@ -147,16 +147,18 @@ std::vector<Edge> least_rotation(const std::vector<Edge>& cycle);
 
 // diy7's -mode: which adjacent internal and external edges a cycle of
 // `--size` may hold (herdtools7 gen/alt.ml, `choice_*`).
-enum class Mode { Default, Sc, Critical, Mixed, Uni, Free, Thin, Total };
+enum class Mode { Default, Sc, Critical, Mixed, Uni, Free, Thin, Total, Ppo, Transitive };
 std::optional<Mode> parse_mode(std::string_view name);  // "default", "sc", ...
+std::string_view mode_names();                          // "default, sc, ... or transitive"
 
 // The program-order edges -mode sc takes as safe: (same location, src, tgt).
 using PoSafe = std::vector<std::tuple<bool, Dir, Dir>>;
 
 struct PairRules {
   Mode mode = Mode::Default;
-  PoSafe po_safe;               // Mode::Sc only
-  bool keep_com_pairs = false;  // keep Coe Coe, Fre Coe, Rfe Fre (diy7 rejects them)
+  PoSafe po_safe;                // Mode::Sc only
+  std::vector<Edge> vocabulary;  // Mode::Transitive only: the --edges and --relax words
+  bool keep_com_pairs = false;   // keep Coe Coe, Fre Coe, Rfe Fre (diy7 rejects them)
 };
 
 // May edge b follow edge a in a cycle (gen/alt.ml `can_precede`)? Directions
@@ -168,8 +170,12 @@ struct EnumerateOptions {
   std::size_t max_edges = 4;
   std::vector<std::string> vocabulary = default_vocabulary();
   // diy's -relax: more words; each cycle uses one of them (once or more)
-  // and no other (diy's default -mix false).
+  // and no other (diy's default -mix false). With `mix` (diy's -mix true)
+  // and max_relax above 1, a cycle uses min_relax to max_relax of them
+  // (diy's -minrelax, -maxrelax); max_relax 0 makes no cycle.
   std::vector<std::string> relax;
+  bool mix = false;
+  std::size_t min_relax = 1, max_relax = 100;
   PairRules rules;         // diy's -mode, and whether to keep com pairs
   std::size_t nprocs = 4;  // diy's -nprocs: threads at most
   std::size_t ins = 4;     // diy's -ins: edges per thread at most (ins - 1 internal)
