@@ -8,11 +8,11 @@ import { Engine } from './engine.js';
 import { encodeState, decodeFragment } from './share.js';
 import { evalCondition, conditionAsOutcome } from './condition.js';
 import { withWitnessEdges } from './witness.js';
+import { OutcomeTable } from './table.js';
 
 const $ = (sel) => document.querySelector(sel);
 const MY_MODEL_FILE = 'mine.cat';
 const DEFAULT_EXAMPLE = 'classic/MP.litmus';
-const MAX_ROWS = 2000;   // the table shows at most this many outcomes (the JSON has all)
 
 const ui = {
   status: $('#status'), run: $('#run'), stop: $('#stop'), share: $('#share'),
@@ -29,13 +29,15 @@ const state = {
   results: [],           // the last run's test objects (a .test template: one per row)
   current: null,         // the shown test object
   row: 0,                // the shown row of a .test template (0-based)
+  runOptions: {},        // the options of the run the table shows: a witness asks with them
+  loaded: '',            // the test text as opened (an example, a file, a link): edits differ
 };
 
 // ---- editors -------------------------------------------------------------------
 
 const testEditor = new Editor($('#test-editor'), {
   dialectFn: () => dialectOf(ui.fileName.value, $('#test-text').value),
-  onChange: () => showDialect(),
+  onChange: () => onTestEdit(),
 });
 const modelEditor = new Editor($('#model-editor'), {
   dialectFn: () => 'cat',
@@ -46,6 +48,58 @@ function showDialect() {
   ui.dialect.textContent = DIALECT_NAMES[dialectOf(ui.fileName.value, testEditor.value)];
 }
 ui.fileName.addEventListener('input', () => { showDialect(); testEditor.render(); });
+
+// An edit makes a shown error of the test stale (its marks go with the edit,
+// the box with them), and the text is no longer the example's: the menu and
+// the link stop naming it.
+function onTestEdit() {
+  showDialect();
+  if (state.errorIn === 'test') {
+    showMessage('');
+    state.errorIn = null;
+    delete document.body.dataset.error;
+  }
+  if (ui.examples.value && testEditor.value !== state.loaded) {
+    ui.examples.value = '';
+    if (location.hash.startsWith('#example=')) history.replaceState(null, '', location.pathname);
+  }
+}
+
+// A file name for a pasted test, from its header (`PTX SB` is SB.litmus) or,
+// for NVIDIA's format (`.global x;` first), pasted.test; null: keep the name.
+function fileNameOf(text) {
+  const first = text.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('//'));
+  if (!first) return null;
+  if (/^\.(global|shared)\b/.test(first)) return 'pasted.test';
+  const m = first.match(/^(PTX|SASS|PTO|CUDA)\s+(\S+)/);
+  return m ? `${m[2].replace(/[^\w.+-]/g, '_')}.litmus` : null;
+}
+
+// A paste that replaces the whole test (or fills an empty editor) is a new
+// test: its name comes from its header, so errors and the dialect are its own.
+$('#test-text').addEventListener('paste', (e) => {
+  const ta = e.target;
+  const whole = !ta.value.trim() || (ta.selectionStart === 0 && ta.selectionEnd === ta.value.length);
+  const name = whole ? fileNameOf(e.clipboardData?.getData('text/plain') ?? '') : null;
+  if (!name) return;
+  setTimeout(() => {
+    ui.fileName.value = name;
+    showDialect();
+    testEditor.render();
+  });
+});
+
+// Unsaved work: the test or the model edited since it was opened (a share
+// link saves both: its URL reopens them).
+function dirty() {
+  return testEditor.value !== state.loaded ||
+    (state.modelEdited && modelEditor.value !== state.modelLoaded);
+}
+window.addEventListener('beforeunload', (e) => {
+  if (!dirty()) return;
+  e.preventDefault();
+  e.returnValue = '';
+});
 
 // ---- the engine ----------------------------------------------------------------
 
@@ -63,6 +117,14 @@ const engine = new Engine({
       $('#version').textContent = `This is redscope ${v.version ?? ''}, engines ${(v.engines ?? ['enum']).join(', ')}` +
         `${v.z3 ? ', with Z3' : ', without Z3'}.`;
     }
+  },
+  // A run's further outcomes (worker.js streams them after its result).
+  onRows: (msg) => {
+    const r = state.results[msg.test];
+    if (msg.id !== state.runId || !r) return;
+    for (const o of msg.outcomes) r.outcomes.push(o);
+    if (state.current === r) table.grow();
+    document.body.dataset.rows = String(state.results.reduce((n, t) => n + t.outcomes.length, 0));
   },
   onFatal: (message) => {
     document.body.dataset.state = 'fatal';
@@ -90,10 +152,22 @@ function parseError(err) {
   return { file: null, line: 0, column: 0, message: String(err), text: String(err) };
 }
 
+// The module's heap cannot grow past 2 GiB (Emscripten's cap for a growing
+// heap, docs/playground.md "Limits"): a call that needs more ends with
+// std::bad_alloc (or the module aborts). Say what happened and where it runs.
+const OUT_OF_MEMORY = /bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i;
+function withMemoryHint(text) {
+  if (!OUT_OF_MEMORY.test(text)) return text;
+  return `${text}\nThe engine ran out of memory: this page's WebAssembly module can use at ` +
+    'most 2 GiB. The command line has no such cap (redscope run FILE, with --max-memory ' +
+    'as large as the machine allows) and lists every outcome of this test there.';
+}
+
 // Shows a located error in the editor it belongs to (the cat editor for the
 // model file, else the test editor), and its text above the results.
 function showLocatedError(err) {
   const e = parseError(err);
+  e.text = withMemoryHint(e.text || e.message);
   const inModel = e.file && (e.file === MY_MODEL_FILE || e.file.endsWith('.cat'));
   // A refused request (file "request": an option out of range) is located
   // in the request's JSON, in neither editor.
@@ -101,6 +175,7 @@ function showLocatedError(err) {
   if (e.line > 0 && (inModel || inTest)) (inModel ? modelEditor : testEditor).setErrors([e]);
   if (inModel) { ui.modelPane.hidden = false; }
   showMessage(e.text || e.message);
+  state.errorIn = inModel ? 'model' : inTest ? 'test' : null;
   document.body.dataset.error = e.line > 0 ? `${e.line}:${e.column}` : 'unlocated';
 }
 
@@ -142,6 +217,7 @@ async function call(command, options = {}, label = command) {
   ui.run.disabled = true;
   ui.stop.disabled = false;
   const t0 = performance.now();
+  setStatus(`${label}: running…`);
   let progress = null;
   ui.progress.hidden = false;
   const tick = () => {
@@ -161,17 +237,19 @@ async function call(command, options = {}, label = command) {
   tick();
   clock = setInterval(tick, 100);
   try {
-    const { answer, ms } = await engine.call(request(command, options), {
+    const { answer, ms, id } = await engine.call(request(command, options), {
       onProgress: (p) => { progress = p; },
     });
+    if (command === 'run') state.runId = id;
     setStatus(`${label}: ${(ms / 1000).toFixed(2)} s`);
     document.body.dataset.ms = ms.toFixed(1);   // the worker's time for the call
     document.body.dataset.state = 'done';
     return answer;
   } catch (e) {
     document.body.dataset.state = e.stopped ? 'stopped' : 'error';
+    if (e.stopped && command === 'run') clearResults();   // the old verdict is not this test's
     showMessage(e.stopped ? `Stopped after ${((performance.now() - t0) / 1000).toFixed(1)} s; ` +
-      'the engine was restarted.' : e.message, e.stopped ? 'note' : 'error');
+      'the engine was restarted.' : withMemoryHint(e.message), e.stopped ? 'note' : 'error');
     setStatus(e.stopped ? 'stopped' : 'failed');
     return null;
   } finally {
@@ -187,10 +265,12 @@ ui.stop.addEventListener('click', () => engine.stop());
 // ---- running and the outcome table -------------------------------------------------
 
 async function run() {
-  const answer = await call('run', {
+  const runOptions = {
     observe_all: $('#observe-all').checked, max_outcomes: numberOr($('#max-outcomes').value, 10000),
-  }, 'run');
+  };
+  const answer = await call('run', runOptions, 'run');
   if (!answer) return;
+  state.runOptions = runOptions;
   if (answer.error && !Array.isArray(answer) && !('outcomes' in answer)) {
     clearResults();
     showLocatedError(answer.error);
@@ -212,8 +292,9 @@ document.addEventListener('keydown', (e) => {
 function clearResults() {
   state.results = [];
   state.current = null;
+  state.runId = null;
   ui.verdict.hidden = true;
-  ui.outcomes.hidden = true;
+  table.clear();
   ui.rows.hidden = true;
   $('#witness-graph').innerHTML = '';
   $('#witness-text').innerHTML = '';
@@ -237,15 +318,24 @@ function verdictHtml(r) {
     meaning = holds ? 'every execution satisfies it' : 'some execution violates it';
   }
   const cls = holds ? 'yes' : 'no';
+  const count = r.outcome_count ?? r.outcomes.length;
   return `<div class="verdict-line"><span class="pill ${cls}">${holds ? 'Yes' : 'No'}</span>
     <code>${escapeHtml(q)} ${escapeHtml(c.text)}</code> <span>${escapeHtml(meaning)}</span></div>
     <div class="muted">${[`Test <strong>${escapeHtml(r.test)}</strong>`,
     `observation <strong>${escapeHtml(r.observation ?? '')}</strong>`,
-    `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}`,
+    `${count} outcome${count === 1 ? '' : 's'}`,
     r.model && `model ${escapeHtml(r.model)}`, r.target && escapeHtml(r.target),
     r.engine && `engine ${escapeHtml(r.engine)}`, `${(+r.seconds).toFixed(3)} s`,
     r.incomplete_paths && `<span class="warn">${r.incomplete_paths} incomplete paths</span>`,
-  ].filter(Boolean).join(' · ')}</div>`;
+  ].filter(Boolean).join(' · ')}</div>${notesHtml(r.notes)}`;
+}
+
+// The CLI's notes on a test (a data race, a read of memory nothing wrote, a
+// PTO read without a barrier): printed as `run` prints them, after the verdict.
+function notesHtml(notes) {
+  if (!notes?.length) return '';
+  return `<ul class="notes" aria-label="notes">${notes.map((n) =>
+    `<li><strong>note:</strong> ${escapeHtml(n)}</li>`).join('')}</ul>`;
 }
 
 function showResult(k) {
@@ -255,7 +345,7 @@ function showResult(k) {
   state.row = k;
   if (r.error) {
     ui.verdict.hidden = true;
-    ui.outcomes.hidden = true;
+    table.clear();
     showLocatedError(r.error_kind && r.error_kind !== 'input' ? `${r.error_kind}: ${r.error}` : r.error);
     document.body.dataset.state = 'error';
     return;
@@ -270,27 +360,34 @@ function showResult(k) {
   $('#witness-text').innerHTML = '';
 }
 
+const table = new OutcomeTable(ui.outcomes, $('#table-wrap'));
+
 function renderTable(r) {
-  const keys = [];
-  for (const o of r.outcomes) for (const key of Object.keys(o)) if (!keys.includes(key)) keys.push(key);
-  const marks = r.outcomes.map((o) => evalCondition(r.condition?.text, o));
-  const showMark = marks.some((m) => m !== null);
-  ui.outcomes.innerHTML = `<thead><tr><th>#</th>${keys.map((key) => `<th>${escapeHtml(key)}</th>`).join('')}
-    ${showMark ? '<th title="does this outcome satisfy the condition?">condition</th>' : ''}<th></th></tr></thead><tbody>` +
-    r.outcomes.slice(0, MAX_ROWS).map((o, i) => `<tr data-index="${i}" data-outcome="${escapeHtml(JSON.stringify(o))}"
-      class="${marks[i] ? 'sat' : ''}" tabindex="0"><td>${i + 1}</td>
-      ${keys.map((key) => `<td>${escapeHtml(o[key] ?? '')}</td>`).join('')}
-      ${showMark ? `<td>${marks[i] === null ? '?' : marks[i] ? '✔ satisfies' : '—'}</td>` : ''}
-      <td><button class="link" data-witness="${i}">witness</button></td></tr>`).join('') + '</tbody>' +
-    (r.outcomes.length > MAX_ROWS ? `<tfoot><tr><td colspan="${keys.length + 3}">${r.outcomes.length - MAX_ROWS}
-      more outcomes are not shown: download the JSON for all of them.</td></tr></tfoot>` : '');
-  ui.outcomes.hidden = false;
-  const blob = new Blob([JSON.stringify(state.results, null, 1)], { type: 'application/json' });
-  if (state.download) URL.revokeObjectURL(state.download);
-  state.download = URL.createObjectURL(blob);
-  ui.verdict.insertAdjacentHTML('beforeend', ` <a class="muted" download="${escapeHtml(r.test)}.json"
-    href="${state.download}">download the JSON</a>`);
+  table.show(r, (o) => evalCondition(r.condition?.text, o));
+  ui.verdict.insertAdjacentHTML('beforeend', ' <button class="link" id="download-json">' +
+    'download the JSON</button>');
 }
+
+// The run's JSON, as `run --format json` prints it: the worker keeps it and
+// hands it over as a Blob only when asked (it can be tens of megabytes).
+async function downloadJson() {
+  if (engine.busy) return;
+  const { answer } = await engine.call({ command: 'kept.json' });
+  if (answer.error) { showMessage(answer.error.message); return; }
+  saveBlob(answer.blob, `${state.results[0]?.test ?? 'run'}.json`);
+}
+
+function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+ui.verdict.addEventListener('click', (e) => {
+  if (e.target.id === 'download-json') downloadJson();
+});
 
 ui.outcomes.addEventListener('click', (e) => {
   const tr = e.target.closest('tr[data-index]');
@@ -309,10 +406,14 @@ async function viz() {
   return vizPromise;
 }
 
-async function drawDot(dot, into) {
+// Draws a DOT graph as SVG; `name` is its accessible name (a graph is an
+// image to assistive technology: role img, labelled).
+async function drawDot(dot, into, name) {
   try {
     const v = await viz();
     const svg = v.renderSVGElement(dot);
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', name);
     into.replaceChildren(svg);
   } catch (e) {
     into.innerHTML = `<pre class="error-box">cannot draw the graph: ${escapeHtml(String(e.message || e))}</pre>`;
@@ -323,22 +424,35 @@ function witnessText(w) {
   if (!w) return '';
   const list = (name, items) => items?.length
     ? `<div><strong>${name}</strong><ul>${items.map((x) => `<li><code>${escapeHtml(x)}</code></li>`).join('')}</ul></div>` : '';
-  return list('rf', w.rf) + list('co', w.co);
+  return list('rf', w.rf) + list('co', w.co) +
+    list('the interleaving (the explorer\'s choices, in order)', w.choices);
 }
 
 async function showWitness(i) {
   const r = state.current;
-  if (!r) return;
-  for (const tr of ui.outcomes.querySelectorAll('tr.picked')) tr.classList.remove('picked');
-  ui.outcomes.querySelector(`tr[data-index="${i}"]`)?.classList.add('picked');
+  if (!r || engine.busy) return;
+  table.pick(i);
   selectTab('witness');
   $('#witness-hint').hidden = true;
+  // The run's witnesses stay in the worker (worker.js): this outcome's only.
+  const kept = await engine.call({ command: 'kept.witness', test: state.row, index: i });
+  if (kept.answer.error) { showMessage(kept.answer.error.message); return; }
+  const w = kept.answer.witness;
   $('#witness-text').innerHTML = `<p>Outcome ${i + 1}: <code>${escapeHtml(outcomeString(r.outcomes[i]))}</code></p>` +
-    witnessText(r.witnesses?.[i]);
-  const answer = await call('dot', { outcome: r.outcomes[i] }, 'witness');
+    witnessText(w);
+  if (w?.choices?.length && !w.rf?.length && !w.co?.length) {
+    // A PTO program's witness is the order its vector operations completed
+    // in (the explorer's choices): there is no event graph to draw.
+    $('#witness-graph').replaceChildren();
+    document.body.dataset.witness = String(i);
+    return;
+  }
+  const answer = await call('dot', { outcome: r.outcomes[i], ...state.runOptions }, 'witness');
   if (!answer) return;
   if (answer.error) { showLocatedError(answer.error); return; }
-  await drawDot(withWitnessEdges(answer.dot, r.witnesses?.[i]), $('#witness-graph'));
+  await drawDot(withWitnessEdges(answer.dot, w), $('#witness-graph'),
+    `The witness execution of outcome ${i + 1}, ${outcomeString(r.outcomes[i])}: ` +
+    'its events by thread, with program order, rf and co edges');
   document.body.dataset.witness = String(i);
 }
 
@@ -390,7 +504,10 @@ async function explain(options) {
     (!forbidden && answer.message ? `<p>${escapeHtml(answer.message)}</p>` : '');
   document.body.dataset.explain = answer.verdict ?? '';
   for (const [k, b] of (answer.breaches || []).entries()) {
-    if (breachEdges(b).length) await drawDot(explainDot(b), $(`#breach-${k}`));
+    if (breachEdges(b).length) {
+      await drawDot(explainDot(b), $(`#breach-${k}`), `Why ${b.axiom} is broken: ` +
+        breachEdges(b).map((e) => `${e.from} ${e.kind} ${e.to}`).join(', '));
+    }
   }
 }
 $('#explain-run').addEventListener('click', () => {
@@ -414,7 +531,7 @@ async function atomicity() {
   out.innerHTML = tests.map((t) => {
     if (t.error) return `<pre class="error-box">${escapeHtml(t.error)}</pre>`;
     if (!t.pairs?.length) return `<p>${escapeHtml(t.test)}: no pair of RMWs on one location.</p>`;
-    return `<table class="pairs"><thead><tr><th>location</th><th>a</th><th>b</th><th>in each other's scope</th><th>lost update</th></tr></thead><tbody>` +
+    return `<div class="table-scroll"><table class="pairs"><thead><tr><th>location</th><th>a</th><th>b</th><th>in each other's scope</th><th>lost update</th></tr></thead><tbody>` +
       t.pairs.map((p) => {
         if (p.lost_update) lost++;
         const side = (s) => `${escapeHtml(s.thread)}: <code>${escapeHtml(s.instruction)}</code> <span class="muted">line ${s.line}</span>`;
@@ -422,7 +539,7 @@ async function atomicity() {
         return `<tr class="${p.lost_update ? 'lost' : ''}"><td>${escapeHtml(p.location)}</td><td>${side(p.a)}</td><td>${side(p.b)}</td>
           <td title="${escapeHtml(p.scope_reason ?? '')}">${p.mutually_in_scope ? 'yes' : 'no'}</td>
           <td>${p.lost_update ? `<strong class="warn">LOST</strong> ${escapeHtml(p.how ?? '')}${final}` : 'no'}${p.lost_update_reason ? ` <span class="muted">${escapeHtml(p.lost_update_reason)}</span>` : ''}</td></tr>`;
-      }).join('') + '</tbody></table>';
+      }).join('') + '</tbody></table></div>';
   }).join('');
   document.body.dataset.atomicity = lost ? 'lost' : 'safe';
   out.insertAdjacentHTML('afterbegin', `<p class="verdict-line"><span class="pill ${lost ? 'no' : 'yes'}">${lost ? `${lost} lost update${lost > 1 ? 's' : ''}` : 'no lost update'}</span></p>`);
@@ -431,11 +548,28 @@ $('#atomicity-run').addEventListener('click', atomicity);
 
 // ---- tabs ----------------------------------------------------------------------------
 
-function selectTab(name) {
-  for (const b of document.querySelectorAll('[role=tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+// WAI-ARIA's tabs pattern: the selected tab alone is in the Tab order, the
+// arrow keys (and Home, End) move between tabs and select them.
+function selectTab(name, focus = false) {
+  for (const b of document.querySelectorAll('[role=tab]')) {
+    const on = b.dataset.tab === name;
+    b.setAttribute('aria-selected', String(on));
+    b.tabIndex = on ? 0 : -1;
+    if (on && focus) b.focus();
+  }
   for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${name}`;
 }
-for (const b of document.querySelectorAll('[role=tab]')) b.addEventListener('click', () => selectTab(b.dataset.tab));
+const tabButtons = [...document.querySelectorAll('[role=tab]')];
+for (const b of tabButtons) {
+  b.addEventListener('click', () => selectTab(b.dataset.tab));
+  b.addEventListener('keydown', (e) => {
+    const k = tabButtons.indexOf(b);
+    const to = { ArrowRight: k + 1, ArrowLeft: k - 1, Home: 0, End: tabButtons.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    selectTab(tabButtons[(to + tabButtons.length) % tabButtons.length].dataset.tab, true);
+  });
+}
 
 // ---- models --------------------------------------------------------------------------
 
@@ -458,6 +592,7 @@ async function editCopy() {
     : (dialectOf(ui.fileName.value, testEditor.value) === 'sass' ? 'sass-sm30.cat' : 'ptx.cat');
   if (state.modelEdited && ui.modelSelect.value === 'mine') { ui.modelPane.hidden = false; return; }
   modelEditor.value = await shippedModelText(base);
+  state.modelLoaded = modelEditor.value;
   state.modelBase = base;
   state.modelEdited = true;
   ui.modelSelect.value = 'mine';
@@ -489,7 +624,7 @@ async function checkModel(loud = true) {
   if (err) {
     const e = parseError(err);
     modelEditor.setErrors(e.line > 0 ? [e] : []);
-    ui.modelStatus.textContent = `error: ${e.text || e.message}`;
+    ui.modelStatus.textContent = e.text && /\berror:/.test(e.text) ? e.text : `error: ${e.message}`;
     ui.modelStatus.className = 'warn';
     document.body.dataset.modelError = `${e.line}:${e.column}`;
   } else {
@@ -519,6 +654,7 @@ async function openExample(path) {
     if (!res.ok) { showMessage(`no example ${path}`); return; }
     setTest(path.split('/').pop(), await res.text());
     ui.examples.value = path;
+    state.example = path;
   } finally {
     opening -= 1;
     if (!opening) ui.run.disabled = !engine.ready || engine.busy;
@@ -528,6 +664,10 @@ async function openExample(path) {
 function setTest(fileName, text) {
   ui.fileName.value = fileName;
   testEditor.value = text;
+  state.loaded = text;
+  state.example = null;
+  state.errorIn = null;
+  delete document.body.dataset.error;
   showDialect();
   clearResults();
   showMessage('');
@@ -537,22 +677,35 @@ function setTest(fileName, text) {
 }
 
 ui.examples.addEventListener('change', async () => {
-  if (!ui.examples.value) return;
-  await openExample(ui.examples.value);
-  history.replaceState(null, '', `#example=${encodeURIComponent(ui.examples.value)}`);
+  const path = ui.examples.value;
+  if (!path) return;
+  if (dirty() && !confirm(`Open ${path}? Your edits to ${ui.fileName.value} will be lost ` +
+      '(Share link keeps them in the address).')) {
+    ui.examples.value = state.example ?? '';
+    return;
+  }
+  await openExample(path);
+  history.replaceState(null, '', `#example=${encodeURIComponent(path)}`);
 });
 
 $('#open-file').addEventListener('change', async (e) => {
   const file = e.target.files[0];
-  if (file) { setTest(file.name, await file.text()); ui.examples.value = ''; }
+  if (file) {
+    setTest(file.name, await file.text());
+    ui.examples.value = '';
+    if (location.hash.startsWith('#example=')) history.replaceState(null, '', location.pathname);
+  }
   e.target.value = '';
 });
+$('#open-file-button').addEventListener('click', () => $('#open-file').click());
 
 ui.share.addEventListener('click', async () => {
   const s = { file: ui.fileName.value, test: testEditor.value, model: ui.modelSelect.value === 'mine' ? null : (ui.modelSelect.value || null) };
   if (ui.modelSelect.value === 'mine') { s.model_text = modelEditor.value; s.model_base = state.modelBase; }
   const fragment = await encodeState(s);
   history.replaceState(null, '', `#${fragment}`);
+  state.loaded = s.test;   // the link holds the edits now: a reload reopens them
+  state.modelLoaded = s.model_text;
   const link = location.href;
   try { await navigator.clipboard.writeText(link); setStatus(`link copied (${link.length} characters)`); } catch (e) {
     setStatus(`link in the address bar (${link.length} characters)`);
@@ -564,6 +717,7 @@ async function applyState(s) {
   setTest(s.file || 'test.litmus', s.test);
   if (typeof s.model_text === 'string') {
     modelEditor.value = s.model_text;
+    state.modelLoaded = s.model_text;
     state.modelEdited = true;
     state.modelBase = s.model_base ?? null;
     ui.modelSelect.value = 'mine';
@@ -583,7 +737,9 @@ async function openFragment() {
     await applyState(frag.state);
     return true;
   } catch (e) {
-    showMessage(e.message);
+    // A damaged link: say so over the default example, never an empty editor.
+    await openExample(DEFAULT_EXAMPLE);
+    showMessage(`${e.message}; opened ${DEFAULT_EXAMPLE} instead.`);
     return false;
   }
 }

@@ -3,9 +3,12 @@
 // starts a fresh one, rejecting the running request with {stopped: true}.
 
 export class Engine {
-  constructor({ onReady = () => {}, onFatal = () => {} } = {}) {
+  // onRows(msg): a run's further outcomes ({id, test, from, outcomes}),
+  // arriving after its result (worker.js).
+  constructor({ onReady = () => {}, onFatal = () => {}, onRows = () => {} } = {}) {
     this.onReady = onReady;
     this.onFatal = onFatal;
+    this.onRows = onRows;
     this.nextId = 1;
     this.pending = new Map();
     this.start();
@@ -32,6 +35,7 @@ export class Engine {
       return;
     }
     if (msg.type === 'fatal') { this.onFatal(msg.message); return; }
+    if (msg.type === 'rows') { this.onRows(msg); return; }
     const job = this.pending.get(msg.id);
     if (!job) return;
     if (msg.type === 'progress') { job.onProgress?.(msg); return; }
@@ -53,7 +57,7 @@ export class Engine {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
       this.worker.postMessage({ id, request });
-    });
+    }).then((r) => ({ ...r, id }));
   }
 
   get busy() { return this.pending.size > 0; }

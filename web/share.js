@@ -56,7 +56,11 @@ export async function decodeFragment(fragment) {
     bytes = fromBase64Url(value);
     if (key === 'z') {
       if (!canCompress()) throw new Error('this browser cannot decompress (no DecompressionStream)');
-      bytes = await pipeThrough(bytes, new DecompressionStream('deflate-raw'));
+      try {
+        bytes = await pipeThrough(bytes, new DecompressionStream('deflate-raw'));
+      } catch (e) {
+        throw new Error('its data is not DEFLATE-compressed: cut short or altered?');
+      }
     }
     const state = JSON.parse(new TextDecoder().decode(bytes));
     if (typeof state.test !== 'string') throw new Error('no test in it');

@@ -9,7 +9,7 @@
 const BUILD = 'dev';   // replaced by scripts/build-web.sh
 const CACHE = `redscope-playground-${BUILD}`;
 const CORE = ['./', 'index.html', 'style.css', 'app.js', 'editor.js', 'highlight.js', 'engine.js',
-  'share.js', 'condition.js', 'witness.js', 'worker.js', 'redscope.js', 'redscope.wasm', 'vendor/viz.js',
+  'share.js', 'condition.js', 'witness.js', 'table.js', 'worker.js', 'redscope.js', 'redscope.wasm', 'vendor/viz.js',
   'examples/index.json', 'models/index.json', 'examples/cuda-ptx.json'];
 
 async function precache() {

@@ -6,15 +6,24 @@
 //   page -> worker  {id, request}              request: the JSON API's object
 //   worker -> page  {type: 'ready', version, ms}   once the module is up
 //                   {type: 'progress', id, done, total, phase}
-//                   {type: 'result', id, answer, ms}   answer: the parsed JSON
+//                   {type: 'result', id, answer, ms}   answer: the parsed JSON;
+//                       for `run`, each test with its first ROWS outcomes, no
+//                       witnesses, and `outcome_count` (all of them)
+//                   {type: 'rows', id, test, from, outcomes}   the rest of a
+//                       run's outcomes, ROWS a message, after its result
 //                   {type: 'crash', id, message}   the module aborted (the page
 //                                                  then replaces the worker)
+// The worker keeps the last run's answer: `kept.witness` {test, index} answers
+// one outcome's witness, `kept.json` the run's JSON text as a Blob (the page
+// never copies a large answer whole: a 65,536-outcome run is 68 MB of JSON).
 /* global createRedscope */
 'use strict';
 
 const started = performance.now();
 let current = null;   // the id of the request running now
 let lastProgress = 0;
+let kept = null;      // the last run: {text, tests}
+const ROWS = 2000;    // outcomes a message: each is a short task on the page
 
 try {
   importScripts('redscope.js');
@@ -28,17 +37,50 @@ try {
 // module's 16 MB stack: a request over 4 MiB would overflow it, writing over
 // the module's static data or trapping (docs/playground.md "The module's
 // JSON API"). The module itself bounds what it reads (max_file_size).
-function callModule(Module, request) {
+function callModuleText(Module, request) {
   const text = JSON.stringify(request);
   const size = Module.lengthBytesUTF8(text) + 1;
   const at = Module._malloc(size);
   if (!at) throw new Error(`no memory for a request of ${size} bytes`);
   try {
     Module.stringToUTF8(text, at, size);
-    return JSON.parse(Module.ccall('redscope_call', 'string', ['number'], [at]));
+    return Module.ccall('redscope_call', 'string', ['number'], [at]);
   } finally {
     Module._free(at);
   }
+}
+const callModule = (Module, request) => JSON.parse(callModuleText(Module, request));
+
+// A run's answer: kept whole here; the page gets each test's head and then
+// its outcomes in slices (sendRows), never its witnesses.
+function runAnswer(Module, request) {
+  const text = callModuleText(Module, request);
+  const answer = JSON.parse(text);
+  const tests = Array.isArray(answer) ? answer : [answer];
+  if (!tests.every((t) => Array.isArray(t?.outcomes))) return { answer, rest: [] };
+  kept = { text, tests };
+  const head = tests.map((t) => {
+    const { witnesses, ...rest } = t;
+    return { ...rest, outcomes: t.outcomes.slice(0, ROWS), outcome_count: t.outcomes.length,
+      has_witnesses: Array.isArray(witnesses) && witnesses.length > 0 };
+  });
+  return { answer: Array.isArray(answer) ? head : head[0], rest: tests };
+}
+
+function sendRows(id, tests) {
+  tests.forEach((t, k) => {
+    for (let from = ROWS; from < t.outcomes.length; from += ROWS) {
+      postMessage({ type: 'rows', id, test: k, from, outcomes: t.outcomes.slice(from, from + ROWS) });
+    }
+  });
+}
+
+// The page's questions about the kept run (no module call).
+function keptAnswer(request) {
+  if (!kept) return { error: { message: 'no run is kept (the engine was restarted): run the test again' } };
+  if (request.command === 'kept.json') return { blob: new Blob([kept.text], { type: 'application/json' }) };
+  const t = kept.tests[request.test ?? 0];
+  return { witness: t?.witnesses?.[request.index] ?? null };
 }
 
 function onProgress(p) {
@@ -81,8 +123,17 @@ onmessage = async (event) => {
   current = id;
   const t0 = performance.now();
   try {
-    const answer = callModule(Module, request);
-    postMessage({ type: 'result', id, answer, ms: performance.now() - t0 });
+    if (request.command.startsWith('kept.')) {
+      postMessage({ type: 'result', id, answer: keptAnswer(request), ms: performance.now() - t0 });
+    } else if (request.command === 'run') {
+      kept = null;
+      const { answer, rest } = runAnswer(Module, request);
+      postMessage({ type: 'result', id, answer, ms: performance.now() - t0 });
+      sendRows(id, rest);
+    } else {
+      const answer = callModule(Module, request);
+      postMessage({ type: 'result', id, answer, ms: performance.now() - t0 });
+    }
   } catch (e) {
     postMessage({ type: 'crash', id, message: String(e && e.message || e) });
   } finally {

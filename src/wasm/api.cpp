@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -221,6 +222,9 @@ std::string call(std::string_view request) {
     return answer(q);
   } catch (const InputError& e) {
     return error_answer(e.diagnostic());
+  } catch (const std::bad_alloc&) {  // the heap's cap (2 GiB in the module): say so, not "bad_alloc"
+    return error_answer(Diagnostic{
+        file, {0, 0}, "out of memory: the call needed more memory than this process may use"});
   } catch (const std::exception& e) {  // over budget, or a defect: still a located answer
     return error_answer(Diagnostic{file, {0, 0}, e.what()});
   }

@@ -111,6 +111,9 @@ const context = await chromium.launchPersistentContext(userDir, {
   viewport: { width: 1440, height: 960 },
 });
 const page = context.pages()[0] ?? await context.newPage();
+// The page asks before dropping edits (confirm, beforeunload): yes, except
+// where a check answers itself (page.once before the default handler runs).
+page.on('dialog', (d) => { if (page.listenerCount('dialog') === 1) d.accept().catch(() => {}); });
 const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(e.message));
 
@@ -274,10 +277,9 @@ async function witness() {
   if (shots) await page.screenshot({ path: path.join(shots, 'playground.png') });
 }
 
-async function stop() {
-  // IRIW with 8 readers, all observed: 65,536 outcomes (CLI 0.3 s; the
-  // module several seconds), long enough to be stopped.
-  const readers = 8;
+// IRIW with `readers` readers, all observed: 4^readers outcomes (8: 65,536;
+// CLI 0.3 s, the module several seconds).
+function iriwText(readers) {
   const head = ['P0@cta 0,gpu 0', 'P1@cta 1,gpu 0'];
   const c0 = ['st.relaxed.gpu x, 1', 'st.relaxed.gpu y, 1'];
   const c1 = ['', ''];
@@ -288,9 +290,12 @@ async function stop() {
     c0.push(`ld.relaxed.gpu r0, ${k % 2 ? 'y' : 'x'}`);
     c1.push(`ld.relaxed.gpu r1, ${k % 2 ? 'x' : 'y'}`);
   }
-  const text = `PTX IRIW-${readers}\n"SLOW: long enough to be stopped."\n{\nx=0; y=0;\n}\n ${head.join(' | ')} ;\n ${c0.join(' | ')} ;\n ${c1.join(' | ')} ;\n` +
+  return `PTX IRIW-${readers}\n"SLOW: long enough to be stopped."\n{\nx=0; y=0;\n}\n ${head.join(' | ')} ;\n ${c0.join(' | ')} ;\n ${c1.join(' | ')} ;\n` +
     `exists (${cond.join(' /\\ ')})\n`;
-  await setTest('IRIW-8.litmus', text);
+}
+
+async function stop() {
+  await setTest('IRIW-8.litmus', iriwText(8));
   const setMax = (n) => page.evaluate((v) => { document.querySelector('#max-outcomes').value = v; }, n);
   await setMax('1000000');
   await page.click('#run');
@@ -309,6 +314,201 @@ async function stop() {
   check(running && stopped && after.outcomes.length === 3,
     `Stop ends a long run (progress shown: '${progress.trim()}') and a fresh engine runs the next test`,
     JSON.stringify({ running, stopped, after: after.outcomes.length }));
+}
+
+// ---- issue 49: a large run, notes, PTO witnesses, stale state, layout, a11y ----
+
+// IRIW-8's 65,536 outcomes arrive without a main-thread task over 200 ms
+// (longtask entries), into a virtualised table; a witness asks with the run's
+// limit (the error was "more than 10000 outcomes").
+async function bigRun() {
+  await setTest('IRIW-8.litmus', iriwText(8));
+  await page.evaluate(() => {
+    document.querySelector('#max-outcomes').value = '100000';
+    window.longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); })
+      .observe({ type: 'longtask' });
+  });
+  const t0 = performance.now();
+  await page.click('#run');
+  await page.waitForFunction(() => document.body.dataset.rows === '65536', null, { timeout: 120000 });
+  const ms = performance.now() - t0;
+  await page.waitForTimeout(300);
+  const { tasks, rows, count } = await page.evaluate(() => ({
+    tasks: window.longTasks, rows: document.querySelectorAll('#outcomes tr[data-index]').length,
+    count: document.querySelector('#verdict').textContent.match(/([\d,]+) outcomes/)?.[1],
+  }));
+  const worst = Math.max(0, ...tasks);
+  check(worst < 200 && rows < 400 && count === '65536',
+    `IRIW-8's 65,536 outcomes arrive with no main-thread task over 200 ms (longest ${worst.toFixed(0)} ms,` +
+    ` ${tasks.length} over 50 ms; ${rows} rows in the DOM; ${(ms / 1000).toFixed(1)} s)`,
+    JSON.stringify({ tasks, rows, count }));
+  // The last outcome is reachable by scrolling, and its witness draws.
+  await page.evaluate(() => { const w = document.querySelector('#table-wrap'); w.scrollTop = w.scrollHeight; });
+  await page.waitForSelector('#outcomes tr[data-index="65535"]', { timeout: 5000 });
+  await page.click('#outcomes tr[data-index="65535"]');
+  await page.waitForFunction(() => document.body.dataset.witness === '65535' || document.body.dataset.error,
+    null, { timeout: 60000 });
+  check(await body('witness') === '65535' && !!await page.$('#witness-graph svg'),
+    'the witness of outcome 65,536 draws (the request carries the run\'s outcome limit)',
+    await page.textContent('#message'));
+  await page.evaluate(() => { document.querySelector('#max-outcomes').value = '10000'; });
+}
+
+// PTO: the CLI's notes are shown, and a row's witness is its interleaving.
+async function ptoNotesAndWitness() {
+  const file = 'litmus/pto/hazard-no-barrier.litmus';
+  await pickExample(file.slice(7));
+  await runPage();
+  const [expected] = JSON.parse(cli(['run', '--format', 'json', file]).stdout);
+  const notes = await page.textContent('#verdict .notes').catch(() => '');
+  check(expected.notes.length > 0 && expected.notes.every((n) => notes.includes(n)),
+    `the CLI's notes are shown (${expected.notes.length}: ${expected.notes[0].slice(0, 50)}…)`);
+  await page.click('#outcomes tr[data-index="0"]');
+  await page.waitForFunction(() => document.body.dataset.witness === '0', null, { timeout: 20000 });
+  const text = await page.textContent('#witness-text');
+  check(expected.witnesses[0].choices.every((c) => text.includes(c)) && await page.isHidden('#message'),
+    'a PTO outcome\'s witness shows its interleaving (no "no such outcome" error)', text);
+}
+
+// What is shown always belongs to the test in the editor.
+// Picks an example and waits until the editor holds it.
+async function pickExample(rel) {
+  await page.selectOption('#examples', rel);
+  await page.waitForFunction((n) => document.querySelector('#file-name').value === n &&
+    !document.querySelector('#run').disabled, path.basename(rel));
+}
+
+async function staleState() {
+  await pickExample('classic/MP.litmus');
+  // A paste over the whole test is a new test: its name, no #example=.
+  const sb = fs.readFileSync(path.join(root, 'litmus/classic/SB.litmus'), 'utf8');
+  await page.evaluate((text) => {
+    const ta = document.querySelector('#test-text');
+    ta.focus();
+    ta.setSelectionRange(0, ta.value.length);
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+    ta.value = text;
+    ta.dispatchEvent(new Event('input'));
+  }, sb);
+  await page.waitForFunction(() => document.querySelector('#file-name').value === 'SB.litmus', null,
+    { timeout: 2000 }).catch(() => {});
+  const st = await page.evaluate(() => ({ file: document.querySelector('#file-name').value,
+    hash: location.hash, example: document.querySelector('#examples').value }));
+  check(st.file === 'SB.litmus' && !st.hash.includes('MP') && st.example === '',
+    'a pasted test takes its own name (SB.litmus) and the link no longer names MP', JSON.stringify(st));
+  // An error's box goes with the edit that fixes it; the status says a run runs.
+  await page.fill('#test-text', sb.replace('ld.weak r1', 'ld.foo r1'));
+  await runPage();
+  const shown = await page.isVisible('#message');
+  await page.fill('#test-text', sb);
+  const gone = await page.isHidden('#message');
+  const status = page.evaluate(() => new Promise((resolve) => {
+    const seen = [];
+    const o = new MutationObserver(() => seen.push(document.querySelector('#status').textContent));
+    o.observe(document.querySelector('#status'), { childList: true, characterData: true, subtree: true });
+    setTimeout(() => { o.disconnect(); resolve(seen); }, 1500);
+  }));
+  await runPage();
+  const seen = await status;
+  check(shown && gone && seen.some((t) => /running/.test(t)),
+    'an error\'s box goes when the test is edited; the status says "running" during a run',
+    JSON.stringify({ shown, gone, seen }));
+  // Stop clears the old verdict.
+  await setTest('IRIW-8.litmus', iriwText(8));
+  await page.evaluate(() => { document.querySelector('#max-outcomes').value = '1000000'; });
+  await page.click('#run');
+  await page.waitForTimeout(300);
+  await page.click('#stop');
+  await page.waitForFunction(() => document.body.dataset.state === 'stopped', null, { timeout: 5000 });
+  check(await page.isHidden('#verdict') && await page.isHidden('#outcomes'),
+    'after Stop no verdict or table of an earlier run stays');
+  await page.evaluate(() => { document.querySelector('#max-outcomes').value = '10000'; });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('ready'), null,
+    { timeout: 30000 });
+  // Edits are not dropped without asking: the example menu asks first.
+  await pickExample('classic/MP.litmus');
+  await page.fill('#test-text', `${sb}\n// my edit\n`);
+  let asked = '';
+  page.once('dialog', (d) => { asked = d.message(); d.dismiss(); });
+  await page.selectOption('#examples', 'classic/SB.litmus');
+  await page.waitForTimeout(200);
+  const kept = (await page.inputValue('#test-text')).includes('// my edit');
+  check(/edits/.test(asked) && kept, `changing the example over edits asks first ("${asked.slice(0, 60)}…")`);
+  // A damaged link opens the default example with the reason, not an empty editor.
+  await page.goto(`${base}?damaged#z=AAAA-not-deflate`);
+  await waitIdle();
+  const damaged = await page.evaluate(() => ({ text: document.querySelector('#test-text').value,
+    msg: document.querySelector('#message').textContent }));
+  check(damaged.text.startsWith('PTX MP') && /damaged/.test(damaged.msg),
+    `a damaged share link says so over the default example (${damaged.msg.slice(0, 50)}…)`);
+}
+
+// axe-core (npm, web/node_modules) on every tab: no WCAG 2.1 A/AA violation.
+async function accessibility() {
+  await pickExample('scope/atom-cas-cta-2cta-lost.litmus');
+  await runPage();
+  await page.click('#outcomes tr[data-index="0"]');
+  await page.waitForFunction(() => document.body.dataset.witness === '0', null, { timeout: 20000 });
+  await page.addScriptTag({ path: path.join(root, 'web/node_modules/axe-core/axe.min.js') });
+  const axe = () => page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes[0]?.target}`);
+  });
+  const found = [];
+  for (const tab of ['witness', 'explain', 'atomicity']) {
+    await page.click(`[data-tab=${tab}]`);
+    if (tab === 'explain') {
+      await page.click('#explain-condition');
+      await page.waitForFunction(() => document.body.dataset.explain, null, { timeout: 30000 });
+    }
+    if (tab === 'atomicity') {
+      await page.click('#atomicity-run');
+      await page.waitForFunction(() => document.body.dataset.atomicity, null, { timeout: 30000 });
+    }
+    for (const v of await axe()) found.push(`${tab}: ${v}`);
+  }
+  check(found.length === 0, 'axe-core finds no WCAG 2.1 A/AA violation on any tab', found.join('\n  '));
+  // The tabs follow the WAI-ARIA pattern: arrow keys move and select.
+  await page.focus('[data-tab=witness]');
+  await page.click('[data-tab=witness]');
+  await page.keyboard.press('ArrowRight');
+  const tabs = await page.evaluate(() => ({
+    focused: document.activeElement?.dataset.tab,
+    selected: document.querySelector('[aria-selected=true]')?.dataset.tab,
+    panel: !document.querySelector('#tab-explain').hidden,
+    open: document.querySelector('#open-file-button')?.tabIndex,
+  }));
+  check(tabs.focused === 'explain' && tabs.selected === 'explain' && tabs.panel && tabs.open >= 0,
+    'ArrowRight moves to the Explain tab and shows it; "Open file…" is in the Tab order', JSON.stringify(tabs));
+}
+
+// At 390 px (a phone) nothing is wider than the screen, on every tab, and
+// the header does not stay over the page.
+async function narrow() {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const wide = [];
+  for (const tab of ['witness', 'explain', 'atomicity']) {
+    await page.click(`[data-tab=${tab}]`);
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (w > 390) wide.push(`${tab}: ${w} px`);
+  }
+  const header = await page.evaluate(() => {
+    const h = document.querySelector('header');
+    return { position: getComputedStyle(h).position, height: h.getBoundingClientRect().height };
+  });
+  await page.setViewportSize({ width: 1440, height: 960 });
+  const atom = await page.evaluate(() => {
+    const t = document.querySelector('#tab-atomicity');
+    return t.scrollWidth - t.clientWidth;
+  });
+  check(wide.length === 0 && (header.position !== 'sticky' || header.height <= 84) && atom <= 0,
+    `at 390 px the page is no wider than the screen and the header scrolls away (${header.height.toFixed(0)} px,` +
+    ` ${header.position}); the Atomicity table stays in its panel`,
+    JSON.stringify({ wide, header, atom }));
 }
 
 async function offline() {
@@ -334,7 +534,9 @@ try {
   const only = args.only;
   const steps = [['cases', async () => { for (const f of CASES) await compareWithCli(f); }],
     ['witness', witness], ['error', malformedTest], ['explain', explainForbidden],
-    ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop], ['offline', offline]];
+    ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop],
+    ['big', bigRun], ['pto', ptoNotesAndWitness], ['stale', staleState], ['a11y', accessibility],
+    ['narrow', narrow], ['offline', offline]];
   for (const [name, fn] of steps) {
     if (only && only !== name) continue;
     const t0 = performance.now();
