@@ -133,6 +133,25 @@ function templateRows(call) {
   return 0;
 }
 
+// Issue 49 item 5: explain on the enumerator (the module has no Z3) says
+// what the CLI's says: the axioms, each breach derived on the execution that
+// breaks it (its edges beyond rf, and why the accesses are morally strong),
+// as the CLI's explain derives it on the solver's execution.
+function explainWords(call, cli) {
+  const file = path.join(litmusDir, 'scope', 'red-gpu-2cta-safe.litmus');
+  const text = fs.readFileSync(file, 'utf8');
+  const e = call({command: 'explain', test: text, file: 'red-gpu-2cta-safe.litmus',
+                  options: {outcome: 'x=1'}});
+  const want = JSON.parse(cli(['explain', '--format', 'json', file, '--outcome', 'x=1']));
+  const atom = (e.breaches || []).find(b => b.axiom === 'Atomicity');
+  const kinds = new Set((atom && atom.edges || []).map(x => x.kind));
+  const ok = e.verdict === want.verdict && JSON.stringify(e.axioms) === JSON.stringify(want.axioms) &&
+      atom && /morally strong because/.test(atom.why) && kinds.has('fr') && kinds.has('co') &&
+      kinds.has('rmw');
+  if (!ok) console.log(`explain x=1: module ${JSON.stringify(e).slice(0, 600)}`);
+  return ok ? 0 : 1;
+}
+
 // Issue 43 item 12: large requests go through the heap as the page's worker
 // passes them (ccall's 'string' copied them onto the 16 MB stack: past
 // 4 MiB a request trapped or overwrote static data); the module bounds a
@@ -213,6 +232,7 @@ function main(M) {
   }
   failures += atomicity(call);
   failures += templateRows(call);
+  failures += explainWords(call, (args) => execFileSync(redscope, args, {encoding: 'utf8'}));
   failures += progress(M, call);
   failures += bounds(call);
   const models = call({command: 'models'}).models || [];

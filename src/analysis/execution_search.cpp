@@ -1,5 +1,6 @@
 // The two engines behind ExecutionSearch (execution_search.hpp).
 #include "analysis/execution_search.hpp"
+#include "analysis/read_values.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -89,34 +90,6 @@ bool meets(const EnumCandidate& c, const ExecutionFact& f) {
 // alternative: ends the search.
 struct Met {
   std::size_t alternative;
-};
-
-// The value each read takes in an execution: its rf source's value.
-class Values {
- public:
-  explicit Values(const ChosenExecution& x, const Skeleton& sk)
-      : x_(x),
-        sk_(sk),
-        val_(sk.size()),
-        state_(sk.size(), 0) {}
-  std::uint64_t of_write(EventId w) {
-    return evaluate(sk_.ev(w).value, [&](ReadRef r) { return of_read(sk_.vertex(r)); });
-  }
-
- private:
-  std::uint64_t of_read(EventId r) {
-    if (state_[r] == 2) return val_[r];
-    if (state_[r] == 1) return 0;  // a cycle of values: the model has ruled it out
-    state_[r] = 1;
-    for (EventId w = 0; w < sk_.size(); ++w)
-      if (x_.rf.has(w, r)) val_[r] = of_write(w);
-    state_[r] = 2;
-    return val_[r];
-  }
-  const ChosenExecution& x_;
-  const Skeleton& sk_;
-  std::vector<std::uint64_t> val_;
-  std::vector<int> state_;
 };
 
 // The options of a search that looks at each execution and makes no outcome.
@@ -281,7 +254,7 @@ class EnumSearch final : public ExecutionSearch {
   ChosenExecution execution() const override { return found_; }
   // Each cell ends with the value of a co-maximal executed write.
   std::vector<std::pair<std::string, std::uint64_t>> final_values() const override {
-    Values values(found_, sk_);
+    ReadValues values(found_, sk_);
     std::vector<std::pair<std::string, std::uint64_t>> out;
     for (const auto& [cell, ty] : sk_.loc_types) {
       std::uint64_t v = 0;

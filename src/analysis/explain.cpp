@@ -4,14 +4,18 @@
 #include "redscope/analysis/explain.hpp"
 #include "redscope/core/json.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "analysis/model_view.hpp"
+#include "analysis/read_values.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/engine/z3/query.hpp"
 #include "redscope/engine/z3/z3.hpp"
@@ -100,7 +104,8 @@ std::vector<std::string> without(std::vector<std::string> v, const std::string& 
 
 // --- the edges that break an axiom, read off the execution -----------------
 //
-// The execution the Z3 model chose is evaluated concretely with the model's
+// The execution (the Z3 model's choice, or the one the enumerator reached
+// without the axiom) is evaluated concretely with the model's
 // own text (cat::Evaluator), and the relation the failing check constrains
 // is taken apart: a cycle (acyclic), a pair (empty) or a loop (irreflexive),
 // each step derived down to the relations the model starts from. A step is
@@ -108,15 +113,16 @@ std::vector<std::string> without(std::vector<std::string> v, const std::string& 
 // an inverse, as fr = rf^-1 ; co does). Works for any model.
 class Breaker {
  public:
-  // The execution of `q`'s last satisfiable check, whose witness is `w`.
-  Breaker(const Skeleton& sk, const QueryModel& model, const Query& q, const Witness& w,
-          const Budget* budget)
+  // `exec` on `sk` under `model` (its primitives that do not depend on the
+  // execution: `prims`); `values`: what its executed reads read.
+  Breaker(const Skeleton& sk, const QueryModel& model, const cat::StaticPrimitives& prims,
+          ChosenExecution exec, std::map<EventId, std::uint64_t> values, const Budget* budget)
       : budget_(budget),
-        values_(w.values.begin(), w.values.end()),
+        values_(std::move(values)),
         sk_(sk),
         m_(model.model()),
-        exec_(q.execution()),
-        view_(sk, model, q.static_primitives(), &exec_, budget) {}
+        exec_(std::move(exec)),
+        view_(sk, model, prims, &exec_, budget) {}
 
   Breach breach(const std::string& axiom) {
     Breach b;
@@ -471,7 +477,9 @@ Explanation explain_target(const LitmusTest& test, const EngineOptions& opts,
     const auto p = path_query(session, sk, model, test, target, test_obs, opts.budget);
     if (!p->possible_under(without(all, a)) && !p->possible_under(without(f->core, a))) continue;
     const Witness w = p->witness(f->skeleton);
-    Breach b = Breaker(sk, model, *p, w, opts.budget).breach(a);
+    Breach b = Breaker(sk, model, p->static_primitives(), p->execution(),
+                       {w.values.begin(), w.values.end()}, opts.budget)
+                   .breach(a);
     b.execution = w;
     out.breaches.push_back(std::move(b));
   }
@@ -550,6 +558,70 @@ std::optional<Witness> reached(const LitmusTest& test, const EngineOptions& opts
   return r.verdict_witness->witness;
 }
 
+// The execution behind `w`, a witness reached with the checks `disabled`
+// off: the enumerator's search again (every path), stopped at the execution
+// whose rf and co are w's, as witness labels name them.
+struct Pinned {
+  Skeleton sk;
+  ChosenExecution x;
+};
+struct PinnedFound {};
+
+std::optional<Pinned> pin(const LitmusTest& test, const EngineOptions& opts,
+                          const std::vector<std::string>& disabled, const Witness& w) {
+  LitmusTest t = test;
+  t.filter.reset();
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  o.verdict_only = false;
+  o.listing.reset();
+  o.workers = 1;
+  o.disabled_checks = disabled;
+  o.enum_limit = std::min(opts.enum_limit, kExactChoices);
+  const std::vector<std::string> rf = w.rf.texts(), co = w.co.texts();
+  std::optional<Pinned> found;
+  o.on_execution = [&](const EnumCandidate& c) {
+    std::vector<std::string> crf, cco;
+    for (EventId r = 0; r < c.sk.size(); ++r)
+      for (EventId a = 0; a < c.sk.size() && c.sk.ev(r).is_read() && c.executed[r]; ++a)
+        if (c.rf.has(a, r)) crf.push_back(witness_label(c.sk, a) + " -> " + witness_label(c.sk, r));
+    for (EventId a = 0; a < c.sk.size(); ++a)
+      for (EventId b = 0; b < c.sk.size() && !c.sk.ev(a).is_init; ++b)
+        if (c.co.has(a, b)) cco.push_back(witness_label(c.sk, a) + " -> " + witness_label(c.sk, b));
+    const auto same = [](std::vector<std::string> a, std::vector<std::string> b) {
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      return a == b;
+    };
+    if (!same(crf, rf) || !same(cco, co)) return false;
+    found = Pinned{c.sk, ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier}};
+    throw PinnedFound{};
+  };
+  try {
+    (void)run_enum(t, o);
+  } catch (const PinnedFound&) {
+  } catch (const InputError&) {  // past the limit: the breach keeps its plain words
+  }
+  return found;
+}
+
+// The words and edges of axiom `a`'s breach in `w`'s execution, as the solver
+// path gives them (Breaker); none when the execution cannot be found again.
+std::optional<Breach> breach_in(const LitmusTest& test, const EngineOptions& opts,
+                                const std::vector<std::string>& disabled, const Witness& w,
+                                const std::string& a) {
+  const std::optional<Pinned> p = pin(test, opts, disabled, w);
+  if (!p) return std::nullopt;
+  std::map<EventId, std::uint64_t> values;
+  ReadValues rv(p->x, p->sk);
+  for (EventId e = 0; e < p->sk.size(); ++e)
+    if (p->x.executed[e] && p->sk.ev(e).is_read()) values[e] = rv.of_read(e);
+  const QueryModel model(test, opts);  // every check on: `a` is the one broken
+  const cat::StaticPrimitives prims =
+      cat::static_primitives(p->sk, model.model(), model.variants(), opts.budget);
+  return Breaker(p->sk, model, prims, p->x, std::move(values), opts.budget).breach(a);
+}
+
 Explanation explain_by_enumeration(const LitmusTest& test, const EngineOptions& opts,
                                    std::shared_ptr<const Expansion> ex, const Target& target) {
   Explanation out = explanation_of(test, opts, ex, target);
@@ -581,7 +653,10 @@ Explanation explain_by_enumeration(const LitmusTest& test, const EngineOptions& 
         "{} is needed: without it (the other axioms of this set kept) the "
         "enumerator reaches the outcome.",
         a);
-    if (auto w = reached(test, opts, target, off(without(core, a)))) b.execution = std::move(*w);
+    if (auto w = reached(test, opts, target, off(without(core, a)))) {
+      if (auto words = breach_in(test, opts, off(without(core, a)), *w, a)) b = std::move(*words);
+      b.execution = std::move(*w);
+    }
     out.breaches.push_back(std::move(b));
   }
   return out;

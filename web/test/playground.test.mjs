@@ -262,6 +262,13 @@ async function explainForbidden() {
   const text = await page.textContent('#explain-out');
   check(await body('explain') === expected.verdict && expected.axioms.every((a) => text.includes(a)),
     `explain x=1: ${expected.verdict}, axioms ${expected.axioms.join(', ')} (as the CLI)`);
+  // As much as the CLI says: each breach's derivation (why the accesses are
+  // morally strong) and its cycle drawn with its own edges, not rf alone.
+  const drawn = await page.$$eval('#explain-out .graph svg .edge title', (ts) => ts.length);
+  const labels = await page.$$eval('#explain-out .graph svg .edge text', (ts) => ts.map((t) => t.textContent));
+  check(/morally strong because/.test(text) && drawn > 0 && labels.some((l) => l !== 'rf'),
+    `explain says why the accesses are morally strong and draws the cycle (${[...new Set(labels)].join(', ')})`,
+    text.slice(0, 300));
   if (shots) await page.screenshot({ path: path.join(shots, 'playground-explain.png') });
 }
 
