@@ -240,7 +240,7 @@ async function call(command, options = {}, label = command) {
     const { answer, ms, id } = await engine.call(request(command, options), {
       onProgress: (p) => { progress = p; },
     });
-    if (command === 'run') state.runId = id;
+    if (command === 'run' && options.format !== 'text') state.runId = id;
     setStatus(`${label}: ${(ms / 1000).toFixed(2)} s`);
     document.body.dataset.ms = ms.toFixed(1);   // the worker's time for the call
     document.body.dataset.state = 'done';
@@ -282,6 +282,7 @@ async function run() {
   ui.rowSelect.innerHTML = state.results.map((r, k) =>
     `<option value="${k}">${escapeHtml(r.test)}${r.metadata?.claim ? ` (${escapeHtml(r.metadata.claim)})` : ''}: ${escapeHtml(r.observation ?? 'error')}</option>`).join('');
   showResult(0);
+  if (!$('#tab-text').hidden) showText();
 }
 ui.run.addEventListener('click', run);
 ui.rowSelect.addEventListener('change', () => showResult(+ui.rowSelect.value));
@@ -299,6 +300,8 @@ function clearResults() {
   $('#witness-graph').innerHTML = '';
   $('#witness-text').innerHTML = '';
   $('#witness-hint').hidden = false;
+  $('#text-out').textContent = '';
+  state.textFor = null;
 }
 
 // The verdict as herd7 users read it, and what it means for the condition's
@@ -414,10 +417,27 @@ async function drawDot(dot, into, name) {
     const svg = v.renderSVGElement(dot);
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', name);
-    into.replaceChildren(svg);
+    into.replaceChildren(svg, saveButtons(dot, svg, name));
   } catch (e) {
     into.innerHTML = `<pre class="error-box">cannot draw the graph: ${escapeHtml(String(e.message || e))}</pre>`;
   }
+}
+
+// "Save SVG" and "Save DOT" under a graph (herd-www saves its pictures).
+function saveButtons(dot, svg, name) {
+  const bar = document.createElement('div');
+  bar.className = 'row graph-tools';
+  const stem = (state.current?.test ?? 'graph').replace(/[^\w.+-]/g, '_');
+  const button = (label, what, make) => {
+    const b = Object.assign(document.createElement('button'), { textContent: label });
+    b.setAttribute('aria-label', `${label}: ${name}`);
+    b.addEventListener('click', () => saveBlob(make(), `${stem}.${what}`));
+    bar.append(b);
+  };
+  button('Save SVG', 'svg', () => new Blob([new XMLSerializer().serializeToString(svg)],
+    { type: 'image/svg+xml' }));
+  button('Save DOT', 'dot', () => new Blob([dot], { type: 'text/vnd.graphviz' }));
+  return bar;
 }
 
 function witnessText(w) {
@@ -550,6 +570,27 @@ $('#atomicity-run').addEventListener('click', atomicity);
 
 // WAI-ARIA's tabs pattern: the selected tab alone is in the Tab order, the
 // arrow keys (and Home, End) move between tabs and select them.
+// herd7's text output of the shown run (`redscope run` prints it): asked of
+// the module once per run, when the tab is opened.
+async function showText() {
+  const out = $('#text-out');
+  if (!state.results.length) {
+    out.textContent = 'Run the test: its output as herd7 prints it appears here.';
+    return;
+  }
+  if (state.textFor === state.runId) return;
+  const answer = await call('run', { ...state.runOptions, format: 'text' }, 'text');
+  if (!answer) return;
+  if (answer.error) { showLocatedError(answer.error); return; }
+  state.textFor = state.runId;
+  out.textContent = answer.text;
+  document.body.dataset.text = 'yes';
+}
+$('#text-save').addEventListener('click', () => {
+  const text = $('#text-out').textContent;
+  saveBlob(new Blob([text], { type: 'text/plain' }), `${state.results[0]?.test ?? 'run'}.txt`);
+});
+
 function selectTab(name, focus = false) {
   for (const b of document.querySelectorAll('[role=tab]')) {
     const on = b.dataset.tab === name;
@@ -558,6 +599,7 @@ function selectTab(name, focus = false) {
     if (on && focus) b.focus();
   }
   for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${name}`;
+  if (name === 'text') showText();
 }
 const tabButtons = [...document.querySelectorAll('[role=tab]')];
 for (const b of tabButtons) {

@@ -125,7 +125,7 @@ onmessage = async (event) => {
   try {
     if (request.command.startsWith('kept.')) {
       postMessage({ type: 'result', id, answer: keptAnswer(request), ms: performance.now() - t0 });
-    } else if (request.command === 'run') {
+    } else if (request.command === 'run' && request.options?.format !== 'text') {
       kept = null;
       const { answer, rest } = runAnswer(Module, request);
       postMessage({ type: 'result', id, answer, ms: performance.now() - t0 });

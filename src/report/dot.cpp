@@ -212,12 +212,22 @@ std::string witness_dot(const Skeleton& sk, const Witness& given, const std::str
     const Style st = style_of(e.kind);
     Attrs& a = boost::get(boost::edge_attribute, g)[d];
     const bool hot = std::find(highlight.begin(), highlight.end(), e) != highlight.end();
-    a["label"] = e.kind == "po" ? "" : e.kind;
+    // A relation across threads is labelled near its head: mid-edge labels
+    // of two crossing edges (MP's two rf) fall on one another. Two kinds
+    // that can share a head sit at different distances and sides (rf and
+    // sync end at one read, co and fr at one write).
+    const bool across = e.kind != "po" && e.kind != "rmw";
+    a[across ? "headlabel" : "label"] = e.kind == "po" ? "" : e.kind;
+    if (across) {
+      const bool second = e.kind == "sync" || e.kind == "fr";
+      a["labeldistance"] = second ? "5" : "2.2";
+      a["labelangle"] = second ? "25" : "-35";
+    }
     a["color"] = hot ? "#9400d3" : st.color;
     a["fontcolor"] = a["color"];
     if (*st.extra) a["style"] = st.extra;
     if (hot) a["penwidth"] = "3";
-    if (e.kind != "po" && e.kind != "rmw") a["constraint"] = "false";
+    if (across) a["constraint"] = "false";
   }
   std::ostringstream out;
   boost::write_graphviz(out, g);

@@ -118,6 +118,12 @@ std::string run(const Request& q) {
   const std::size_t n = parse_litmus_text(q.test, q.file).size();
   EngineOptions o = options_of(q);
   if (!o.verdict_only) o.listing = ListingOptions{};  // spills to /tmp (memory) past 256 MiB
+  if (q.text) {  // {"text": herd7's output}, each test's as `redscope run` prints it
+    std::string text;
+    for (std::size_t i = 0; i < n; ++i)
+      write_text(checked(q, i, o), [&](std::string_view piece) { text += piece; });
+    return Json::object().set("text", text).dump(Json::Layout::Line);
+  }
   std::string out = n == 1 ? "" : "[";
   for (std::size_t i = 0; i < n; ++i) {
     if (i) out += ",";
@@ -222,7 +228,8 @@ std::string call(std::string_view request) {
     return answer(q);
   } catch (const InputError& e) {
     return error_answer(e.diagnostic());
-  } catch (const std::bad_alloc&) {  // the heap's cap (2 GiB in the module): say so, not "bad_alloc"
+  } catch (
+      const std::bad_alloc&) {  // the heap's cap (2 GiB in the module): say so, not "bad_alloc"
     return error_answer(Diagnostic{
         file, {0, 0}, "out of memory: the call needed more memory than this process may use"});
   } catch (const std::exception& e) {  // over budget, or a defect: still a located answer

@@ -75,8 +75,8 @@ constexpr std::string_view kMembers[] = {"command",    "test",       "file",   "
 
 // Each command, the options it takes (as the CLI's commands take their
 // flags: src/cli/main.cpp) and the engines its option `engine` may name.
-constexpr std::string_view kRunOptions[] = {"engine", "max_outcomes", "observe_all",  "timeout_ms",
-                                            "unroll", "verdict",      "max_file_size"};
+constexpr std::string_view kRunOptions[] = {"engine", "max_outcomes", "observe_all",   "timeout_ms",
+                                            "unroll", "verdict",      "max_file_size", "format"};
 constexpr std::string_view kDotOptions[] = {"outcome",     "row",        "engine", "max_outcomes",
                                             "observe_all", "timeout_ms", "unroll", "max_file_size"};
 constexpr std::string_view kExplainOptions[] = {"outcome",    "condition", "row",          "engine",
@@ -171,6 +171,11 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
   if (key == "observe_all") q.observe_all = flag(key, v);
   if (key == "verdict") q.verdict = flag(key, v);
   if (key == "condition") q.condition = flag(key, v);
+  if (key == "format") {  // run: the CLI's --format json (default) or text (herd7's)
+    if (!v.is(Type::String) || (v.text() != "json" && v.text() != "text"))
+      fail(v, fmt::format("options.format takes \"json\" or \"text\", not {}", shown(v)));
+    q.text = v.text() == "text";
+  }
   if (key == "outcome") q.outcome = &outcome_of(spec, v);
   if (key == "max_outcomes") {
     const long long n = whole(key, v, 0, kMaxOutcomesLimit, " (0: no limit)");

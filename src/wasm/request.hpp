@@ -48,6 +48,7 @@ struct Request {
   // The options, checked; absent ones have the CLI's defaults.
   EngineKind engine = EngineKind::Auto;
   bool observe_all = false, verdict = false, condition = false;
+  bool text = false;  // run's format "text": herd7's output, as `redscope run` prints it
   std::size_t max_outcomes = 10000;          // 0 in the request: no limit
   double seconds = 300;                      // timeout_ms / 1000; 0: none
   int unroll = 2;                            // --unroll

@@ -281,6 +281,34 @@ async function witness() {
   const drawn = await page.textContent('#witness-graph');
   check(!!svg && drawn.includes('st.release.gpu') && /\brf\b/.test(drawn),
     'a witness is drawn as an event graph with its rf edges (Graphviz in wasm)');
+  // Its labels do not fall on one another (MP's two rf cross).
+  const boxes = await page.$$eval('#witness-graph svg .edge text', (ts) => ts.map((t) => {
+    const b = t.getBBox();
+    return [b.x, b.y, b.width, b.height];
+  }));
+  const overlap = boxes.some((a, i) => boxes.some((b, j) => i < j && a[0] < b[0] + b[2] &&
+    b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]));
+  check(boxes.length >= 2 && !overlap, `the witness's ${boxes.length} edge labels do not overlap`,
+    JSON.stringify(boxes));
+  // Saved as SVG and as DOT (herd-www saves its pictures).
+  const saved = {};
+  for (const [label, kind] of [['Save SVG', 'svg'], ['Save DOT', 'dot']]) {
+    const [download] = await Promise.all([page.waitForEvent('download'),
+      page.click(`#witness-graph button:has-text("${label}")`)]);
+    saved[kind] = fs.readFileSync(await download.path(), 'utf8');
+  }
+  check(saved.svg.startsWith('<svg') && saved.svg.includes('st.release.gpu') &&
+    /^digraph/.test(saved.dot) && saved.dot.includes('rf'),
+    `the witness saves as SVG (${saved.svg.length} bytes) and DOT (${saved.dot.length} bytes)`);
+  // herd7's text output, as `redscope run` prints it (the Time line aside).
+  await page.click('[data-tab=text]');
+  await page.waitForFunction(() => document.body.dataset.text === 'yes', null, { timeout: 20000 });
+  const text = await page.textContent('#text-out');
+  const want = cli(['run', '--engine', 'enum', 'litmus/classic/MP.litmus']).stdout;
+  const noTime = (t) => t.split('\n').filter((l) => !l.startsWith('Time ')).join('\n').trim();
+  check(noTime(text) === noTime(want), 'the Text tab shows herd7\'s output, as `redscope run` prints it',
+    `page:\n${text}\ncli:\n${want}`);
+  await page.click('[data-tab=witness]');
   if (shots) await page.screenshot({ path: path.join(shots, 'playground.png') });
 }
 
