@@ -32,7 +32,7 @@ rm -rf "$out/models" "$out/examples"
 mkdir -p "$out/models" "$out/examples"
 cp -p models/*.cat "$out/models/"
 cp -a litmus/. "$out/examples/"
-find "$out/examples" -type f ! -name '*.litmus' ! -name '*.test' -delete
+find "$out/examples" -type f ! -name '*.litmus' ! -name '*.test' ! -name expected.csv -delete
 
 # CUDA examples: the browser has no nvcc, so their PTX is compiled here, ahead,
 # by the native redscope (build/redscope, or REDSCOPE) with nvcc, into cache
@@ -61,13 +61,26 @@ python3 - "$out" <<'PY'
 import hashlib, json, os, pathlib, sys
 out = pathlib.Path(sys.argv[1])
 ex = out / "examples"
+# Each test's expected verdict (1: its condition holds) from the expected.csv
+# beside it (Dat3M-style rows NAME,1|0, as `redscope run --expect` reads
+# them): the page's campaign compares with it. The CSV files go.
+expected = {}
+for csv in ex.rglob("expected.csv"):
+    for row in csv.read_text().splitlines():
+        name, _, bit = row.strip().rpartition(",")
+        if name and bit in ("0", "1"):
+            expected[(csv.parent / name).relative_to(ex).as_posix()] = int(bit)
+    csv.unlink()
+def entry(f, group):
+    e = {"path": f.relative_to(ex).as_posix(), "name": f.relative_to(group).with_suffix("").as_posix()}
+    if e["path"] in expected:
+        e["expected"] = expected[e["path"]]
+    return e
 groups = []
 for group in sorted(p for p in ex.iterdir() if p.is_dir()):
     files = sorted(f for f in group.rglob("*") if f.suffix in (".litmus", ".test"))
     if files:
-        groups.append({"name": group.name, "files": [
-            {"path": f.relative_to(ex).as_posix(),
-             "name": f.relative_to(group).with_suffix("").as_posix()} for f in files]})
+        groups.append({"name": group.name, "files": [entry(f, group) for f in files]})
 (ex / "index.json").write_text(json.dumps({"groups": groups}, indent=1) + "\n")
 models = sorted(p.name for p in (out / "models").glob("*.cat"))
 (out / "models" / "index.json").write_text(json.dumps({"models": models}) + "\n")

@@ -566,6 +566,95 @@ async function atomicity() {
 }
 $('#atomicity-run').addEventListener('click', atomicity);
 
+// ---- campaign: many tests against expected verdicts (herd-www's campaign) ---------
+
+// The tests of the campaign: a folder of the examples (each with its
+// expected verdict from the build's index) or files of one's own.
+const campaign = { groups: [], own: [] };
+
+function campaignTests() {
+  const v = $('#campaign-folder').value;
+  if (v === 'own') return campaign.own;
+  const g = campaign.groups.find((x) => x.name === v);
+  return (g?.files ?? []).map((f) => ({ name: f.path, path: f.path, expected: f.expected }));
+}
+
+function campaignRow(t, k) {
+  const exp = t.expected === undefined ? '—' : t.expected ? 'holds' : 'does not hold';
+  const got = t.error ? `error: ${t.error}` : t.holds === undefined ? '…'
+    : `${t.holds ? 'holds' : 'does not hold'} (${t.observation})`;
+  const verdict = t.holds === undefined && !t.error ? '' : t.expected === undefined ? 'run'
+    : !t.error && t.holds === !!t.expected ? 'as expected' : 'DIFFERS';
+  const cls = verdict === 'as expected' ? 'pass' : verdict === 'DIFFERS' ? 'lost' : '';
+  return `<tr class="${cls}"><td><button class="link" data-campaign="${k}">${escapeHtml(t.name)}</button></td>` +
+    `<td>${exp}</td><td>${escapeHtml(got)}</td><td><strong>${verdict}</strong></td>` +
+    `<td>${t.ms === undefined ? '' : `${(t.ms / 1000).toFixed(2)} s`}</td></tr>`;
+}
+
+function drawCampaign(tests, done) {
+  const table = $('#campaign-table');
+  table.hidden = false;
+  table.innerHTML = '<thead><tr><th scope="col">test</th><th scope="col">expected</th>' +
+    '<th scope="col">redscope</th><th scope="col">verdict</th><th scope="col">time</th></tr></thead>' +
+    `<tbody>${tests.map(campaignRow).join('')}</tbody>`;
+  const checked = tests.filter((t) => t.holds !== undefined || t.error);
+  const pass = checked.filter((t) => !t.error && t.expected !== undefined && t.holds === !!t.expected);
+  const fail = checked.filter((t) => t.error || (t.expected !== undefined && t.holds !== !!t.expected));
+  $('#campaign-summary').innerHTML = `<p class="verdict-line"><span class="pill ${fail.length ? 'no' : 'yes'}">` +
+    `${pass.length} passed, ${fail.length} failed</span> ${checked.length} of ${tests.length} tests checked` +
+    `${done ? '' : ' …'}</p>`;
+  document.body.dataset.campaign = done ? `${pass.length}/${fail.length}` : '';
+}
+
+async function runCampaign() {
+  if (engine.busy) return;
+  const tests = campaignTests().map((t) => ({ ...t }));
+  if (!tests.length) return;
+  delete document.body.dataset.campaign;
+  document.body.dataset.state = 'running';
+  ui.stop.disabled = false;
+  ui.run.disabled = true;
+  drawCampaign(tests, false);
+  try {
+    for (const t of tests) {
+      const text = t.text ?? await (await fetch(`examples/${t.path}`)).text();
+      setStatus(`campaign: ${t.name}`);
+      const { answer, ms } = await engine.call({ command: 'run', test: text,
+        file: t.name.split('/').pop(), options: { verdict: true, timeout_ms: numberOr($('#timeout').value, 300, 1000) } });
+      const r = Array.isArray(answer) ? answer[0] : answer;
+      t.ms = ms;
+      if (!r || r.error) t.error = typeof r?.error === 'object' ? r.error.text : String(r?.error ?? 'no answer');
+      else { t.holds = !!r.condition?.holds; t.observation = r.observation; }
+      drawCampaign(tests, false);
+    }
+    setStatus('campaign done');
+  } catch (e) {
+    setStatus(e.stopped ? 'campaign stopped' : `campaign failed: ${e.message}`);
+  } finally {
+    drawCampaign(tests, true);
+    document.body.dataset.state = 'done';
+    ui.stop.disabled = true;
+    ui.run.disabled = opening > 0;
+  }
+}
+$('#campaign-run').addEventListener('click', runCampaign);
+$('#campaign-files').addEventListener('click', () => $('#campaign-input').click());
+$('#campaign-input').addEventListener('change', async (e) => {
+  campaign.own = await Promise.all([...e.target.files].map(async (f) =>
+    ({ name: f.name, text: await f.text() })));
+  $('#campaign-folder').value = 'own';
+  e.target.value = '';
+  drawCampaign(campaign.own, true);
+});
+$('#campaign-table').addEventListener('click', async (e) => {
+  const k = e.target.dataset.campaign;
+  if (k === undefined) return;
+  const t = campaignTests()[+k];
+  if (t.path) await openExample(t.path);
+  else setTest(t.name, t.text);
+  run();
+});
+
 // ---- tabs ----------------------------------------------------------------------------
 
 // WAI-ARIA's tabs pattern: the selected tab alone is in the Tab order, the
@@ -683,6 +772,11 @@ $('#check-model').addEventListener('click', () => checkModel(true));
 async function loadExamples() {
   const res = await fetch('examples/index.json');
   const index = await res.json();
+  campaign.groups = index.groups;
+  $('#campaign-folder').innerHTML = index.groups.map((g) =>
+    `<option value="${escapeHtml(g.name)}">${escapeHtml(g.name)} (${g.files.length} tests` +
+    `${g.files.some((f) => f.expected !== undefined) ? ', expected.csv' : ''})</option>`).join('') +
+    '<option value="own">files of your own</option>';
   ui.examples.innerHTML = '<option value="">— pick a test from litmus/ —</option>' + index.groups.map((g) =>
     `<optgroup label="${escapeHtml(g.name)} (${g.files.length})">${g.files.map((f) =>
       `<option value="${escapeHtml(f.path)}">${escapeHtml(f.name)}</option>`).join('')}</optgroup>`).join('');

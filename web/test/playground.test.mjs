@@ -494,8 +494,14 @@ async function accessibility() {
     return r.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes[0]?.target}`);
   });
   const found = [];
-  for (const tab of ['witness', 'explain', 'atomicity']) {
+  for (const tab of ['witness', 'explain', 'atomicity', 'text', 'campaign']) {
     await page.click(`[data-tab=${tab}]`);
+    if (tab === 'text') await page.waitForFunction(() => document.body.dataset.text, null, { timeout: 20000 });
+    if (tab === 'campaign') {
+      await page.selectOption('#campaign-folder', 'words');
+      await page.click('#campaign-run');
+      await page.waitForFunction(() => document.body.dataset.campaign, null, { timeout: 60000 });
+    }
     if (tab === 'explain') {
       await page.click('#explain-condition');
       await page.waitForFunction(() => document.body.dataset.explain, null, { timeout: 30000 });
@@ -526,7 +532,7 @@ async function accessibility() {
 async function narrow() {
   await page.setViewportSize({ width: 390, height: 844 });
   const wide = [];
-  for (const tab of ['witness', 'explain', 'atomicity']) {
+  for (const tab of ['witness', 'explain', 'atomicity', 'text', 'campaign']) {
     await page.click(`[data-tab=${tab}]`);
     const w = await page.evaluate(() => document.documentElement.scrollWidth);
     if (w > 390) wide.push(`${tab}: ${w} px`);
@@ -544,6 +550,23 @@ async function narrow() {
     `at 390 px the page is no wider than the screen and the header scrolls away (${header.height.toFixed(0)} px,` +
     ` ${header.position}); the Atomicity table stays in its panel`,
     JSON.stringify({ wide, header, atom }));
+}
+
+// A campaign (herd-www's): a folder of litmus/ against its expected.csv,
+// rows marked; the CLI's `run --expect` over the same folder agrees.
+async function campaign() {
+  await page.click('[data-tab=campaign]');
+  await page.selectOption('#campaign-folder', 'sm6x');
+  await page.click('#campaign-run');
+  await page.waitForFunction(() => document.body.dataset.campaign, null, { timeout: 120000 });
+  const [pass, fail] = (await body('campaign')).split('/').map(Number);
+  const rows = await page.$$eval('#campaign-table tbody tr', (trs) => trs.map((tr) => tr.className));
+  const want = cli(['run', '-q', '--expect', 'litmus/sm6x/expected.csv', 'litmus/sm6x']).stdout
+    .match(/(\d+) passed, (\d+) failed/);
+  check(want && pass === +want[1] && fail === +want[2] && rows.length === pass + fail &&
+    rows.every((c) => c === 'pass'),
+  `a campaign over litmus/sm6x: ${pass} passed, ${fail} failed, rows marked (as run --expect)`,
+  JSON.stringify({ pass, fail, rows, want: want?.[0] }));
 }
 
 async function offline() {
@@ -571,7 +594,7 @@ try {
     ['witness', witness], ['error', malformedTest], ['explain', explainForbidden],
     ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop],
     ['big', bigRun], ['pto', ptoNotesAndWitness], ['stale', staleState], ['a11y', accessibility],
-    ['narrow', narrow], ['offline', offline]];
+    ['narrow', narrow], ['campaign', campaign], ['offline', offline]];
   for (const [name, fn] of steps) {
     if (only && only !== name) continue;
     const t0 = performance.now();
