@@ -3,7 +3,7 @@
 // atomicity, examples and share links. docs/playground.md describes it.
 
 import { Editor } from './editor.js';
-import { dialectOf, DIALECT_NAMES, escapeHtml } from './highlight.js';
+import { dialectOf, DIALECT_NAMES, escapeHtml, tokenize } from './highlight.js';
 import { Engine } from './engine.js';
 import { encodeState, decodeFragment } from './share.js';
 import { evalCondition, conditionAsOutcome } from './condition.js';
@@ -731,6 +731,32 @@ async function editCopy() {
   ui.modelStatus.textContent = `a copy of ${base}`;
 }
 $('#edit-model').addEventListener('click', editCopy);
+
+// A readable view of a model's cat file, coloured, with the files it
+// includes (herd-www shows a model and its includes): each opens in turn.
+const includesOf = (text) => [...text.matchAll(/^\s*include\s+"([^"]+)"/gm)].map((m) => m[1]);
+async function viewModel(name) {
+  const text = name === 'mine' ? modelEditor.value : await shippedModelText(name);
+  const html = tokenize(text, 'cat').map(({ cls, text: t }) =>
+    (cls ? `<span class="t-${cls === 'opq' ? 'op' : cls}">${escapeHtml(t)}</span>` : escapeHtml(t))).join('');
+  $('#model-view-text').innerHTML = html;
+  $('#model-view-name').textContent = name === 'mine' ? 'your model' : name;
+  const inc = includesOf(text);
+  $('#model-view-includes').innerHTML = inc.length ? `includes ${inc.map((f) =>
+    `<button class="link" data-include="${escapeHtml(f)}">${escapeHtml(f)}</button>`).join(', ')}` : 'includes no file';
+  $('#model-view').hidden = false;
+  document.body.dataset.modelView = name;
+}
+$('#view-model').addEventListener('click', () => {
+  const v = ui.modelSelect.value;
+  viewModel(v || (dialectOf(ui.fileName.value, testEditor.value) === 'sass' ? 'sass-sm30.cat' : 'ptx.cat'))
+    .catch((e) => showMessage(e.message));
+});
+$('#model-view-includes').addEventListener('click', (e) => {
+  const f = e.target.dataset.include;
+  if (f) viewModel(f).catch((err) => showMessage(`${f}: ${err.message} (not a shipped model)`));
+});
+$('#model-view-close').addEventListener('click', () => { $('#model-view').hidden = true; });
 $('#reset-model').addEventListener('click', () => {
   state.modelEdited = false;
   ui.modelSelect.value = state.modelBase ?? '';

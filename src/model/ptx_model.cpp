@@ -330,6 +330,12 @@ Shortcuts shortcuts(const Model& m, const std::function<bool(std::string_view)>&
   return s;
 }
 
+Model parse_model_builtin_includes(std::string_view text, const std::string& file) {
+  return parse_model(text, file, [](const std::string& name, const std::string&) {
+    return embedded_include(name);
+  });
+}
+
 // `include "name"`: next to the including file, else next to the model
 // file (where includes were looked for before); each through read_input (a
 // regular file: a folder or a device is an error, never an empty model),

@@ -53,8 +53,8 @@ Json error_json(const Diagnostic& d) {
 // test's.
 void set_model(const Request& q, EngineOptions& o) {
   if (q.model_text) {
-    o.user_model =
-        std::make_shared<const cat::Model>(cat::parse_model(*q.model_text, q.model_file));
+    o.user_model = std::make_shared<const cat::Model>(
+        cat::parse_model_builtin_includes(*q.model_text, q.model_file));
     o.model_file = q.model_file;
     return;
   }
@@ -203,7 +203,7 @@ std::string answer(const Request& q) {
   if (q.command == "explain") return explain_answer(q);
   if (q.command == "atomicity") return atomicity_answer(q);
   if (q.command == "check_model") {
-    (void)cat::parse_model(q.model_text.value_or(""), q.model_file);
+    (void)cat::parse_model_builtin_includes(q.model_text.value_or(""), q.model_file);
     return Json::object().set("ok", true).dump(Json::Layout::Line);
   }
   if (q.command == "models") return models();

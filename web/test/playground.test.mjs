@@ -552,6 +552,35 @@ async function narrow() {
     JSON.stringify({ wide, header, atom }));
 }
 
+// A model's cat file read in the page, and the files it includes; a model of
+// one's own includes a shipped one (herd7's libdir).
+async function modelView() {
+  await pickExample('sass/MP+membar.gl-2gpu.litmus');
+  await page.selectOption('#model-select', 'sass-sm30.cat');
+  await page.click('#view-model');
+  await page.waitForFunction(() => document.body.dataset.modelView === 'sass-sm30.cat');
+  const sass = await page.textContent('#model-view-text');
+  await page.click('#model-view-includes button[data-include="ptx.cat"]');
+  await page.waitForFunction(() => document.body.dataset.modelView === 'ptx.cat');
+  const ptx = await page.textContent('#model-view-text');
+  check(sass === fs.readFileSync(path.join(root, 'models/sass-sm30.cat'), 'utf8') &&
+    ptx === fs.readFileSync(path.join(root, 'models/ptx.cat'), 'utf8'),
+  'a model reads in the page (sass-sm30.cat), and the file it includes opens from it (ptx.cat)');
+  await page.click('#model-view-close');
+  await pickExample('classic/MP.litmus');
+  await page.selectOption('#model-select', '');
+  await page.click('#edit-model');
+  await page.waitForFunction(() => document.querySelector('#model-text').value.includes('Atomicity'));
+  await page.fill('#model-text', 'include "ptx.cat"\n');
+  await runPage();
+  const [got] = await pageResults();
+  const [want] = JSON.parse(cli(['run', '--format', 'json', '--engine', 'enum', 'litmus/classic/MP.litmus']).stdout);
+  check(sameSet(outcomeSet(got.outcomes), outcomeSet(want.outcomes)) && await page.isHidden('#message'),
+    `a model of one's own that includes "ptx.cat" runs (${got.outcomes.length} outcomes, as ptx)`,
+    await page.textContent('#message'));
+  await page.click('#reset-model');
+}
+
 // A campaign (herd-www's): a folder of litmus/ against its expected.csv,
 // rows marked; the CLI's `run --expect` over the same folder agrees.
 async function campaign() {
@@ -594,7 +623,7 @@ try {
     ['witness', witness], ['error', malformedTest], ['explain', explainForbidden],
     ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop],
     ['big', bigRun], ['pto', ptoNotesAndWitness], ['stale', staleState], ['a11y', accessibility],
-    ['narrow', narrow], ['campaign', campaign], ['offline', offline]];
+    ['narrow', narrow], ['campaign', campaign], ['modelview', modelView], ['offline', offline]];
   for (const [name, fn] of steps) {
     if (only && only !== name) continue;
     const t0 = performance.now();

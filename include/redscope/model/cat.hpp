@@ -186,6 +186,12 @@ enum class Reading : std::uint8_t { Auto, Herd };
 Model parse_model(std::string_view text, const std::string& file, const IncludeReader& include = {},
                   const std::string& top_key = {}, Reading reading = Reading::Auto);
 
+// A model given as text (the playground's cat editor, the module's
+// model_text): its `include "name"` reads a model built into the binary
+// (models/<name>: ptx.cat, herd-stdlib.cat, ...), as herd7's libdir; nothing
+// is read from disk.
+Model parse_model_builtin_includes(std::string_view text, const std::string& file);
+
 // A model file read from `path`, each file through read_input: a regular
 // file of at most `max_bytes`. `include "f"` is looked for next to the
 // including file, next to the model file, in each of `include_dirs` (the
