@@ -295,6 +295,7 @@ function clearResults() {
   state.current = null;
   state.runId = null;
   ui.verdict.hidden = true;
+  $('#compiled').hidden = true;
   table.clear();
   ui.rows.hidden = true;
   $('#witness-graph').innerHTML = '';
@@ -355,6 +356,7 @@ function showResult(k) {
   }
   ui.verdict.hidden = false;
   ui.verdict.innerHTML = verdictHtml(r);
+  showCompiled(r.compiled);
   renderTable(r);
   const guess = conditionAsOutcome(r.condition?.text);
   if (guess && !$('#explain-outcome').value) $('#explain-outcome').value = guess;
@@ -364,6 +366,20 @@ function showResult(k) {
 }
 
 const table = new OutcomeTable(ui.outcomes, $('#table-wrap'));
+
+// A CUDA test: each thread's C++ beside the PTX nvcc made of it (the run's
+// JSON carries both; in the page the PTX was compiled ahead by the build).
+// nvcc's .loc lines (debug line records) are left out.
+function showCompiled(compiled) {
+  const box = $('#compiled');
+  box.hidden = !compiled?.length;
+  if (box.hidden) return;
+  const ptx = (t) => t.split('\n').filter((l) => !/^\s*\.loc\b/.test(l)).join('\n').replace(/\n{3,}/g, '\n\n');
+  $('#compiled-out').innerHTML = compiled.map((c) => `<h3>${escapeHtml(c.thread)}</h3>` +
+    '<div class="side-by-side">' +
+    `<pre aria-label="${escapeHtml(c.thread)}'s CUDA C++">${escapeHtml(c.source.trim())}</pre>` +
+    `<pre aria-label="${escapeHtml(c.thread)}'s PTX from nvcc">${escapeHtml(ptx(c.ptx))}</pre></div>`).join('');
+}
 
 function renderTable(r) {
   table.show(r, (o) => evalCondition(r.condition?.text, o));

@@ -581,6 +581,24 @@ async function modelView() {
   await page.click('#reset-model');
 }
 
+// CUDA: an example runs from the PTX shipped with the page, its C++ shown
+// beside that PTX; an edited CUDA test says the page has no nvcc.
+async function cuda() {
+  await pickExample('cuda/LU+atomicAdd_block-2cta.litmus');
+  await runPage();
+  await page.click('#compiled summary');
+  const shown = await page.textContent('#compiled-out');
+  const [want] = JSON.parse(cli(['run', '--format', 'json', 'litmus/cuda/LU+atomicAdd_block-2cta.litmus']).stdout);
+  check(want.compiled.every((c) => shown.includes(c.source.trim())) && shown.includes('atom.global.cta.add.u32'),
+    `a CUDA example shows each thread's C++ beside nvcc's PTX (${want.compiled.length} threads)`);
+  const text = await page.inputValue('#test-text');
+  await page.fill('#test-text', text.replace('atomicAdd_block(x, 1)', 'atomicAdd_block(x, 2)'));
+  await runPage();
+  const msg = await page.textContent('#message');
+  check(/no nvcc/.test(msg) && /redscope run/.test(msg),
+    `an edited CUDA test says why it cannot run here (${msg.slice(msg.indexOf('error:'), msg.indexOf('error:') + 60)}…)`);
+}
+
 // A campaign (herd-www's): a folder of litmus/ against its expected.csv,
 // rows marked; the CLI's `run --expect` over the same folder agrees.
 async function campaign() {
@@ -623,7 +641,7 @@ try {
     ['witness', witness], ['error', malformedTest], ['explain', explainForbidden],
     ['model', async () => shareLink(await modelWithoutAtomicity())], ['stop', stop],
     ['big', bigRun], ['pto', ptoNotesAndWitness], ['stale', staleState], ['a11y', accessibility],
-    ['narrow', narrow], ['campaign', campaign], ['modelview', modelView], ['offline', offline]];
+    ['narrow', narrow], ['campaign', campaign], ['modelview', modelView], ['cuda', cuda], ['offline', offline]];
   for (const [name, fn] of steps) {
     if (only && only !== name) continue;
     const t0 = performance.now();
