@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/outcome_executions.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/cat.hpp"
@@ -210,4 +211,35 @@ TEST_CASE("explain: a model that defines ms gets its morally-strong notes from t
   CHECK(own.breaches[0].why.find(because +
                                  "; P0's st.relaxed.gpu x, 1 and P1's ld.relaxed.gpu r0, x "
                                  "access one location (x) (3 steps") != std::string::npos);
+}
+
+// Every execution of one outcome (analysis/outcome_executions.hpp), argued
+// from the tests: two writes to x that nothing observes may be in coherence
+// order either way, so the outcome {} has both executions; MP's r0=1, r1=1
+// has one (both reads' sources are fixed, x's coherence order is init then
+// P0's write); an outcome that no execution gives has none.
+TEST_CASE("outcome executions: every execution of one outcome", "[explain]") {
+  const LitmusTest ww = parse_litmus(
+      "PTX WW\n{ global u32 x = 0; global u32 y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " st.relaxed.gpu.global.u32 [x], 1 | st.relaxed.gpu.global.u32 [x], 2 ;\n"
+      "exists (y == 0)\n",
+      "ww.litmus");
+  const OutcomeExecutions both = outcome_executions(ww, EngineOptions{}, {{"y", "0"}}, 100);
+  CHECK(both.complete);
+  REQUIRE(both.executions.size() == 2);
+  CHECK(both.executions[0].witness.co.texts() != both.executions[1].witness.co.texts());
+  const OutcomeExecutions one = outcome_executions(ww, EngineOptions{}, {{"y", "0"}}, 1);
+  CHECK_FALSE(one.complete);
+  CHECK(one.executions.size() == 1);
+  const LitmusTest mp = parse_litmus(
+      "PTX MP\n{ global u32 x = 0; global u32 y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+      " st.relaxed.gpu.global.u32 [x], 1 | ld.relaxed.gpu.global.u32 r0, [y] ;\n"
+      " st.relaxed.gpu.global.u32 [y], 1 | ld.relaxed.gpu.global.u32 r1, [x] ;\n"
+      "exists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+      "mp.litmus");
+  CHECK(outcome_executions(mp, EngineOptions{}, {{"P1:r0", "1"}, {"P1:r1", "1"}}, 100)
+            .executions.size() == 1);
+  CHECK(outcome_executions(mp, EngineOptions{}, {{"P1:r0", "2"}}, 100).executions.empty());
+  CHECK_THROWS_WITH(outcome_executions(mp, EngineOptions{}, {{"P9:r0", "1"}}, 100),
+                    Catch::Contains("P9:r0, which the test does not observe"));
 }

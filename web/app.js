@@ -301,6 +301,7 @@ function clearResults() {
   $('#witness-graph').innerHTML = '';
   $('#witness-text').innerHTML = '';
   $('#witness-hint').hidden = false;
+  $('#executions').hidden = true;
   $('#text-out').textContent = '';
   state.textFor = null;
 }
@@ -486,11 +487,49 @@ async function showWitness(i) {
   const answer = await call('dot', { outcome: r.outcomes[i], ...state.runOptions }, 'witness');
   if (!answer) return;
   if (answer.error) { showLocatedError(answer.error); return; }
+  state.witnessIndex = i;
+  $('#executions').hidden = false;
+  $('#executions-nav').hidden = true;
+  $('#executions-text').innerHTML = '';
+  $('#executions-graph').replaceChildren();
   await drawDot(withWitnessEdges(answer.dot, w), $('#witness-graph'),
     `The witness execution of outcome ${i + 1}, ${outcomeString(r.outcomes[i])}: ` +
     'its events by thread, with program order, rf and co edges');
   document.body.dataset.witness = String(i);
 }
+
+// Every execution of the picked outcome (herd-www draws each candidate; the
+// run keeps one witness an outcome): the module's `executions`, at most
+// EXECUTIONS of them, each drawn in turn.
+const EXECUTIONS = 100;
+async function allExecutions() {
+  const r = state.current;
+  const i = state.witnessIndex;
+  if (!r || i === undefined) return;
+  const answer = await call('executions', { outcome: r.outcomes[i], limit: EXECUTIONS,
+    observe_all: !!state.runOptions.observe_all }, 'executions');
+  if (!answer) return;
+  if (answer.error) { showLocatedError(answer.error); return; }
+  state.executions = answer;
+  $('#executions-nav').hidden = false;
+  await showExecution(0);
+  document.body.dataset.executions = String(answer.executions.length);
+}
+
+async function showExecution(k) {
+  const all = state.executions?.executions ?? [];
+  if (!all.length) return;
+  state.executionAt = (k + all.length) % all.length;
+  const x = all[state.executionAt];
+  $('#executions-at').textContent = `execution ${state.executionAt + 1} of ${all.length}` +
+    (state.executions.complete ? '' : ` (the first ${all.length}; there are more)`);
+  $('#executions-text').innerHTML = witnessText(x);
+  await drawDot(x.dot, $('#executions-graph'), `Execution ${state.executionAt + 1} of ` +
+    `${all.length} of outcome ${state.witnessIndex + 1}`);
+}
+$('#executions-all').addEventListener('click', allExecutions);
+$('#executions-prev').addEventListener('click', () => showExecution(state.executionAt - 1));
+$('#executions-next').addEventListener('click', () => showExecution(state.executionAt + 1));
 
 const outcomeString = (o) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join('; ');
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -20,6 +21,7 @@
 
 #include "redscope/analysis/atomicity.hpp"
 #include "redscope/analysis/explain.hpp"
+#include "redscope/analysis/outcome_executions.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/json.hpp"
@@ -142,6 +144,32 @@ bool has_values(const TestResult& r, const Outcome& o, const JsonNode& want) {
   return true;
 }
 
+// executions: every allowed execution of the outcome `options.outcome` (at
+// most options.limit), each with its rf, co and picture, as dot draws one.
+std::string executions(const Request& q) {
+  const std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
+  if (tests.empty()) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
+  const LitmusTest& test = tests[row_of(q, tests.size())];
+  std::map<std::string, std::string> values;
+  for (std::size_t k = 0; k < q.outcome->keys().size(); ++k)
+    values[q.outcome->keys()[k]] = q.outcome->values()[k].text();
+  EngineOptions o = options_of(q);
+  const OutcomeExecutions found = outcome_executions(test, o, values, q.limit);
+  Json list = Json::array();
+  for (std::size_t i = 0; i < found.executions.size(); ++i) {
+    const OutcomeExecution& x = found.executions[i];
+    list.push(Json::object()
+                  .set("rf", Json::strings(x.witness.rf.texts()))
+                  .set("co", Json::strings(x.witness.co.texts()))
+                  .set("dot", witness_dot(found.paths[x.path], x.witness,
+                                          fmt::format("{}: execution {}", test.name, i + 1))));
+  }
+  return Json::object()
+      .set("executions", std::move(list))
+      .set("complete", found.complete)
+      .dump(Json::Layout::Line);
+}
+
 // dot: the witness of the outcome `options.outcome` as run --dot draws it.
 std::string dot(const Request& q) {
   const TestResult r = checked(q, row_of(q, parse_litmus_text(q.test, q.file).size()));
@@ -201,6 +229,7 @@ std::string answer(const Request& q) {
   if (q.command == "run") return run(q);
   if (q.command == "dot") return dot(q);
   if (q.command == "explain") return explain_answer(q);
+  if (q.command == "executions") return executions(q);
   if (q.command == "atomicity") return atomicity_answer(q);
   if (q.command == "check_model") {
     (void)cat::parse_model_builtin_includes(q.model_text.value_or(""), q.model_file);

@@ -79,6 +79,8 @@ constexpr std::string_view kRunOptions[] = {"engine", "max_outcomes", "observe_a
                                             "unroll", "verdict",      "max_file_size", "format"};
 constexpr std::string_view kDotOptions[] = {"outcome",     "row",        "engine", "max_outcomes",
                                             "observe_all", "timeout_ms", "unroll", "max_file_size"};
+constexpr std::string_view kExecutionsOptions[] = {
+    "outcome", "row", "limit", "observe_all", "timeout_ms", "unroll", "max_file_size"};
 constexpr std::string_view kExplainOptions[] = {"outcome",    "condition", "row",          "engine",
                                                 "timeout_ms", "unroll",    "max_file_size"};
 constexpr std::string_view kAtomicityOptions[] = {"row",        "engine", "verdict",
@@ -93,6 +95,7 @@ struct CommandSpec {
 constexpr CommandSpec kCommands[] = {
     {"run", kRunOptions, kEngines},
     {"dot", kDotOptions, kEngines},
+    {"executions", kExecutionsOptions, {}},
     {"explain", kExplainOptions, std::span(kEngines).first(2)},      // auto, z3
     {"atomicity", kAtomicityOptions, std::span(kEngines).first(3)},  // not op
     {"check_model", kModelOptions, {}},
@@ -181,6 +184,8 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
     const long long n = whole(key, v, 0, kMaxOutcomesLimit, " (0: no limit)");
     q.max_outcomes = n == 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(n);
   }
+  if (key == "limit")  // executions: at most this many
+    q.limit = static_cast<std::size_t>(whole(key, v, 1, kMaxExecutions));
   if (key == "timeout_ms")
     q.seconds = static_cast<double>(whole(key, v, 0, kMaxTimeoutMs, " (0: none)")) / 1000;
   if (key == "unroll") q.unroll = static_cast<int>(whole(key, v, 0, kMaxUnroll));
@@ -198,10 +203,10 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
 
 // The options every command needs one of (explain: exactly one).
 void check_needed(const Request& q, const CommandSpec& spec, const JsonNode& at) {
-  if (spec.command == "dot" && !q.outcome)
-    fail(at,
-         "dot needs options.outcome: the values of the outcome to draw, as run's JSON lists "
-         "them");
+  if ((spec.command == "dot" || spec.command == "executions") && !q.outcome)
+    fail(at, fmt::format("{} needs options.outcome: the values of the outcome to draw, as run's "
+                         "JSON lists them",
+                         spec.command));
   if (spec.command == "explain" && (q.outcome != nullptr) == q.condition)
     fail(at,
          "explain needs exactly one of options.outcome (\"P0:r0=1; x=2\") and "

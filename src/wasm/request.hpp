@@ -37,6 +37,8 @@ constexpr std::uint64_t request_bound(std::uint64_t max_file_bytes) {
 constexpr std::uint64_t kMaxRequestBytes =
     request_bound(static_cast<std::uint64_t>(cli::kMaxFileSizeMaxMb) * kMiB);
 
+constexpr long long kMaxExecutions = 10000;  // executions' options.limit
+
 struct Request {
   std::string command;
   std::string test;
@@ -48,7 +50,8 @@ struct Request {
   // The options, checked; absent ones have the CLI's defaults.
   EngineKind engine = EngineKind::Auto;
   bool observe_all = false, verdict = false, condition = false;
-  bool text = false;  // run's format "text": herd7's output, as `redscope run` prints it
+  std::size_t limit = 100;  // executions: at most this many (1 to kMaxExecutions)
+  bool text = false;        // run's format "text": herd7's output, as `redscope run` prints it
   std::size_t max_outcomes = 10000;          // 0 in the request: no limit
   double seconds = 300;                      // timeout_ms / 1000; 0: none
   int unroll = 2;                            // --unroll

@@ -300,6 +300,11 @@ async function witness() {
   check(saved.svg.startsWith('<svg') && saved.svg.includes('st.release.gpu') &&
     /^digraph/.test(saved.dot) && saved.dot.includes('rf'),
     `the witness saves as SVG (${saved.svg.length} bytes) and DOT (${saved.dot.length} bytes)`);
+  // Every execution of the outcome, each drawn (MP's r0=1, r1=1: one).
+  await page.click('#executions-all');
+  await page.waitForFunction(() => document.body.dataset.executions, null, { timeout: 20000 });
+  check(await body('executions') === '1' && !!await page.$('#executions-graph svg'),
+    'every execution of MP\'s outcome r0=1, r1=1 is listed and drawn (one)');
   // herd7's text output, as `redscope run` prints it (the Time line aside).
   await page.click('[data-tab=text]');
   await page.waitForFunction(() => document.body.dataset.text === 'yes', null, { timeout: 20000 });
