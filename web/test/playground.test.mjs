@@ -206,8 +206,11 @@ async function modelWithoutAtomicity() {
   fs.writeFileSync(catFile, `${noAtomicity}\nlet broken = rf ;; co\n`);
   const catErr = cli(['run', '--model', catFile, file]).stderr.match(/:(\d+):(\d+): error/);
   const modelAt = await body('modelError');
-  check(catErr && modelAt === `${catErr[1]}:${catErr[2]}` && await page.$('#model-editor mark.err-at'),
-    `a malformed model shows its located error in the cat editor (${modelAt})`, `CLI ${catErr?.[0]}, page ${modelAt}`);
+  const status = await page.textContent('#model-status');
+  check(catErr && modelAt === `${catErr[1]}:${catErr[2]}` && await page.$('#model-editor mark.err-at') &&
+    (status.match(/error:/g) ?? []).length === 1,
+  `a malformed model shows its located error in the cat editor (${modelAt}), "error:" once`,
+  `CLI ${catErr?.[0]}, page ${modelAt}, status '${status}'`);
   await page.fill('#model-text', noAtomicity);
   await page.click('#check-model');
   await page.waitForFunction(() => !document.body.dataset.modelError);
