@@ -119,8 +119,8 @@ TEST_CASE("JSON API: a value of the wrong type is refused where it stands", "[ap
   CHECK(error_of(R"({"command": "run", "test": 5})") ==
         "request:1:28: error: \"test\" takes a string (the test's text), not 5");
   CHECK(error_of(R"({"command": 1})") ==
-        "request:1:13: error: \"command\" takes a string (run, dot, explain, atomicity, "
-        "check_model, models or version), not 1");
+        "request:1:13: error: \"command\" takes a string (run, dot, executions, explain, "
+        "atomicity, check_model, models or version), not 1");
   CHECK(error_of(R"({"command": "walk"})").find("unknown command \"walk\"") != std::string::npos);
   CHECK(error_of(R"({"test": "x"})").find("a request needs \"command\"") != std::string::npos);
   CHECK(error_of("[1]") == "request:1:1: error: a request is a JSON object, not an array");
@@ -145,7 +145,7 @@ TEST_CASE("JSON API: unknown members, options a command does not take, repeats",
   CHECK(run_error(R"({"max_outcome": 5})") ==
         at(R"({"max_outcome": 5})", "5}") +
             "run takes no option \"max_outcome\" (its options: engine, max_outcomes, "
-            "observe_all, timeout_ms, unroll, verdict or max_file_size)");
+            "observe_all, timeout_ms, unroll, verdict, max_file_size or format)");
   CHECK(run_error(R"({"row": 0})").find("run takes no option \"row\"") != std::string::npos);
   CHECK(error_of(R"({"command": "models", "options": {"verdict": true}})")
             .find("models takes no option, not \"verdict\"") != std::string::npos);
@@ -166,6 +166,12 @@ TEST_CASE("JSON API: what a command needs, and its row", "[api]") {
             .find("options.outcome takes a string") != std::string::npos);
   CHECK(error_of(mp_request("explain", R"(, "options": {"condition": true})")).empty());
   CHECK(error_of(mp_request("dot", "")).find("dot needs options.outcome") != std::string::npos);
+  CHECK(error_of(mp_request("executions", "")).find("executions needs options.outcome") !=
+        std::string::npos);
+  CHECK(error_of(mp_request("dot", R"(, "options": {"witness": {"rf": [1], "co": []}})"))
+            .find("options.witness takes an object") != std::string::npos);
+  CHECK(error_of(mp_request("run", R"(, "options": {"format": "xml"})"))
+            .find(R"(options.format takes "json" or "text", not "xml")") != std::string::npos);
   CHECK(error_of(mp_request("dot", R"(, "options": {"outcome": {"P1:r0": 1}})"))
             .find("options.outcome's \"P1:r0\" takes a string") != std::string::npos);
   CHECK(error_of(mp_request("atomicity", R"(, "options": {"row": "0"})"))
@@ -218,4 +224,31 @@ TEST_CASE("JSON API: the request is bounded as the CLI bounds a file", "[api]") 
   // As the CLI reads a file: no NUL byte, no byte-order mark.
   CHECK(error_of(mp_request("run", "").replace(28, 0, "\\u0000"))
             .find("MP.litmus: error: is not text (a NUL byte at offset 0)") == 0);
+}
+
+// Issue 49: the page's calls. run's format "text" is herd7's output (the
+// bytes `redscope run` prints); dot draws a given witness without running
+// the test again; executions lists every execution of an outcome.
+TEST_CASE("JSON API: herd7's text, a witness drawn as given, every execution", "[api]") {
+  const JsonNode text =
+      parse_json(wasm::call(mp_request("run", R"(, "options": {"format": "text"})")), "answer");
+  REQUIRE(text.find("text"));
+  CHECK(text.find("text")->text().rfind("Test MP Allowed\nStates 3\n", 0) == 0);
+  const std::string rf =
+      R"(["init y -> P1#0 ld.acquire.gpu r0, y", "init x -> P1#1 ld.weak r1, x"])";
+  const JsonNode dot = parse_json(
+      wasm::call(mp_request(
+          "dot", fmt::format(R"(, "options": {{"witness": {{"rf": {}, "co": []}}}})", rf))),
+      "answer");
+  REQUIRE(dot.find("dot"));
+  CHECK(dot.find("dot")->text().find("headlabel=rf") != std::string::npos);
+  CHECK(error_of(mp_request("dot", R"(, "options": {"witness": {"rf": ["a -> b"], "co": []}})"))
+            .find("names events of no path") != std::string::npos);
+  const JsonNode all = parse_json(
+      wasm::call(mp_request(
+          "executions", R"(, "options": {"outcome": {"P1:r0": "1", "P1:r1": "1"}, "limit": 5})")),
+      "answer");
+  REQUIRE(all.find("executions"));
+  CHECK(all.find("executions")->elements().size() == 1);
+  CHECK(all.find("complete")->truthy());
 }

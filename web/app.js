@@ -484,7 +484,9 @@ async function showWitness(i) {
     document.body.dataset.witness = String(i);
     return;
   }
-  const answer = await call('dot', { outcome: r.outcomes[i], ...state.runOptions }, 'witness');
+  // The kept witness drawn as it is (no second run, however many outcomes).
+  const answer = await call('dot', w?.rf ? { witness: { rf: w.rf, co: w.co ?? [] } }
+    : { outcome: r.outcomes[i], ...state.runOptions }, 'witness');
   if (!answer) return;
   if (answer.error) { showLocatedError(answer.error); return; }
   state.witnessIndex = i;

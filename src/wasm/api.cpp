@@ -14,7 +14,9 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +29,7 @@
 #include "redscope/core/json.hpp"
 #include "redscope/core/model.hpp"
 #include "redscope/driver/suite.hpp"
+#include "redscope/engine/z3/query.hpp"
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
@@ -170,8 +173,52 @@ std::string executions(const Request& q) {
       .dump(Json::Layout::Line);
 }
 
+// The edge texts of a JSON array ("A -> B").
+std::vector<std::string> texts_of(const JsonNode& a) {
+  std::vector<std::string> out;
+  for (const JsonNode& x : a.elements()) out.push_back(x.text());
+  return out;
+}
+
+// dot with options.witness: that witness drawn on the path whose events its
+// edges name, without running the test again (a run of 65,536 outcomes
+// draws any of them at once).
+std::string dot_of_witness(const Request& q) {
+  const std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
+  if (tests.empty()) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
+  const LitmusTest& test = tests[row_of(q, tests.size())];
+  const EngineOptions o = options_of(q);
+  const Expansion ex = expand(test, o.expand);
+  const std::vector<std::string> rf = texts_of(*q.witness->find("rf")),
+                                 co = texts_of(*q.witness->find("co"));
+  Witness w;
+  for (const std::string& t : rf) w.rf.push_back(t);
+  for (const std::string& t : co) w.co.push_back(t);
+  for (std::size_t i = 0; i < ex.skeletons.size(); ++i) {
+    const Skeleton& sk = ex.skeletons[i];
+    std::set<std::string> labels;
+    for (EventId e = 0; e < sk.size(); ++e) labels.insert(witness_label(sk, e));
+    const auto named = [&](const std::string& edge) {
+      const std::size_t arrow = edge.find(" -> ");
+      return arrow != std::string::npos && labels.count(edge.substr(0, arrow)) &&
+             labels.count(edge.substr(arrow + 4));
+    };
+    if (std::all_of(rf.begin(), rf.end(), named) && std::all_of(co.begin(), co.end(), named)) {
+      w.skeleton = i;
+      const std::string engine(
+          to_string(o.engine == EngineKind::Auto ? EngineKind::Enum : o.engine));
+      return Json::object()
+          .set("dot", witness_dot(sk, w, fmt::format("{} ({} engine)", test.name, engine)))
+          .dump(Json::Layout::Line);
+    }
+  }
+  throw InputError(
+      Diagnostic{q.file, {0, 0}, "options.witness names events of no path of the test"});
+}
+
 // dot: the witness of the outcome `options.outcome` as run --dot draws it.
 std::string dot(const Request& q) {
+  if (q.witness) return dot_of_witness(q);
   const TestResult r = checked(q, row_of(q, parse_litmus_text(q.test, q.file).size()));
   for (const Outcome& o : r.outcomes) {
     if (!has_values(r, o, *q.outcome)) continue;

@@ -77,8 +77,9 @@ constexpr std::string_view kMembers[] = {"command",    "test",       "file",   "
 // flags: src/cli/main.cpp) and the engines its option `engine` may name.
 constexpr std::string_view kRunOptions[] = {"engine", "max_outcomes", "observe_all",   "timeout_ms",
                                             "unroll", "verdict",      "max_file_size", "format"};
-constexpr std::string_view kDotOptions[] = {"outcome",     "row",        "engine", "max_outcomes",
-                                            "observe_all", "timeout_ms", "unroll", "max_file_size"};
+constexpr std::string_view kDotOptions[] = {"outcome",    "witness",      "row",
+                                            "engine",     "max_outcomes", "observe_all",
+                                            "timeout_ms", "unroll",       "max_file_size"};
 constexpr std::string_view kExecutionsOptions[] = {
     "outcome", "row", "limit", "observe_all", "timeout_ms", "unroll", "max_file_size"};
 constexpr std::string_view kExplainOptions[] = {"outcome",    "condition", "row",          "engine",
@@ -144,6 +145,21 @@ EngineKind engine_of(const CommandSpec& spec, const JsonNode& v) {
                               : EngineKind::Auto;
 }
 
+// dot's witness: {"rf": [...], "co": [...]}, as run's JSON lists an
+// outcome's witness (edges "A -> B" between witness labels).
+const JsonNode& witness_of(const JsonNode& v) {
+  const auto texts = [](const JsonNode* a) {
+    return a && a->is(Type::Array) &&
+           std::all_of(a->elements().begin(), a->elements().end(),
+                       [](const JsonNode& x) { return x.is(Type::String); });
+  };
+  if (!v.is(Type::Object) || !texts(v.find("rf")) || !texts(v.find("co")))
+    fail(v, fmt::format("options.witness takes an object {{\"rf\": [...], \"co\": [...]}} of "
+                        "edge texts, as run's JSON lists a witness, not {}",
+                        shown(v)));
+  return v;
+}
+
 // dot's outcome: the values of one outcome, as run's JSON lists them.
 const JsonNode& outcome_of(const CommandSpec& spec, const JsonNode& v) {
   if (spec.command == "explain") {
@@ -180,6 +196,7 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
     q.text = v.text() == "text";
   }
   if (key == "outcome") q.outcome = &outcome_of(spec, v);
+  if (key == "witness") q.witness = &witness_of(v);
   if (key == "max_outcomes") {
     const long long n = whole(key, v, 0, kMaxOutcomesLimit, " (0: no limit)");
     q.max_outcomes = n == 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(n);
@@ -203,7 +220,8 @@ void option(Request& q, const CommandSpec& spec, const std::string& key, const J
 
 // The options every command needs one of (explain: exactly one).
 void check_needed(const Request& q, const CommandSpec& spec, const JsonNode& at) {
-  if ((spec.command == "dot" || spec.command == "executions") && !q.outcome)
+  if ((spec.command == "dot" && !q.outcome && !q.witness) ||
+      (spec.command == "executions" && !q.outcome))
     fail(at, fmt::format("{} needs options.outcome: the values of the outcome to draw, as run's "
                          "JSON lists them",
                          spec.command));

@@ -61,6 +61,9 @@ struct Request {
   std::size_t row_value = 0;
   // dot: an object of the outcome's values (strings); explain: a string.
   const JsonNode* outcome = nullptr;
+  // dot: the witness to draw ({"rf": [...], "co": [...]}), instead of
+  // running the test again to find the outcome's.
+  const JsonNode* witness = nullptr;
 };
 
 // The request `root` (parsed from `size` bytes) means, every member and
