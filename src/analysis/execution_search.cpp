@@ -1,5 +1,6 @@
 // The two engines behind ExecutionSearch (execution_search.hpp).
 #include "analysis/execution_search.hpp"
+#include "analysis/execution_words.hpp"
 #include "analysis/read_values.hpp"
 
 #include <algorithm>
@@ -57,20 +58,6 @@ class Z3Searches final : public ExecutionSearches {
 };
 
 // ---- the enumerator: its search, each consistent execution tested -----------
-
-// Whether two skeletons are the same path of a test (the enumerator expands
-// the test again; the expansion is deterministic, event ids match).
-bool same_path(const Skeleton& a, const Skeleton& b) {
-  if (a.size() != b.size()) return false;
-  for (EventId e = 0; e < a.size(); ++e) {
-    const Event& x = a.ev(e);
-    const Event& y = b.ev(e);
-    if (x.kind != y.kind || x.thread != y.thread || x.po_index != y.po_index || x.loc != y.loc ||
-        x.text != y.text || x.in_rmw != y.in_rmw)
-      return false;
-  }
-  return true;
-}
 
 bool meets(const EnumCandidate& c, const ExecutionFact& f) {
   switch (f.kind) {
@@ -237,19 +224,8 @@ class EnumSearch final : public ExecutionSearch {
     return std::nullopt;
   }
 
-  // rf in the order of reads, co by source then target, as the enumerator's
-  // outcomes list them.
   Witness witness() const override {
-    Witness w;
-    for (EventId r = 0; r < sk_.size(); ++r)
-      for (EventId a = 0; a < sk_.size() && sk_.ev(r).is_read() && found_.executed[r]; ++a)
-        if (found_.rf.has(a, r))
-          w.rf.push_back(witness_label(sk_, a) + " -> " + witness_label(sk_, r));
-    for (EventId a = 0; a < sk_.size(); ++a)
-      for (EventId b = 0; b < sk_.size() && !sk_.ev(a).is_init; ++b)
-        if (found_.co.has(a, b))
-          w.co.push_back(witness_label(sk_, a) + " -> " + witness_label(sk_, b));
-    return w;
+    return witness_words(sk_, found_.executed, found_.rf, found_.co);
   }
   ChosenExecution execution() const override { return found_; }
   // Each cell ends with the value of a co-maximal executed write.

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/execution_words.hpp"
 #include "analysis/model_view.hpp"
 #include "analysis/read_values.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
@@ -581,13 +582,8 @@ std::optional<Pinned> pin(const LitmusTest& test, const EngineOptions& opts,
   const std::vector<std::string> rf = w.rf.texts(), co = w.co.texts();
   std::optional<Pinned> found;
   o.on_execution = [&](const EnumCandidate& c) {
-    std::vector<std::string> crf, cco;
-    for (EventId r = 0; r < c.sk.size(); ++r)
-      for (EventId a = 0; a < c.sk.size() && c.sk.ev(r).is_read() && c.executed[r]; ++a)
-        if (c.rf.has(a, r)) crf.push_back(witness_label(c.sk, a) + " -> " + witness_label(c.sk, r));
-    for (EventId a = 0; a < c.sk.size(); ++a)
-      for (EventId b = 0; b < c.sk.size() && !c.sk.ev(a).is_init; ++b)
-        if (c.co.has(a, b)) cco.push_back(witness_label(c.sk, a) + " -> " + witness_label(c.sk, b));
+    const Witness cw = witness_words(c.sk, c.executed, c.rf, c.co);
+    const std::vector<std::string> crf = cw.rf.texts(), cco = cw.co.texts();
     const auto same = [](std::vector<std::string> a, std::vector<std::string> b) {
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());

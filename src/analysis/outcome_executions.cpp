@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/execution_words.hpp"
 #include "analysis/read_values.hpp"
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/expr.hpp"
@@ -18,20 +19,6 @@
 namespace redscope {
 
 namespace {
-
-// Whether two skeletons are one path of the test (the enumerator expands the
-// test itself; the expansion is deterministic, event for event).
-bool same_path(const Skeleton& a, const Skeleton& b) {
-  if (a.size() != b.size()) return false;
-  for (EventId e = 0; e < a.size(); ++e) {
-    const Event& x = a.ev(e);
-    const Event& y = b.ev(e);
-    if (x.kind != y.kind || x.thread != y.thread || x.po_index != y.po_index || x.loc != y.loc ||
-        x.text != y.text || x.in_rmw != y.in_rmw)
-      return false;
-  }
-  return true;
-}
 
 struct Enough {};  // `limit` executions found: ends the search
 
@@ -85,21 +72,6 @@ bool gives(const std::vector<std::vector<std::uint64_t>>& choices,
   return walk(walk, 0);
 }
 
-// rf in the order of reads, co by source then target (init writes left
-// out), as the enumerator's witnesses list them.
-Witness witness_of(const EnumCandidate& c, std::size_t path) {
-  const Skeleton& sk = c.sk;
-  Witness w;
-  w.skeleton = path;
-  for (EventId r = 0; r < sk.size(); ++r)
-    for (EventId a = 0; a < sk.size() && sk.ev(r).is_read() && c.executed[r]; ++a)
-      if (c.rf.has(a, r)) w.rf.push_back(witness_label(sk, a) + " -> " + witness_label(sk, r));
-  for (EventId a = 0; a < sk.size(); ++a)
-    for (EventId b = 0; b < sk.size() && !sk.ev(a).is_init; ++b)
-      if (c.co.has(a, b)) w.co.push_back(witness_label(sk, a) + " -> " + witness_label(sk, b));
-  return w;
-}
-
 }  // namespace
 
 OutcomeExecutions outcome_executions(const LitmusTest& test, const EngineOptions& opts,
@@ -132,7 +104,8 @@ OutcomeExecutions outcome_executions(const LitmusTest& test, const EngineOptions
     std::size_t path = 0;
     while (path < out.paths.size() && !same_path(out.paths[path], c.sk)) ++path;
     if (path == out.paths.size()) out.paths.push_back(c.sk);
-    Witness w = witness_of(c, path);
+    Witness w = witness_words(c.sk, c.executed, c.rf, c.co);
+    w.skeleton = path;
     // Executions that differ only in the order of their fence.sc (sf) or
     // barrier arrivals show the same rf and co: listed once.
     if (!seen.insert({path, w.rf.texts(), w.co.texts()}).second) return false;
