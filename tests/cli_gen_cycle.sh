@@ -259,6 +259,11 @@ mixv=(--size 6 --safe Rfe,Fre,Coe,PodWW,PodRR --relax PodWR,PodRW)
 grep -q "^18 tests in " "$dir/d.txt" || fail "--relax: $(cat "$dir/d.txt")"
 "$bin" gen cycle "${mixv[@]}" --mix --minrelax 2 --out "$dir/m2" > "$dir/d.txt" || fail "--mix"
 grep -q "^2 tests in " "$dir/d.txt" || fail "--mix --minrelax 2: $(cat "$dir/d.txt")"
+# diy7's own spellings (one dash; -mix takes a boolean) mean the same.
+"$bin" gen cycle -size 6 -safe Rfe,Fre,Coe,PodWW,PodRR -relax PodWR,PodRW -mix true \
+  -minrelax 2 --out "$dir/m3" > "$dir/d.txt" || fail "diy's spellings"
+grep -q "^2 tests in " "$dir/d.txt" || fail "-mix true -minrelax 2: $(cat "$dir/d.txt")"
+expect_error "-mix takes true or false" -size 4 -mix maybe --out "$dir/bad"
 expect_error "edge 2 'DpDatadW': has no CUDA form: a dependency" --lang cuda "Rfe DpDatadW Rfe PodRW"
 expect_error "has no CUDA form: a cluster scope" --lang cuda "PodWR[relaxed.cluster] Fre PodWR Fre"
 expect_error "--lang is ptx or cuda" --lang c "PodWR Fre PodWR Fre"

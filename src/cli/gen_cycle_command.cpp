@@ -2,6 +2,7 @@
 // litmus tests from diy7-style cycles of relaxations with GPU annotations.
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -87,6 +88,8 @@ Options:
   --timeout SECONDS  --size stops with an error after SECONDS (default 60; 0:
                      none); nothing is written then
   -q                 no summary line, no progress line (--size on a terminal)
+  diy7's spellings with one dash are read as these: -size, -safe, -relax,
+  -mode, -nprocs, -ins, -oneloc, -obs, -minrelax, -maxrelax, -mix BOOL
   -h, --help         this text
 Files are written whole (a new file renamed into place: a symbolic link at
 DIR/NAME.litmus is replaced, never written through); --size writes into a
@@ -126,10 +129,28 @@ gen::Level level_arg(std::string_view v) {
   usage(fmt::format("--placement is cta, cluster, gpu or sys, not '{}'", printable(v)));
 }
 
+// diy7's own spelling of an option (gen/config.ml: one dash), as ours.
+// `-mix` takes diy's boolean ("-mix true"): "false" is our default.
+std::string diy_spelling(std::string_view a) {
+  static constexpr std::array<std::string_view, 11> kDiy = {
+      "-size",   "-safe", "-relax",    "-mode",     "-nprocs", "-ins",
+      "-oneloc", "-obs",  "-minrelax", "-maxrelax", "-mix"};
+  for (std::string_view d : kDiy)
+    if (a == d) return "-" + std::string(a);
+  return std::string(a);
+}
+
 Options parse_args(int argc, char** argv) {
   Options o;
   for (int i = 3; i < argc; ++i) {
-    const std::string_view a = argv[i];
+    const std::string spelled = diy_spelling(argv[i]);
+    const std::string_view a = spelled;
+    if (a == "--mix" && std::string_view(argv[i]) == "-mix") {  // diy's -mix BOOL
+      const std::string_view b = i + 1 < argc ? argv[i + 1] : "";
+      if (b != "true" && b != "false") usage("-mix takes true or false (diy7's -mix BOOL)");
+      ++i;
+      if (b == "false") continue;
+    }
     const auto value = [&]() -> std::string {
       if (i + 1 >= argc) usage(fmt::format("{} needs a value", a));
       return argv[++i];
