@@ -79,7 +79,8 @@ function fileNameOf(text) {
 // test: its name comes from its header, so errors and the dialect are its own.
 $('#test-text').addEventListener('paste', (e) => {
   const ta = e.target;
-  const whole = !ta.value.trim() || (ta.selectionStart === 0 && ta.selectionEnd === ta.value.length);
+  const all = ta.selectionStart === 0 && ta.selectionEnd === ta.value.length;
+  const whole = !ta.value.trim() || all;
   const name = whole ? fileNameOf(e.clipboardData?.getData('text/plain') ?? '') : null;
   if (!name) return;
   setTimeout(() => {
@@ -375,11 +376,13 @@ function showCompiled(compiled) {
   const box = $('#compiled');
   box.hidden = !compiled?.length;
   if (box.hidden) return;
-  const ptx = (t) => t.split('\n').filter((l) => !/^\s*\.loc\b/.test(l)).join('\n').replace(/\n{3,}/g, '\n\n');
+  const ptx = (t) => t.split('\n').filter((l) => !/^\s*\.loc\b/.test(l)).join('\n')
+    .replace(/\n{3,}/g, '\n\n');
   $('#compiled-out').innerHTML = compiled.map((c) => `<h3>${escapeHtml(c.thread)}</h3>` +
     '<div class="side-by-side">' +
     `<pre aria-label="${escapeHtml(c.thread)}'s CUDA C++">${escapeHtml(c.source.trim())}</pre>` +
-    `<pre aria-label="${escapeHtml(c.thread)}'s PTX from nvcc">${escapeHtml(ptx(c.ptx))}</pre></div>`).join('');
+    `<pre aria-label="${escapeHtml(c.thread)}'s PTX from nvcc">${escapeHtml(ptx(c.ptx))}</pre>` +
+    '</div>').join('');
 }
 
 function renderTable(r) {
@@ -608,7 +611,8 @@ async function atomicity() {
   out.innerHTML = tests.map((t) => {
     if (t.error) return `<pre class="error-box">${escapeHtml(t.error)}</pre>`;
     if (!t.pairs?.length) return `<p>${escapeHtml(t.test)}: no pair of RMWs on one location.</p>`;
-    return `<div class="table-scroll"><table class="pairs"><thead><tr><th>location</th><th>a</th><th>b</th><th>in each other's scope</th><th>lost update</th></tr></thead><tbody>` +
+    return '<div class="table-scroll"><table class="pairs"><thead><tr><th>location</th>' +
+      '<th>a</th><th>b</th><th>in each other\'s scope</th><th>lost update</th></tr></thead><tbody>' +
       t.pairs.map((p) => {
         if (p.lost_update) lost++;
         const side = (s) => `${escapeHtml(s.thread)}: <code>${escapeHtml(s.instruction)}</code> <span class="muted">line ${s.line}</span>`;
@@ -643,7 +647,8 @@ function campaignRow(t, k) {
   const verdict = t.holds === undefined && !t.error ? '' : t.expected === undefined ? 'run'
     : !t.error && t.holds === !!t.expected ? 'as expected' : 'DIFFERS';
   const cls = verdict === 'as expected' ? 'pass' : verdict === 'DIFFERS' ? 'lost' : '';
-  return `<tr class="${cls}"><td><button class="link" data-campaign="${k}">${escapeHtml(t.name)}</button></td>` +
+  return `<tr class="${cls}"><td><button class="link" data-campaign="${k}">` +
+    `${escapeHtml(t.name)}</button></td>` +
     `<td>${exp}</td><td>${escapeHtml(got)}</td><td><strong>${verdict}</strong></td>` +
     `<td>${t.ms === undefined ? '' : `${(t.ms / 1000).toFixed(2)} s`}</td></tr>`;
 }
@@ -652,13 +657,17 @@ function drawCampaign(tests, done) {
   const table = $('#campaign-table');
   table.hidden = false;
   table.innerHTML = '<thead><tr><th scope="col">test</th><th scope="col">expected</th>' +
-    '<th scope="col">redscope</th><th scope="col">verdict</th><th scope="col">time</th></tr></thead>' +
+    '<th scope="col">redscope</th><th scope="col">verdict</th><th scope="col">time</th>' +
+    '</tr></thead>' +
     `<tbody>${tests.map(campaignRow).join('')}</tbody>`;
   const checked = tests.filter((t) => t.holds !== undefined || t.error);
-  const pass = checked.filter((t) => !t.error && t.expected !== undefined && t.holds === !!t.expected);
-  const fail = checked.filter((t) => t.error || (t.expected !== undefined && t.holds !== !!t.expected));
-  $('#campaign-summary').innerHTML = `<p class="verdict-line"><span class="pill ${fail.length ? 'no' : 'yes'}">` +
-    `${pass.length} passed, ${fail.length} failed</span> ${checked.length} of ${tests.length} tests checked` +
+  const judged = (t) => t.expected !== undefined;
+  const pass = checked.filter((t) => !t.error && judged(t) && t.holds === !!t.expected);
+  const fail = checked.filter((t) => t.error || (judged(t) && t.holds !== !!t.expected));
+  $('#campaign-summary').innerHTML = '<p class="verdict-line">' +
+    `<span class="pill ${fail.length ? 'no' : 'yes'}">` +
+    `${pass.length} passed, ${fail.length} failed</span> ` +
+    `${checked.length} of ${tests.length} tests checked` +
     `${done ? '' : ' …'}</p>`;
   document.body.dataset.campaign = done ? `${pass.length}/${fail.length}` : '';
 }
@@ -676,11 +685,14 @@ async function runCampaign() {
     for (const t of tests) {
       const text = t.text ?? await (await fetch(`examples/${t.path}`)).text();
       setStatus(`campaign: ${t.name}`);
+      const timeout = numberOr($('#timeout').value, 300, 1000);
       const { answer, ms } = await engine.call({ command: 'run', test: text,
-        file: t.name.split('/').pop(), options: { verdict: true, timeout_ms: numberOr($('#timeout').value, 300, 1000) } });
+        file: t.name.split('/').pop(), options: { verdict: true, timeout_ms: timeout } });
       const r = Array.isArray(answer) ? answer[0] : answer;
       t.ms = ms;
-      if (!r || r.error) t.error = typeof r?.error === 'object' ? r.error.text : String(r?.error ?? 'no answer');
+      if (!r || r.error) {
+        t.error = typeof r?.error === 'object' ? r.error.text : String(r?.error ?? 'no answer');
+      }
       else { t.holds = !!r.condition?.holds; t.observation = r.observation; }
       drawCampaign(tests, false);
     }
@@ -794,20 +806,23 @@ $('#edit-model').addEventListener('click', editCopy);
 const includesOf = (text) => [...text.matchAll(/^\s*include\s+"([^"]+)"/gm)].map((m) => m[1]);
 async function viewModel(name) {
   const text = name === 'mine' ? modelEditor.value : await shippedModelText(name);
-  const html = tokenize(text, 'cat').map(({ cls, text: t }) =>
-    (cls ? `<span class="t-${cls === 'opq' ? 'op' : cls}">${escapeHtml(t)}</span>` : escapeHtml(t))).join('');
+  const span = ({ cls, text: t }) =>
+    (cls ? `<span class="t-${cls === 'opq' ? 'op' : cls}">${escapeHtml(t)}</span>` : escapeHtml(t));
+  const html = tokenize(text, 'cat').map(span).join('');
   $('#model-view-text').innerHTML = html;
   $('#model-view-name').textContent = name === 'mine' ? 'your model' : name;
   const inc = includesOf(text);
-  $('#model-view-includes').innerHTML = inc.length ? `includes ${inc.map((f) =>
-    `<button class="link" data-include="${escapeHtml(f)}">${escapeHtml(f)}</button>`).join(', ')}` : 'includes no file';
+  const link = (f) =>
+    `<button class="link" data-include="${escapeHtml(f)}">${escapeHtml(f)}</button>`;
+  $('#model-view-includes').innerHTML = inc.length ? `includes ${inc.map(link).join(', ')}`
+    : 'includes no file';
   $('#model-view').hidden = false;
   document.body.dataset.modelView = name;
 }
 $('#view-model').addEventListener('click', () => {
   const v = ui.modelSelect.value;
-  viewModel(v || (dialectOf(ui.fileName.value, testEditor.value) === 'sass' ? 'sass-sm30.cat' : 'ptx.cat'))
-    .catch((e) => showMessage(e.message));
+  const sass = dialectOf(ui.fileName.value, testEditor.value) === 'sass';
+  viewModel(v || (sass ? 'sass-sm30.cat' : 'ptx.cat')).catch((e) => showMessage(e.message));
 });
 $('#model-view-includes').addEventListener('click', (e) => {
   const f = e.target.dataset.include;

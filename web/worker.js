@@ -70,15 +70,20 @@ function runAnswer(Module, request) {
 function sendRows(id, tests) {
   tests.forEach((t, k) => {
     for (let from = ROWS; from < t.outcomes.length; from += ROWS) {
-      postMessage({ type: 'rows', id, test: k, from, outcomes: t.outcomes.slice(from, from + ROWS) });
+      const outcomes = t.outcomes.slice(from, from + ROWS);
+      postMessage({ type: 'rows', id, test: k, from, outcomes });
     }
   });
 }
 
 // The page's questions about the kept run (no module call).
 function keptAnswer(request) {
-  if (!kept) return { error: { message: 'no run is kept (the engine was restarted): run the test again' } };
-  if (request.command === 'kept.json') return { blob: new Blob([kept.text], { type: 'application/json' }) };
+  if (!kept) {
+    return { error: { message: 'no run is kept (the engine was restarted): run the test again' } };
+  }
+  if (request.command === 'kept.json') {
+    return { blob: new Blob([kept.text], { type: 'application/json' }) };
+  }
   const t = kept.tests[request.test ?? 0];
   return { witness: t?.witnesses?.[request.index] ?? null };
 }
