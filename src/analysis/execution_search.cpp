@@ -79,16 +79,6 @@ struct Met {
   std::size_t alternative;
 };
 
-// The options of a search that looks at each execution and makes no outcome.
-EngineOptions search_options(const EngineOptions& opts) {
-  EngineOptions o = opts;
-  o.engine = EngineKind::Enum;
-  o.verdict_only = false;
-  o.listing.reset();
-  o.workers = 1;
-  return o;
-}
-
 // Every allowed execution of a test's skeletons, in the enumerator's order,
 // kept by one search for the questions after a skeleton's first: atomicity
 // asks several of each skeleton, and a search per question searched every
@@ -230,7 +220,7 @@ class EnumSearch final : public ExecutionSearch {
   ChosenExecution execution() const override { return found_; }
   // Each cell ends with the value of a co-maximal executed write.
   std::vector<std::pair<std::string, std::uint64_t>> final_values() const override {
-    ReadValues values(found_, sk_);
+    ReadValues values(found_.rf, sk_);
     std::vector<std::pair<std::string, std::uint64_t>> out;
     for (const auto& [cell, ty] : sk_.loc_types) {
       std::uint64_t v = 0;

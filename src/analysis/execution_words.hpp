@@ -7,11 +7,24 @@
 
 #include <vector>
 
+#include "redscope/engine/engine.hpp"
 #include "redscope/engine/z3/query.hpp"
 #include "redscope/events/events.hpp"
 #include "redscope/results/results.hpp"
 
 namespace redscope {
+
+// The options of a search that looks at each execution (through
+// EngineOptions::on_execution) and makes no outcome: the enumerator, on one
+// thread (facts name threads), no listing.
+inline EngineOptions search_options(const EngineOptions& opts) {
+  EngineOptions o = opts;
+  o.engine = EngineKind::Enum;
+  o.verdict_only = false;
+  o.listing.reset();
+  o.workers = 1;
+  return o;
+}
 
 // Whether two skeletons are one path of a test (the enumerator expands the
 // test itself; the expansion is deterministic, event ids match).

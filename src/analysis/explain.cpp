@@ -572,24 +572,19 @@ std::optional<Pinned> pin(const LitmusTest& test, const EngineOptions& opts,
                           const std::vector<std::string>& disabled, const Witness& w) {
   LitmusTest t = test;
   t.filter.reset();
-  EngineOptions o = opts;
-  o.engine = EngineKind::Enum;
-  o.verdict_only = false;
-  o.listing.reset();
-  o.workers = 1;
+  EngineOptions o = search_options(opts);
   o.disabled_checks = disabled;
   o.enum_limit = std::min(opts.enum_limit, kExactChoices);
-  const std::vector<std::string> rf = w.rf.texts(), co = w.co.texts();
+  // Edge texts compared as sets (sorted: w's once, each candidate's as met).
+  const auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const std::vector<std::string> rf = sorted(w.rf.texts()), co = sorted(w.co.texts());
   std::optional<Pinned> found;
   o.on_execution = [&](const EnumCandidate& c) {
     const Witness cw = witness_words(c.sk, c.executed, c.rf, c.co);
-    const std::vector<std::string> crf = cw.rf.texts(), cco = cw.co.texts();
-    const auto same = [](std::vector<std::string> a, std::vector<std::string> b) {
-      std::sort(a.begin(), a.end());
-      std::sort(b.begin(), b.end());
-      return a == b;
-    };
-    if (!same(crf, rf) || !same(cco, co)) return false;
+    if (sorted(cw.rf.texts()) != rf || sorted(cw.co.texts()) != co) return false;
     found = Pinned{c.sk, ChosenExecution{c.executed, c.rf, c.co, c.sf, c.sync_barrier}};
     throw PinnedFound{};
   };
@@ -609,7 +604,7 @@ std::optional<Breach> breach_in(const LitmusTest& test, const EngineOptions& opt
   const std::optional<Pinned> p = pin(test, opts, disabled, w);
   if (!p) return std::nullopt;
   std::map<EventId, std::uint64_t> values;
-  ReadValues rv(p->x, p->sk);
+  ReadValues rv(p->x.rf, p->sk);
   for (EventId e = 0; e < p->sk.size(); ++e)
     if (p->x.executed[e] && p->sk.ev(e).is_read()) values[e] = rv.of_read(e);
   const QueryModel model(test, opts);  // every check on: `a` is the one broken

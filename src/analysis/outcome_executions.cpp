@@ -27,8 +27,7 @@ struct Enough {};  // `limit` executions found: ends the search
 std::vector<std::vector<std::uint64_t>> outcome_choices(const EnumCandidate& c,
                                                         const std::vector<Observable>& obs) {
   const Skeleton& sk = c.sk;
-  const ChosenExecution x{c.executed, c.rf, c.co, c.sf, c.sync_barrier};
-  ReadValues values(x, sk);
+  ReadValues values(c.rf, sk);
   const auto eval = [&](const ExprPtr& e) {
     return evaluate(e, [&](ReadRef r) { return values.of_read(sk.vertex(r)); });
   };
@@ -94,11 +93,7 @@ OutcomeExecutions outcome_executions(const LitmusTest& test, const EngineOptions
   std::set<std::tuple<std::size_t, std::vector<std::string>, std::vector<std::string>>> seen;
   LitmusTest t = test;
   t.filter.reset();  // applied above, on each execution's outcome
-  EngineOptions o = opts;
-  o.engine = EngineKind::Enum;
-  o.verdict_only = false;
-  o.listing.reset();
-  o.workers = 1;
+  EngineOptions o = search_options(opts);
   o.on_execution = [&](const EnumCandidate& c) {
     if (!gives(outcome_choices(c, obs), obs, want, test)) return false;
     std::size_t path = 0;

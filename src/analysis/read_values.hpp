@@ -13,8 +13,9 @@ namespace redscope {
 
 class ReadValues {
  public:
-  ReadValues(const ChosenExecution& x, const Skeleton& sk)
-      : x_(x),
+  // `rf` of one execution of `sk` (must outlive this).
+  ReadValues(const BitRel& rf, const Skeleton& sk)
+      : rf_(rf),
         sk_(sk),
         val_(sk.size()),
         state_(sk.size(), 0) {}
@@ -26,13 +27,13 @@ class ReadValues {
     if (state_[r] == 1) return 0;  // a cycle of values: the model has ruled it out
     state_[r] = 1;
     for (EventId w = 0; w < sk_.size(); ++w)
-      if (x_.rf.has(w, r)) val_[r] = of_write(w);
+      if (rf_.has(w, r)) val_[r] = of_write(w);
     state_[r] = 2;
     return val_[r];
   }
 
  private:
-  const ChosenExecution& x_;
+  const BitRel& rf_;
   const Skeleton& sk_;
   std::vector<std::uint64_t> val_;
   std::vector<int> state_;

@@ -37,10 +37,7 @@ std::optional<TestFailure> capture_failure(const std::string& path,
   } catch (const BudgetExceeded& e) {
     return whole_file(path, e.what(), std::string(to_string(e.kind())));
   } catch (const std::bad_alloc&) {  // the allocator's refusal: memory, not a defect
-    return whole_file(path,
-                      "out of memory: this test needed more memory than this process may use "
-                      "(--max-memory, or the platform's cap: 2 GiB in the playground's module)",
-                      "memory");
+    return whole_file(path, std::string(kOutOfMemory), "memory");
   } catch (const SolverError& e) {
     return whole_file(path, fmt::format("internal solver error: {}", e.what()), "internal");
   } catch (const std::exception& e) {

@@ -26,6 +26,7 @@
 #include "redscope/analysis/outcome_executions.hpp"
 #include "redscope/core/budget.hpp"
 #include "redscope/core/diagnostic.hpp"
+#include "redscope/core/failure.hpp"
 #include "redscope/core/json.hpp"
 #include "redscope/core/model.hpp"
 #include "redscope/driver/suite.hpp"
@@ -150,9 +151,7 @@ bool has_values(const TestResult& r, const Outcome& o, const JsonNode& want) {
 // executions: every allowed execution of the outcome `options.outcome` (at
 // most options.limit), each with its rf, co and picture, as dot draws one.
 std::string executions(const Request& q) {
-  const std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
-  if (tests.empty()) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
-  const LitmusTest& test = tests[row_of(q, tests.size())];
+  const LitmusTest test = one_test(q);
   std::map<std::string, std::string> values;
   for (std::size_t k = 0; k < q.outcome->keys().size(); ++k)
     values[q.outcome->keys()[k]] = q.outcome->values()[k].text();
@@ -184,9 +183,7 @@ std::vector<std::string> texts_of(const JsonNode& a) {
 // edges name, without running the test again (a run of 65,536 outcomes
 // draws any of them at once).
 std::string dot_of_witness(const Request& q) {
-  const std::vector<LitmusTest> tests = parse_litmus_text(q.test, q.file);
-  if (tests.empty()) throw InputError(Diagnostic{q.file, {0, 0}, "holds no test"});
-  const LitmusTest& test = tests[row_of(q, tests.size())];
+  const LitmusTest test = one_test(q);
   const EngineOptions o = options_of(q);
   const Expansion ex = expand(test, o.expand);
   const std::vector<std::string> rf = texts_of(*q.witness->find("rf")),
@@ -306,8 +303,7 @@ std::string call(std::string_view request) {
     return error_answer(e.diagnostic());
   } catch (
       const std::bad_alloc&) {  // the heap's cap (2 GiB in the module): say so, not "bad_alloc"
-    return error_answer(Diagnostic{
-        file, {0, 0}, "out of memory: the call needed more memory than this process may use"});
+    return error_answer(Diagnostic{file, {0, 0}, std::string(kOutOfMemory)});
   } catch (const std::exception& e) {  // over budget, or a defect: still a located answer
     return error_answer(Diagnostic{file, {0, 0}, e.what()});
   }

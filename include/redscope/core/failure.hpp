@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "redscope/core/diagnostic.hpp"
 
@@ -22,6 +23,12 @@ class SolverError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// What an allocator's refusal (std::bad_alloc) is said as: a test's failure
+// of kind "memory", and the module's answer to any call.
+inline constexpr std::string_view kOutOfMemory =
+    "out of memory: this test needed more memory than this process may use (--max-memory, "
+    "or the platform's cap: 2 GiB in the playground's module)";
 
 struct TestFailure {
   std::string message;  // "file:line:col: error: ..." or "file: error: ..."
