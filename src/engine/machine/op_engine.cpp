@@ -1055,9 +1055,9 @@ class Machine {
             emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
         continue;
       }
-      if (ahead(s, t, w))
+      if (ahead(s, t, w) && !ready_unit(s.th[t], w))
         for (const Values& g : guesses(*unknown)) promise_rmw(s, t, w, lo, *unknown, g, out);
-      promise_guessed(s, t, w, lo, out);
+      promise_guessed(s, t, w, lo, *unknown, out);
     }
   }
   // An RMW promised before the write it will read exists: its source is a
@@ -1068,37 +1068,55 @@ class Machine {
   // value written) among the values such a later write can write
   // (events/value_sets.hpp, a superset); the promise is made together with
   // that read taking it, as a store's is (promise_read). Each distinct
-  // value written is promised once per read.
+  // value written is promised once per read. A bulk unit is guessed the
+  // same way, its element's source read too when not yet performed
+  // (`unknown`): load buffering through a bulk reduction whose unit reads
+  // an RMW of the reading thread (diff-s20261202-5082).
   // Bounds, for cost alone (docs/model.md "Promises"): no release or
-  // acquire RMW and no bulk unit is guessed (own_guessable), nor a read
-  // with more than kMaxGuesses values in its set.
+  // acquire RMW is guessed (own_guessable), nor a read with more than
+  // kMaxGuesses values in its set.
   void promise_guessed(const State& s, std::size_t t, EventId w, std::size_t lo,
-                       std::vector<Move>& out) const {
+                       const std::vector<EventId>& unknown, std::vector<Move>& out) const {
     const Event& x = ev(w);
     if (!own_guessable(w)) return;
     const NodeViews carried = promised_carries(s, t, w);
     for (const auto& [u, r] : prompting_reads(s, t, w)) {
-      if (u == t) continue;
       const auto late = later_values(u, r, cell(x));
       if (late && late->empty()) continue;
       const std::size_t floor = std::max(lo, bound_pos(s, from_view(s, u, r), ev(r)));
-      std::vector<std::uint64_t> done;
-      for (std::uint64_t v : *guesses_[w - 1]) {
-        if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
-        State with = s;
-        with.vals[w - 1] = v;
-        if (x.guard && eval(x.guard, with) == 0) continue;  // a failing compare writes nothing
-        const std::uint64_t value = eval(x.value, with);
-        if (std::find(done.begin(), done.end(), value) != done.end()) continue;
-        done.push_back(value);
+      for (const auto& [with, v] : guessed_writes(s, w, unknown, late))
         for (std::size_t i = floor + 1; i <= s.mem.order(cell(x)).size(); ++i)
           if (auto p = place_promise(with, t, w, i, carried)) {
             p->first.vals = s.vals;
             take_promise(p->first, u, r, w, p->second + fmt::format(" (guesses {}={})", x.loc, v),
                          out);
           }
+    }
+  }
+  // For each distinct value RMW write w may write with its read guessed
+  // among `late` (any of its value set when nullopt) and the reads
+  // `unknown` among theirs: a state holding those guesses, and the guess
+  // of w's read. A failing compare writes nothing and is left out.
+  std::vector<std::pair<State, std::uint64_t>> guessed_writes(
+      const State& s, EventId w, const std::vector<EventId>& unknown,
+      const std::optional<std::vector<std::uint64_t>>& late) const {
+    const Event& x = ev(w);
+    std::vector<std::pair<State, std::uint64_t>> out;
+    std::vector<std::uint64_t> done;
+    for (std::uint64_t v : *guesses_[w - 1]) {
+      if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
+      for (const Values& g : guesses(unknown)) {
+        State with = s;
+        with.vals[w - 1] = v;
+        for (std::size_t k = 0; k < unknown.size(); ++k) with.vals[unknown[k]] = g[k];
+        if (x.guard && eval(x.guard, with) == 0) continue;
+        const std::uint64_t value = eval(x.value, with);
+        if (std::find(done.begin(), done.end(), value) != done.end()) continue;
+        done.push_back(value);
+        out.emplace_back(std::move(with), v);
       }
     }
+    return out;
   }
   // The values thread u's writes to cell c after its read r may write
   // (sorted; empty when none can; nullopt when one's set is unknown).
@@ -1123,14 +1141,17 @@ class Machine {
   // Write w of thread t can be promised now: its instruction is ahead of
   // the thread (an atom.exch at pc too: its write goes out before its
   // read), or it is a unit of a bulk operation issued and waiting for its
-  // source read. (A unit ready to be performed is not promised: it works
-  // from the view it was issued with, which no later step changes, so
-  // performing it now places the same message a promise would.)
+  // source read. A unit ready to be performed is promised only with a
+  // guessed source (promise_guessed): it works from the view it was issued
+  // with, which no later step changes, so performing it now places the
+  // same message a promise from a source present now would; but the write
+  // it is to read may not exist yet.
   bool may_promise(const State& s, std::size_t t, EventId w) const {
     const ThreadState& T = s.th[t];
     if (std::find(T.promised.begin(), T.promised.end(), w) != T.promised.end()) return false;
     const EventId first = ev(w).in_rmw ? w - 1 : w;
-    if (ev(w).async_until && first < T.pc) return pending_unit(T, first) && !async_ready(T, first);
+    if (ev(w).async_until && first < T.pc)
+      return pending_unit(T, first) && (!async_ready(T, first) || own_guessable(w));
     if (T.pc == end_[t] || first < T.pc) return false;
     if (instr_start_[first] == T.pc && (T.done >> (first - T.pc) & 1)) return false;
     return first > T.pc || (ev(w).in_rmw && (free_rmw(w) || own_guessable(w)));
@@ -1138,8 +1159,8 @@ class Machine {
   // May RMW write w be promised with a guess of what it reads
   // (promise_guessed): not a release, its read's value set small.
   bool own_guessable(EventId w) const {
-    return !ev(w).is_release() && !ev(w - 1).is_acquire() && !ev(w).async_until &&
-           w - 1 < guesses_.size() && guesses_[w - 1] && guesses_[w - 1]->size() <= kMaxGuesses;
+    return !ev(w).is_release() && !ev(w - 1).is_acquire() && w - 1 < guesses_.size() &&
+           guesses_[w - 1] && guesses_[w - 1]->size() <= kMaxGuesses;
   }
   // The view write w is placed from: the thread's, or a bulk unit's issuing view.
   const View& promise_view(const ThreadState& T, EventId w) const {
@@ -1770,6 +1791,10 @@ class Machine {
     if (x.in_rmw && x.guard) scan(x.guard);
     if (!ok) return std::nullopt;
     return out;
+  }
+  // Is RMW write w a bulk unit issued and ready to be performed?
+  bool ready_unit(const ThreadState& T, EventId w) const {
+    return ev(w).async_until && pending_unit(T, w - 1) && async_ready(T, w - 1);
   }
   // Is e a bulk unit of thread T issued and not yet performed?
   static bool pending_unit(const ThreadState& T, EventId e) {
