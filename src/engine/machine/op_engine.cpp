@@ -1128,9 +1128,24 @@ class Machine {
       if (e >= guesses_.size() || !guesses_[e]) return std::nullopt;
       out.insert(out.end(), guesses_[e]->begin(), guesses_[e]->end());
     }
+    if (!out.empty() && !relayed_values(u, c, out)) return std::nullopt;
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
+  }
+  // A later write of thread u may reach the guessing RMW through other
+  // threads' RMWs of cell c, each reading the one before (a chain through
+  // writes not morally strong with the reader: diff-s20261202-3123): their
+  // values join `out` (static value sets, a superset). False when one's set
+  // is unknown.
+  bool relayed_values(std::size_t u, std::size_t c, std::vector<std::uint64_t>& out) const {
+    for (std::size_t t = 0; t < end_.size(); ++t)
+      for (EventId e = begin_[t]; t != u && e < end_[t]; ++e) {
+        if (!ev(e).is_write() || !ev(e).in_rmw || cell(ev(e)) != c) continue;
+        if (e >= guesses_.size() || !guesses_[e]) return false;
+        out.insert(out.end(), guesses_[e]->begin(), guesses_[e]->end());
+      }
+    return true;
   }
   // Is write w's instruction after thread t's pc (not at it)?
   bool ahead(const State& s, std::size_t t, EventId w) const {
