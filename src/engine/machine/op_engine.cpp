@@ -1103,9 +1103,10 @@ class Machine {
     const Event& x = ev(w);
     std::vector<std::pair<State, std::uint64_t>> out;
     std::vector<std::uint64_t> done;
+    const std::vector<Values> sources = guesses(unknown);
     for (std::uint64_t v : *guesses_[w - 1]) {
       if (late && !std::binary_search(late->begin(), late->end(), v)) continue;
-      for (const Values& g : guesses(unknown)) {
+      for (const Values& g : sources) {
         State with = s;
         with.vals[w - 1] = v;
         for (std::size_t k = 0; k < unknown.size(); ++k) with.vals[unknown[k]] = g[k];
@@ -1139,12 +1140,14 @@ class Machine {
   // values join `out` (static value sets, a superset). False when one's set
   // is unknown.
   bool relayed_values(std::size_t u, std::size_t c, std::vector<std::uint64_t>& out) const {
-    for (std::size_t t = 0; t < end_.size(); ++t)
-      for (EventId e = begin_[t]; t != u && e < end_[t]; ++e) {
+    for (std::size_t t = 0; t < end_.size(); ++t) {
+      if (t == u) continue;
+      for (EventId e = begin_[t]; e < end_[t]; ++e) {
         if (!ev(e).is_write() || !ev(e).in_rmw || cell(ev(e)) != c) continue;
         if (e >= guesses_.size() || !guesses_[e]) return false;
         out.insert(out.end(), guesses_[e]->begin(), guesses_[e]->end());
       }
+    }
     return true;
   }
   // Is write w's instruction after thread t's pc (not at it)?
