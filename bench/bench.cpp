@@ -92,13 +92,14 @@ std::string locations(int n, int from, const std::vector<std::string>& regs,
 
 // IRIW with n readers (alternately x then y, y then x), each reader's two
 // loads separated by fence.sc.gpu when `fence`.
-std::string iriw(int n, bool fence) {
+std::string iriw(int n, bool fence, bool alternate = true) {
   std::vector<std::vector<std::string>> c(n + 2);
   c[0] = {"st.relaxed.gpu x, 1"};
   c[1] = {"st.relaxed.gpu y, 1"};
   for (int r = 0; r < n; ++r) {
-    const char* a = r % 2 ? "y" : "x";
-    const char* b = r % 2 ? "x" : "y";
+    const bool flip = alternate && r % 2;
+    const char* a = flip ? "y" : "x";
+    const char* b = flip ? "x" : "y";
     c[r + 2] = {fmt::format("ld.relaxed.gpu r0, {}", a)};
     if (fence) c[r + 2].push_back("fence.sc.gpu");
     c[r + 2].push_back(fmt::format("ld.relaxed.gpu r1, {}", b));
@@ -106,7 +107,8 @@ std::string iriw(int n, bool fence) {
   return fmt::format(
       "PTX iriw{}-{}\n{{ x=0; y=0; }}\n{}{}{}exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 "
       "/\\ P3:r1 == 0)\n",
-      fence ? "-sc" : "", n, places(n + 2), rows(c), locations(n, 2, {"r0", "r1"}, {"x", "y"}));
+      std::string(fence ? "-sc" : "") + (alternate ? "" : "-xy"), n, places(n + 2), rows(c),
+      locations(n, 2, {"r0", "r1"}, {"x", "y"}));
 }
 
 // A message-passing chain over n threads (issue 34): P0 writes data then
@@ -179,7 +181,12 @@ std::vector<Family> families() {
        },
        false},
       {"b: IRIW, N readers", 2, 10, [](int n) { return iriw(n, false); }, false},
+      // Readers alternate: x then y, y then x (herd7's "IRIWAF").
       {"j: IRIW + fence.sc.gpu, N readers", 2, 9, [](int n) { return iriw(n, true); }, false},
+      // Every reader x then y: no two readers disagree on the order by
+      // reading in opposite orders, so the fences order less.
+      {"n: IRIW + fence.sc.gpu, N readers, x then y", 2, 9,
+       [](int n) { return iriw(n, true, false); }, false},
       // herd7's "N threads each st x; st y; ld x; ld y, condition on one
       // register": only P0:r1 observed.
       {"k: N threads, 2 st + 2 ld, P0:r1 only", 2, 8,

@@ -13,7 +13,7 @@ dir="$work/ptx2herd"
 rm -rf "$dir" && mkdir -p "$dir/fam" "$dir/out"
 conv="$root/bench/ptx2herd.py"
 
-"$bench" --only abjkw --emit-only "$dir/fam" >/dev/null || fail "redscope_bench --emit-only"
+"$bench" --only abjnkw --emit-only "$dir/fam" >/dev/null || fail "redscope_bench --emit-only"
 files=("$dir"/fam/*.litmus)
 [ ${#files[@]} -ge 30 ] || fail "the benchmark wrote ${#files[@]} tests"
 while IFS= read -r f; do files+=("$f"); done < <(find "$root/litmus" -name '*.litmus' | sort)
@@ -85,6 +85,13 @@ if command -v herd7 >/dev/null; then
         -model "$root/bench/herd/ptx.cat" "$out" 2>&1 | sed -n 's/^States //p')
     [ -z "$h" ] && continue  # herd7 timed out: too big for it
     r=$("$bin" run -q -v "$src" 2>&1 | sed -n 's/.*: \([0-9]*\) outcome(s).*/\1/p')
+    # herd7's coherence orders are total: where racing weak writes may stay
+    # unordered (PTX's co is partial, docs/model.md), it lists fewer.
+    case "$(basename "$src" .litmus)" in
+      CoRR+two-weak-writers-synced)
+        [ "$h" -lt "$r" ] || fail "$src: herd7 lists $h outcomes, redscope $r (partial co)"
+        continue ;;
+    esac
     [ "$h" = "$r" ] || fail "$src: herd7 lists $h outcomes, redscope $r"
   done
   echo "herd7 agrees"
