@@ -88,6 +88,50 @@ TEST_CASE("enum workers: IRIW gives the same outcomes and witnesses on 1, 2 and 
   }
 }
 
+// Each leaf's Fence-SC orders are searched by a job (fence_sc.hpp): the
+// readers' fences make every pair of them morally strong (one GPU). The
+// counts are those herd7 lists on bench/herd/ptx.cat (docs/performance.md
+// "herd7 like for like").
+TEST_CASE("enum workers: IRIW+fence.sc gives the same outcomes and witnesses on 1, 2 and 4 workers",
+          "[enum][workers]") {
+  const std::size_t herd7[] = {0, 0, 15, 57, 207, 765};
+  for (int n : {2, 3, 5}) {
+    const LitmusTest t = parse_litmus(testing::iriw_text(n, "fence.sc.gpu"), "iriw.litmus");
+    INFO(n << " readers");
+    for (EngineKind e : {EngineKind::Enum, EngineKind::Auto}) {
+      EngineOptions o;
+      o.engine = e;
+      o.observe_all = true;
+      const TestResult a = run_engine(t, o);
+      REQUIRE(a.outcomes.size() == herd7[n]);
+      for (unsigned w : {2u, 4u}) {
+        o.workers = w;
+        CHECK(everything(run_engine(t, o)) == everything(a));
+      }
+    }
+    // The limit counts the search's own choices, not the jobs' orders: the
+    // same error, or none, at every number of workers.
+    for (std::size_t limit : {20, 200}) {
+      EngineOptions o;
+      o.engine = EngineKind::Enum;
+      o.observe_all = true;
+      o.enum_limit = limit;
+      std::string one;
+      for (unsigned w : {1u, 2u, 4u}) {
+        o.workers = w;
+        std::string got;
+        try {
+          got = everything(run_engine(t, o));
+        } catch (const InputError& x) {
+          got = x.what();
+        }
+        if (w == 1) one = got;
+        CHECK(got == one);
+      }
+    }
+  }
+}
+
 TEST_CASE("enum workers: the limits stop every number of workers alike", "[enum][workers]") {
   const LitmusTest t = parse_litmus(testing::iriw_text(6), "iriw.litmus");
   auto error = [&](EngineOptions o) -> std::string {

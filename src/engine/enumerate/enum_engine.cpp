@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -17,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "engine/enumerate/estimate.hpp"
+#include "engine/enumerate/fence_sc.hpp"
 #include "engine/enumerate/herd_check.hpp"
 #include "engine/enumerate/hooks.hpp"
 #include "engine/enumerate/leaf_pool.hpp"
@@ -198,12 +201,15 @@ class OutcomeMaker {
   mutable std::unordered_map<std::size_t, EdgeTexts::Item> edges_;  // by a * n_ + b
 };
 
-// A leaf as a job keeps its own copies (the search moves on).
+// A leaf as a job keeps its own copies (the search moves on). With
+// `fence_sc`, its Fence-SC orders are still to be searched (by the job):
+// its outcomes count only if one of them makes the model hold.
 struct LeafCopy {
   std::vector<std::vector<std::uint64_t>> choices;
   std::vector<EventId> rf;
   std::vector<bool> exec;
   BitRel co;
+  bool fence_sc = false;
   LeafView view() const { return LeafView{choices, rf, exec, co}; }
 };
 
@@ -286,6 +292,7 @@ class SkeletonEnumerator {
       if (store_) absorb(true);
       pool_->drain();
       any_outcome_ = any_outcome_ || pool_any_.load();
+      consistent_without_barriers_ = consistent_without_barriers_ || pool_consistent_.load();
     }
     return consistent_without_barriers_;
   }
@@ -594,6 +601,10 @@ class SkeletonEnumerator {
       sf_hi_.set(a, b);
       sf_hi_.set(b, a);
     }
+    sc_hi_ = sf_hi_;
+    barrier_hi_ = BitRel(n_);
+    for (EventId a : barriers_)
+      for (EventId b : barriers_) barrier_hi_.set(a, b);
     prepare_symmetry();
     set_rf();
     set_partial_sf();
@@ -628,10 +639,7 @@ class SkeletonEnumerator {
     eval_.rel(slot_.sf) = sf_;
     eval_.upper(slot_.sf) = sf_hi_;
     eval_.rel(slot_.sync_barrier) = BitRel(n_);
-    BitRel all(n_);
-    for (EventId a : barriers_)
-      for (EventId b : barriers_) all.set(a, b);
-    eval_.upper(slot_.sync_barrier) = all;
+    eval_.upper(slot_.sync_barrier) = barrier_hi_;
   }
 
   // A cell whose writes are pairwise morally strong is a sequence (Coherence
@@ -779,76 +787,93 @@ class SkeletonEnumerator {
       eval_.exact(slot_.sync_barrier);
       choose_barriers();
       set_partial_sf();
-    } else if (check_at(1)) {
-      probe_sc();
+    } else if (defers_fence_sc()) {
+      emit(final_choices(), true);
+    } else {
+      std::size_t orders = 0;
+      enumerate::FenceScOrders(eval_, slot_.sf, slot_.sync_barrier, barrier_hi_, sf_, sf_hi_)
+          .run(
+              sc_pairs_, [&] { count_order(orders); },
+              [&] {
+                changed(2);
+                choose_barriers();
+                return recorded_;
+              });
     }
     set_rf();
   }
 
-  // Before branching on the Fence-SC pairs, each pair is tried both ways on
-  // its own: a pair that fails both ways cuts the candidate at once (the
-  // common case: two readers that saw two writes in opposite orders), one
-  // that fails one way is fixed the other; the rest are branched on.
-  void probe_sc() {
-    open_pairs_.clear();
-    std::vector<std::pair<EventId, EventId>> fixed;
-    bool dead = false;
-    for (const auto& [a, b] : sc_pairs_) {
-      bool ok[2];
-      for (int o = 0; o < 2; ++o) {
-        const EventId x = o ? b : a, y = o ? a : b;
-        sf_.set(x, y);
-        sf_hi_.set(y, x, false);
-        set_partial_sf();
-        ok[o] = sf_.acyclic() && check_at(2);
-        sf_.set(x, y, false);
-        sf_hi_.set(y, x);
-      }
-      if (!ok[0] && !ok[1]) {
-        dead = true;
-        break;
-      }
-      if (ok[0] && ok[1]) {
-        open_pairs_.emplace_back(a, b);
-        continue;
-      }
-      const EventId x = ok[0] ? a : b, y = ok[0] ? b : a;
-      sf_.set(x, y);
-      sf_hi_.set(y, x, false);
-      fixed.emplace_back(x, y);
-    }
-    set_partial_sf();
-    if (!dead && sf_.acyclic() && check_at(2)) choose_sc(0);
-    for (const auto& [x, y] : fixed) {
-      sf_.set(x, y, false);
-      sf_hi_.set(y, x);
-    }
-    set_partial_sf();
+  // A leaf's Fence-SC orders are not candidates of the search's count (the
+  // limit, auto's give-way): those count the rf and co choices, made in the
+  // same order at any -j, while with workers a leaf's orders are searched by
+  // a job. Each leaf may try up to the limit of orders.
+  void count_order(std::size_t& orders) const {
+    if ((++orders & 1023) == 0) check(opts_.budget);
+    if (orders > opts_.enum_limit)
+      throw InputError(Diagnostic{
+          test_.file, test_.condition_loc,
+          fmt::format("gave up after {} Fence-SC orders of one candidate (the --engine enum "
+                      "limit); use the z3 engine",
+                      opts_.enum_limit)});
   }
 
-  void choose_sc(std::size_t k) {
-    if (recorded_) return;  // the outcome is rf's and co's: one Fence-SC order is enough
-    if (k == open_pairs_.size()) {
-      tick();
-      eval_.exact(slot_.sf);
-      eval_.exact(slot_.sync_barrier);
-      changed(2);
-      choose_barriers();
-      set_partial_sf();
-      return;
-    }
-    const auto [a, b] = open_pairs_[k];
-    for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
-      sf_.set(x, y);
-      sf_hi_.set(y, x, false);
-      if (sf_.acyclic()) {
-        set_partial_sf();
-        if (check_at(2)) choose_sc(k + 1);
+  // With workers, a whole search's leaf goes to a job with its Fence-SC
+  // orders open (their search is most of such a test's time: IRIW with
+  // fence.sc), when nothing else needs this thread's state: no barrier
+  // choices, no caller's check or execution hook.
+  bool defers_fence_sc() const {
+    return pool_ && phase_ == Phase::Whole && barriers_.empty() && !check_ && !opts_.on_execution;
+  }
+
+  // A job's Fence-SC search for a deferred leaf, on an evaluator of the
+  // job's (taken from the spares, or made): whether some order makes the
+  // model hold.
+  bool fence_sc_holds(const LeafCopy& l) {
+    std::unique_ptr<cat::Evaluator> ev = take_evaluator();
+    BitRel rf(n_);
+    for (EventId r : reads_)
+      if (l.exec[r]) rf.set(l.rf[r], r);
+    ev->exact(slot_.rf);
+    ev->rel(slot_.rf) = rf;
+    ev->exact(slot_.co);
+    ev->rel(slot_.co) = l.co;
+    BitRel sf(n_), sf_hi = sc_hi_;
+    bool holds = false;
+    std::size_t orders = 0;
+    enumerate::FenceScOrders(*ev, slot_.sf, slot_.sync_barrier, barrier_hi_, sf, sf_hi)
+        .run(
+            sc_pairs_, [&] { count_order(orders); },
+            [&] {
+              ev->update_touched();
+              if (!ev->consistent()) return false;
+              pool_consistent_ = true;
+              const BitRel none(n_);
+              holds = enumerate::kept(opts_, {sk_, model_, l.exec, rf, l.co, sf, none});
+              return holds;
+            });
+    give_back(std::move(ev));
+    return holds;
+  }
+
+  std::unique_ptr<cat::Evaluator> take_evaluator() {
+    {
+      const std::lock_guard<std::mutex> lock(spares_mu_);
+      if (!spare_evals_.empty()) {
+        std::unique_ptr<cat::Evaluator> ev = std::move(spare_evals_.back());
+        spare_evals_.pop_back();
+        return ev;
       }
-      sf_.set(x, y, false);
-      sf_hi_.set(y, x);
     }
-    set_partial_sf();
+    auto ev = std::make_unique<cat::Evaluator>(
+        cat_model_, n_, model_->variant_list(),
+        [this](std::string_view name) { return opts_.enables(name); }, opts_.budget);
+    cat::load_statics(*ev, prims_, std::vector<bool>(n_, true));
+    return ev;
+  }
+
+  void give_back(std::unique_ptr<cat::Evaluator> ev) {
+    const std::lock_guard<std::mutex> lock(spares_mu_);
+    spare_evals_.push_back(std::move(ev));
   }
 
   // ---- splitting by location (split_plan.hpp) ------------------------------
@@ -1256,6 +1281,7 @@ class SkeletonEnumerator {
       bool any = false;
       for (const LeafCopy& l : leaves) {
         check(opts_.budget);
+        if (l.fence_sc && !fence_sc_holds(l)) continue;
         any = maker.leaf(l.view()) || any;
       }
       return any;
@@ -1293,6 +1319,22 @@ class SkeletonEnumerator {
   // The witness (strings) is built only for an outcome not seen before.
   void record() {
     recorded_ = true;
+    std::vector<std::vector<std::uint64_t>> choices = final_choices();
+    if (phase_ == Phase::Base) {
+      base_rf_ = rf_;
+      base_co_ = co_;
+      base_choices_ = std::move(choices);
+      throw BaseFound{};
+    }
+    if (phase_ == Phase::Part) {
+      keep_part_leaf(std::move(choices));
+      return;
+    }
+    emit(std::move(choices));
+  }
+
+  // Each observable's possible final values in this candidate.
+  std::vector<std::vector<std::uint64_t>> final_choices() {
     std::vector<std::vector<std::uint64_t>> choices(obs_.size());
     for (std::size_t i = 0; i < obs_.size(); ++i) {
       const Observable& o = obs_[i];
@@ -1309,27 +1351,18 @@ class SkeletonEnumerator {
         if (co_.row_empty(w)) choices[i].push_back(o.view(eval(sk_.ev(w).value)));
       }
     }
-    if (phase_ == Phase::Base) {
-      base_rf_ = rf_;
-      base_co_ = co_;
-      base_choices_ = std::move(choices);
-      throw BaseFound{};
-    }
-    if (phase_ == Phase::Part) {
-      keep_part_leaf(std::move(choices));
-      return;
-    }
-    emit(std::move(choices));
+    return choices;
   }
 
-  // A leaf's outcomes: made here, or gathered for the pool.
-  void emit(std::vector<std::vector<std::uint64_t>> choices) {
+  // A leaf's outcomes: made here, or gathered for the pool (`fence_sc`: its
+  // Fence-SC orders still to be searched, by the job).
+  void emit(std::vector<std::vector<std::uint64_t>> choices, bool fence_sc = false) {
     if (!pool_) {
       any_outcome_ = maker_->leaf(LeafView{choices, rf_, exec_, co_}) || any_outcome_;
       return;
     }
     charge(opts_.budget, n_ * n_ / 8 + n_ * sizeof(EventId));  // the copies of co and rf
-    batch_.push_back(LeafCopy{std::move(choices), rf_, exec_, co_});
+    batch_.push_back(LeafCopy{std::move(choices), rf_, exec_, co_, fence_sc});
     if (++leaves_ / kJobShare <= batch_.size()) flush();
   }
 
@@ -1349,6 +1382,9 @@ class SkeletonEnumerator {
   BitRel rf_rel_, co_, sf_;
   // The pruning search: the largest values rf, co and sf may still take.
   BitRel rf_all_, co_hi_, sf_hi_;
+  // Every morally strong fence.sc pair both ways, and every barrier pair:
+  // the largest sf and sync_barrier.
+  BitRel sc_hi_, barrier_hi_;
   std::vector<BitRel> saved_rf_;  // choose_read(k)'s copy of rf_all_, per k
   enumerate::ThreadClasses classes_;
   std::map<EventId, std::size_t> cell_of_write_;  // a write -> its cell in cell_list_
@@ -1361,7 +1397,6 @@ class SkeletonEnumerator {
   std::map<std::string, std::vector<EventId>> cells_;
   std::vector<std::pair<std::string, std::vector<EventId>>> cell_list_;
   std::vector<std::pair<EventId, EventId>> sc_pairs_;
-  std::vector<std::pair<EventId, EventId>> open_pairs_;  // Fence-SC pairs left after probing
   std::vector<std::vector<EventId>> saw_;
   Found* found_ = nullptr;
   std::size_t* candidates_;
@@ -1394,6 +1429,11 @@ class SkeletonEnumerator {
   OutcomeStore* store_ = nullptr;
   std::uint32_t store_skeleton_ = 0;
   std::vector<LeafCopy> batch_;
+  // Deferred leaves' jobs: some candidate consistent (for the incomplete
+  // counts); evaluators between jobs.
+  std::atomic<bool> pool_consistent_{false};
+  std::mutex spares_mu_;
+  std::vector<std::unique_ptr<cat::Evaluator>> spare_evals_;
   std::size_t leaves_ = 0;  // handed to the pool, or gathered in batch_
   // Splitting by location: the phase, the plan, the part searched, the
   // base candidate and each part's leaves (seen_: the current part's values).
