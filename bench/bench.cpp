@@ -431,9 +431,15 @@ bool speedup(std::ofstream& csv, bool quick) {
   fmt::print("\n{:<30} {:>3} {:>9} {:>3} {:>15} {:>15} {:>8} {:>8} {:>8}\n", "s: -j 2 speed-up",
              "N", "outcomes", "-j", "wall min/med", "cpu min/med", "wall/j1", "thr cpu", "/j1 cpu");
   bool same = true;
+  struct Shape {
+    int n;
+    bool fence;  // IRIW+fence.sc: search-bound (each leaf's Fence-SC orders)
+  };
+  const std::vector<Shape> shapes = quick ? std::vector<Shape>{{8, false}, {6, true}}
+                                          : std::vector<Shape>{{8, false}, {10, false}, {8, true}};
   for (bool listed : {false, true})
-    for (int n : quick ? std::vector<int>{8} : std::vector<int>{8, 10}) {
-      const LitmusTest t = parse_litmus(iriw(n, false), fmt::format("bench-{}.litmus", n));
+    for (const auto [n, fence] : shapes) {
+      const LitmusTest t = parse_litmus(iriw(n, fence), fmt::format("bench-{}.litmus", n));
       std::vector<double> wall[2], cpu[2], own[2];
       std::vector<std::string> values[2];
       std::size_t outcomes = 0;
@@ -477,11 +483,12 @@ bool speedup(std::ofstream& csv, bool quick) {
         fmt::print(
             "{:<30} {:>3} {:>9} {:>3} {:>7.3f}/{:<7.3f} {:>7.3f}/{:<7.3f} {:>8.2f} {:>8.3f} "
             "{:>8.2f}{}\n",
-            listed ? "IRIW, N readers, listed" : "IRIW, N readers", n, outcomes, j,
-            *std::min_element(w.begin(), w.end()), median(w), *std::min_element(c.begin(), c.end()),
-            median(c), median(w) / median(wall[0]), median(own[j - 1]),
-            median(own[j - 1]) / median(cpu[0]), same ? "" : "  ** -j 1 and -j 2 differ **");
-        const char* how = listed ? " listed" : "";
+            fmt::format("IRIW{}, N readers{}", fence ? "+fence.sc" : "", listed ? ", listed" : ""),
+            n, outcomes, j, *std::min_element(w.begin(), w.end()), median(w),
+            *std::min_element(c.begin(), c.end()), median(c), median(w) / median(wall[0]),
+            median(own[j - 1]), median(own[j - 1]) / median(cpu[0]),
+            same ? "" : "  ** -j 1 and -j 2 differ **");
+        const std::string how = std::string(fence ? " fence.sc" : "") + (listed ? " listed" : "");
         csv << fmt::format("\"s: -j {}{} wall median\",{},{},auto,{:.4f},,,,\n", j, how, n,
                            outcomes, median(w));
         csv << fmt::format("\"s: -j {}{} cpu median\",{},{},auto,{:.4f},,,,\n", j, how, n, outcomes,
