@@ -105,7 +105,8 @@ for f in $(ls "$dir"/*.litmus | sort -V); do
     line=$(grep '^checked ' "$dir/out" || true)
     [ -n "$line" ] || break
   done
-  ours=$(printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  ours=$(printf '%s\n' "${times[@]}" | sort -g \
+         | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')  # the median
   if [ -z "$line" ]; then
     printf '%-15s %9s %10s\n' "$name" - "timeout"; continue
   fi
