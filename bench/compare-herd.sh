@@ -81,12 +81,17 @@ herd() {
   fi
 }
 
-ratio_of() {  # ratio_of HERD_S HERD_N: herd7's CPU over redscope's, or -
-  case "$1" in [0-9]*) ;; *) echo "-"; return ;; esac
-  local r
-  r=$(awk -v a="$1" -v o="$ours" 'BEGIN { printf "%.0f", a / (o > 0 ? o : 1e-4) }')
-  if [ "$2" != "$count" ]; then status=1; r="$r DIFFER"; fi
-  echo "$r"
+# ratio_of VAR HERD_S HERD_N: sets VAR to herd7's CPU over redscope's (or
+# -), marked DIFFER, and the run failed, when the outcome counts differ. Run
+# in this shell, not $(...), so that the failure is kept.
+ratio_of() {
+  local r="-"
+  case "$2" in
+    [0-9]*)
+      r=$(awk -v a="$2" -v o="$ours" 'BEGIN { printf "%.0f", a / (o > 0 ? o : 1e-4) }')
+      if [ "$3" != "$count" ]; then status=1; r="$r DIFFER"; fi ;;
+  esac
+  printf -v "$1" '%s' "$r"
 }
 
 printf '%-15s %9s %10s %7s %10s %9s %10s' test outcomes redscope engine herd7 herd_outc ratio
@@ -118,12 +123,13 @@ for f in $(ls "$dir"/*.litmus | sort -V); do
     python3 "$here/bench/ptx2herd.py" "$f" > "$lisa"
     if [ -n "$optace" ] && [ -z "${skip_o[$family]:-}" ]; then
       herd -optace true
-      o_s=$herd_s o_ratio=$(ratio_of "$herd_s" "$herd_n")
+      o_s=$herd_s
+      ratio_of o_ratio "$herd_s" "$herd_n"
       [ "$herd_s" != timeout ] || skip_o[$family]=1
     fi
-    if [ -n "${skip[$family]:-}" ]; then herd_s="skipped"; else
+    if [ -n "${skip[$family]:-}" ]; then herd_s="skipped" herd_n="-"; else
       herd
-      ratio=$(ratio_of "$herd_s" "$herd_n")
+      ratio_of ratio "$herd_s" "$herd_n"
       case "$herd_s" in
         timeout) skip[$family]=1 ;;
         [0-9]*) best[$family]="$name: herd7 ${herd_s} s, redscope ${ours} s, ratio $ratio" ;;
