@@ -105,7 +105,7 @@ std::vector<std::uint64_t> translate(const TestResult& p, const TestResult& s,
   return v;
 }
 
-TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
+TestResult complete_result(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
   TestResult r = run(t, opts);
   if (r.error) throw InputError(Diagnostic{t.file, {}, *r.error});
   if (r.incomplete.total())
@@ -138,8 +138,8 @@ CompileCheck compile_check(const LitmusTest& ptx, const LitmusTest& compiled,
   c.pairs = pair_up(ptx, compiled);
   EngineOptions o = opts;
   o.observe_all = false;
-  const TestResult p = checked(ptx, o, run);
-  const TestResult s = checked(compiled, o, run);
+  const TestResult p = complete_result(ptx, o, run);
+  const TestResult s = complete_result(compiled, o, run);
   c.ptx_model = model_name(p.model, p.model_file);
   c.compiled_model = model_name(s.model, s.model_file);
   c.ptx_outcomes = p.outcomes.size();

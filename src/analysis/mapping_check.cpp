@@ -17,7 +17,7 @@ namespace redscope {
 
 namespace {
 
-TestResult checked(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
+TestResult result_or_throw(const LitmusTest& t, const EngineOptions& opts, const TestRunner& run) {
   TestResult r = run(t, opts);
   if (r.error) throw InputError(Diagnostic{t.file, {}, *r.error});
   return r;
@@ -93,8 +93,8 @@ MappingCheck mapping_check(const LitmusTest& source, const LitmusTest& compiled,
   EngineOptions o = opts;
   o.observe_all = false;
   o.model.reset();  // each side under its own model
-  const TestResult s = checked(source, o, run);
-  const TestResult p = checked(compiled, o, run);
+  const TestResult s = result_or_throw(source, o, run);
+  const TestResult p = result_or_throw(compiled, o, run);
   c.ptx_model = model_name(s.model, s.model_file);
   c.compiled_model = model_name(p.model, p.model_file);
   c.ptx_outcomes = s.outcomes.size();

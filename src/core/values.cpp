@@ -56,23 +56,6 @@ std::uint64_t exp_field(Layout l, std::uint64_t b) { return (b >> l.fbits) & low
 std::uint64_t frac_field(Layout l, std::uint64_t b) { return b & low_mask(l.fbits); }
 int bias_of(Layout l) { return (1 << (l.ebits - 1)) - 1; }
 
-// The exact value of `bits` as a double. Exact for every format: 53 >= 24
-// significand bits and the f16/bf16/f32 exponent ranges lie inside double's.
-double to_double(FloatFormat f, std::uint64_t bits) {
-  if (f == FloatFormat::F64) return std::bit_cast<double>(bits);
-  const Layout l = layout(f);
-  const std::uint64_t e = exp_field(l, bits), m = frac_field(l, bits);
-  const int scale = 1 - bias_of(l) - int(l.fbits);  // exponent of the last place at e <= 1
-  double mag = 0;
-  if (e == low_mask(l.ebits))
-    mag = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (e == 0)
-    mag = std::ldexp(double(m), scale);
-  else
-    mag = std::ldexp(double(m | (1ULL << l.fbits)), scale + int(e) - 1);
-  return (bits & sign_mask(f)) ? -mag : mag;
-}
-
 // sig / 2^shift rounded to nearest, ties to even; shift <= 0 scales exactly.
 // *tie tells whether the discarded part was exactly one half.
 std::uint64_t round_shift(std::uint64_t sig, int shift, bool* tie) {
@@ -141,6 +124,23 @@ std::int64_t sign_extend(unsigned width, std::uint64_t v) {
 }  // namespace
 
 unsigned width_of(FloatFormat f) { return layout(f).width; }
+
+// Exact for every format: 53 >= 24 significand bits and the f16/bf16/f32
+// exponent ranges lie inside double's.
+double to_double(FloatFormat f, std::uint64_t bits) {
+  if (f == FloatFormat::F64) return std::bit_cast<double>(bits);
+  const Layout l = layout(f);
+  const std::uint64_t e = exp_field(l, bits), m = frac_field(l, bits);
+  const int scale = 1 - bias_of(l) - int(l.fbits);  // exponent of the last place at e <= 1
+  double mag = 0;
+  if (e == low_mask(l.ebits))
+    mag = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (e == 0)
+    mag = std::ldexp(double(m), scale);
+  else
+    mag = std::ldexp(double(m | (1ULL << l.fbits)), scale + int(e) - 1);
+  return (bits & sign_mask(f)) ? -mag : mag;
+}
 
 std::uint64_t canonical_nan(FloatFormat f) {
   switch (f) {

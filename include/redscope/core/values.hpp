@@ -29,6 +29,10 @@ enum class FloatFormat : std::uint8_t { F16, BF16, F32, F64 };
 // Storage width in bits: 16, 16, 32, 64.
 unsigned width_of(FloatFormat f);
 
+// The value of `bits` in format f as a double (exact: every f16, bf16, f32
+// and f64 value is a double).
+double to_double(FloatFormat f, std::uint64_t bits);
+
 // The single NaN every operation below produces (table above).
 std::uint64_t canonical_nan(FloatFormat f);
 

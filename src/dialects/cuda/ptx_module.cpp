@@ -19,7 +19,7 @@ namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
 // PTX identifiers: [a-zA-Z_$%][a-zA-Z0-9_$]* (PTX ISA: identifiers).
-bool ident_char(char c) {
+bool ptx_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '$' || c == '%';
 }
@@ -110,7 +110,7 @@ class EntryReader {
         continue;
       while (p < m_.size() && blank(m_[p])) ++p;
       std::size_t q = p;
-      while (q < m_.size() && ident_char(m_[q])) ++q;
+      while (q < m_.size() && ptx_ident_char(m_[q])) ++q;
       if (m_.substr(p, q - p) != name) continue;
       while (q < m_.size() && blank(m_[q])) ++q;
       if (q < m_.size() && m_[q] == '(') return q;
@@ -206,7 +206,7 @@ class EntryReader {
       fail(fmt::format("the kernel has more than {} PTX statements: too long for a litmus thread",
                        kMaxEntryStatements));
     std::size_t q = p;
-    while (q < m_.size() && ident_char(m_[q])) ++q;
+    while (q < m_.size() && ptx_ident_char(m_[q])) ++q;
     std::size_t r = q;
     while (r < m_.size() && (m_[r] == ' ' || m_[r] == '\t')) ++r;
     const bool label = q > p && m_[p] != '%' && r < m_.size() && m_[r] == ':' &&
@@ -246,7 +246,7 @@ class EntryReader {
       std::size_t s = rest.find('%');
       if (s == std::string_view::npos) break;
       std::size_t e = s + 1;
-      while (e < rest.size() && ident_char(rest[e])) ++e;
+      while (e < rest.size() && ptx_ident_char(rest[e])) ++e;
       blocks.back().regs.insert(std::string(rest.substr(s, e - s)));
       rest.remove_prefix(e);
     }
@@ -259,12 +259,12 @@ class EntryReader {
     if (blocks.size() < 2) return text;
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
-      if (text[i] != '%' || (i > 0 && ident_char(text[i - 1]))) {
+      if (text[i] != '%' || (i > 0 && ptx_ident_char(text[i - 1]))) {
         out += text[i++];
         continue;
       }
       std::size_t e = i + 1;
-      while (e < text.size() && ident_char(text[e])) ++e;
+      while (e < text.size() && ptx_ident_char(text[e])) ++e;
       const std::string reg = text.substr(i, e - i);
       out += reg;
       for (auto b = blocks.rbegin(); b != blocks.rend(); ++b)

@@ -125,7 +125,9 @@ Rel Rel::compose(const Rel& o) const {
   Rel r(*ctx_, n_, budget_);
   r.sure_ = sure_.compose(o.sure_);
   for (std::size_t i = 0; i < n_; ++i, poll()) {
-    for (const auto& [k, ik] : rows_[i]) {
+    for (const auto& cell : rows_[i]) {  // not a structured binding: a lambda uses it
+      const std::size_t k = cell.first;
+      const z3::expr& ik = cell.second;
       o.sure_.for_each(k, [&](std::size_t j) { r.add_cond(i, j, ik); });
       for (const auto& [j, kj] : o.rows_[k]) r.add_cond(i, j, ik && kj);
     }

@@ -42,7 +42,7 @@ std::int64_t address_number(const LitmusTest& t, const std::string& loc) {
 
 class Resolver {
  public:
-  Resolver(const LitmusTest& t, const ThreadCode& tc) : t_(t), tc_(tc) {
+  explicit Resolver(const ThreadCode& tc) : tc_(tc) {
     for (std::size_t i = 0; i < tc.code.size(); ++i) {
       const Instruction& in = tc.code[i];
       if (in.dst) writers_[in.dst->name].push_back(i);
@@ -112,7 +112,6 @@ class Resolver {
                 fmt::format("'{}' combines addresses in a way that names no location", in.text));
   }
 
-  const LitmusTest& t_;
   const ThreadCode& tc_;
   std::map<std::string, std::vector<std::size_t>> writers_;
 };
@@ -121,7 +120,7 @@ class Resolver {
 
 void resolve_register_addresses(LitmusTest& t) {
   for (ThreadCode& tc : t.threads) {
-    const Resolver r(t, tc);
+    const Resolver r(tc);
     for (std::size_t i = 0; i < tc.code.size(); ++i) {
       Instruction& in = tc.code[i];
       if (!in.addr || in.addr->kind != Operand::Kind::Reg) continue;
@@ -144,7 +143,7 @@ void resolve_register_addresses(LitmusTest& t) {
   // number they hold on every path; others are left to the expansion's rule
   // (a constant, or a register only the init block sets).
   for (ThreadCode& tc : t.threads) {
-    const Resolver r(t, tc);
+    const Resolver r(tc);
     for (std::size_t i = 0; i < tc.code.size(); ++i)
       if (tc.code[i].sured)
         for (Operand& c : tc.code[i].sured->coords) {
