@@ -115,4 +115,16 @@ function(redscope_stage name)
   target_include_directories(${name} PUBLIC include PRIVATE src)
   target_link_libraries(${name} PUBLIC ${stage_links} ${S_LINKS})
   redscope_use_pch(${name})
+  # A batch per folder (UNITY_GROUP = the folder, "/" as "_"): the folders of one
+  # stage follow rules of their own, and tests/layering_check.sh checks each
+  # batch's symbols against its folder's.
+  if(REDSCOPE_UNITY)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+    foreach(source IN LISTS S_SOURCES)
+      if(source MATCHES "^src/(.*)/[^/]*$")
+        string(REPLACE "/" "_" group "${CMAKE_MATCH_1}")
+        set_source_files_properties(${source} PROPERTIES UNITY_GROUP ${group})
+      endif()
+    endforeach()
+  endif()
 endfunction()

@@ -206,6 +206,16 @@ symbols() {
     [[ ${kind[$f]} == program ]] && continue
     find "src/$f" -maxdepth 1 -name '*.cpp' -printf "${lib[$f]} %f.o %p\n"
   done >"$members"
+  # A unity build's batch (CMake's Unity/unity_GROUP_cxx.cxx, one folder's sources,
+  # cmake/stages.cmake) stands for its folder: src/FOLDER/unity_GROUP_cxx.cxx.
+  for l in "${libraries[@]}"; do
+    for u in "$build/CMakeFiles/$l.dir/Unity/"unity_*_cxx.cxx; do
+      [[ -f $u ]] || continue
+      mapfile -t folders < <(sed -n 's|^#include ".*/src/\(.*\)/[^/]*\.cpp"$|\1|p' "$u" | sort -u)
+      # A batch of several folders stays unmapped: reported below as of no folder.
+      ((${#folders[@]} == 1)) && echo "$l ${u##*/}.o src/${folders[0]}/${u##*/}"
+    done
+  done >>"$members"
   for l in "${libraries[@]}"; do
     [[ -f $build/lib$l.a ]] || continue
     nm -P -A "$build/lib$l.a" | sed "s/^[^[]*\[\([^]]*\)\]:/$l \1/"
