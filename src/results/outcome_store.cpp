@@ -405,7 +405,13 @@ struct OutcomeStore::FileCursor final : Cursor {
   std::vector<std::uint8_t> buf, rec;
   std::size_t pos = 0, len = 0;
   bool done = false;
-  FileCursor(std::FILE* file, bool w) : f(file), witnesses(w), buf(std::size_t{1} << 18) {
+  FileCursor(std::FILE* file, bool w) : f(file), witnesses(w) {
+    // A buffer no larger than the run: a small memory budget spills many small
+    // runs, and every replay opens a cursor on each (a 256 KiB buffer apiece
+    // was most of such a replay's time, zeroing memory).
+    std::fseek(f, 0, SEEK_END);
+    const long size = std::ftell(f);
+    buf.resize(std::clamp<std::size_t>(size > 0 ? std::size_t(size) : 1, 1, std::size_t{1} << 18));
     std::rewind(f);
     next();
   }
