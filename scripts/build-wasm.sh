@@ -19,7 +19,8 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ ! -f $out/CMakeCache.txt ]]; then
-  emcmake cmake -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  emcmake cmake -S "$root" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
     "${launcher[@]}" >/dev/null
 fi
 cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm

@@ -12,9 +12,11 @@ cd "$(dirname "$0")/.."
 # python3: checks in the CLI tests; clang-format: the layout check (.clang-format);
 # libtomlplusplus-dev: the TOML reader of `gen matrix` specs (docs/matrix-spec.md);
 # slurm-wlm, munge: the single-node Slurm of ctest cli.slurm (scripts/slurm/);
-# emscripten (brings node): the playground's WebAssembly module (scripts/build-wasm.sh).
-packages=(build-essential cmake libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz chromium python3
-          clang-format libtomlplusplus-dev slurm-wlm munge emscripten nodejs)
+# emscripten (brings node): the playground's WebAssembly module (scripts/build-wasm.sh);
+# ninja-build: the build trees' generator; clang: the ASan+UBSan tree's compiler
+# (scripts/build-sanitize.sh; both faster here, docs/performance.md "CI time, round 2").
+packages=(build-essential cmake ninja-build libboost-graph-dev libz3-dev libfmt-dev catch2 graphviz
+          chromium python3 clang clang-format libtomlplusplus-dev slurm-wlm munge emscripten nodejs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,7 +28,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# A new tree is generated for Ninja, which compiles a stage while the stages below
+# it are still compiling (Make waits for each library); a tree keeps its generator.
+gen=(); [[ -f build/CMakeCache.txt ]] || gen=(-G Ninja)
+cmake -S . -B build "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target redscope
 $SUDO ln -sf "$PWD/build/redscope" /usr/local/bin/redscope
 # The playground's npm packages (web/package-lock.json: @viz-js/viz, vendored

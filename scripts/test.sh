@@ -6,7 +6,8 @@
 # runs every ctest on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+gen=(); [[ -f build/CMakeCache.txt ]] || gen=(-G Ninja)  # as scripts/setup.sh
+cmake -S . -B build "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
 ./scripts/build-sanitize.sh
 ./scripts/build-wasm.sh
