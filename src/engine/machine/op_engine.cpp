@@ -128,6 +128,7 @@ struct State {
 State::Key State::key(const std::vector<char>* dead,
                       const std::vector<std::uint64_t>& summary) const {
   std::vector<std::uint64_t> w;
+  w.reserve(1024);  // one allocation for most states, not one per doubling
   std::vector<char> dead_slots;
   if (dead)
     for (std::size_t k = 0; k < th.front().view.size(); ++k)
@@ -1886,7 +1887,7 @@ class Explorer {
   Explorer(const Machine& m, std::map<Values, std::string>& found) : m_(m), found_(found) {}
 
   Report run(const Item& item) {
-    trace_ = item.trace;
+    for (const std::string& l : item.trace) trace_.emplace_back(kFrontier, l);
     explore(item.state);
     return report_;
   }
@@ -1902,7 +1903,7 @@ class Explorer {
                       m_.limit())});
     auto next = m_.moves(s);
     for (auto& [t, mv] : next) {
-      trace_.push_back(fmt::format("P{} {}", t, mv.what));
+      trace_.emplace_back(t, std::move(mv.what));  // a line only when an outcome is new
       explore(mv.next);
       trace_.pop_back();
     }
@@ -1914,7 +1915,8 @@ class Explorer {
     for (Values& vals : m_.outcomes(s, report_)) {
       if (found_.count(vals)) continue;
       std::string trace;
-      for (const std::string& l : trace_) trace += l + "\n";
+      for (const auto& [t, what] : trace_)
+        trace += t == kFrontier ? what + "\n" : fmt::format("P{} {}\n", t, what);
       found_.emplace(std::move(vals), std::move(trace));
     }
   }
@@ -1922,7 +1924,10 @@ class Explorer {
   const Machine& m_;
   std::map<Values, std::string>& found_;
   std::unordered_set<State::Key, KeyHash> seen_;
-  std::vector<std::string> trace_;
+  // The path's moves: thread and what it did (kFrontier: a line of the
+  // item's own trace, already written out).
+  static constexpr std::size_t kFrontier = ~std::size_t{0};
+  std::vector<std::pair<std::size_t, std::string>> trace_;
   std::size_t states_ = 0;
   Report report_;
 };
