@@ -213,7 +213,7 @@ symbols() {
       [[ -f $u ]] || continue
       mapfile -t folders < <(sed -n 's|^#include ".*/src/\(.*\)/[^/]*\.cpp"$|\1|p' "$u" | sort -u)
       # A batch of several folders stays unmapped: reported below as of no folder.
-      ((${#folders[@]} == 1)) && echo "$l ${u##*/}.o src/${folders[0]}/${u##*/}"
+      if ((${#folders[@]} == 1)); then echo "$l ${u##*/}.o src/${folders[0]}/${u##*/}"; fi
     done
   done >>"$members"
   for l in "${libraries[@]}"; do
