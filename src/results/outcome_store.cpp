@@ -61,10 +61,16 @@ void decode(const std::uint8_t* p, const std::vector<unsigned>& width,
   }
 }
 
-// A slot holds a record's offset + 1 in its low 48 bits and the top 16 bits
-// of its key's hash above them: most mismatches are seen without reading
-// the record.
-constexpr std::uint64_t kTagMask = 0xffffULL << 48;
+// A slot holds a record's offset + 1 in its low 40 bits and the low 24 bits
+// of its key's hash above them. Those bits are compared before the record
+// is read, and while the table has at most 2^24 slots they hold the slot's
+// home index whole: grow() then moves slots without hashing a key again.
+constexpr unsigned kOffsetBits = 40;
+constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
+constexpr std::uint64_t kHashMask = 0xffffff;
+std::uint64_t slot_of(std::uint64_t h, std::uint64_t offset) {
+  return ((h & kHashMask) << kOffsetBits) | (offset + 1);
+}
 
 std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n) {
   std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
@@ -188,7 +194,7 @@ bool OutcomeStore::insert(std::span<const std::uint64_t> values) {
     arena_.resize(pending_);
     return false;
   }
-  *slot = (h & kTagMask) | (pending_ + 1);
+  *slot = slot_of(h, pending_);
   if (condition_(values)) {
     const auto marked = static_cast<std::uint16_t>(len | kSatisfies);
     std::memcpy(arena_.data() + pending_, &marked, 2);
@@ -200,12 +206,12 @@ bool OutcomeStore::insert(std::span<const std::uint64_t> values) {
 std::uint64_t* OutcomeStore::free_slot(const std::uint8_t* key, std::uint16_t size,
                                        std::uint64_t h) {
   const KeyView k{key, size};
-  const std::uint64_t tag = h & kTagMask;
+  const std::uint64_t tag = h & kHashMask;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = h & mask;; i = (i + 1) & mask) {
     const std::uint64_t slot = slots_[i];
     if (slot == 0) return &slots_[i];
-    if ((slot & kTagMask) == tag && key_at(arena_.data() + (slot & ~kTagMask) - 1) == k)
+    if ((slot >> kOffsetBits) == tag && key_at(arena_.data() + (slot & kOffsetMask) - 1) == k)
       return nullptr;
   }
 }
@@ -224,7 +230,8 @@ void OutcomeStore::commit() {
 void OutcomeStore::added() {
   ++held_;
   if (2 * held_ > slots_.size()) grow();
-  if (held_bytes() > opts_.memory) spill();
+  // (and before an offset outgrows a slot's 40 bits: a terabyte)
+  if (held_bytes() > opts_.memory || arena_.size() > kOffsetMask / 2) spill();
 }
 
 // Each record of the batch in its order: a new key's record is copied
@@ -235,7 +242,7 @@ void OutcomeStore::absorb(const OutcomeBatch& batch) {
     const std::size_t n = record_size(rec, opts_.witnesses);
     const KeyView k = key_at(rec);
     if (std::uint64_t* slot = free_slot(k.data, k.size, h)) {
-      *slot = (h & kTagMask) | (arena_.size() + 1);
+      *slot = slot_of(h, arena_.size());
       arena_.insert(arena_.end(), rec, rec + n);
       if (satisfies(rec)) ++held_satisfying_;
       added();
@@ -279,18 +286,31 @@ std::size_t OutcomeStore::held_bytes() const {
   return arena_.capacity() + slots_.size() * sizeof(std::uint64_t);
 }
 
-// Twice the slots, filled walking the arena in order (its records are
-// read in sequence; only the slots are reached at random).
+// Twice the slots. Up to 2^24 of them each slot's stored hash bits are its
+// home index: the old slots are moved as they are, no record read. Past
+// that, filled walking the arena in order (its records are read in
+// sequence; only the slots are reached at random), each key hashed again.
 void OutcomeStore::grow() {
-  slots_.assign(2 * slots_.size(), 0);
+  std::vector<std::uint64_t> old(2 * slots_.size(), 0);
+  old.swap(slots_);
   const std::size_t mask = slots_.size() - 1;
+  if (mask <= kHashMask) {
+    for (const std::uint64_t s : old) {
+      if (s == 0) continue;
+      std::size_t i = (s >> kOffsetBits) & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+    return;
+  }
+  std::vector<std::uint64_t>().swap(old);
   for (std::size_t off = 0; off < arena_.size();
        off += record_size(&arena_[off], opts_.witnesses)) {
     const KeyView k = key_at(&arena_[off]);
     const std::uint64_t h = hash_bytes(k.data, k.size);
     std::size_t i = h & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = (h & kTagMask) | (off + 1);
+    slots_[i] = slot_of(h, off);
   }
 }
 
