@@ -120,6 +120,12 @@ function(redscope_stage name)
   # batch's symbols against its folder's.
   if(REDSCOPE_UNITY)
     set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+    # GCC takes a .cpp the batch includes for a header and warns when a class
+    # of external linkage there holds a type of the file's anonymous namespace
+    # (-Wsubobject-linkage): true of a header, not of a source file.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${name} PRIVATE -Wno-subobject-linkage)
+    endif()
     foreach(source IN LISTS S_SOURCES)
       if(source MATCHES "^src/(.*)/[^/]*$")
         string(REPLACE "/" "_" group "${CMAKE_MATCH_1}")
