@@ -101,6 +101,11 @@ void append(std::vector<std::uint8_t>& out, T v) {
   out.insert(out.end(), b, b + sizeof v);
 }
 
+template <class T>
+void append(ByteArena& out, T v) {
+  out.append(reinterpret_cast<const std::uint8_t*>(&v), sizeof v);
+}
+
 struct KeyView {
   const std::uint8_t* data;
   std::uint16_t size;
@@ -243,7 +248,7 @@ void OutcomeStore::absorb(const OutcomeBatch& batch) {
     const KeyView k = key_at(rec);
     if (std::uint64_t* slot = free_slot(k.data, k.size, h)) {
       *slot = slot_of(h, arena_.size());
-      arena_.insert(arena_.end(), rec, rec + n);
+      arena_.append(rec, n);
       if (satisfies(rec)) ++held_satisfying_;
       added();
     }
@@ -376,7 +381,7 @@ void OutcomeStore::spill() {
   spilled_ += held_;
   largest_run_ = std::max(largest_run_, held_);
   held_ = held_satisfying_ = 0;
-  std::vector<std::uint8_t>().swap(arena_);
+  arena_.release();
   std::vector<std::uint64_t>().swap(order_);
   slots_.assign(1024, 0);
 }
@@ -406,12 +411,10 @@ struct OutcomeStore::Cursor {
 };
 
 struct OutcomeStore::MemoryCursor final : Cursor {
-  const std::vector<std::uint8_t>& arena;
+  const ByteArena& arena;
   const std::vector<std::uint64_t>& order;
   std::size_t at = 0;
-  MemoryCursor(const std::vector<std::uint8_t>& a, const std::vector<std::uint64_t>& o)
-      : arena(a),
-        order(o) {}
+  MemoryCursor(const ByteArena& a, const std::vector<std::uint64_t>& o) : arena(a), order(o) {}
   const std::uint8_t* get() const override {
     return at < order.size() ? arena.data() + order[at] : nullptr;
   }

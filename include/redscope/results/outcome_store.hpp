@@ -10,10 +10,14 @@
 // write_json_item, write_json_line).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +44,48 @@ struct EdgeCode {
 };
 
 class OutcomeStore;
+
+// The store's records: bytes grown by realloc, which moves a large block's
+// pages (glibc: mremap) where std::vector copies every byte into fresh
+// memory and faults its pages in (a quarter of IRIW-10's calling thread,
+// docs/performance.md). New bytes are left unset.
+class ByteArena {
+ public:
+  ByteArena() = default;
+  ByteArena(const ByteArena&) = delete;
+  ByteArena& operator=(const ByteArena&) = delete;
+  ~ByteArena() { std::free(data_); }
+  std::uint8_t* data() { return data_; }
+  const std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return cap_; }
+  std::uint8_t& operator[](std::size_t i) { return data_[i]; }
+  const std::uint8_t& operator[](std::size_t i) const { return data_[i]; }
+  void resize(std::size_t n) {
+    if (n > cap_) reserve(std::max({n, 2 * cap_, std::size_t{4096}}));
+    size_ = n;
+  }
+  void append(const std::uint8_t* p, std::size_t n) {
+    const std::size_t at = size_;
+    resize(size_ + n);
+    if (n) std::memcpy(data_ + at, p, n);
+  }
+  void release() {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = cap_ = 0;
+  }
+
+ private:
+  void reserve(std::size_t n) {
+    void* p = std::realloc(data_, n);
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<std::uint8_t*>(p);
+    cap_ = n;
+  }
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0, cap_ = 0;
+};
 
 // Outcomes packed on another thread for a store (the enumerator's workers,
 // leaf_pool.hpp): records as the store keeps them, in the order found, each
@@ -156,7 +202,7 @@ class OutcomeStore {
   // The run in memory: records appended (key length, key, witness), an
   // open-addressing index of their offsets (+1; 0 empty), and after sorting
   // their offsets in key order.
-  std::vector<std::uint8_t> arena_;
+  ByteArena arena_;
   std::vector<std::uint64_t> slots_;
   std::vector<std::uint64_t> order_;
   std::size_t held_ = 0, spilled_ = 0, largest_run_ = 0;
