@@ -182,10 +182,14 @@ struct Move {
   std::string what;
 };
 
-// A state to explore and the trace that reached it.
+// The moves of a path: each thread and what it did, written out as a
+// trace line ("P1 ...") only when the path reaches a new outcome.
+using Path = std::vector<std::pair<std::size_t, std::string>>;
+
+// A state to explore and the path that reached it.
 struct Item {
   State state;
-  std::vector<std::string> trace;
+  Path trace;
 };
 
 struct Report {
@@ -1887,7 +1891,7 @@ class Explorer {
   Explorer(const Machine& m, std::map<Values, std::string>& found) : m_(m), found_(found) {}
 
   Report run(const Item& item) {
-    for (const std::string& l : item.trace) trace_.emplace_back(kFrontier, l);
+    trace_ = item.trace;
     explore(item.state);
     return report_;
   }
@@ -1903,7 +1907,7 @@ class Explorer {
                       m_.limit())});
     auto next = m_.moves(s);
     for (auto& [t, mv] : next) {
-      trace_.emplace_back(t, std::move(mv.what));  // a line only when an outcome is new
+      trace_.emplace_back(t, std::move(mv.what));
       explore(mv.next);
       trace_.pop_back();
     }
@@ -1915,8 +1919,7 @@ class Explorer {
     for (Values& vals : m_.outcomes(s, report_)) {
       if (found_.count(vals)) continue;
       std::string trace;
-      for (const auto& [t, what] : trace_)
-        trace += t == kFrontier ? what + "\n" : fmt::format("P{} {}\n", t, what);
+      for (const auto& [t, what] : trace_) trace += fmt::format("P{} {}\n", t, what);
       found_.emplace(std::move(vals), std::move(trace));
     }
   }
@@ -1924,10 +1927,7 @@ class Explorer {
   const Machine& m_;
   std::map<Values, std::string>& found_;
   std::unordered_set<State::Key, KeyHash> seen_;
-  // The path's moves: thread and what it did (kFrontier: a line of the
-  // item's own trace, already written out).
-  static constexpr std::size_t kFrontier = ~std::size_t{0};
-  std::vector<std::pair<std::size_t, std::string>> trace_;
+  Path trace_;
   std::size_t states_ = 0;
   Report report_;
 };
@@ -1953,7 +1953,7 @@ std::vector<Item> frontier(const Machine& m) {
       for (auto& [t, x] : mv) {
         if (!seen.insert(m.key(x.next)).second) continue;
         Item n{std::move(x.next), it.trace};
-        n.trace.push_back(fmt::format("P{} {}", t, x.what));
+        n.trace.emplace_back(t, std::move(x.what));
         next.push_back(std::move(n));
       }
     }
