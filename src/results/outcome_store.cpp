@@ -12,6 +12,9 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "redscope/core/parallel.hpp"
 
@@ -96,12 +99,6 @@ T load(const std::uint8_t* p) {
 }
 
 template <class T>
-void append(std::vector<std::uint8_t>& out, T v) {
-  const auto* b = reinterpret_cast<const std::uint8_t*>(&v);
-  out.insert(out.end(), b, b + sizeof v);
-}
-
-template <class T>
 void append(ByteArena& out, T v) {
   out.append(reinterpret_cast<const std::uint8_t*>(&v), sizeof v);
 }
@@ -167,7 +164,7 @@ OutcomeStore::OutcomeStore(const std::vector<Observable>& observables, const Con
     signed_.push_back(is_signed(o.type));
     width_.push_back(width_of(o.type));
   }
-  slots_.assign(1024, 0);
+  slots_.assign_zero(1024);
 }
 
 OutcomeStore::~OutcomeStore() {
@@ -229,10 +226,11 @@ void OutcomeStore::commit() {
     for (const EdgeCode& e : rf_) append(arena_, e);
     for (const EdgeCode& e : co_) append(arena_, e);
   }
-  added();
+  added(pending_);
 }
 
-void OutcomeStore::added() {
+void OutcomeStore::added(std::uint64_t offset) {
+  order_.push_back(offset);
   ++held_;
   if (2 * held_ > slots_.size()) grow();
   // (and before an offset outgrows a slot's 40 bits: a terabyte)
@@ -247,13 +245,74 @@ void OutcomeStore::absorb(const OutcomeBatch& batch) {
     const std::size_t n = record_size(rec, opts_.witnesses);
     const KeyView k = key_at(rec);
     if (std::uint64_t* slot = free_slot(k.data, k.size, h)) {
-      *slot = slot_of(h, arena_.size());
+      const std::uint64_t offset = arena_.size();
+      *slot = slot_of(h, offset);
       arena_.append(rec, n);
       if (satisfies(rec)) ++held_satisfying_;
-      added();
+      added(offset);
     }
     rec += n;
   }
+}
+
+// ---- big blocks ---------------------------------------------------------------
+
+namespace {
+constexpr std::size_t kMapAtLeast = std::size_t{1} << 20;
+}  // namespace
+
+void BigBlock::resize(std::size_t n, bool zero) {
+  const std::size_t old = bytes_;
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+  if (n >= kMapAtLeast) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t len = (n + page - 1) / page * page;
+    void* p =
+        mapped_ ? ::mremap(data_, mapped_, len, MREMAP_MAYMOVE)
+                : ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    // Advice only: where the kernel has no huge pages the block is as before.
+    (void)::madvise(p, len, MADV_HUGEPAGE);
+    if (!mapped_ && data_) {  // from malloc until now
+      std::memcpy(p, data_, std::min(old, n));
+      std::free(data_);
+    }
+    data_ = p;
+    mapped_ = len;
+    bytes_ = n;
+    return;  // a mapping's new pages are zero
+  }
+  if (mapped_) {  // shrinking below the mapping threshold: back to malloc
+    void* p = std::malloc(std::max<std::size_t>(n, 1));
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, data_, std::min(old, n));
+    ::munmap(data_, mapped_);
+    data_ = p;
+    mapped_ = 0;
+    bytes_ = n;
+    if (zero && n > old) std::memset(static_cast<std::uint8_t*>(data_) + old, 0, n - old);
+    return;
+  }
+#endif
+  void* p = std::realloc(data_, std::max<std::size_t>(n, 1));
+  if (!p) throw std::bad_alloc();
+  data_ = p;
+  bytes_ = n;
+  if (zero && n > old) std::memset(static_cast<std::uint8_t*>(data_) + old, 0, n - old);
+}
+
+void BigBlock::reset() {
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+  if (mapped_) {
+    ::munmap(data_, mapped_);
+    data_ = nullptr;
+    bytes_ = mapped_ = 0;
+    return;
+  }
+#endif
+  std::free(data_);
+  data_ = nullptr;
+  bytes_ = 0;
 }
 
 // ---- batches ------------------------------------------------------------------
@@ -288,7 +347,7 @@ void OutcomeBatch::append_witness() {
 }
 
 std::size_t OutcomeStore::held_bytes() const {
-  return arena_.capacity() + slots_.size() * sizeof(std::uint64_t);
+  return arena_.capacity() + slots_.size() * sizeof(std::uint64_t) + order_.bytes();
 }
 
 // Twice the slots. Up to 2^24 of them each slot's stored hash bits are its
@@ -296,11 +355,13 @@ std::size_t OutcomeStore::held_bytes() const {
 // that, filled walking the arena in order (its records are read in
 // sequence; only the slots are reached at random), each key hashed again.
 void OutcomeStore::grow() {
-  std::vector<std::uint64_t> old(2 * slots_.size(), 0);
+  SlotTable old;
+  old.assign_zero(2 * slots_.size());
   old.swap(slots_);
   const std::size_t mask = slots_.size() - 1;
   if (mask <= kHashMask) {
-    for (const std::uint64_t s : old) {
+    for (std::size_t k = 0; k < old.size(); ++k) {
+      const std::uint64_t s = old[k];
       if (s == 0) continue;
       std::size_t i = (s >> kOffsetBits) & mask;
       while (slots_[i] != 0) i = (i + 1) & mask;
@@ -308,7 +369,7 @@ void OutcomeStore::grow() {
     }
     return;
   }
-  std::vector<std::uint64_t>().swap(old);
+  old.release();
   for (std::size_t off = 0; off < arena_.size();
        off += record_size(&arena_[off], opts_.witnesses)) {
     const KeyView k = key_at(&arena_[off]);
@@ -319,40 +380,149 @@ void OutcomeStore::grow() {
   }
 }
 
-// Sorted by key: each record with its key's first 8 bytes as a number
-// (zero-padded; byte order is numeric order), so most comparisons read no
-// record; equal prefixes compare the rest of the keys.
-void OutcomeStore::sort_held() {
-  struct Item {
-    std::uint64_t prefix, off;
+namespace {
+
+// A record's offset with 8 bytes of its key as a number (zero-padded; byte
+// order is numeric order), so most comparisons read no record.
+struct SortItem {
+  std::uint64_t prefix, off;
+};
+
+// Bytes [from, from + 8) of the key of the record at `rec`, zero-padded.
+std::uint64_t key_word(const std::uint8_t* rec, std::size_t from) {
+  const KeyView k = key_at(rec);
+  std::uint64_t w = 0;
+  for (std::size_t b = from; b < from + 8; ++b) w = (w << 8) | (b < k.size ? k.data[b] : 0);
+  return w;
+}
+
+// Sorts items[lo, hi) by key, most significant word first: on the words in
+// `prefix` (bytes [0, 8)), then each run of equal words refilled with the
+// next 8 bytes of its keys and sorted again, until every run is one item.
+// Integers are compared, and each record read once per word its run needs,
+// where comparing keys reads two records per comparison. Keys are distinct
+// and none is a proper prefix of another (the encoding above), so a run of
+// two or more has keys longer than the bytes it agrees on; past the longest
+// key (never, so) a run is sorted by whole keys.
+void sort_by_words(SortItem* items, std::size_t lo, std::size_t hi, const std::uint8_t* base) {
+  struct Run {
+    std::size_t lo, hi, depth;  // the run's keys agree on bytes [0, depth)
   };
-  std::vector<Item> items;
-  items.reserve(held_);
-  for (std::size_t off = 0; off < arena_.size();
-       off += record_size(&arena_[off], opts_.witnesses)) {
-    const KeyView k = key_at(&arena_[off]);
-    std::uint64_t p = 0;
-    for (std::size_t i = 0; i < 8; ++i) p = (p << 8) | (i < k.size ? k.data[i] : 0);
-    items.push_back(Item{p, off});
+  const auto by_word = [](const SortItem& a, const SortItem& b) { return a.prefix < b.prefix; };
+  std::vector<Run> todo{Run{lo, hi, 0}};
+  while (!todo.empty()) {
+    const Run r = todo.back();
+    todo.pop_back();
+    if (r.depth > 0xffff) {
+      std::sort(items + r.lo, items + r.hi, [base](const SortItem& a, const SortItem& b) {
+        return key_at(base + a.off) < key_at(base + b.off);
+      });
+      continue;
+    }
+    std::sort(items + r.lo, items + r.hi, by_word);
+    for (std::size_t i = r.lo; i < r.hi;) {
+      std::size_t j = i + 1;
+      while (j < r.hi && items[j].prefix == items[i].prefix) ++j;
+      if (j - i > 1) {
+        const std::size_t depth = r.depth + 8;
+        for (std::size_t k = i; k < j; ++k) items[k].prefix = key_word(base + items[k].off, depth);
+        todo.push_back(Run{i, j, depth});
+      }
+      i = j;
+    }
   }
-  const std::uint8_t* base = arena_.data();
-  const auto before = [base](const Item& a, const Item& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    return key_at(base + a.off) < key_at(base + b.off);
-  };
-  // With threads, equal slices sorted at once, then merged in turn.
-  const std::size_t parts = items.size() < (std::size_t{1} << 16) ? 1 : opts_.threads;
-  std::vector<std::size_t> cut;
-  for (std::size_t k = 0; k <= parts; ++k)
-    cut.push_back(k * items.size() / std::max<std::size_t>(parts, 1));
-  parallel_for(parts, opts_.threads, [&](std::size_t k) {
-    std::sort(items.begin() + cut[k], items.begin() + cut[k + 1], before);
+}
+
+// The buckets of a sample sort: `splitters` keys (records), ascending; an
+// item goes to the number of splitters whose key is at most its own.
+std::size_t bucket_of(const SortItem& item, const std::vector<SortItem>& splitters,
+                      const std::uint8_t* base) {
+  const KeyView k = key_at(base + item.off);
+  std::size_t lo = 0, hi = splitters.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const SortItem& sp = splitters[mid];
+    const bool below =
+        sp.prefix != item.prefix ? sp.prefix < item.prefix : !(k < key_at(base + sp.off));
+    if (below)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Items 0..n-1 (`item(i)`) written to `items` by bucket (`bucket(item)`, at
+// most 256), in their order within a bucket, the n items cut into `threads`
+// slices that count, then place, at once. Returns where each bucket starts,
+// and n last.
+template <class Item, class Bucket>
+std::vector<std::size_t> place_by_bucket(std::size_t n, unsigned threads, std::size_t buckets,
+                                         SortItem* items, const Item& item, const Bucket& bucket) {
+  std::vector<std::uint8_t> which(n);
+  std::vector<std::size_t> count(threads * buckets, 0);
+  parallel_for(threads, threads, [&](std::size_t t) {
+    for (std::size_t i = t * n / threads; i < (t + 1) * n / threads; ++i) {
+      which[i] = static_cast<std::uint8_t>(bucket(item(i)));
+      ++count[t * buckets + which[i]];
+    }
   });
-  for (std::size_t k = 2; k <= parts; ++k)
-    std::inplace_merge(items.begin(), items.begin() + cut[k - 1], items.begin() + cut[k], before);
-  order_.clear();
-  order_.reserve(items.size());
-  for (const Item& i : items) order_.push_back(i.off);
+  std::vector<std::size_t> start(buckets + 1, 0), at(threads * buckets);
+  for (std::size_t b = 0, sum = 0; b < buckets; ++b) {
+    start[b] = sum;
+    for (std::size_t t = 0; t < threads; ++t) {
+      at[t * buckets + b] = sum;
+      sum += count[t * buckets + b];
+    }
+    start[b + 1] = sum;
+  }
+  parallel_for(threads, threads, [&](std::size_t t) {
+    for (std::size_t i = t * n / threads; i < (t + 1) * n / threads; ++i)
+      items[at[t * buckets + which[i]]++] = item(i);
+  });
+  return start;
+}
+
+}  // namespace
+
+// order_ sorted by key. On one thread: sort_by_words. With threads, a
+// sample sort (Frazer and McKellar, JACM 1970): keys sampled at fixed
+// places pick splitters that cut the keys into 4 buckets per thread, the
+// items are placed by bucket, and the buckets are sorted at once, taken by
+// whichever thread is free: no merge, and uneven buckets even out. Keys are
+// distinct, so the order is the same on any number of threads.
+void OutcomeStore::sort_held() {
+  const std::size_t n = order_.size();
+  const unsigned threads = n < (std::size_t{1} << 16) ? 1 : std::max(1u, opts_.threads);
+  const std::uint8_t* base = arena_.data();
+  BigBlock items_mem;  // left unset: every element is written before it is read
+  items_mem.resize(n * sizeof(SortItem), false);
+  auto* items = static_cast<SortItem*>(items_mem.data());
+  const auto item = [&](std::size_t i) {
+    return SortItem{key_word(base + order_[i], 0), order_[i]};
+  };
+  if (threads == 1) {
+    for (std::size_t i = 0; i < n; ++i) items[i] = item(i);
+    sort_by_words(items, 0, n, base);
+    for (std::size_t i = 0; i < n; ++i) order_[i] = items[i].off;
+    return;
+  }
+  const std::size_t buckets = std::min<std::size_t>(4 * std::size_t{threads}, 256);  // a byte
+  std::vector<SortItem> sample;
+  for (std::size_t k = 0; k < 32 * buckets; ++k) sample.push_back(item(k * n / (32 * buckets)));
+  sort_by_words(sample.data(), 0, sample.size(), base);
+  std::vector<SortItem> splitters;
+  for (std::size_t b = 1; b < buckets; ++b) {
+    const SortItem& sp = sample[b * sample.size() / buckets];
+    splitters.push_back(SortItem{key_word(base + sp.off, 0), sp.off});  // its first word again
+  }
+  const std::vector<std::size_t> start = place_by_bucket(
+      n, threads, buckets, items, [&](std::size_t i) { return item(i); },
+      [&](const SortItem& x) { return bucket_of(x, splitters, base); });
+  parallel_for(buckets, threads, [&](std::size_t b) {
+    sort_by_words(items, start[b], start[b + 1], base);
+    for (std::size_t i = start[b]; i < start[b + 1]; ++i) order_[i] = items[i].off;
+  });
 }
 
 // The run in memory, sorted, to a file of its own; memory starts over.
@@ -382,12 +552,12 @@ void OutcomeStore::spill() {
   largest_run_ = std::max(largest_run_, held_);
   held_ = held_satisfying_ = 0;
   arena_.release();
-  std::vector<std::uint64_t>().swap(order_);
-  slots_.assign(1024, 0);
+  order_.release();
+  slots_.assign_zero(1024);
 }
 
 void OutcomeStore::finish() {
-  std::vector<std::uint64_t>().swap(slots_);  // the index is no longer needed
+  slots_.release();  // the index is no longer needed
   sort_held();
   if (files_.empty()) {
     count_ = held_;
@@ -412,9 +582,9 @@ struct OutcomeStore::Cursor {
 
 struct OutcomeStore::MemoryCursor final : Cursor {
   const ByteArena& arena;
-  const std::vector<std::uint64_t>& order;
+  const OffsetList& order;
   std::size_t at = 0;
-  MemoryCursor(const ByteArena& a, const std::vector<std::uint64_t>& o) : arena(a), order(o) {}
+  MemoryCursor(const ByteArena& a, const OffsetList& o) : arena(a), order(o) {}
   const std::uint8_t* get() const override {
     return at < order.size() ? arena.data() + order[at] : nullptr;
   }

@@ -45,46 +45,104 @@ struct EdgeCode {
 
 class OutcomeStore;
 
-// The store's records: bytes grown by realloc, which moves a large block's
-// pages (glibc: mremap) where std::vector copies every byte into fresh
-// memory and faults its pages in (a quarter of IRIW-10's calling thread,
-// docs/performance.md). New bytes are left unset.
+// Memory for the store's large arrays. A block of 1 MiB or more is mapped
+// from the kernel (Linux): its pages come zeroed, it grows by mremap without
+// copying a byte, and the kernel is asked to back it with huge pages
+// (madvise MADV_HUGEPAGE), so tens of megabytes do not fault in 4 KiB at a
+// time: with malloc, which copies a block its heap cannot extend and faults
+// the copy in page by page, that was most of a large listing's system time
+// (docs/performance.md). Smaller blocks, and other systems, use malloc.
+class BigBlock {
+ public:
+  BigBlock() = default;
+  BigBlock(const BigBlock&) = delete;
+  BigBlock& operator=(const BigBlock&) = delete;
+  ~BigBlock() { reset(); }
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  // To `n` bytes, the first min(bytes(), n) kept; with `zero`, the new ones 0.
+  void resize(std::size_t n, bool zero);
+  void reset();
+  void swap(BigBlock& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(mapped_, o.mapped_);
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::size_t mapped_ = 0;  // the mapping's length, or 0 when from malloc
+};
+
+// The store's records: bytes in a BigBlock, grown by doubling. New bytes
+// are left unset.
 class ByteArena {
  public:
-  ByteArena() = default;
-  ByteArena(const ByteArena&) = delete;
-  ByteArena& operator=(const ByteArena&) = delete;
-  ~ByteArena() { std::free(data_); }
-  std::uint8_t* data() { return data_; }
-  const std::uint8_t* data() const { return data_; }
+  std::uint8_t* data() { return static_cast<std::uint8_t*>(mem_.data()); }
+  const std::uint8_t* data() const { return static_cast<const std::uint8_t*>(mem_.data()); }
   std::size_t size() const { return size_; }
-  std::size_t capacity() const { return cap_; }
-  std::uint8_t& operator[](std::size_t i) { return data_[i]; }
-  const std::uint8_t& operator[](std::size_t i) const { return data_[i]; }
+  std::size_t capacity() const { return mem_.bytes(); }
+  std::uint8_t& operator[](std::size_t i) { return data()[i]; }
+  const std::uint8_t& operator[](std::size_t i) const { return data()[i]; }
   void resize(std::size_t n) {
-    if (n > cap_) reserve(std::max({n, 2 * cap_, std::size_t{4096}}));
+    if (n > capacity()) mem_.resize(std::max({n, 2 * capacity(), std::size_t{4096}}), false);
     size_ = n;
   }
   void append(const std::uint8_t* p, std::size_t n) {
     const std::size_t at = size_;
     resize(size_ + n);
-    if (n) std::memcpy(data_ + at, p, n);
+    if (n) std::memcpy(data() + at, p, n);
   }
   void release() {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = cap_ = 0;
+    mem_.reset();
+    size_ = 0;
   }
 
  private:
-  void reserve(std::size_t n) {
-    void* p = std::realloc(data_, n);
-    if (!p) throw std::bad_alloc();
-    data_ = static_cast<std::uint8_t*>(p);
-    cap_ = n;
+  BigBlock mem_;
+  std::size_t size_ = 0;
+};
+
+// The records' offsets, in the order added, then in key order once sorted.
+class OffsetList {
+ public:
+  std::size_t size() const { return size_; }
+  std::uint64_t& operator[](std::size_t i) { return data()[i]; }
+  std::uint64_t operator[](std::size_t i) const { return data()[i]; }
+  void push_back(std::uint64_t off) {
+    if (size_ * sizeof off == mem_.bytes())
+      mem_.resize(std::max<std::size_t>(2 * mem_.bytes(), 4096), false);
+    data()[size_++] = off;
   }
-  std::uint8_t* data_ = nullptr;
-  std::size_t size_ = 0, cap_ = 0;
+  std::size_t bytes() const { return mem_.bytes(); }
+  const std::uint64_t* begin() const { return data(); }
+  const std::uint64_t* end() const { return data() + size_; }
+  void release() {
+    mem_.reset();
+    size_ = 0;
+  }
+
+ private:
+  std::uint64_t* data() const { return static_cast<std::uint64_t*>(mem_.data()); }
+  BigBlock mem_;
+  std::size_t size_ = 0;
+};
+
+// The store's hash index: `size()` words, zero when made.
+class SlotTable {
+ public:
+  void assign_zero(std::size_t n) {
+    mem_.reset();
+    mem_.resize(n * sizeof(std::uint64_t), true);
+  }
+  std::size_t size() const { return mem_.bytes() / sizeof(std::uint64_t); }
+  std::uint64_t& operator[](std::size_t i) { return static_cast<std::uint64_t*>(mem_.data())[i]; }
+  void swap(SlotTable& o) noexcept { mem_.swap(o.mem_); }
+  void release() { mem_.reset(); }
+
+ private:
+  BigBlock mem_;
 };
 
 // Outcomes packed on another thread for a store (the enumerator's workers,
@@ -102,6 +160,12 @@ class OutcomeBatch {
   void add(std::span<const std::uint64_t> values, F&& witness);
   std::size_t size() const { return hashes_.size(); }
   std::size_t bytes() const { return records_.capacity() + hashes_.capacity() * 8; }
+  // Empty again, for outcomes of skeleton `skeleton`; its memory is kept.
+  void reuse(std::uint32_t skeleton) {
+    skeleton_ = skeleton;
+    records_.resize(0);
+    hashes_.clear();
+  }
 
  private:
   friend class OutcomeStore;
@@ -109,7 +173,7 @@ class OutcomeBatch {
   void append_witness();
   const OutcomeStore* store_;
   std::uint32_t skeleton_;
-  std::vector<std::uint8_t> records_;
+  ByteArena records_;  // held through a pointer: a batch is never moved
   std::vector<std::uint64_t> hashes_;
   std::vector<EdgeCode> rf_, co_;
 };
@@ -184,7 +248,7 @@ class OutcomeStore {
   // The empty slot a key of hash `h` goes to, or null when held already.
   std::uint64_t* free_slot(const std::uint8_t* key, std::uint16_t size, std::uint64_t h);
   void commit();
-  void added();  // after a new record: the index's growth and the spill
+  void added(std::uint64_t offset);  // after a new record: its offset, the index, the spill
   void grow();
   void spill();
   void sort_held();
@@ -200,11 +264,11 @@ class OutcomeStore {
   std::uint32_t skeleton_ = 0;
   std::vector<std::vector<std::string>> labels_;  // per skeleton
   // The run in memory: records appended (key length, key, witness), an
-  // open-addressing index of their offsets (+1; 0 empty), and after sorting
-  // their offsets in key order.
+  // open-addressing index of their offsets (+1; 0 empty), and the offsets
+  // as added (in key order once sorted).
   ByteArena arena_;
-  std::vector<std::uint64_t> slots_;
-  std::vector<std::uint64_t> order_;
+  SlotTable slots_;
+  OffsetList order_;
   std::size_t held_ = 0, spilled_ = 0, largest_run_ = 0;
   std::size_t held_satisfying_ = 0;
   std::size_t pending_ = 0;  // the offset of the record insert() started

@@ -1262,14 +1262,16 @@ class SkeletonEnumerator {
 
   // At most outcomes(), without waiting for the pool.
   std::size_t outcomes_at_least() const {
-    return store_ ? store_->size_at_least() : pool_ ? pool_->lower_bound() : found_->size();
+    if (store_) return pool_ ? pool_->listed_at_least() : store_->size_at_least();
+    return pool_ ? pool_->lower_bound() : found_->size();
   }
 
   // A listing run with a pool: the finished jobs' batches into the store,
-  // in job order, and "more than N outcomes" as the maker would throw it.
+  // in job order (with `all`, every one made so far), and "more than N
+  // outcomes" as the maker would throw it.
   void absorb(bool all) {
-    pool_->absorb(*store_, all);
-    if (store_->size_at_least() > opts_.max_outcomes)
+    pool_->absorb(all);
+    if (pool_->listed_at_least() > opts_.max_outcomes)
       throw InputError(Diagnostic{test_.file, test_.condition_loc,
                                   fmt::format("more than {} outcomes", opts_.max_outcomes)});
   }
@@ -1297,14 +1299,18 @@ class SkeletonEnumerator {
   template <class Make>
   void push_job(Make make) {
     if (store_) {
-      auto packed = std::make_unique<OutcomeBatch>(*store_, store_skeleton_);
+      std::unique_ptr<OutcomeBatch> packed = pool_->spare_batch();
+      if (packed)
+        packed->reuse(store_skeleton_);
+      else
+        packed = std::make_unique<OutcomeBatch>(*store_, store_skeleton_);
       pool_->push(
           [this, make = std::move(make)](OutcomeBatch& out) mutable {
             Found unused;
             OutcomeMaker maker(*ctx_, unused, &out);
             if (make(maker)) pool_any_ = true;
           },
-          std::move(packed));
+          std::move(packed), *store_);
       absorb(false);
     } else {
       pool_->push([this, make = std::move(make)](Found& found) mutable {

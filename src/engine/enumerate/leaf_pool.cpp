@@ -28,36 +28,76 @@ void LeafPool::push(Job job) {
   cv_.notify_one();
 }
 
-void LeafPool::push(PackedJob job, std::unique_ptr<OutcomeBatch> batch) {
+void LeafPool::push(PackedJob job, std::unique_ptr<OutcomeBatch> batch, OutcomeStore& store) {
   {
     const std::lock_guard lock(mu_);
+    if (!store_) store_ = &store;  // set once: the adders read it without mu_
     slots_.push_back(Slot{{}, {}, {}, std::move(job), std::move(batch), false});
     queue_.push_back(slots_.size() - 1);
   }
   cv_.notify_one();
 }
 
-void LeafPool::absorb(OutcomeStore& store, bool all) {
-  for (;;) {
-    if (failed()) drain();  // rethrows
-    {
-      std::unique_lock lock(mu_);
-      if (absorbed_ == slots_.size()) return;
-      if (!slots_[absorbed_].done) {
-        if (!all) return;
-        // This thread alone can absorb; meanwhile it makes outcomes too.
-        if (!queue_.empty())
-          run_next(lock);
-        else
-          done_cv_.wait(lock);
-        continue;
-      }
+std::unique_ptr<OutcomeBatch> LeafPool::spare_batch() {
+  const std::lock_guard lock(mu_);
+  if (spare_.empty()) return nullptr;
+  std::unique_ptr<OutcomeBatch> b = std::move(spare_.back());
+  spare_.pop_back();
+  return b;
+}
+
+void LeafPool::absorb(bool all) {
+  if (all) absorb_ready();  // else the search goes on: the finishers add
+  std::unique_lock lock(mu_);
+  while (all && absorbed_ < slots_.size() && !failed()) {
+    if (!queue_.empty()) {
+      run_next(lock, true);  // adds what it can once its job is done
+    } else if (!next_batch_ready()) {
+      done_cv_.wait(lock);
+    } else {  // its finisher could not add it: another thread was adding
+      const std::size_t before = absorbed_;
+      lock.unlock();
+      const bool added = absorb_ready();
+      lock.lock();
+      if (!added) done_cv_.wait(lock, [&] { return absorbed_ != before || failed(); });
     }
-    // A finished job's slot is the maker's alone (a deque's elements stay put).
-    Slot& s = slots_[absorbed_++];
-    if (s.error) drain();  // rethrows
-    if (s.batch) store.absorb(*s.batch);
-    s.batch.reset();
+  }
+  lock.unlock();
+  if (failed()) drain();  // rethrows
+}
+
+bool LeafPool::next_batch_ready() { return absorbed_ < slots_.size() && slots_[absorbed_].done; }
+
+bool LeafPool::absorb_ready() {
+  for (bool added = false;; added = true) {
+    std::unique_lock adding(store_mu_, std::try_to_lock);
+    if (!adding) return added;  // the holder re-checks after it lets go
+    for (;;) {
+      Slot* s = nullptr;
+      {
+        const std::lock_guard lock(mu_);
+        if (!next_batch_ready() || failed()) break;
+        s = &slots_[absorbed_];  // a deque's elements stay put as it grows
+      }
+      if (s->batch && !s->error) {
+        try {
+          store_->absorb(*s->batch);
+          listed_.store(store_->size_at_least(), std::memory_order_relaxed);
+        } catch (...) {
+          const std::lock_guard lock(mu_);
+          store_error_ = std::current_exception();
+          failed_ = true;
+        }
+      }
+      const std::lock_guard lock(mu_);
+      if (s->batch && spare_.size() < 16) spare_.push_back(std::move(s->batch));
+      s->batch.reset();
+      ++absorbed_;
+      done_cv_.notify_all();
+    }
+    adding.unlock();
+    const std::lock_guard lock(mu_);
+    if (!next_batch_ready() || failed()) return true;
   }
 }
 
@@ -65,12 +105,13 @@ void LeafPool::work(std::stop_token st) {
   std::unique_lock lock(mu_);
   for (;;) {
     if (!cv_.wait(lock, st, [this] { return !queue_.empty(); })) return;  // stopped
-    run_next(lock);
+    run_next(lock, true);
   }
 }
 
-// Runs the first queued job with `lock` released meanwhile.
-void LeafPool::run_next(std::unique_lock<std::mutex>& lock) {
+// Runs the first queued job with `lock` released meanwhile; then, with
+// `add`, adds the batches it can.
+void LeafPool::run_next(std::unique_lock<std::mutex>& lock, bool add) {
   const std::size_t i = queue_.front();
   queue_.pop_front();
   Slot& s = slots_[i];  // a deque's elements stay put as it grows
@@ -95,14 +136,21 @@ void LeafPool::run_next(std::unique_lock<std::mutex>& lock) {
   std::size_t seen = largest_.load();
   while (s.found.size() > seen && !largest_.compare_exchange_weak(seen, s.found.size())) {}
   lock.lock();
-  --running_;
   s.done = true;
+  if (store_ && add) {  // still running: abandon() and drain() wait for the adding too
+    lock.unlock();
+    absorb_ready();
+    lock.lock();
+  }
+  --running_;
   done_cv_.notify_all();
 }
 
 void LeafPool::help_if_behind(std::size_t queued) {
   std::unique_lock lock(mu_);
-  if (queue_.size() > queued) run_next(lock);
+  // The search goes on at once: the workers add the batches (a large
+  // store's growth would otherwise stall it, and them with it).
+  if (queue_.size() > queued) run_next(lock, false);
 }
 
 void LeafPool::drain() {
@@ -110,7 +158,7 @@ void LeafPool::drain() {
     std::unique_lock lock(mu_);
     for (;;) {
       if (!queue_.empty())
-        run_next(lock);
+        run_next(lock, true);
       else if (running_ == 0)
         break;
       else
@@ -119,6 +167,7 @@ void LeafPool::drain() {
   }
   for (const Slot& s : slots_)
     if (s.error) std::rethrow_exception(s.error);
+  if (store_error_) std::rethrow_exception(store_error_);
 }
 
 void LeafPool::abandon() noexcept {

@@ -46,15 +46,23 @@ class LeafPool {
   // Queues a job; its outcomes go to a map of their own, after the
   // previous job's.
   void push(Job job);
-  // A listing run's job: its outcomes go to `batch`, which the maker
-  // absorbs into its store after the previous jobs' (absorb).
+  // A listing run's job: its outcomes go to `batch`, which goes into
+  // `store` (the same for every job) after the previous jobs' batches.
+  // Whichever thread finishes the job the next batch waits for adds the
+  // finished batches in job order, one thread at a time, so the maker
+  // (the search) does not add them all: the store is the pool's until
+  // absorb(true) returns.
   using PackedJob = std::function<void(OutcomeBatch&)>;
-  void push(PackedJob job, std::unique_ptr<OutcomeBatch> batch);
-  // Adds to `store` the batches of the finished jobs that follow the ones
-  // absorbed before, in job order, stopping at the first unfinished one;
-  // with `all`, every job's, running queued jobs on this thread too while
-  // the next batch is not ready (like drain()). Rethrows a job's exception.
-  void absorb(OutcomeStore& store, bool all);
+  void push(PackedJob job, std::unique_ptr<OutcomeBatch> batch, OutcomeStore& store);
+  // With `all`, returns once every job's batch is in the store, running
+  // queued jobs and adding batches on this thread too meanwhile (like
+  // drain()). Rethrows a job's exception, or the store's.
+  void absorb(bool all);
+  // A batch already added, to fill again (its memory already faulted in),
+  // or null.
+  std::unique_ptr<OutcomeBatch> spare_batch();
+  // The store's size_at_least() after the last batch added (any thread).
+  std::size_t listed_at_least() const { return listed_.load(std::memory_order_relaxed); }
   // Runs one queued job on this thread when more than `queued` wait (the
   // workers are behind: the maker helps rather than gather more leaves).
   void help_if_behind(std::size_t queued);
@@ -84,7 +92,12 @@ class LeafPool {
     bool done = false;
   };
   void work(std::stop_token st);
-  void run_next(std::unique_lock<std::mutex>& lock);
+  void run_next(std::unique_lock<std::mutex>& lock, bool add);
+  // The finished batches that follow the added ones into store_, unless
+  // another thread holds store_mu_ (it re-checks before it leaves).
+  // Whether this thread added (held store_mu_).
+  bool absorb_ready();
+  bool next_batch_ready();  // with mu_ held
 
   const Budget* budget_;
   std::mutex mu_;
@@ -97,8 +110,13 @@ class LeafPool {
   std::atomic<std::size_t> largest_{0};
   std::set<Values> counted_;  // the values of slots [0, counted_upto_), for count()
   std::size_t counted_upto_ = 0;
-  std::size_t absorbed_ = 0;           // slots whose batches absorb() has added
-  std::vector<std::jthread> threads_;  // last: joined before the rest goes
+  std::size_t absorbed_ = 0;       // slots whose batches are in store_ (mu_)
+  OutcomeStore* store_ = nullptr;  // set by the first push; its contents under store_mu_
+  std::mutex store_mu_;
+  std::exception_ptr store_error_;  // the store's own failure (a spill), under mu_
+  std::atomic<std::size_t> listed_{0};
+  std::vector<std::unique_ptr<OutcomeBatch>> spare_;  // added batches to reuse (mu_)
+  std::vector<std::jthread> threads_;                 // last: joined before the rest goes
 };
 
 // The outcomes of `parts` (maps made in this order): each value once, with
