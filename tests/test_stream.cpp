@@ -39,6 +39,37 @@ TEST_CASE("run_ordered: index order, at most `ahead` results waiting", "[stream]
   for (std::size_t i = 0; i < n; ++i) CHECK(order[i] == i);
 }
 
+// One slow first test: with a byte budget the other workers go on past
+// `ahead` while the results waiting are small; without one they stop there.
+TEST_CASE("run_ordered: a byte budget lets small results pass a slow test", "[stream]") {
+  for (const bool budget : {true, false}) {
+    constexpr std::size_t n = 200, ahead = 4;
+    std::atomic<std::size_t> done{0};
+    std::size_t seen_by_slow = 0;
+    std::vector<std::size_t> order;
+    run_ordered<std::size_t>(
+        n, 2,
+        [&](std::size_t i) {
+          if (i == 0) {  // waits (at most 0.5 s) for 50 others to finish
+            for (int k = 0; k < 50 && done.load() < 50; ++k)
+              std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            seen_by_slow = done.load();
+          }
+          ++done;
+          return i;
+        },
+        [&](std::size_t i, std::size_t&&) { order.push_back(i); }, ahead,
+        [](const std::size_t&) { return std::size_t{8}; }, budget ? 1 << 20 : 0);
+    INFO("budget " << budget);
+    if (budget)
+      CHECK(seen_by_slow >= 50);
+    else
+      CHECK(seen_by_slow <= ahead);
+    REQUIRE(order.size() == n);
+    for (std::size_t i = 0; i < n; ++i) CHECK(order[i] == i);
+  }
+}
+
 namespace {
 
 TestResult result(const std::string& file, bool holds, std::optional<std::string> error = {}) {

@@ -786,10 +786,12 @@ bool failed(const redscope::AtomicityResult& r) { return r.error.has_value(); }
 bool failed(const redscope::XvalResult& r) { return r.error.has_value() || r.defect(); }
 
 // Checks every file with `check` on `jobs` threads, keeping the progress line
-// up to date, and hands each result to `emit` in input order (run_ordered).
+// up to date, and hands each result to `emit` in input order (run_ordered;
+// `size_of` and `budget` as there).
 template <class R, class Check, class Emit>
 void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress& progress,
-                  Check check, Emit emit) {
+                  Check check, Emit emit, const std::function<std::size_t(const R&)>& size_of = {},
+                  std::size_t budget = 0) {
   redscope::run_ordered<R>(
       files.size(), jobs,
       [&](std::size_t i) {
@@ -798,7 +800,17 @@ void stream_files(const std::vector<std::string>& files, unsigned jobs, Progress
         progress.finished(i, failed(r));
         return r;
       },
-      [&](std::size_t, R&& r) { emit(std::move(r)); });
+      [&](std::size_t, R&& r) { emit(std::move(r)); }, 0, size_of, budget);
+}
+
+// About the bytes an xval result holds (its outcomes' values and traces).
+std::size_t xval_bytes(const redscope::XvalResult& r) {
+  std::size_t n = sizeof r;
+  for (const redscope::XvalOutcome& o : r.outcomes) {
+    n += sizeof o + o.trace.size() + o.z3_choices.size();
+    for (const std::string& v : o.values) n += sizeof v + v.size();
+  }
+  return n;
 }
 
 int run(const Cli& c) {
@@ -901,7 +913,10 @@ int run_xval(const Cli& c) {
             progress.print(stdout, redscope::render_xval_text(r));
           if (c.format != "text") json.item(redscope::render_xval_json_item(r));
           summary.add(r);
-        });
+        },
+        // Results are small: behind one slow test (a spin lock on the
+        // machine) the other workers go on while those waiting hold < 64 MiB.
+        xval_bytes, std::size_t{64} << 20);
     json.end();
   }
   fmt::print(c.format == "text" ? stdout : stderr, "{}", summary.render());

@@ -44,28 +44,41 @@ TestResult check_text(const std::string& text, const std::string& name, const En
 // Memory does not grow with n: a worker starts index i only when i is fewer
 // than `ahead` (default: max(16, 4 x jobs)) past the next index to emit, so at
 // most `ahead` results wait for a slow earlier one, and each is released once
-// emitted. (parallel_for hands indices out in increasing order, so the index
-// to emit has always been started and never waits: no deadlock.)
+// emitted. With `size_of`, a worker also starts further ahead while the
+// results waiting hold fewer than `budget` bytes (by size_of; at most 65,536
+// results): small results then keep every worker busy behind one slow test
+// (xval's spin locks on the machine), and memory stays bounded by bytes.
+// (parallel_for hands indices out in increasing order, so the index to emit
+// has always been started and never waits: no deadlock.)
 template <class T>
 void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t)>& work,
-                 const std::function<void(std::size_t, T&&)>& emit, std::size_t ahead = 0) {
+                 const std::function<void(std::size_t, T&&)>& emit, std::size_t ahead = 0,
+                 const std::function<std::size_t(const T&)>& size_of = {}, std::size_t budget = 0) {
   if (ahead == 0) ahead = std::max<std::size_t>(16, 4 * std::size_t{std::max(1u, jobs)});
-  std::map<std::size_t, T> waiting;  // finished, not yet emitted: at most `ahead`
-  std::size_t next = 0;
+  constexpr std::size_t kMostWaiting = std::size_t{1} << 16;
+  std::map<std::size_t, T> waiting;  // finished, not yet emitted
+  std::size_t next = 0, waiting_bytes = 0;
   std::mutex mu;
   std::condition_variable advanced;
+  const auto may_start = [&](std::size_t i) {
+    if (i < next + ahead) return true;
+    return size_of && waiting_bytes < budget && i < next + kMostWaiting;
+  };
   parallel_for(n, jobs, [&](std::size_t i) {
     {
       std::unique_lock<std::mutex> lock(mu);
-      advanced.wait(lock, [&] { return i < next + ahead; });
+      advanced.wait(lock, [&] { return may_start(i); });
     }
     T r = work(i);
     std::lock_guard<std::mutex> lock(mu);
+    if (size_of) waiting_bytes += size_of(r);
     waiting.emplace(i, std::move(r));
     const std::size_t before = next;
     for (auto it = waiting.begin(); it != waiting.end() && it->first == next;
-         it = waiting.erase(it), ++next)
+         it = waiting.erase(it), ++next) {
+      if (size_of) waiting_bytes -= size_of(it->second);
       emit(next, std::move(it->second));
+    }
     if (next != before) advanced.notify_all();
   });
 }
