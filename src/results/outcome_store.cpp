@@ -282,20 +282,18 @@ void BigBlock::resize(std::size_t n, bool zero) {
     bytes_ = n;
     return;  // a mapping's new pages are zero
   }
-  if (mapped_) {  // shrinking below the mapping threshold: back to malloc
-    void* p = std::malloc(std::max<std::size_t>(n, 1));
-    if (!p) throw std::bad_alloc();
+#endif
+  // Below the threshold: malloc (a mapping being shrunk is copied out first).
+  void* p = mapped_ ? std::malloc(std::max<std::size_t>(n, 1))
+                    : std::realloc(data_, std::max<std::size_t>(n, 1));
+  if (!p) throw std::bad_alloc();
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+  if (mapped_) {
     std::memcpy(p, data_, std::min(old, n));
     ::munmap(data_, mapped_);
-    data_ = p;
     mapped_ = 0;
-    bytes_ = n;
-    if (zero && n > old) std::memset(static_cast<std::uint8_t*>(data_) + old, 0, n - old);
-    return;
   }
 #endif
-  void* p = std::realloc(data_, std::max<std::size_t>(n, 1));
-  if (!p) throw std::bad_alloc();
   data_ = p;
   bytes_ = n;
   if (zero && n > old) std::memset(static_cast<std::uint8_t*>(data_) + old, 0, n - old);
@@ -352,8 +350,8 @@ std::size_t OutcomeStore::held_bytes() const {
 
 // Twice the slots. Up to 2^24 of them each slot's stored hash bits are its
 // home index: the old slots are moved as they are, no record read. Past
-// that, filled walking the arena in order (its records are read in
-// sequence; only the slots are reached at random), each key hashed again.
+// that, filled from the records in the order added (read in sequence; only
+// the slots are reached at random), each key hashed again.
 void OutcomeStore::grow() {
   SlotTable old;
   old.assign_zero(2 * slots_.size());
@@ -370,8 +368,7 @@ void OutcomeStore::grow() {
     return;
   }
   old.release();
-  for (std::size_t off = 0; off < arena_.size();
-       off += record_size(&arena_[off], opts_.witnesses)) {
+  for (const std::uint64_t off : order_) {
     const KeyView k = key_at(&arena_[off]);
     const std::uint64_t h = hash_bytes(k.data, k.size);
     std::size_t i = h & mask;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "redscope/core/input.hpp"
@@ -56,7 +57,7 @@ void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t
                  const std::function<std::size_t(const T&)>& size_of = {}, std::size_t budget = 0) {
   if (ahead == 0) ahead = std::max<std::size_t>(16, 4 * std::size_t{std::max(1u, jobs)});
   constexpr std::size_t kMostWaiting = std::size_t{1} << 16;
-  std::map<std::size_t, T> waiting;  // finished, not yet emitted
+  std::map<std::size_t, std::pair<T, std::size_t>> waiting;  // finished, with its size_of
   std::size_t next = 0, waiting_bytes = 0;
   std::mutex mu;
   std::condition_variable advanced;
@@ -70,14 +71,15 @@ void run_ordered(std::size_t n, unsigned jobs, const std::function<T(std::size_t
       advanced.wait(lock, [&] { return may_start(i); });
     }
     T r = work(i);
+    const std::size_t bytes = size_of ? size_of(r) : 0;
     std::lock_guard<std::mutex> lock(mu);
-    if (size_of) waiting_bytes += size_of(r);
-    waiting.emplace(i, std::move(r));
+    waiting_bytes += bytes;
+    waiting.emplace(i, std::pair<T, std::size_t>{std::move(r), bytes});
     const std::size_t before = next;
     for (auto it = waiting.begin(); it != waiting.end() && it->first == next;
          it = waiting.erase(it), ++next) {
-      if (size_of) waiting_bytes -= size_of(it->second);
-      emit(next, std::move(it->second));
+      waiting_bytes -= it->second.second;
+      emit(next, std::move(it->second.first));
     }
     if (next != before) advanced.notify_all();
   });

@@ -47,9 +47,12 @@ std::unique_ptr<OutcomeBatch> LeafPool::spare_batch() {
 }
 
 void LeafPool::absorb(bool all) {
-  if (all) absorb_ready();  // else the search goes on: the finishers add
+  if (!all) {               // the search goes on: the finishers add
+    if (failed()) drain();  // rethrows
+    return;
+  }
   std::unique_lock lock(mu_);
-  while (all && absorbed_ < slots_.size() && !failed()) {
+  while (absorbed_ < slots_.size() && !failed()) {
     if (!queue_.empty()) {
       run_next(lock, true);  // adds what it can once its job is done
     } else if (!next_batch_ready()) {
