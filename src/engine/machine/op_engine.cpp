@@ -46,6 +46,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <boost/iterator/indirect_iterator.hpp>
 
 #include "engine/machine/op_memory.hpp"
 #include "engine/machine/op_paths.hpp"
@@ -92,6 +93,29 @@ struct ThreadState {
   std::vector<std::pair<std::size_t, View>> async_done;
 };
 
+// The threads of a state. A move changes one thread, so a successor shares
+// the others with the state it came from and copies a thread only to change
+// it (edit). A state is changed by one worker only, before anything copies it.
+class Threads {
+ public:
+  const ThreadState& operator[](std::size_t t) const { return *th_[t]; }
+  ThreadState& edit(std::size_t t) {
+    auto& p = th_[t];
+    if (p.use_count() > 1) p = std::make_shared<ThreadState>(*p);
+    return *p;
+  }
+  void push_back(ThreadState t) { th_.push_back(std::make_shared<ThreadState>(std::move(t))); }
+  std::size_t size() const { return th_.size(); }
+  const ThreadState& front() const { return *th_.front(); }
+  auto begin() const { return Iter(th_.begin()); }
+  auto end() const { return Iter(th_.end()); }
+
+ private:
+  using Iter = boost::indirect_iterator<std::vector<std::shared_ptr<ThreadState>>::const_iterator,
+                                        const ThreadState>;
+  std::vector<std::shared_ptr<ThreadState>> th_;
+};
+
 struct BarrierKey {
   int gpu = 0, cta = 0;
   std::int64_t id = 0;
@@ -101,7 +125,7 @@ struct BarrierKey {
 };
 
 struct State {
-  std::vector<ThreadState> th;
+  Threads th;
   Memory mem;
   NodeViews sc;                                   // fence.sc storage per scope-tree node
   std::vector<std::pair<BarrierKey, View>> bars;  // arrivals per barrier
@@ -123,27 +147,27 @@ struct State {
           const std::vector<std::uint64_t>& summary = {}) const;
 };
 
-// 128 bits of two independent hashes of the state's flat encoding. A
-// collision could only hide a state (fewer outcomes reached), never add one.
+// 128 bits of two independent hashes of the state's flat encoding
+// (op::KeySink). A collision could only hide a state (fewer outcomes
+// reached), never add one.
 State::Key State::key(const std::vector<char>* dead,
                       const std::vector<std::uint64_t>& summary) const {
-  std::vector<std::uint64_t> w;
-  w.reserve(1024);  // one allocation for most states, not one per doubling
+  op::KeySink w;
   std::vector<char> dead_slots;
   if (dead)
     for (std::size_t k = 0; k < th.front().view.size(); ++k)
       dead_slots.push_back((*dead)[mem.slot_cell(k)]);
   const std::vector<char>* skip = dead ? &dead_slots : nullptr;
-  w.insert(w.end(), summary.begin(), summary.end());
+  w.insert(summary.begin(), summary.end());
   for (const ThreadState& t : th) {
     w.push_back(t.pc);
     w.push_back(t.arrived);
     w.push_back(t.done);
     op::encode(t.base, w, skip);
     w.push_back(t.promised.size());
-    w.insert(w.end(), t.promised.begin(), t.promised.end());
+    w.insert(t.promised.begin(), t.promised.end());
     w.push_back(t.async.size());
-    w.insert(w.end(), t.async.begin(), t.async.end());
+    w.insert(t.async.begin(), t.async.end());
     for (const auto& [k, v] : t.async_base) w.push_back(k), op::encode(v, w, skip);
     for (const auto& [k, v] : t.async_done) w.push_back(k), op::encode(v, w, skip);
     op::encode(t.view, w, skip);
@@ -152,25 +176,20 @@ State::Key State::key(const std::vector<char>* dead,
     op::encode(t.seen, w, skip);
     for (const auto& x : t.seen_at) op::encode(x, w, skip);
   }
-  mem.encode(w, dead);
+  mem.encode(w, dead, skip);
   op::encode(sc, w, skip);
   for (const auto& [k, v] : bars) {
-    w.insert(w.end(), {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta),
-                       static_cast<std::uint64_t>(k.id), k.named, k.logical});
+    for (std::uint64_t x : {static_cast<std::uint64_t>(k.gpu), static_cast<std::uint64_t>(k.cta),
+                            static_cast<std::uint64_t>(k.id), std::uint64_t{k.named}, k.logical})
+      w.push_back(x);
     op::encode(v, w, skip);
   }
-  w.insert(w.end(), vals.begin(), vals.end());
-  w.insert(w.end(), taint.begin(), taint.end());
-  w.insert(w.end(), ptaint.begin(), ptaint.end());
+  w.insert(vals.begin(), vals.end());
+  w.insert(taint.begin(), taint.end());
+  w.insert(ptaint.begin(), ptaint.end());
   w.push_back(performed);
   w.push_back(observed);
-  std::uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
-  for (std::uint64_t x : w) {
-    a = (a ^ x) * 1099511628211ull;
-    b ^= x + 0x9e3779b97f4a7c15ull + (b << 6) + (b >> 2);
-    b *= 0xbf58476d1ce4e5b9ull;
-  }
-  return {a, b};
+  return w.key();
 }
 
 struct KeyHash {
@@ -575,7 +594,7 @@ class Machine {
   // operation) that unit's own copy of the view it began with.
   void read(State& n, std::size_t t, EventId e, MsgId m, View& v) const {
     const Event& x = ev(e);
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     const std::size_t a = paths_.address(x);
     const op::Slot k = own(x);
     n.vals[e] = n.mem.msg(m).value;
@@ -627,7 +646,7 @@ class Machine {
   void write(State& n, std::size_t t, EventId e, std::size_t index, Message msg,
              const NodeViews* carried, View& v) const {
     const Event& x = ev(e);
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     const std::size_t c = cell(x), a = paths_.address(x);
     msg.value = eval(x.value, n);
     if (x.is_strong()) {
@@ -669,7 +688,7 @@ class Machine {
     throw std::logic_error("op: a bulk unit without its issuing view");
   }
   View& begin_unit(State& n, std::size_t t, EventId e, View& local) const {
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     if (ev(e).async_until) {
       local = async_base(T, e);
       return local;
@@ -680,7 +699,7 @@ class Machine {
     return local;
   }
   void end_unit(State& n, std::size_t t, EventId e, const View& local) const {
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     if (const auto until = ev(e).async_until) return end_async_unit(n, t, e, *until, local);
     if (!multi_[T.pc]) {
       T.pc = e + (ev(e).in_rmw ? 2 : 1);
@@ -705,7 +724,7 @@ class Machine {
   // and then takes in what the completed units saw and wrote.
   void end_async_unit(State& n, std::size_t t, EventId e, std::size_t until,
                       const View& local) const {
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     T.async.erase(std::find(T.async.begin(), T.async.end(), e));
     if (until != SIZE_MAX) {
       auto it = std::find_if(T.async_done.begin(), T.async_done.end(),
@@ -765,14 +784,14 @@ class Machine {
       for (EventId w : T.promised)
         if (w >= e && w <= last) return;
       State n = s;
-      n.th[t].pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
+      n.th.edit(t).pc = multi_[e] ? instr_end_[e] : e + (x.in_rmw ? 2 : 1);
       out.push_back({std::move(n), fmt::format("{} (not executed)", x.text)});
       return;
     }
     if (waits_for_async(T, x.instr)) return;
     if (!T.async_done.empty() && T.async_done.front().first <= x.instr) {
       State n = s;
-      ThreadState& N = n.th[t];
+      ThreadState& N = n.th.edit(t);
       while (!N.async_done.empty() && N.async_done.front().first <= x.instr) {
         n.mem.join(N.view, N.async_done.front().second);
         N.async_done.erase(N.async_done.begin());
@@ -782,7 +801,7 @@ class Machine {
     }
     if (x.async_until) {  // a bulk operation: issued, performed later
       State n = s;
-      ThreadState& N = n.th[t];
+      ThreadState& N = n.th.edit(t);
       N.async_base.emplace_back(e, N.view);
       for (EventId u : units_[e])
         N.async.insert(std::upper_bound(N.async.begin(), N.async.end(), u), u);
@@ -797,7 +816,7 @@ class Machine {
     State n = s;
     if (x.is_fence()) {
       fence(n, t, x);
-      ++n.th[t].pc;
+      ++n.th.edit(t).pc;
       out.push_back({std::move(n), x.text});
     } else if (x.is_barrier()) {
       step_barrier(s, t, out);
@@ -805,7 +824,7 @@ class Machine {
   }
 
   void fence(State& n, std::size_t t, const Event& x) const {
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     if (x.proxy_fence) {
       // fence.proxy.K (and a wait's completion): reconcile the paths.
       paths_.reconcile(*x.proxy_fence, x.proxy_fence_space, place(x),
@@ -967,7 +986,7 @@ class Machine {
     for (std::size_t j = lo + 1; j <= n_msgs; ++j) {
       State m = n;
       View mine = local;
-      View& v = is_local ? mine : m.th[t].view;
+      View& v = is_local ? mine : m.th.edit(t).view;
       write(m, t, e + 1, j, Message(0, {}, src), &carried, v);
       if (!co_consistent(m, c)) continue;
       end_unit(m, t, e, mine);
@@ -1450,7 +1469,7 @@ class Machine {
   }
 
   void add_promise(State& n, std::size_t t, EventId w) const {
-    auto& p = n.th[t].promised;
+    auto& p = n.th.edit(t).promised;
     p.insert(std::upper_bound(p.begin(), p.end(), w), w);
   }
 
@@ -1467,7 +1486,7 @@ class Machine {
               MsgId source = op::kNoMsg) const {
     const Event& x = ev(e);
     const std::size_t c = cell(x);
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     const Message& msg = n.mem.msg(e);
     if (bound_pos(n, v, x) >= n.mem.position(c, e) || (promise_reads(v, x) & bit(e))) return false;
     if (x.guard && eval(x.guard, n) == 0) return false;
@@ -1568,7 +1587,7 @@ class Machine {
   void step_barrier(const State& s, std::size_t t, std::vector<Move>& out) const {
     const Event& b = ev(s.th[t].pc);
     State n = s;
-    ThreadState& T = n.th[t];
+    ThreadState& T = n.th.edit(t);
     const BarrierKey key = barrier_key(s, b);
     auto slot =
         std::find_if(n.bars.begin(), n.bars.end(), [&](const auto& kv) { return kv.first == key; });

@@ -16,7 +16,7 @@ std::vector<Node> nodes_up_to(const Placement& p, Scope s) {
 }
 
 Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_t events)
-    : slot_cell_(std::move(slot_cell)),
+    : slot_cell_(std::make_shared<const std::vector<std::size_t>>(std::move(slot_cell))),
       words_((events + 63) / 64),
       order_(cells),
       apart_(cells),
@@ -24,13 +24,29 @@ Memory::Memory(std::vector<std::size_t> slot_cell, std::size_t cells, std::size_
 
 void Memory::init(std::size_t cell, MsgId m, std::uint64_t value) {
   order_[cell] = {m};
-  msgs_[m] = Message(value, {});
+  msgs_[m] = std::make_shared<Message>(value, NodeViews{});
 }
 
 void Memory::insert(std::size_t cell, std::size_t index, MsgId m, Message msg) {
   auto& o = order_[cell];
   o.insert(o.begin() + static_cast<std::ptrdiff_t>(index), m);
-  msgs_[m] = std::move(msg);
+  msgs_[m] = std::make_shared<Message>(std::move(msg));
+}
+
+const Message& Memory::msg(MsgId m) const {
+  static const Message unplaced;
+  return msgs_[m] ? *msgs_[m] : unplaced;
+}
+
+Message& Memory::edit(MsgId m) {
+  auto& p = msgs_[m];
+  // One owner: no other memory sees a change. A memory is changed by one
+  // thread only, and only before other states copy it.
+  if (!p)
+    p = std::make_shared<Message>();
+  else if (p.use_count() > 1)
+    p = std::make_shared<Message>(*p);
+  return *p;
 }
 
 void Memory::keep_apart(std::size_t cell, MsgId m, MsgId k) {
@@ -47,11 +63,11 @@ std::size_t Memory::position(std::size_t cell, MsgId m) const {
 
 View Memory::initial_view() const {
   View v;
-  v.at.resize(slot_cell_.size());
-  v.known.assign(slot_cell_.size() * words_, 0);
-  v.promise_reads.assign(slot_cell_.size(), 0);
+  v.at.resize(slot_cell_->size());
+  v.known.assign(slot_cell_->size() * words_, 0);
+  v.promise_reads.assign(slot_cell_->size(), 0);
   for (std::size_t s = 0; s < v.size(); ++s) {
-    v[s] = order_[slot_cell_[s]].front();
+    v[s] = order_[(*slot_cell_)[s]].front();
     learn(v, s, v[s]);
   }
   return v;
@@ -59,7 +75,7 @@ View Memory::initial_view() const {
 
 void Memory::join(View& into, const View& from) const {
   for (std::size_t s = 0; s < into.size(); ++s) {
-    const std::size_t c = slot_cell_[s];
+    const std::size_t c = (*slot_cell_)[s];
     if (into[s] != from[s] && position(c, from[s]) > position(c, into[s])) into[s] = from[s];
   }
   if (into.known.size() == from.known.size())
@@ -71,7 +87,7 @@ void Memory::join(View& into, const View& from) const {
 }
 
 void Memory::raise(View& v, std::size_t into, std::size_t from) const {
-  const std::size_t c = slot_cell_[into];
+  const std::size_t c = (*slot_cell_)[into];
   if (v[into] != v[from] && position(c, v[from]) > position(c, v[into])) v[into] = v[from];
   if (!v.promise_reads.empty()) v.promise_reads[into] |= v.promise_reads[from];
   if (v.known.empty()) return;
@@ -79,7 +95,7 @@ void Memory::raise(View& v, std::size_t into, std::size_t from) const {
 }
 
 void Memory::learn(View& v, std::size_t s, MsgId m) const {
-  const std::size_t c = slot_cell_[s];
+  const std::size_t c = (*slot_cell_)[s];
   if (v[s] != m && position(c, m) > position(c, v[s])) v[s] = m;
   if (!v.known.empty()) v.known[s * words_ + m / 64] |= std::uint64_t{1} << (m % 64);
 }
@@ -113,12 +129,12 @@ void Memory::pull(View& into, const NodeViews& from, const std::vector<Node>& no
     if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) join(into, view);
 }
 
-void encode(const View& v, std::vector<std::uint64_t>& out, const std::vector<char>* dead_slots) {
+void encode(const View& v, KeySink& out, const std::vector<char>* dead_slots) {
   out.push_back(v.size());
   if (!dead_slots) {
-    out.insert(out.end(), v.at.begin(), v.at.end());
-    out.insert(out.end(), v.known.begin(), v.known.end());
-    out.insert(out.end(), v.promise_reads.begin(), v.promise_reads.end());
+    out.insert(v.at.begin(), v.at.end());
+    out.insert(v.known.begin(), v.known.end());
+    out.insert(v.promise_reads.begin(), v.promise_reads.end());
   } else {
     const std::size_t words = v.size() ? v.known.size() / v.size() : 0;
     for (std::size_t s = 0; s < v.size(); ++s) {
@@ -131,8 +147,7 @@ void encode(const View& v, std::vector<std::uint64_t>& out, const std::vector<ch
   out.push_back(v.after);
 }
 
-void encode(const NodeViews& nv, std::vector<std::uint64_t>& out,
-            const std::vector<char>* dead_slots) {
+void encode(const NodeViews& nv, KeySink& out, const std::vector<char>* dead_slots) {
   out.push_back(nv.size());
   for (const auto& [n, v] : nv) {
     out.push_back(static_cast<std::uint64_t>(n.level));
@@ -142,13 +157,15 @@ void encode(const NodeViews& nv, std::vector<std::uint64_t>& out,
   }
 }
 
-void Memory::encode(std::vector<std::uint64_t>& out, const std::vector<char>* dead) const {
-  std::vector<char> dead_slots;
-  if (dead) {
-    dead_slots.resize(slot_cell_.size());
-    for (std::size_t s = 0; s < slot_cell_.size(); ++s) dead_slots[s] = (*dead)[slot_cell_[s]];
+void Memory::encode(KeySink& out, const std::vector<char>* dead,
+                    const std::vector<char>* dead_slots) const {
+  std::vector<char> own;
+  if (dead && !dead_slots) {
+    own.resize(slot_cell_->size());
+    for (std::size_t s = 0; s < slot_cell_->size(); ++s) own[s] = (*dead)[(*slot_cell_)[s]];
+    dead_slots = &own;
   }
-  const std::vector<char>* skip = dead ? &dead_slots : nullptr;
+  const std::vector<char>* skip = dead ? dead_slots : nullptr;
   for (std::size_t c = 0; c < order_.size(); ++c) {
     const auto& o = order_[c];
     if (dead && (*dead)[c]) {
@@ -157,15 +174,15 @@ void Memory::encode(std::vector<std::uint64_t>& out, const std::vector<char>* de
     }
     out.push_back(o.size());
     out.push_back(apart_[c].size());
-    for (const auto& [m, k] : apart_[c]) out.insert(out.end(), {m, k});
+    for (const auto& [m, k] : apart_[c]) out.push_back(m), out.push_back(k);
     for (MsgId m : o) {
-      const Message& x = msgs_[m];
+      const Message& x = msg(m);
       out.push_back(m);
       out.push_back(x.value);
       out.push_back(x.rmw_source);
       out.push_back(x.after);
       out.push_back(x.known.size());
-      out.insert(out.end(), x.known.begin(), x.known.end());
+      out.insert(x.known.begin(), x.known.end());
       op::encode(x.released, out, skip);
     }
   }

@@ -18,6 +18,7 @@
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,26 @@ namespace redscope::op {
 
 using MsgId = EventId;  // a message is named by the write event that produced it
 inline constexpr MsgId kNoMsg = ~MsgId{0};
+
+// A state's key (op_engine.cpp State::key): 128 bits of two independent
+// hashes of the state's flat encoding, fed a word at a time as the state is
+// walked, so no buffer holds the encoding.
+class KeySink {
+ public:
+  void push_back(std::uint64_t x) {
+    a_ = (a_ ^ x) * 1099511628211ull;
+    b_ ^= x + 0x9e3779b97f4a7c15ull + (b_ << 6) + (b_ >> 2);
+    b_ *= 0xbf58476d1ce4e5b9ull;
+  }
+  template <class It>
+  void insert(It first, It last) {
+    for (; first != last; ++first) push_back(static_cast<std::uint64_t>(*first));
+  }
+  std::pair<std::uint64_t, std::uint64_t> key() const { return {a_, b_}; }
+
+ private:
+  std::uint64_t a_ = 1469598103934665603ull, b_ = 0x9e3779b97f4a7c15ull;
+};
 
 // A node of the scope tree: a CTA, a cluster, a GPU or the system.
 struct Node {
@@ -103,13 +124,13 @@ class Memory {
   // (op_engine.cpp, reads of unordered writes). Sorted, no duplicates.
   const std::vector<std::pair<MsgId, MsgId>>& apart(std::size_t cell) const { return apart_[cell]; }
   void keep_apart(std::size_t cell, MsgId m, MsgId k);
-  const Message& msg(MsgId m) const { return msgs_[m]; }
-  NodeViews& released(MsgId m) { return msgs_[m].released; }
-  void set_known(MsgId m, std::vector<std::uint64_t> known) { msgs_[m].known = std::move(known); }
-  void set_source(MsgId m, MsgId source) { msgs_[m].rmw_source = source; }
-  void set_after(MsgId m, std::uint64_t after) { msgs_[m].after = after; }
+  const Message& msg(MsgId m) const;
+  NodeViews& released(MsgId m) { return edit(m).released; }
+  void set_known(MsgId m, std::vector<std::uint64_t> known) { edit(m).known = std::move(known); }
+  void set_source(MsgId m, MsgId source) { edit(m).rmw_source = source; }
+  void set_after(MsgId m, std::uint64_t after) { edit(m).after = after; }
   std::size_t position(std::size_t cell, MsgId m) const;
-  std::uint64_t last_value(std::size_t cell) const { return msgs_[order_[cell].back()].value; }
+  std::uint64_t last_value(std::size_t cell) const { return msg(order_[cell].back()).value; }
   std::size_t cells() const { return order_.size(); }
 
   // A view with every slot at its cell's initial message.
@@ -126,7 +147,7 @@ class Memory {
     return m / 64 < bits.size() && (bits[m / 64] >> (m % 64) & 1);
   }
   std::size_t words() const { return words_; }
-  std::size_t slot_cell(std::size_t slot) const { return slot_cell_[slot]; }
+  std::size_t slot_cell(std::size_t slot) const { return (*slot_cell_)[slot]; }
   void join(NodeViews& into, const NodeViews& from) const;
   // Release: `v` joined into each of `nodes`. Acquire: the views of those of
   // `nodes` present in `from` joined into `v`.
@@ -135,21 +156,28 @@ class Memory {
 
   // Flat encoding for state hashing. Cells marked in `dead` (none if null)
   // are left out, and so are their slots in every view (see encode below).
-  void encode(std::vector<std::uint64_t>& out, const std::vector<char>* dead = nullptr) const;
+  // `dead_slots`: the same per slot.
+  void encode(KeySink& out, const std::vector<char>* dead = nullptr,
+              const std::vector<char>* dead_slots = nullptr) const;
 
  private:
-  std::vector<std::size_t> slot_cell_;
+  // A message, for writing: its own copy if another memory shares it.
+  Message& edit(MsgId m);
+
+  // Per slot, its cell: the same for every state of a test, so shared.
+  std::shared_ptr<const std::vector<std::size_t>> slot_cell_;
   std::size_t words_ = 0;                                    // 64-bit words of a slot's known set
   std::vector<std::vector<MsgId>> order_;                    // per cell, coherence order
   std::vector<std::vector<std::pair<MsgId, MsgId>>> apart_;  // per cell
-  std::vector<Message> msgs_;                                // indexed by MsgId
+  // Indexed by MsgId; null until placed. A message rarely changes once
+  // placed, so a copied memory (each successor state holds one) shares its
+  // messages and copies one only to change it (edit).
+  std::vector<std::shared_ptr<Message>> msgs_;
 };
 
 // Flat encodings for state hashing; `dead_slots` (if given) marks slots
 // left out (those of a cell no step will touch again: op_engine.cpp, key).
-void encode(const View& v, std::vector<std::uint64_t>& out,
-            const std::vector<char>* dead_slots = nullptr);
-void encode(const NodeViews& nv, std::vector<std::uint64_t>& out,
-            const std::vector<char>* dead_slots = nullptr);
+void encode(const View& v, KeySink& out, const std::vector<char>* dead_slots = nullptr);
+void encode(const NodeViews& nv, KeySink& out, const std::vector<char>* dead_slots = nullptr);
 
 }  // namespace redscope::op

@@ -28,6 +28,7 @@ Paths::Paths(const Skeleton& sk) {
       cell_addrs_[c].push_back(it->second);
       generic_.push_back(new_slot(c));
     }
+    access_.emplace(&x, Access{c, it->second});
     if (x.proxy != Proxy::Generic && !x.is_init) cached.emplace_back(x.proxy, it->second);
   }
   for (const auto& [proxy, a] : cached)

@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "redscope/core/types.hpp"
@@ -49,10 +50,10 @@ class Paths {
   std::size_t slots() const { return slot_cell_.size(); }
   const std::vector<std::size_t>& slot_cell() const { return slot_cell_; }
 
-  std::size_t cell(const Event& e) const { return cell_index_.at(e.loc); }
+  // An access of the skeleton: its cell, and the virtual address it named.
+  std::size_t cell(const Event& e) const { return access(e).cell; }
   std::size_t cell(const std::string& loc) const { return cell_index_.at(loc); }
-  // The virtual address an access named (with its cell).
-  std::size_t address(const Event& e) const { return addr_index_.at({e.loc, e.vloc}); }
+  std::size_t address(const Event& e) const { return access(e).address; }
 
   // The slot an access's own knowledge goes to: what it writes, or observes.
   Slot own(const Event& e, const Placement& p) const;
@@ -90,6 +91,14 @@ class Paths {
   // p's own CTA (the one whose .shared::cta window reaches it).
   bool in_space(std::size_t a, std::optional<Space> space, const Placement& p) const;
 
+  struct Access {
+    std::size_t cell = 0, address = 0;
+  };
+  // Per memory event of the skeleton (found by its address: the machine
+  // asks on every step, and names are strings).
+  const Access& access(const Event& e) const { return access_.at(&e); }
+
+  std::unordered_map<const Event*, Access> access_;
   std::map<std::string, std::size_t> cell_index_;
   std::map<std::pair<std::string, std::string>, std::size_t> addr_index_;
   std::vector<std::size_t> addr_cell_;                // per address, its cell
