@@ -18,6 +18,9 @@
 #include "wasm/api.hpp"
 #include "wasm/request.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_api {
+
 using namespace redscope;
 
 namespace {
@@ -252,3 +255,5 @@ TEST_CASE("JSON API: herd7's text, a witness drawn as given, every execution", "
   CHECK(all.find("executions")->elements().size() == 1);
   CHECK(all.find("complete")->truthy());
 }
+
+}  // namespace unit_api

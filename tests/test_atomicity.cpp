@@ -13,6 +13,9 @@
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_atomicity {
+
 using namespace redscope;
 
 namespace {
@@ -173,3 +176,5 @@ TEST_CASE("execution search: kept executions answer as a fresh search", "[atomic
   CHECK(yes > 0);
   CHECK(yes < asked);
 }
+
+}  // namespace unit_atomicity

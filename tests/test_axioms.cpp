@@ -9,6 +9,9 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_axioms {
+
 using namespace redscope;
 
 namespace {
@@ -173,3 +176,5 @@ exists (x == 1))",
   CHECK(run_enum(t, o).outcomes.size() == z3);
   CHECK(z3 == 2);
 }
+
+}  // namespace unit_axioms

@@ -23,6 +23,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/primitives.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_budget {
+
 using namespace redscope;
 
 namespace {
@@ -227,3 +230,5 @@ TEST_CASE("value sets check the budget in their rounds", "[budget][value_sets]")
   CHECK(kind_of([&] { (void)value_sets(sk, lim); }) == BudgetKind::Timeout);
   CHECK(since(t0) < 3);  // before: 20 s and more
 }
+
+}  // namespace unit_budget

@@ -16,6 +16,9 @@
 #include "redscope/frontend/c/c_source.hpp"
 #include "redscope/frontend/container.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_c_source {
+
 using namespace redscope;
 using namespace redscope::csrc;
 namespace fs = std::filesystem;
@@ -575,3 +578,5 @@ exists (0:a=1 /\ 1:b=0 /\ x=1)
   REQUIRE_FALSE(r.error);
   CHECK(r.holds);
 }
+
+}  // namespace unit_c_source

@@ -19,6 +19,9 @@
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/frontend/container.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_cuda_ptx {
+
 using namespace redscope;
 using cuda::CType;
 using cuda::EntryPlan;
@@ -536,3 +539,5 @@ TEST_CASE("cuda-ptx: every memory_order and thread_scope of libcu++ reads", "[cu
     CHECK(accesses == (k.op == "atomic_thread_fence" ? 0u : 1u));
   }
 }
+
+}  // namespace unit_cuda_ptx

@@ -14,6 +14,9 @@
 #include "redscope/dialects/cuda/compile.hpp"
 #include "redscope/dialects/cuda/cuda.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_cuda_source {
+
 using namespace redscope;
 using namespace redscope::cuda;
 using Catch::Matchers::Contains;
@@ -249,3 +252,5 @@ TEST_CASE("without nvcc, a CUDA test says so", "[cuda]") {
     CHECK_THAT(std::string(e.what()), Contains("'/nonexistent/nvcc' is not an nvcc that runs"));
   }
 }
+
+}  // namespace unit_cuda_source

@@ -9,8 +9,12 @@
 #include "differential.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_differential {
+
 using namespace redscope;
 using namespace redscope::differential;
+using redscope::differential::generate;  // not redscope::generate (a namespace)
 
 TEST_CASE("differential: feature lists", "[differential]") {
   CHECK(parse_features("generic") == kGeneric);
@@ -138,3 +142,5 @@ TEST_CASE("differential: triage names the documented shapes, minimize keeps a te
   CHECK(m.test.text.find("atom.cta.global.exch.b32 r0, [x], 3") != std::string::npos);
   CHECK_NOTHROW(parse_litmus(m.test.text, "m.litmus"));
 }
+
+}  // namespace unit_differential

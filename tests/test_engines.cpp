@@ -21,6 +21,9 @@
 #include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_engines {
+
 using namespace redscope;
 
 TEST_CASE("z3, enum and auto allow the same outcomes on every suite test", "[engines]") {
@@ -239,3 +242,5 @@ TEST_CASE("a thread's own stores to one cell cost no coherence choice", "[engine
   enc.encode();
   CHECK(s.assertions().size() < 4 * 200);  // was over 200³ / 6 transitivity clauses
 }
+
+}  // namespace unit_engines

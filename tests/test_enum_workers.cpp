@@ -16,6 +16,9 @@
 #include "redscope/engine/enumerate/enumerate.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_enum_workers {
+
 using namespace redscope;
 
 namespace {
@@ -189,3 +192,5 @@ TEST_CASE("enum workers: --timeout stops the workers' jobs too", "[enum][workers
     CHECK_THROWS_AS(run_enum(t, o), BudgetExceeded);
   }
 }
+
+}  // namespace unit_enum_workers

@@ -4,6 +4,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_events {
+
 using namespace redscope;
 
 namespace {
@@ -110,3 +113,5 @@ TEST_CASE("mixed-size and cross-CTA shared accesses are rejected", "[events]") {
           "exists (x == 0)"),
       Catch::Contains("another CTA reaches it only through .shared::cluster addressing"));
 }
+
+}  // namespace unit_events

@@ -13,6 +13,9 @@
 #include "redscope/model/primitives.hpp"
 #include "redscope/report/dot.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_explain {
+
 using namespace redscope;
 
 namespace {
@@ -243,3 +246,5 @@ TEST_CASE("outcome executions: every execution of one outcome", "[explain]") {
   CHECK_THROWS_WITH(outcome_executions(mp, EngineOptions{}, {{"P9:r0", "1"}}, 100),
                     Catch::Contains("P9:r0, which the test does not observe"));
 }
+
+}  // namespace unit_explain

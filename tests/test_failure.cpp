@@ -15,6 +15,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_failure {
+
 using namespace redscope;
 
 TEST_CASE("capture_failure: each exception becomes that test's failure", "[failure]") {
@@ -88,3 +91,5 @@ TEST_CASE("a register declared without a value expands (found by the long fuzz r
       "t.litmus");
   CHECK_NOTHROW(expand(t, ExpandOptions{}));
 }
+
+}  // namespace unit_failure

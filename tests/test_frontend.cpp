@@ -5,6 +5,9 @@
 #include "redscope/frontend/text_cursor.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_frontend {
+
 using namespace redscope;
 
 namespace {
@@ -594,3 +597,5 @@ TEST_CASE("addresses in registers: mov of a location, add, DpAddr, computed coor
   CHECK_THAT(error(" mov.u64 r0, nowhere ;\n"),
              Catch::Matchers::Contains("'nowhere' is not a location of the init block"));
 }
+
+}  // namespace unit_frontend

@@ -20,6 +20,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_fuzz {
+
 using namespace redscope;
 namespace fs = std::filesystem;
 
@@ -295,3 +298,5 @@ TEST_CASE("diagnostics replace the bytes 0xf5 to 0xff as no UTF-8 sequence start
           "28");
   }
 }
+
+}  // namespace unit_fuzz

@@ -14,10 +14,14 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/generate/cycle.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_gen_cycle {
+
 using namespace redscope;
 using namespace redscope::generate;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
+using redscope::generate::EdgeKind;  // not redscope::EdgeKind (events.hpp)
 
 namespace {
 
@@ -473,3 +477,5 @@ TEST_CASE("gen cycle: observers for a location of three writes", "[gen-cycle]") 
   CHECK_THAT(w2, Contains("P2@cta 2,gpu 0"));
   CHECK_THAT(w2, Contains("P3@cta 3,gpu 0"));
 }
+
+}  // namespace unit_gen_cycle

@@ -15,6 +15,9 @@
 #include "redscope/model/cat.hpp"
 #include "redscope/report/report.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_herd_engines {
+
 using namespace redscope;
 
 namespace {
@@ -196,3 +199,5 @@ TEST_CASE("herd: a model beyond the subset is refused where only the subset is r
   CHECK_THROWS_WITH(cat::require_typed(*m, "explain"),
                     Catch::Contains("'with ... from' at m.cat:2:1"));
 }
+
+}  // namespace unit_herd_engines

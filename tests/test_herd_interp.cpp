@@ -9,6 +9,10 @@
 #include <vector>
 
 #include "redscope/model/herd/interp.hpp"
+#include "redscope/model/herd/parse.hpp"
+
+// This file's own names (the unit tests compile in batches).
+namespace unit_herd_interp {
 
 using namespace redscope::cat::herd;
 using redscope::BitRel;
@@ -608,7 +612,6 @@ TEST_CASE("herd interp: interface_of", "[herd]") {
 }
 
 // The same, from text (model/herd/parse.hpp).
-#include "redscope/model/herd/parse.hpp"
 
 namespace {
 
@@ -686,3 +689,5 @@ TEST_CASE("herd interp: a repeated include runs the file again", "[herd]") {
   again.repeat = true;
   CHECK(equal(V("libset"), V("R"), Is(std::move(branch), std::move(again))));
 }
+
+}  // namespace unit_herd_interp

@@ -12,8 +12,12 @@
 
 #include "redscope/model/herd/parse.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_herd_parse {
+
 using namespace redscope;
 using namespace redscope::cat::herd;
+using redscope::cat::herd::Program;  // not redscope::Program (litmus.hpp)
 namespace fs = std::filesystem;
 
 namespace {
@@ -611,3 +615,5 @@ TEST_CASE("herd parse: hostile input gives an error, not a crash", "[herd]") {
   for (int i = 0; i < 600000; ++i) many += "|a";
   CHECK(error_of(many).find("more than 500000 nodes in one model") != std::string::npos);
 }
+
+}  // namespace unit_herd_parse

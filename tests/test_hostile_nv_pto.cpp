@@ -21,6 +21,9 @@
 #include "redscope/frontend/lexer.hpp"
 #include "redscope/frontend/nvtest/nv_test.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_hostile_nv_pto {
+
 using namespace redscope;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -300,3 +303,5 @@ TEST_CASE("truncated .test and PTO files are located errors", "[frontend][hostil
   CHECK(errors > 0);
   CHECK(parsed > 0);
 }
+
+}  // namespace unit_hostile_nv_pto

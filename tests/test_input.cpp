@@ -19,6 +19,9 @@
 #include "redscope/report/merge.hpp"
 #include "redscope/report/report.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_input {
+
 using namespace redscope;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -334,3 +337,5 @@ TEST_CASE("collect_litmus_files: one bad .test file does not stop the others", "
                                           (d / "good.test").string() + "#2"});
   fs::remove_all(d);
 }
+
+}  // namespace unit_input

@@ -10,6 +10,9 @@
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/core/json.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_json {
+
 using namespace redscope;
 
 TEST_CASE("Json: the two layouts", "[json]") {
@@ -124,3 +127,5 @@ TEST_CASE("JsonNode: an array's elements and JSON Lines one value at a time", "[
   CHECK(seen == std::vector<std::string>{"a", "b", "c", "d"});
   CHECK_THROWS_AS(for_each_json_value("[{\"test\": \"a\"} {}]", "x.json", collect), InputError);
 }
+
+}  // namespace unit_json

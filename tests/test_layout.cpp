@@ -6,6 +6,9 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_layout {
+
 using namespace redscope;
 
 namespace {
@@ -159,3 +162,5 @@ exists (y == 10)
                                     "u.litmus");
   CHECK(run_z3(u, EngineOptions{}).holds);  // unsigned: 0xfffffffd is not below 0
 }
+
+}  // namespace unit_layout

@@ -19,6 +19,9 @@
 #include "redscope/report/report.hpp"
 #include "redscope/results/outcome_store.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_listing {
+
 using namespace redscope;
 
 namespace {
@@ -215,3 +218,5 @@ TEST_CASE("listing: a folder that cannot take the spilled runs is the test's err
                                            "/nonexistent/redscope-spill"));
   }
 }
+
+}  // namespace unit_listing

@@ -15,6 +15,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/generate/matrix.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_matrix {
+
 using namespace redscope;
 using namespace redscope::generate;
 
@@ -290,3 +293,5 @@ labels = [
                                ".shared::cluster addressing"));
   CHECK(count.skipped.begin()->second == 2);
 }
+
+}  // namespace unit_matrix

@@ -8,6 +8,9 @@
 #include "redscope/core/diagnostic.hpp"
 #include "redscope/report/matrix.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_matrix_report {
+
 using namespace redscope;
 
 namespace {
@@ -130,3 +133,5 @@ TEST_CASE("matrix: result files read back into records", "[matrix]") {
   CHECK(atomicity_verdict(true, true) == CellVerdict::Lost);
   CHECK(atomicity_verdict(false, false) == CellVerdict::Safe);
 }
+
+}  // namespace unit_matrix_report

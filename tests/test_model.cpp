@@ -20,6 +20,9 @@
 #include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_model {
+
 using namespace redscope;
 namespace fs = std::filesystem;
 
@@ -537,3 +540,5 @@ TEST_CASE("cat::defines_ptx_ms recognises models/ptx.cat's definition of ms", "[
   const cat::Model mine = parse("\"t\"\nlet ms = (int | ext) \\ id\n");
   CHECK_FALSE(cat::defines_ptx_ms(mine, last_ms(mine)));
 }
+
+}  // namespace unit_model

@@ -12,6 +12,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_multimem {
+
 using namespace redscope;
 
 namespace {
@@ -155,3 +158,5 @@ TEST_CASE("multimem: operands are checked, statically", "[multimem]") {
   CHECK_THROWS_WITH(expand(far, ExpandOptions{}),
                     Catch::Contains("P0 is on GPU 2, which holds no replica of 'm'"));
 }
+
+}  // namespace unit_multimem

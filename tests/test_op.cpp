@@ -14,6 +14,9 @@
 
 #include <fmt/format.h>
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_op {
+
 using namespace redscope;
 
 namespace {
@@ -686,3 +689,5 @@ TEST_CASE("op: promises of bulk units, RMW chains, and reads of promises by path
   CHECK_FALSE(reaches_text(lb + " fence.proxy.surface | st.weak x, 1 ;\n st.release.gpu f, 1 | ;\n"
                                 "exists (P0:r0 == 1 /\\ P1:r1 == 1)\n"));
 }
+
+}  // namespace unit_op

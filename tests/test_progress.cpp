@@ -13,6 +13,9 @@
 #include "redscope/engine/progress.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_progress {
+
 using namespace redscope::cli;
 
 TEST_CASE("progress: rate and ETA", "[progress]") {
@@ -101,3 +104,5 @@ TEST_CASE("progress: the machine's reports count its states", "[progress]") {
   CHECK(seen[0].phase == "explore");
   for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].done > seen[i - 1].done);
 }
+
+}  // namespace unit_progress

@@ -16,6 +16,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "suite_files.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_pruning {
+
 using namespace redscope;
 
 namespace {
@@ -146,3 +149,5 @@ TEST_CASE("symmetry: which threads are interchangeable", "[engines][pruning]") {
                        {{"ld.relaxed.gpu r0, x"}, {"ld.relaxed.cta r0, x"}}, "x == 0"))
             .empty());
 }
+
+}  // namespace unit_pruning

@@ -18,6 +18,9 @@
 #include "redscope/engine/engine.hpp"
 #include "redscope/report/report.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_pto {
+
 using namespace redscope;
 namespace p = redscope::pto;
 
@@ -372,3 +375,5 @@ TEST_CASE("pto: the Z3 twin answers when the explorer has too many paths", "[pto
   for (const std::string& n : r.notes) said |= n.find("left out") != std::string::npos;
   CHECK(said);
 }
+
+}  // namespace unit_pto

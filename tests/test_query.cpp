@@ -7,6 +7,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/model/primitives.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_query {
+
 using namespace redscope;
 
 namespace {
@@ -97,3 +100,5 @@ TEST_CASE("query: facts scoped to one check; final values of its execution", "[q
     CHECK(witness_label(sk, init) == "init x");
   }
 }
+
+}  // namespace unit_query

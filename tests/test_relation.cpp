@@ -5,6 +5,9 @@
 
 #include "engine/z3/relation.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_relation {
+
 using namespace redscope;
 
 namespace {
@@ -130,3 +133,5 @@ TEST_CASE("sure and conditional cells combine as brute force says", "[relation]"
     same(a.transpose(), tt);
   }
 }
+
+}  // namespace unit_relation

@@ -13,6 +13,9 @@
 #include "redscope/dialects/sass/sass.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_sass {
+
 using namespace redscope;
 using namespace redscope::sass;
 
@@ -595,3 +598,5 @@ TEST_CASE("SASS litmus: lowering", "[sass]") {
   // The address register is resolved, not an initial value.
   for (const InitEntry& e : t.init) CHECK(e.name != "R2");
 }
+
+}  // namespace unit_sass

@@ -19,6 +19,9 @@
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_scoped_model {
+
 using namespace redscope;
 
 namespace {
@@ -503,3 +506,5 @@ exists (0:r0=1 /\ 1:r0=1)
   CHECK(l.flags.empty());
   CHECK(reached(lb, {"no-thin-air"}));
 }
+
+}  // namespace unit_scoped_model

@@ -12,6 +12,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_seed_examples {
+
 using namespace redscope;
 
 namespace {
@@ -185,3 +188,5 @@ TEST_CASE("a predicated red carries its guard; vector elements are unordered", "
   for (EventId v = 0; v < g.skeletons[0].size(); ++v)
     if (g.skeletons[0].ev(v).in_rmw) CHECK(g.skeletons[0].ev(v).guard != nullptr);
 }
+
+}  // namespace unit_seed_examples

@@ -30,6 +30,9 @@
 #include "redscope/model/cat.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_solver_process {
+
 using namespace redscope;
 using detail::SolverProcess;
 using detail::WireIn;
@@ -333,3 +336,5 @@ TEST_CASE(
   CHECK(failure->kind == "timeout");
   CHECK(since(t0) < 3.5);
 }
+
+}  // namespace unit_solver_process

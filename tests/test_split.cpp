@@ -25,6 +25,9 @@
 #include "redscope/registry/registry.hpp"
 #include "suite_files.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_split {
+
 using namespace redscope;
 
 namespace {
@@ -356,3 +359,5 @@ exists (P0:r1 == 0)
   CHECK(split < runs);
   WARN(split << " of " << runs << " random model runs with outcomes split");
 }
+
+}  // namespace unit_split

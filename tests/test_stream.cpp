@@ -13,6 +13,9 @@
 
 #include "redscope/driver/suite.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_stream {
+
 using namespace redscope;
 
 TEST_CASE("run_ordered: index order, at most `ahead` results waiting", "[stream]") {
@@ -136,3 +139,5 @@ TEST_CASE("ExpectTally: claims, then the run's errors when no row names a file",
   REQUIRE(add_claims(whole, {}, results));
   CHECK(whole.lines == rep.lines);
 }
+
+}  // namespace unit_stream

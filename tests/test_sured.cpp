@@ -11,6 +11,9 @@
 #include "redscope/events/events.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_sured {
+
 using namespace redscope;
 
 namespace {
@@ -190,3 +193,5 @@ TEST_CASE("sured: bounds, clamping and alignment decide the sample or the outcom
   CHECK_THAT(mis.undefined_reasons[0], Catch::Contains("byte offset 2"));
   CHECK(mis.skeletons.front().final_regs.count(RegName{kStatusThread, kStatusRegister}) == 1);
 }
+
+}  // namespace unit_sured

@@ -12,6 +12,9 @@
 #include "redscope/frontend/frontend.hpp"
 #include "redscope/registry/registry.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_targets {
+
 using namespace redscope;
 
 namespace {
@@ -279,3 +282,5 @@ TEST_CASE("ISA rules carry DiagnosticKind::IsaRule and a rule without the test's
   CHECK(kind_of("ld.global.u32 r0 [x]").first == K::Input);
   CHECK(kind_of("frobnicate r0").first == K::Input);
 }
+
+}  // namespace unit_targets

@@ -25,6 +25,9 @@
 #include "redscope/model/cat.hpp"
 #include "suite_files.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_value_cycles {
+
 using namespace redscope;
 
 namespace {
@@ -259,3 +262,5 @@ TEST_CASE("known bits agree with every evaluation they cover", "[engines][thin-a
     }
   }
 }
+
+}  // namespace unit_value_cycles

@@ -10,6 +10,9 @@
 #include "redscope/events/value_sets.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_value_sets {
+
 using namespace redscope;
 
 namespace {
@@ -128,3 +131,5 @@ TEST_CASE("fences and barriers carry no value set", "[value_sets]") {
   CHECK_FALSE(v[sk.thread_base[0]]);
   CHECK(v[sk.thread_base[0] + 1]);
 }
+
+}  // namespace unit_value_sets

@@ -19,6 +19,9 @@
 #include "redscope/core/values.hpp"
 #include "redscope/engine/z3/z3_values.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_values {
+
 using namespace redscope;
 
 namespace {
@@ -602,3 +605,5 @@ TEST_CASE("values: Z3 add result is a function of its operands", "[values][z3]")
     }
   }
 }
+
+}  // namespace unit_values

@@ -12,6 +12,9 @@
 #include "redscope/engine/z3/z3.hpp"
 #include "redscope/frontend/frontend.hpp"
 
+// This file's own names (the unit tests compile in batches).
+namespace unit_verdict {
+
 using namespace redscope;
 
 namespace {
@@ -131,3 +134,5 @@ TEST_CASE("verdict only: atomicity's lost-update question", "[verdict]") {
   CHECK_FALSE(lost.pairs[0].mutually_in_scope);
   CHECK_FALSE(lost.pairs[0].witness.rf.empty());
 }
+
+}  // namespace unit_verdict
