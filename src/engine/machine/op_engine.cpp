@@ -39,6 +39,7 @@
 //   its source and its write in that coherence (see step_read, co_consistent).
 //
 // `redscope xval` reports where it is stronger than the model.
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -101,7 +102,10 @@ class Threads {
   const ThreadState& operator[](std::size_t t) const { return *th_[t]; }
   ThreadState& edit(std::size_t t) {
     auto& p = th_[t];
-    if (p.use_count() > 1) p = std::make_shared<ThreadState>(*p);
+    if (p.use_count() > 1)
+      p = std::make_shared<ThreadState>(*p);
+    else  // the last other owner (a state on another worker) let go: see its reads first
+      std::atomic_thread_fence(std::memory_order_acquire);
     return *p;
   }
   void push_back(ThreadState t) { th_.push_back(std::make_shared<ThreadState>(std::move(t))); }

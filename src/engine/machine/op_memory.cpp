@@ -1,6 +1,7 @@
 #include "engine/machine/op_memory.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 namespace redscope::op {
@@ -46,6 +47,8 @@ Message& Memory::edit(MsgId m) {
     p = std::make_shared<Message>();
   else if (p.use_count() > 1)
     p = std::make_shared<Message>(*p);
+  else  // use_count reads relaxed: the last other owner's reads happen before the change
+    std::atomic_thread_fence(std::memory_order_acquire);
   return *p;
 }
 
