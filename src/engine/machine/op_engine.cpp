@@ -39,7 +39,6 @@
 //   its source and its write in that coherence (see step_read, co_consistent).
 //
 // `redscope xval` reports where it is stronger than the model.
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -96,18 +95,11 @@ struct ThreadState {
 
 // The threads of a state. A move changes one thread, so a successor shares
 // the others with the state it came from and copies a thread only to change
-// it (edit). A state is changed by one worker only, before anything copies it.
+// it (edit, op::own_copy).
 class Threads {
  public:
   const ThreadState& operator[](std::size_t t) const { return *th_[t]; }
-  ThreadState& edit(std::size_t t) {
-    auto& p = th_[t];
-    if (p.use_count() > 1)
-      p = std::make_shared<ThreadState>(*p);
-    else  // the last other owner (a state on another worker) let go: see its reads first
-      std::atomic_thread_fence(std::memory_order_acquire);
-    return *p;
-  }
+  ThreadState& edit(std::size_t t) { return op::own_copy(th_[t]); }
   void push_back(ThreadState t) { th_.push_back(std::make_shared<ThreadState>(std::move(t))); }
   std::size_t size() const { return th_.size(); }
   const ThreadState& front() const { return *th_.front(); }

@@ -1,7 +1,6 @@
 #include "engine/machine/op_memory.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 namespace redscope::op {
@@ -41,15 +40,8 @@ const Message& Memory::msg(MsgId m) const {
 
 Message& Memory::edit(MsgId m) {
   auto& p = msgs_[m];
-  // One owner: no other memory sees a change. A memory is changed by one
-  // thread only, and only before other states copy it.
-  if (!p)
-    p = std::make_shared<Message>();
-  else if (p.use_count() > 1)
-    p = std::make_shared<Message>(*p);
-  else  // use_count reads relaxed: the last other owner's reads happen before the change
-    std::atomic_thread_fence(std::memory_order_acquire);
-  return *p;
+  if (!p) p = std::make_shared<Message>();
+  return own_copy(p);
 }
 
 void Memory::keep_apart(std::size_t cell, MsgId m, MsgId k) {
@@ -162,13 +154,7 @@ void encode(const NodeViews& nv, KeySink& out, const std::vector<char>* dead_slo
 
 void Memory::encode(KeySink& out, const std::vector<char>* dead,
                     const std::vector<char>* dead_slots) const {
-  std::vector<char> own;
-  if (dead && !dead_slots) {
-    own.resize(slot_cell_->size());
-    for (std::size_t s = 0; s < slot_cell_->size(); ++s) own[s] = (*dead)[(*slot_cell_)[s]];
-    dead_slots = &own;
-  }
-  const std::vector<char>* skip = dead ? dead_slots : nullptr;
+  const std::vector<char>* skip = dead_slots;
   for (std::size_t c = 0; c < order_.size(); ++c) {
     const auto& o = order_[c];
     if (dead && (*dead)[c]) {

@@ -15,6 +15,7 @@
 // and barriers keep theirs in nodes of their own.
 #pragma once
 
+#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
@@ -48,6 +49,21 @@ class KeySink {
  private:
   std::uint64_t a_ = 1469598103934665603ull, b_ = 0x9e3779b97f4a7c15ull;
 };
+
+// Copy on write, for the pieces a successor state shares with the state it
+// came from (op_engine.cpp Threads, Memory's messages): p's object for
+// writing, copied first if another owner holds it. A state is changed by one
+// worker only, before anything copies it; use_count reads relaxed, so when
+// the last other owner (a state on another worker) has let go, the fence
+// makes its reads happen before this change.
+template <class T>
+T& own_copy(std::shared_ptr<T>& p) {
+  if (p.use_count() > 1)
+    p = std::make_shared<T>(*p);
+  else
+    std::atomic_thread_fence(std::memory_order_acquire);
+  return *p;
+}
 
 // A node of the scope tree: a CTA, a cluster, a GPU or the system.
 struct Node {
@@ -155,8 +171,8 @@ class Memory {
   void pull(View& into, const NodeViews& from, const std::vector<Node>& nodes) const;
 
   // Flat encoding for state hashing. Cells marked in `dead` (none if null)
-  // are left out, and so are their slots in every view (see encode below).
-  // `dead_slots`: the same per slot.
+  // are left out, and so are their slots in every view (see encode below):
+  // `dead_slots`, the same per slot, given with `dead`.
   void encode(KeySink& out, const std::vector<char>* dead = nullptr,
               const std::vector<char>* dead_slots = nullptr) const;
 
