@@ -40,16 +40,26 @@ EOF
 }
 
 # Compiles the fixture into D/build as CMake would: one archive per stage, the
-# program's objects under CMakeFiles/<target>.dir/src/.
+# program's objects under CMakeFiles/<target>.dir/src/. With BASE (a built copy of
+# the clean fixture that D started as), a source the same as BASE's, in a tree whose
+# headers are all the same as BASE's, keeps the object copied from BASE.
 build_fixture() {
-  local d=$1 f obj
+  local d=$1 base=${2:-} f obj same_headers=0
+  if [[ -n $base ]] && diff -rq -x '*.cpp' "$base/src" "$d/src" >/dev/null &&
+    diff -rq "$base/include" "$d/include" >/dev/null; then
+    same_headers=1
+  fi
   mkdir -p "$d/build/CMakeFiles/redscope.dir/src/cli"
   for f in core/low frontend/front frontend/pto/pto model/upper cli/main; do
     obj=$d/build/obj/$f.cpp.o
     [[ $f == cli/* ]] && obj=$d/build/CMakeFiles/redscope.dir/src/$f.cpp.o
+    if ((same_headers)) && [[ -f $obj ]] && cmp -s "$base/src/$f.cpp" "$d/src/$f.cpp"; then
+      continue
+    fi
     mkdir -p "$(dirname "$obj")"
     "$cxx" -c -I"$d/include" -I"$d/src" "$d/src/$f.cpp" -o "$obj"
   done
+  rm -f "$d"/build/libredscope_stage_{core,frontend,model}.a
   ar rcs "$d/build/libredscope_stage_core.a" "$d/build/obj/core/low.cpp.o"
   local pto=$d/build/obj/frontend/pto/pto.cpp.o
   if [[ -f $d/unity ]]; then  # frontend/pto as a unity batch (cmake/stages.cmake)
@@ -68,9 +78,9 @@ build_fixture() {
 expect() {
   local name=$1 want=$2 pattern=$3 d=$work/$1 out rc=0
   shift 3
-  make_fixture "$d"
+  cp -a "$work/base" "$d"
   (cd "$d" && eval "$*")
-  build_fixture "$d"
+  build_fixture "$d" "$work/base"
   out=$(bash "$check" "$d" "$d/build" 2>&1) || rc=$?
   if [[ $want == pass && $rc != 0 ]] || [[ $want == fail && $rc == 0 ]] ||
     ! grep -qE -- "$pattern" <<<"$out"; then
@@ -81,6 +91,10 @@ expect() {
     echo "ok   $name: $(grep -E -- "$pattern" <<<"$out" | head -1)"
   fi
 }
+
+# Each case starts from a copy of one clean fixture, built once.
+make_fixture "$work/base"
+build_fixture "$work/base"
 
 expect clean pass '^layering: .* every symbol' true
 expect quote-include-upward fail \

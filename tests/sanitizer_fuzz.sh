@@ -43,7 +43,10 @@ status=0
 # One mutant per corpus file instead of ten (tests/test_fuzz.cpp): each
 # check costs several times more here (most of it Z3, whose memory ASan's
 # allocator faults in afresh), and the harness below mutates on for 40 s.
+# The value tests' sampled loops check 2,000 values each instead of up to
+# 200,000 (tests/test_values.cpp, samples()): at -O0 they took 31 s here.
 REDSCOPE_FUZZ_MUTANTS=${REDSCOPE_FUZZ_MUTANTS:-1} \
+REDSCOPE_VALUE_SAMPLES=${REDSCOPE_VALUE_SAMPLES:-2000} \
   "$tests" "[fuzz],[axioms],[frontend],[layout],[seed],[values]" || status=1
 findings="$work/fuzz-findings-sanitize"
 # Each check costs about 10 times more here: smaller batches, longer caps.
