@@ -8,8 +8,21 @@
 
 namespace redscope::enumerate {
 
-LeafPool::LeafPool(unsigned helpers, const Budget* budget) : budget_(budget) {
-  for (unsigned k = 0; k < helpers; ++k)
+LeafPool::LeafPool(unsigned helpers, const Budget* budget) : budget_(budget), helpers_(helpers) {}
+
+// The helpers start once kStartQueued jobs wait: a search that queues fewer
+// (most small tests; the maker runs them in drain()) costs no thread, about
+// 1.2 ms of a process here (docs/performance.md). Only the maker calls push,
+// so threads_ changes on its thread alone.
+constexpr std::size_t kStartQueued = 4;
+
+void LeafPool::start_helpers() {
+  if (!threads_.empty()) return;
+  {
+    const std::lock_guard lock(mu_);
+    if (queue_.size() < kStartQueued) return;
+  }
+  for (unsigned k = 0; k < helpers_; ++k)
     threads_.emplace_back([this](std::stop_token st) { work(st); });
 }
 
@@ -25,6 +38,7 @@ void LeafPool::push(Job job) {
     slots_.push_back(Slot{std::move(job), {}, {}, {}, {}, false});
     queue_.push_back(slots_.size() - 1);
   }
+  start_helpers();
   cv_.notify_one();
 }
 
@@ -35,6 +49,7 @@ void LeafPool::push(PackedJob job, std::unique_ptr<OutcomeBatch> batch, OutcomeS
     slots_.push_back(Slot{{}, {}, {}, std::move(job), std::move(batch), false});
     queue_.push_back(slots_.size() - 1);
   }
+  start_helpers();
   cv_.notify_one();
 }
 

@@ -92,6 +92,7 @@ class LeafPool {
     bool done = false;
   };
   void work(std::stop_token st);
+  void start_helpers();  // on the first job
   void run_next(std::unique_lock<std::mutex>& lock, bool add);
   // The finished batches that follow the added ones into store_, unless
   // another thread holds store_mu_ (it re-checks before it leaves).
@@ -116,7 +117,8 @@ class LeafPool {
   std::exception_ptr store_error_;  // the store's own failure (a spill), under mu_
   std::atomic<std::size_t> listed_{0};
   std::vector<std::unique_ptr<OutcomeBatch>> spare_;  // added batches to reuse (mu_)
-  std::vector<std::jthread> threads_;                 // last: joined before the rest goes
+  unsigned helpers_;
+  std::vector<std::jthread> threads_;  // last: joined before the rest goes
 };
 
 // The outcomes of `parts` (maps made in this order): each value once, with
