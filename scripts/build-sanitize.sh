@@ -20,7 +20,7 @@ if [[ ! -f $out/CMakeCache.txt ]]; then
   command -v clang++ >/dev/null && new+=(-DCMAKE_CXX_COMPILER=clang++)
 fi
 cmake -S "$root" -B "$out" "${new[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDSCOPE_SANITIZE=ON \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${SANITIZE_OPT:--O0} -g1 -DNDEBUG" -DREDSCOPE_SANITIZER_TEST=OFF \
-      >/dev/null
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${SANITIZE_OPT:--O0} -g1 -DNDEBUG" \
+      -DREDSCOPE_SANITIZER_TEST=OFF >/dev/null
 cmake --build "$out" -j "${JOBS:-2}" --target redscope_tests redscope_fuzz
 echo "sanitizer build ready: $out/tests/redscope_tests $out/tests/redscope_fuzz"
