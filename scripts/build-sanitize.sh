@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-sanitize}
-# -O0 -g1 (line tables): ASan+UBSan at -O1 took 477 s of CPU to compile, at
+# -O0 -g1 (line tables): ASan+UBSan at -O1 took 478 s of CPU to compile, at
 # -O0 260 s (at -O2 -g twice -O1's); sanitizers.fuzz runs 11 s longer at -O0
 # (docs/performance.md "CI time, round 5"). Reports name file and line.
 # A new tree: Ninja, and clang++ when installed (scripts/setup.sh installs it),

@@ -11,17 +11,14 @@ namespace redscope::enumerate {
 LeafPool::LeafPool(unsigned helpers, const Budget* budget) : budget_(budget), helpers_(helpers) {}
 
 // The helpers start once kStartQueued jobs wait: a search that queues fewer
-// (most small tests; the maker runs them in drain()) costs no thread, about
-// 1.2 ms of a process here (docs/performance.md). Only the maker calls push,
-// so threads_ changes on its thread alone.
+// (most small tests; the maker runs them in drain() or absorb()) costs no
+// thread, about 1.2 ms of a process here (docs/performance.md "CI time,
+// round 5"). Only the maker calls push, so threads_ changes on its thread
+// alone. `queued`: the queue's length, read by push under mu_.
 constexpr std::size_t kStartQueued = 4;
 
-void LeafPool::start_helpers() {
-  if (!threads_.empty()) return;
-  {
-    const std::lock_guard lock(mu_);
-    if (queue_.size() < kStartQueued) return;
-  }
+void LeafPool::start_helpers(std::size_t queued) {
+  if (!threads_.empty() || queued < kStartQueued) return;
   for (unsigned k = 0; k < helpers_; ++k)
     threads_.emplace_back([this](std::stop_token st) { work(st); });
 }
@@ -33,23 +30,27 @@ LeafPool::~LeafPool() {
 }
 
 void LeafPool::push(Job job) {
+  std::size_t queued;
   {
     const std::lock_guard lock(mu_);
     slots_.push_back(Slot{std::move(job), {}, {}, {}, {}, false});
     queue_.push_back(slots_.size() - 1);
+    queued = queue_.size();
   }
-  start_helpers();
+  start_helpers(queued);
   cv_.notify_one();
 }
 
 void LeafPool::push(PackedJob job, std::unique_ptr<OutcomeBatch> batch, OutcomeStore& store) {
+  std::size_t queued;
   {
     const std::lock_guard lock(mu_);
     if (!store_) store_ = &store;  // set once: the adders read it without mu_
     slots_.push_back(Slot{{}, {}, {}, std::move(job), std::move(batch), false});
     queue_.push_back(slots_.size() - 1);
+    queued = queue_.size();
   }
-  start_helpers();
+  start_helpers(queued);
   cv_.notify_one();
 }
 

@@ -92,7 +92,7 @@ class LeafPool {
     bool done = false;
   };
   void work(std::stop_token st);
-  void start_helpers();  // on the first job
+  void start_helpers(std::size_t queued);  // once enough jobs wait
   void run_next(std::unique_lock<std::mutex>& lock, bool add);
   // The finished batches that follow the added ones into store_, unless
   // another thread holds store_mu_ (it re-checks before it leaves).

@@ -154,7 +154,6 @@ void encode(const NodeViews& nv, KeySink& out, const std::vector<char>* dead_slo
 
 void Memory::encode(KeySink& out, const std::vector<char>* dead,
                     const std::vector<char>* dead_slots) const {
-  const std::vector<char>* skip = dead_slots;
   for (std::size_t c = 0; c < order_.size(); ++c) {
     const auto& o = order_[c];
     if (dead && (*dead)[c]) {
@@ -172,7 +171,7 @@ void Memory::encode(KeySink& out, const std::vector<char>* dead,
       out.push_back(x.after);
       out.push_back(x.known.size());
       out.insert(x.known.begin(), x.known.end());
-      op::encode(x.released, out, skip);
+      op::encode(x.released, out, dead_slots);
     }
   }
 }
