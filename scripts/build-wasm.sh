@@ -5,6 +5,10 @@
 # docs/architecture.md), and assembles the page around them (scripts/build-web.sh).
 # Incremental (ccache when installed); prints its time.
 # Usage: scripts/build-wasm.sh [BUILD_DIR]   (default: build-wasm)
+#   WASM_OPT=-O1 (or another level) to compile and link at that level; the
+#   default, -O3, is the page's: a smaller and faster module. scripts/test.sh
+#   builds at -O1 (docs/performance.md "CI time, round 6"); a change of level
+#   rebuilds the tree.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-wasm}
@@ -18,11 +22,14 @@ command -v emcmake >/dev/null || {
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-if [[ ! -f $out/CMakeCache.txt ]]; then
-  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-  emcmake cmake -S "$root" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
-    "${launcher[@]}" >/dev/null
+opt=${WASM_OPT:--O3}
+if [[ ! $opt =~ ^-O[0-3sz]$ ]]; then
+  echo "build-wasm: WASM_OPT=$opt is not an optimization level (-O0 to -O3, -Os, -Oz)" >&2
+  exit 2
 fi
+gen=(); [[ -f $out/CMakeCache.txt ]] || { command -v ninja >/dev/null && gen=(-G Ninja); }
+emcmake cmake -S "$root" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
+  -DCMAKE_CXX_FLAGS_RELEASE="$opt -DNDEBUG" "${launcher[@]}" >/dev/null
 cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm
 # The page around the module (web/'s files, vendored Graphviz, models,
 # examples): scripts/build-web.sh, which owns the page's assembly.
@@ -30,5 +37,5 @@ if [[ -x $root/scripts/build-web.sh ]]; then
   "$root/scripts/build-web.sh" "$out/web"
 fi
 end=$(date +%s.%N)
-printf 'build-wasm: %s/web/redscope.{js,wasm} (%s KiB wasm) in %.1f s\n' "$out" \
-  "$(( $(stat -c %s "$out/web/redscope.wasm") / 1024 ))" "$(echo "$end - $start" | bc)"
+printf 'build-wasm: %s/web/redscope.{js,wasm} (%s KiB wasm, %s) in %.1f s\n' "$out" \
+  "$(( $(stat -c %s "$out/web/redscope.wasm") / 1024 ))" "$opt" "$(echo "$end - $start" | bc)"
