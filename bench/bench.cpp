@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "redscope/core/allocator.hpp"
 #include "redscope/driver/engines.hpp"
 #include "redscope/driver/suite.hpp"
 #include "redscope/engine/engine.hpp"
@@ -578,6 +579,7 @@ void listing_family(std::ofstream& csv, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  redscope::tune_allocator();  // before any thread starts
   std::string csv_path = "bench.csv";
   bool quick = false;
   std::string emit_dir;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "differential.hpp"
+#include "redscope/core/allocator.hpp"
 
 using namespace redscope::differential;
 
@@ -62,6 +63,7 @@ bool real(const std::string& s, double& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  redscope::tune_allocator();  // before any thread starts
   RunOptions o;
   std::optional<std::uint64_t> print;
   bool rejects = false;

@@ -56,6 +56,7 @@
 #include <fmt/format.h>
 
 #include "fuzz.hpp"
+#include "redscope/core/allocator.hpp"
 #include "redscope/engine/enumerate/enumerate.hpp"
 
 using namespace redscope::fuzz;
@@ -810,6 +811,7 @@ int replay(const Options& o, const Corpora& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  redscope::tune_allocator();  // before any thread starts
   const Options opt = parse_args(argc, argv);
   fs::create_directories(opt.findings);
   signal(SIGPIPE, SIG_IGN);

@@ -28,6 +28,7 @@
 #include "redscope/analysis/compile_check.hpp"
 #include "redscope/analysis/explain.hpp"
 #include "redscope/analysis/xval.hpp"
+#include "redscope/core/allocator.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
 #include "redscope/driver/engines.hpp"
@@ -1152,6 +1153,7 @@ int run_merge(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  redscope::tune_allocator();  // before any thread starts
   if (argc < 2) {
     fmt::print(stderr, "{}", kUsage);
     return kExitUsage;

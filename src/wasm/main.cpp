@@ -39,6 +39,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* redscope_call(const char* request) {
 
 #include <fmt/format.h>
 
+#include "redscope/core/allocator.hpp"
 #include "redscope/core/cli_args.hpp"
 #include "redscope/core/input.hpp"
 #include "wasm/request.hpp"
@@ -49,6 +50,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* redscope_call(const char* request) {
 // for the default 16; the request's options.max_file_size cannot raise it).
 // A bad command line: a message on stderr, exit 2; else the answer, exit 0.
 int main(int argc, char** argv) {
+  redscope::tune_allocator();  // before any thread starts
   using namespace redscope;
   long long mb = 16;
   const std::string a = argc > 1 ? argv[1] : "";
