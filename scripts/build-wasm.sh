@@ -27,9 +27,13 @@ if [[ ! $opt =~ ^-O[0-3sz]$ ]]; then
   echo "build-wasm: WASM_OPT=$opt is not an optimization level (-O0 to -O3, -Os, -Oz)" >&2
   exit 2
 fi
-gen=(); [[ -f $out/CMakeCache.txt ]] || { command -v ninja >/dev/null && gen=(-G Ninja); }
-emcmake cmake -S "$root" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
-  -DCMAKE_CXX_FLAGS_RELEASE="$opt -DNDEBUG" "${launcher[@]}" >/dev/null
+# Configured when new or at another level (cmake --build re-runs the rest).
+cached=$(sed -n 's/^CMAKE_CXX_FLAGS_RELEASE:STRING=//p' "$out/CMakeCache.txt" 2>/dev/null || true)
+if [[ $cached != "$opt -DNDEBUG" ]]; then
+  gen=(); [[ -f $out/CMakeCache.txt ]] || { command -v ninja >/dev/null && gen=(-G Ninja); }
+  emcmake cmake -S "$root" -B "$out" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DREDSCOPE_WASM=ON \
+    -DCMAKE_CXX_FLAGS_RELEASE="$opt -DNDEBUG" "${launcher[@]}" >/dev/null
+fi
 cmake --build "$out" -j"${JOBS:-2}" --target redscope_wasm
 # The page around the module (web/'s files, vendored Graphviz, models,
 # examples): scripts/build-web.sh, which owns the page's assembly.
