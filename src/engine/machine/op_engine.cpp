@@ -233,7 +233,8 @@ class Machine {
     }
     summarise();
     for (EventId e = 0; e < sk.size() && guesses_.empty(); ++e)
-      if (sk.ev(e).async_until || sk.ev(e).in_rmw) {
+      if (sk.ev(e).async_until || sk.ev(e).in_rmw ||
+          (sk.ev(e).is_write() && sk.ev(e).value && !reads_of(sk.ev(e).value).empty())) {
         ValueSetLimits limits;
         limits.budget = opts.budget;
         guesses_ = value_sets(sk, limits);
@@ -1030,7 +1031,7 @@ class Machine {
   static constexpr std::size_t kMaxPromises = 3;
   // An RMW promised before its source exists guesses what it reads only
   // from a static value set of at most this many values (promise_guessed).
-  static constexpr std::size_t kMaxGuesses = 8;
+  static constexpr std::size_t kMaxGuesses = 16;
 
   std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
   std::uint64_t taint_of(const State& n, EventId e) const {
@@ -1058,8 +1059,10 @@ class Machine {
       if (!unknown) continue;
       const std::size_t lo = bound_pos(s, promise_view(T, w), x);
       if (!x.in_rmw) {
-        promise_read(s, t, w, lo, out);
-        promise_chain(s, t, w, lo, out);
+        for (std::uint64_t v : promised_values(s, w, *unknown)) {
+          promise_read(s, t, w, lo, v, out);
+          promise_chain(s, t, w, lo, v, out);
+        }
         continue;
       }
       if (!about_to_access(s, t, w, true)) continue;
@@ -1069,10 +1072,11 @@ class Machine {
         // An RMW whose value does not depend on its read (atom.exch) is
         // promised the same way; its read takes its source when performed.
         const NodeViews carried = promised_carries(s, t, w);
-        for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1;
-             i <= s.mem.order(cell(x)).size(); ++i)
-          if (auto p = place_promise(s, t, w, i, carried))
-            emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
+        for (std::uint64_t v : promised_values(s, w, *unknown))
+          for (std::size_t i = std::max(lo, reader_floor(s, t, w)) + 1;
+               i <= s.mem.order(cell(x)).size(); ++i)
+            if (auto p = place_promise(s, t, w, i, carried, v))
+              emit_promise(s, t, w, std::move(p->first), std::move(p->second), out);
         continue;
       }
       if (ahead(s, t, w) && !ready_unit(s.th[t], w))
@@ -1106,7 +1110,7 @@ class Machine {
       const std::size_t floor = std::max(lo, bound_pos(s, from_view(s, u, r), ev(r)));
       for (const auto& [with, v] : guessed_writes(s, w, unknown, late))
         for (std::size_t i = floor + 1; i <= s.mem.order(cell(x)).size(); ++i)
-          if (auto p = place_promise(with, t, w, i, carried)) {
+          if (auto p = place_promise(with, t, w, i, carried, eval(x.value, with))) {
             p->first.vals = s.vals;
             take_promise(p->first, u, r, w, p->second + fmt::format(" (guesses {}={})", x.loc, v),
                          out);
@@ -1140,12 +1144,16 @@ class Machine {
     return out;
   }
   // The values thread u's writes to cell c after its read r may write
-  // (sorted; empty when none can; nullopt when one's set is unknown).
+  // (sorted; empty when none can; nullopt when one's set is unknown). The
+  // write of r's own RMW counts when its value does not read r (atom.exch:
+  // a bulk unit reads the exch's write and the exch reads the unit's,
+  // diff-s20261202-18979); otherwise the two would form an rf ∪ dep cycle.
   std::optional<std::vector<std::uint64_t>> later_values(std::size_t u, EventId r,
                                                          std::size_t c) const {
     std::vector<std::uint64_t> out;
     for (EventId e = r + 1; e < end_[u]; ++e) {
-      if (!ev(e).is_write() || cell(ev(e)) != c || (ev(e).in_rmw && e - 1 == r)) continue;
+      if (!ev(e).is_write() || cell(ev(e)) != c || (ev(e).in_rmw && e - 1 == r && !free_rmw(e)))
+        continue;
       if (e >= guesses_.size() || !guesses_[e]) return std::nullopt;
       out.insert(out.end(), guesses_[e]->begin(), guesses_[e]->end());
     }
@@ -1301,7 +1309,7 @@ class Machine {
   // read that takes it comes next (about_to_access), so this loses no run
   // and leaves out the runs in which a promise waits unread (in spin loops
   // they were most of the states).
-  void promise_read(const State& s, std::size_t t, EventId w, std::size_t lo,
+  void promise_read(const State& s, std::size_t t, EventId w, std::size_t lo, std::uint64_t value,
                     std::vector<Move>& out) const {
     const Event& x = ev(w);
     const std::size_t c = cell(x);
@@ -1309,7 +1317,7 @@ class Machine {
     for (const auto& [u, r] : prompting_reads(s, t, w)) {
       const std::size_t floor = bound_pos(s, from_view(s, u, r), ev(r));
       for (std::size_t i = std::max(lo, floor) + 1; i <= s.mem.order(c).size(); ++i)
-        if (auto p = place_promise(s, t, w, i, carried))
+        if (auto p = place_promise(s, t, w, i, carried, value))
           take_promise(p->first, u, r, w, p->second, out);
     }
   }
@@ -1322,7 +1330,7 @@ class Machine {
   // (promise_read): the threads of the store and of the RMW, which alone
   // bound where the two may be placed, must not have seen anything of the
   // cell after them by then anyway (fulfil).
-  void promise_chain(const State& s, std::size_t t, EventId w, std::size_t lo,
+  void promise_chain(const State& s, std::size_t t, EventId w, std::size_t lo, std::uint64_t value,
                      std::vector<Move>& out) const {
     const std::size_t c = cell(ev(w));
     std::optional<NodeViews> carried;
@@ -1337,7 +1345,7 @@ class Machine {
         if (!carried) carried = promised_carries(s, t, w);
         const std::size_t floor = bound_pos(s, promise_view(s.th[u], r), ev(r));
         for (std::size_t i = std::max(lo + 1, floor); i <= s.mem.order(c).size(); ++i) {
-          auto p = place_promise(s, t, w, i, *carried);
+          auto p = place_promise(s, t, w, i, *carried, value);
           if (!p) continue;
           for (const Values& g : guesses(*unknown))
             promise_rmw(p->first, u, r, floor, *unknown, g, out, w, p->second + "; ");
@@ -1346,21 +1354,47 @@ class Machine {
     }
   }
 
+  // The values write w (a store, or an RMW whose value does not read its
+  // read) may be promised with: its value now, or, when it reads reads of its
+  // thread not performed yet (`unknown`), each distinct value it computes
+  // from a guess of theirs (their static value sets; fulfil compares the
+  // value it then computes, so a wrong guess is a run dropped). This is the
+  // Promising semantics' freedom to promise any value its thread can go on
+  // to write (Kang et al., POPL 2017, §3), enumerated over a finite superset
+  // and checked when the write is performed instead of by certification:
+  // load buffering through a data dependency on a later read
+  // (litmus/classic/LB+data-from-later-read; diff-s20261202-16387).
+  std::vector<std::uint64_t> promised_values(const State& s, EventId w,
+                                             const std::vector<EventId>& unknown) const {
+    std::vector<std::uint64_t> out;
+    for (const Values& g : guesses(unknown)) {
+      const std::uint64_t v = evaluate(ev(w).value, [&](ReadRef r) {
+        const EventId e = sk_.vertex(r);
+        const auto k = std::find(unknown.begin(), unknown.end(), e);
+        return k == unknown.end() ? s.vals[e] : g[static_cast<std::size_t>(k - unknown.begin())];
+      });
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+    return out;
+  }
+
   // Is m a write of w's thread before w's instruction (its read may take m)?
   bool own_earlier(EventId w, MsgId m) const {
     return ev(m).thread == ev(w).thread && m < instr_start_[w];
   }
 
   // Thread t's promise of write w (a store, or an RMW whose value does not
-  // read its read) placed at order(c)[i], carrying `carried`, and how the
-  // trace says it; none when it would order a pair a read kept apart.
+  // read its read) placed at order(c)[i], carrying `carried`, writing
+  // `value`, and how the trace says it; none when it would order a pair a
+  // read kept apart.
   std::optional<std::pair<State, std::string>> place_promise(const State& s, std::size_t t,
                                                              EventId w, std::size_t i,
-                                                             const NodeViews& carried) const {
+                                                             const NodeViews& carried,
+                                                             std::uint64_t value) const {
     const Event& x = ev(w);
     const std::size_t c = cell(x);
     State n = s;
-    Message msg(eval(x.value, s), carried);
+    Message msg(value, carried);
     msg.after = s.th[t].view.after;
     n.mem.insert(c, i, w, std::move(msg));
     if (!co_consistent(n, c)) return std::nullopt;
@@ -1802,13 +1836,28 @@ class Machine {
     }
     return true;
   }
+  // May a promise of write w guess what read v, of its own thread before
+  // w's instruction and not performed yet, reads (unknown_reads)? Bounds,
+  // for cost alone (docs/model.md "Promises"): v's static value set is
+  // small (kMaxGuesses), and the paths take no branch (no assumptions, as
+  // in a spin loop): in spin locks every store of a critical section
+  // (`*x = *x + 1`) would
+  // be promised with each guess while the lock is contended, which took
+  // the block-scope lock from 27 s past 60 s and the suites' xval from
+  // 53 s to 167 s.
+  bool own_guess(EventId v, EventId w) const {
+    return sk_.assumptions.empty() && ev(v).thread == ev(w).thread &&
+           instr_start_[v] < instr_start_[w] && v < guesses_.size() && guesses_[v] &&
+           guesses_[v]->size() <= kMaxGuesses;
+  }
   bool guessable(EventId v, EventId g) const {
     return ev(g).async_until && instr_start_[v] == g && v < guesses_.size() && guesses_[v];
   }
   // The reads write w's value (and compare) depend on, other than its own
   // RMW read, that thread t has not performed: none (its value is known
-  // now), or a bulk unit's source read not yet performed, whose value the
-  // promise guesses; nullopt when another is not performed yet.
+  // now), or reads whose values the promise guesses: a bulk unit's source
+  // read, or a read of the thread before w's instruction (own_guess);
+  // nullopt when another is not performed yet.
   std::optional<std::vector<EventId>> unknown_reads(const State& s, std::size_t t,
                                                     EventId w) const {
     const Event& x = ev(w);
@@ -1821,7 +1870,7 @@ class Machine {
         if (x.in_rmw && v == w - 1) continue;
         const bool done = instr_start_[v] < T.pc && !pending_unit(T, v);
         if (done) continue;
-        if (!guessable(v, instr_start_[w])) ok = false;
+        if (!guessable(v, instr_start_[w]) && !own_guess(v, w)) ok = false;
         if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
       }
     };
