@@ -234,7 +234,8 @@ class Machine {
     summarise();
     for (EventId e = 0; e < sk.size() && guesses_.empty(); ++e)
       if (sk.ev(e).async_until || sk.ev(e).in_rmw ||
-          (sk.ev(e).is_write() && sk.ev(e).value && !reads_of(sk.ev(e).value).empty())) {
+          (sk.assumptions.empty() && sk.ev(e).is_write() && sk.ev(e).value &&
+           !reads_of(sk.ev(e).value).empty())) {  // own_guess's writes
         ValueSetLimits limits;
         limits.budget = opts.budget;
         guesses_ = value_sets(sk, limits);
@@ -1029,8 +1030,8 @@ class Machine {
   // when another thread is about to access its cell (about_to_access), and a
   // thread has at most kMaxPromises open.
   static constexpr std::size_t kMaxPromises = 3;
-  // An RMW promised before its source exists guesses what it reads only
-  // from a static value set of at most this many values (promise_guessed).
+  // A promise guesses what a read reads only from a static value set of at
+  // most this many values (small_set: promise_guessed, own_guess).
   static constexpr std::size_t kMaxGuesses = 16;
 
   std::uint64_t bit(MsgId m) const { return cand_[m] < 0 ? 0 : std::uint64_t{1} << cand_[m]; }
@@ -1205,8 +1206,11 @@ class Machine {
   // May RMW write w be promised with a guess of what it reads
   // (promise_guessed): not a release, its read's value set small.
   bool own_guessable(EventId w) const {
-    return !ev(w).is_release() && !ev(w - 1).is_acquire() && w - 1 < guesses_.size() &&
-           guesses_[w - 1] && guesses_[w - 1]->size() <= kMaxGuesses;
+    return !ev(w).is_release() && !ev(w - 1).is_acquire() && small_set(w - 1);
+  }
+  // Does read v have a static value set of at most kMaxGuesses values?
+  bool small_set(EventId v) const {
+    return v < guesses_.size() && guesses_[v] && guesses_[v]->size() <= kMaxGuesses;
   }
   // The view write w is placed from: the thread's, or a bulk unit's issuing view.
   const View& promise_view(const ThreadState& T, EventId w) const {
@@ -1839,16 +1843,14 @@ class Machine {
   // May a promise of write w guess what read v, of its own thread before
   // w's instruction and not performed yet, reads (unknown_reads)? Bounds,
   // for cost alone (docs/model.md "Promises"): v's static value set is
-  // small (kMaxGuesses), and the paths take no branch (no assumptions, as
-  // in a spin loop): in spin locks every store of a critical section
-  // (`*x = *x + 1`) would
-  // be promised with each guess while the lock is contended, which took
-  // the block-scope lock from 27 s past 60 s and the suites' xval from
-  // 53 s to 167 s.
+  // small (small_set), and the paths take no branch (no assumptions, as in
+  // a spin loop): in spin locks every store of a critical section
+  // (`*x = *x + 1`) would be promised with each guess while the lock is
+  // contended, which took the block-scope lock from 27 s past 60 s and the
+  // suites' xval from 53 s to 167 s.
   bool own_guess(EventId v, EventId w) const {
     return sk_.assumptions.empty() && ev(v).thread == ev(w).thread &&
-           instr_start_[v] < instr_start_[w] && v < guesses_.size() && guesses_[v] &&
-           guesses_[v]->size() <= kMaxGuesses;
+           instr_start_[v] < instr_start_[w] && small_set(v);
   }
   bool guessable(EventId v, EventId g) const {
     return ev(g).async_until && instr_start_[v] == g && v < guesses_.size() && guesses_[v];
