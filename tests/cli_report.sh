@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `redscope report --html`: the report of litmus/classic opens in headless
-# Chromium with the summary table filled — one row per test (79), verdicts
+# Chromium with the summary table filled — one row per test (82), verdicts
 # next to the expected ones from expected.csv, the machine column, and a link
 # to each test's page, whose outcome table and explanation are there too.
 set -uo pipefail
@@ -9,13 +9,13 @@ rm -rf "$dir"; mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/setup.sh installs it)"
 out=$("$bin" report "$litmus/classic" --html "$dir/html" -j 2) || fail "report exit status $?: $out"
-grep -q "79 tests, 0 errors, 0 verdicts differ" <<<"$out" || fail "report summary: $out"
+grep -q "82 tests, 0 errors, 0 verdicts differ" <<<"$out" || fail "report summary: $out"
 browse() { chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$1" 2>/dev/null; }
 dom=$(browse "$dir/html/index.html")
 [ -n "$dom" ] || fail "chromium rendered nothing"
 rows=$(grep -o '<tr class="[a-z]*"><td><a href="tests/' <<<"$dom" | wc -l)
-[ "$rows" -eq 79 ] || fail "summary table has $rows test rows, not 79"
-grep -q 'id="summary">79 tests, 0 errors, 0 verdicts differ from the expected, 0 outcomes reached by the machine but forbidden' <<<"$dom" || fail "summary line"
+[ "$rows" -eq 82 ] || fail "summary table has $rows test rows, not 82"
+grep -q 'id="summary">82 tests, 0 errors, 0 verdicts differ from the expected, 0 outcomes reached by the machine but forbidden' <<<"$dom" || fail "summary line"
 grep -q '<a href="tests/MP+rel-acq-cta.html">MP+rel-acq-cta</a></td><td>ptx</td><td>No</td><td>No</td><td>3</td><td><span class="ok">agree</span>' <<<"$dom" \
   || fail "MP+rel-acq-cta row"
 page=$(browse "$dir/html/tests/MP+rel-acq-cta.html")

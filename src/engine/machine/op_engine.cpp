@@ -41,6 +41,7 @@
 // `redscope xval` reports where it is stronger than the model.
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_set>
@@ -621,15 +622,17 @@ class Machine {
 
   // What a strong write e carries when thread t performs it with view v:
   // release fences so far, release writes to its address so far, and its
-  // own release (the view with e itself).
+  // own release (the view with e itself). `by_fence`, `by_write`: what the
+  // fences and the release writes to its address pushed, if not the thread's.
   NodeViews carries(const State& n, std::size_t t, EventId e, const View& v,
-                    const NodeViews* by_fence = nullptr) const {
+                    const NodeViews* by_fence = nullptr,
+                    const NodeViews* by_write = nullptr) const {
     const Event& x = ev(e);
     const ThreadState& T = n.th[t];
     NodeViews r;
     if (!x.is_strong()) return r;
     r = by_fence ? *by_fence : T.by_fence;
-    n.mem.join(r, T.by_write[paths_.address(x)]);
+    n.mem.join(r, by_write ? *by_write : T.by_write[paths_.address(x)]);
     if (x.is_release()) {
       View with = v;
       n.mem.learn(with, own(x), e);
@@ -844,11 +847,32 @@ class Machine {
                      : fmt::format("P{}{}", w.thread, unfulfilled(s, m) ? " (promised)" : "");
   }
 
-  // The bits of thread t's open promises.
-  std::uint64_t open_bits(const State& s, std::size_t t) const {
+  // The bits of thread t's open promises whose bit (View::after) stops its
+  // read r: r comes before the last release of the promise's pattern
+  // (sync_bound), so it is causally before whoever took in what the promise
+  // carries.
+  std::uint64_t open_bits(const State& s, std::size_t t, EventId r) const {
     std::uint64_t b = 0;
-    for (MsgId p : s.th[t].promised) b |= bit(p);
+    for (MsgId p : s.th[t].promised)
+      if (r < sync_bound(p)) b |= bit(p);
     return b;
+  }
+  // Where promise p's bit stops: at p, if it is a release; otherwise at the
+  // last release fence or release write to its address before it, the last
+  // release whose push p may carry (promised_carries). A read after that
+  // release is not causally before whoever acquires p: synchronization
+  // starts at the pattern's release (PTX §8.9 "Base causality order", sync
+  // from [F] in [F] ; po ; [W], from [W & REL] in [W & REL] ; po-loc ; [W]).
+  EventId sync_bound(EventId p) const {
+    const Event& x = ev(p);
+    if (x.is_release()) return p;
+    for (EventId e = p; e-- > begin_[static_cast<std::size_t>(x.thread)];) {
+      const Event& f = ev(e);
+      if ((f.is_fence() && !f.proxy_fence && f.is_release()) ||
+          (f.is_write() && f.is_release() && paths_.address(f) == paths_.address(x)))
+        return e;
+    }
+    return p;
   }
 
   // Is m a write its thread has promised and not yet performed?
@@ -933,9 +957,9 @@ class Machine {
       // po-before it, some not performed yet: those may not read what comes
       // after such an acquire (Causality: they are causally before it;
       // LB+RMW-b). What the acquirer does next carries the promise's bit
-      // (View::after); a read here of a message carrying one of its own
-      // thread's open promises is not taken.
-      if (s.mem.msg(o[i]).after & open_bits(s, t)) continue;
+      // (View::after); a read here, before that promise's release
+      // (sync_bound), of a message carrying its bit is not taken.
+      if (s.mem.msg(o[i]).after & open_bits(s, t, e)) continue;
       State n = s;
       for (MsgId k : apart) n.mem.keep_apart(c, o[i], k);
       View local;
@@ -1410,14 +1434,19 @@ class Machine {
   }
 
   // What a promised write carries: what it would carry now or, when
-  // release fences lie between the thread's pc and the write, what it will
-  // carry if the thread's view does not change until they run (each fence
-  // pushes that view: [F] ; po ; [strong W]). A promise carries what it
-  // names, and fulfil checks it (a release fence run since with another
-  // view fails the check): so the store after a release fence can be
-  // promised (litmus/classic/LB+fence-then-store-exch), as the Promising
-  // semantics lets a promise name its message's view (Kang et al. POPL
-  // 2017, §3: a promise is a message with a view, checked when fulfilled).
+  // releases of its pattern lie between the thread's pc and the write
+  // (release fences, and release writes to its address: PTX §8.9 "Release
+  // and Acquire Patterns", [F] ; po ; [strong W] and [W & REL] ; po-loc ;
+  // [strong W]), what it will carry if the thread's view does not change
+  // until they run (each pushes that view). A promise carries what it
+  // names, and fulfil checks it (a release run since with another view
+  // fails the check, but for what the write itself knows): so the store
+  // after a release fence can be promised
+  // (litmus/classic/LB+fence-then-store-exch), and the write after a
+  // release RMW whose source is not written yet
+  // (litmus/classic/LB+release-pattern-rmw), as the Promising semantics lets
+  // a promise name its message's view (Kang et al. POPL 2017, §3: a
+  // promise is a message with a view, checked when fulfilled).
   NodeViews promised_carries(const State& s, std::size_t t, EventId w) const {
     const ThreadState& T = s.th[t];
     NodeViews now = carries(s, t, w, T.view);
@@ -1428,22 +1457,28 @@ class Machine {
     // does next (Causality: an exch that acquires the store must not be read
     // by a load before the fence).
     NodeViews by_fence = T.by_fence;
+    NodeViews by_write = T.by_write[paths_.address(ev(w))];
     View with = T.view;
     with.after |= bit(w);
-    bool fences = false;
+    bool releases = false;
     for (EventId e = T.pc; e < w; ++e) {
       const Event& f = ev(e);
-      if (!f.is_fence() || f.proxy_fence || !f.is_release()) continue;
-      s.mem.push(by_fence, nodes(f), with);
-      fences = true;
+      if (instr_start_[e] == T.pc && (T.done >> (e - T.pc) & 1)) continue;  // performed
+      if (f.is_fence() && !f.proxy_fence && f.is_release())
+        s.mem.push(by_fence, nodes(f), with);
+      else if (f.is_write() && f.is_release() && paths_.address(f) == paths_.address(ev(w)))
+        s.mem.push(by_write, nodes(f), with);
+      else
+        continue;
+      releases = true;
     }
-    if (!fences) return now;
+    if (!releases) return now;
     // One of the two: when they agree at every node another thread could
     // pull from, performing the promise accepts both or neither; when they
-    // do not, the fences' pushes change such a node, and a view pushed
+    // do not, the releases' pushes change such a node, and a view pushed
     // later only adds to what the current one would, so `now` cannot be
     // what the store carries when performed (fulfil).
-    NodeViews ahead = carries(s, t, w, T.view, &by_fence);
+    NodeViews ahead = carries(s, t, w, T.view, &by_fence, &by_write);
     return same_for_others(ahead, now, t) ? now : ahead;
   }
 
@@ -1527,7 +1562,9 @@ class Machine {
     if (eval(x.value, n) != msg.value) return false;
     NodeViews expect = carries(n, t, e, v);
     if (carried) n.mem.join(expect, *carried);
-    if (!same_for_others(without(expect, bit(e)), without(msg.released, bit(e)), t)) {
+    auto known = n.mem.known_in(v, paths_.bounds(x, place(x)));
+    const auto same = [&](const View& a, const View& b) { return same_but_own(n, e, known, a, b); };
+    if (!same_for_others(without(expect, bit(e)), without(msg.released, bit(e)), t, same)) {
       // Views no read has taken in name nothing yet: the promise might as
       // well have named these (a promise chooses its message's view, Kang
       // et al. POPL 2017 §3), so it takes them now. Once a read took them
@@ -1542,7 +1579,7 @@ class Machine {
     n.ptaint[static_cast<std::size_t>(cand_[e])] = dep;
     n.performed |= bit(e);
     T.promised.erase(std::find(T.promised.begin(), T.promised.end(), e));
-    n.mem.set_known(e, n.mem.known_in(v, paths_.bounds(x, place(x))));
+    n.mem.set_known(e, std::move(known));
     n.mem.set_after(e, v.after);
     if (x.in_rmw && msg.rmw_source == op::kNoMsg) n.mem.set_source(e, source);
     if (!co_consistent(n, c)) return false;
@@ -1570,11 +1607,51 @@ class Machine {
     return nv;
   }
 
+  // Do two views a promised write e carries (performed now, `known` what
+  // it knows of its cell) agree for whoever takes them in? Whoever does
+  // observes e, or an RMW that read e, on e's own path (read: observation
+  // is of a morally strong write, on its path), and so knows e there, and
+  // everything e knows (co_reach is closed). On that slot the two may then
+  // differ in messages e itself is after: the horizon at or before e, the
+  // known messages among e's. Everywhere else they must be equal. So a
+  // promise made before a release of its pattern (promised_carries) holds
+  // when that release adds to the view only the RMW's own write, or what
+  // its thread wrote to the cell in between (the Promising semantics'
+  // fulfilment: the message's view need only bound what the thread knows
+  // of the cell when it writes; Kang et al. POPL 2017 §3).
+  bool same_but_own(const State& n, EventId e, const std::vector<std::uint64_t>& known,
+                    const View& a, const View& b) const {
+    if (a.after != b.after || a.promise_reads != b.promise_reads || a.size() != b.size())
+      return false;
+    const op::Slot k = own(ev(e));
+    const std::size_t c = cell(ev(e)), words = n.mem.words();
+    const auto within = [&](const View& v) {
+      if (n.mem.position(c, v[k]) > n.mem.position(c, e)) return false;
+      for (std::size_t i = 0; i < words && !v.known.empty(); ++i) {
+        const std::uint64_t self = e / 64 == i ? std::uint64_t{1} << (e % 64) : 0;
+        const std::uint64_t mine = i < known.size() ? known[i] : 0;
+        if (v.known[k * words + i] & ~(mine | self)) return false;
+      }
+      return true;
+    };
+    if (a.known.size() != b.known.size() || !within(a) || !within(b)) return false;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (j == k) continue;
+      if (a[j] != b[j]) return false;
+      for (std::size_t i = 0; i < words && !a.known.empty(); ++i)
+        if (a.known[j * words + i] != b.known[j * words + i]) return false;
+    }
+    return true;
+  }
+
   // Do two carried NodeViews agree at every node another thread could pull
-  // from? A node only thread t is placed under (its CTA node, say, when it
-  // is alone in its CTA) is pulled by t alone, and t already knows every
-  // view it pushed there (its own fence.cta after the promise, MICRO24-Fig4b).
-  bool same_for_others(const NodeViews& a, const NodeViews& b, std::size_t t) const {
+  // from (`same`: when two views agree)? A node only thread t is placed
+  // under (its CTA node, say, when it is alone in its CTA) is pulled by t
+  // alone, and t already knows every view it pushed there (its own
+  // fence.cta after the promise, MICRO24-Fig4b).
+  template <class Same = std::equal_to<View>>
+  bool same_for_others(const NodeViews& a, const NodeViews& b, std::size_t t,
+                       Same same = {}) const {
     auto at = [](const NodeViews& x, const op::Node& n) -> const View* {
       for (const auto& [k, v] : x)
         if (k == n) return &v;
@@ -1583,7 +1660,7 @@ class Machine {
     auto agree = [&](const NodeViews& x, const NodeViews& y) {
       for (const auto& [n, v] : x) {
         const View* w = at(y, n);
-        if (w && *w == v) continue;
+        if (w && same(*w, v)) continue;
         if (!alone_under(n, t)) return false;
       }
       return true;
