@@ -939,6 +939,7 @@ class Machine {
     // An RMW whose write is promised reads the source it promised from.
     const bool promised_rmw = x.in_rmw && std::find(mine.begin(), mine.end(), e + 1) != mine.end();
     const Older older = older_reads(s, from_view(s, t, e), x);
+    const std::uint64_t stops = open_bits(s, t, e);
     for (std::size_t i = older.from; i < o.size(); ++i) {
       if (only != op::kNoMsg && o[i] != only) continue;
       std::vector<MsgId> apart;
@@ -959,7 +960,7 @@ class Machine {
       // LB+RMW-b). What the acquirer does next carries the promise's bit
       // (View::after); a read here, before that promise's release
       // (sync_bound), of a message carrying its bit is not taken.
-      if (s.mem.msg(o[i]).after & open_bits(s, t, e)) continue;
+      if (s.mem.msg(o[i]).after & stops) continue;
       State n = s;
       for (MsgId k : apart) n.mem.keep_apart(c, o[i], k);
       View local;
@@ -1621,9 +1622,10 @@ class Machine {
   // of the cell when it writes; Kang et al. POPL 2017 §3).
   bool same_but_own(const State& n, EventId e, const std::vector<std::uint64_t>& known,
                     const View& a, const View& b) const {
-    if (a.after != b.after || a.promise_reads != b.promise_reads || a.size() != b.size())
-      return false;
     const op::Slot k = own(ev(e));
+    if (a.after != b.after || a.promise_reads != b.promise_reads || a.size() != b.size() ||
+        a.size() <= k)
+      return a == b;
     const std::size_t c = cell(ev(e)), words = n.mem.words();
     const auto within = [&](const View& v) {
       if (n.mem.position(c, v[k]) > n.mem.position(c, e)) return false;
