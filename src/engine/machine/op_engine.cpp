@@ -505,12 +505,18 @@ class Machine {
     const Event& x = ev(w);
     if (!x.is_strong()) return false;
     const auto t = static_cast<std::size_t>(x.thread);
-    for (EventId e = begin_[t]; e < end_[t]; ++e) {
-      const Event& y = ev(e);
-      if (y.is_fence() && !y.proxy_fence && y.is_release()) return true;
-      if (y.is_write() && y.is_release() && paths_.address(y) == paths_.address(x)) return true;
-    }
+    for (EventId e = begin_[t]; e < end_[t]; ++e)
+      if (release_fence(ev(e)) || release_write_to(ev(e), x)) return true;
     return false;
+  }
+  // The releases that begin a release pattern (PTX §8.9 "Release and
+  // Acquire Patterns"): a release fence, [F] ; po ; [strong W]; a release
+  // write to x's address, [W & REL] ; po-loc ; [strong W].
+  static bool release_fence(const Event& f) {
+    return f.is_fence() && !f.proxy_fence && f.is_release();
+  }
+  bool release_write_to(const Event& f, const Event& x) const {
+    return f.is_write() && f.is_release() && paths_.address(f) == paths_.address(x);
   }
 
   const LitmusTest& test() const { return test_; }
@@ -854,7 +860,7 @@ class Machine {
   std::uint64_t open_bits(const State& s, std::size_t t, EventId r) const {
     std::uint64_t b = 0;
     for (MsgId p : s.th[t].promised)
-      if (r < sync_bound(p)) b |= bit(p);
+      if (r < sync_bound_[p]) b |= bit(p);
     return b;
   }
   // Where promise p's bit stops: at p, if it is a release; otherwise at the
@@ -863,15 +869,12 @@ class Machine {
   // release is not causally before whoever acquires p: synchronization
   // starts at the pattern's release (PTX §8.9 "Base causality order", sync
   // from [F] in [F] ; po ; [W], from [W & REL] in [W & REL] ; po-loc ; [W]).
+  // Computed once per promisable write (sync_bound_): reads ask per step.
   EventId sync_bound(EventId p) const {
     const Event& x = ev(p);
     if (x.is_release()) return p;
-    for (EventId e = p; e-- > begin_[static_cast<std::size_t>(x.thread)];) {
-      const Event& f = ev(e);
-      if ((f.is_fence() && !f.proxy_fence && f.is_release()) ||
-          (f.is_write() && f.is_release() && paths_.address(f) == paths_.address(x)))
-        return e;
-    }
+    for (EventId e = p; e-- > begin_[static_cast<std::size_t>(x.thread)];)
+      if (release_fence(ev(e)) || release_write_to(ev(e), x)) return e;
     return p;
   }
 
@@ -1225,7 +1228,7 @@ class Machine {
     if (ev(w).async_until && first < T.pc)
       return pending_unit(T, first) && (!async_ready(T, first) || own_guessable(w));
     if (T.pc == end_[t] || first < T.pc) return false;
-    if (instr_start_[first] == T.pc && (T.done >> (first - T.pc) & 1)) return false;
+    if (done_at_pc(T, first)) return false;
     return first > T.pc || (ev(w).in_rmw && (free_rmw(w) || own_guessable(w)));
   }
   // May RMW write w be promised with a guess of what it reads
@@ -1464,10 +1467,10 @@ class Machine {
     bool releases = false;
     for (EventId e = T.pc; e < w; ++e) {
       const Event& f = ev(e);
-      if (instr_start_[e] == T.pc && (T.done >> (e - T.pc) & 1)) continue;  // performed
-      if (f.is_fence() && !f.proxy_fence && f.is_release())
+      if (done_at_pc(T, e)) continue;
+      if (release_fence(f))
         s.mem.push(by_fence, nodes(f), with);
-      else if (f.is_write() && f.is_release() && paths_.address(f) == paths_.address(ev(w)))
+      else if (release_write_to(f, ev(w)))
         s.mem.push(by_write, nodes(f), with);
       else
         continue;
@@ -1881,8 +1884,12 @@ class Machine {
       }
     }
     may_carry_.assign(sk_.size(), 0);
+    sync_bound_.assign(sk_.size(), 0);
     for (const auto& writes : promisable_)
-      for (EventId w : writes) may_carry_[w] = may_carry(w);
+      for (EventId w : writes) {
+        may_carry_[w] = may_carry(w);
+        sync_bound_[w] = sync_bound(w);
+      }
   }
 
   // An RMW whose value and compare do not read its own read (atom.exch):
@@ -1965,6 +1972,10 @@ class Machine {
     return ev(w).async_until && pending_unit(T, w - 1) && async_ready(T, w - 1);
   }
   // Is e a bulk unit of thread T issued and not yet performed?
+  // Is unit e of the instruction at thread T's pc performed already?
+  bool done_at_pc(const ThreadState& T, EventId e) const {
+    return instr_start_[e] == T.pc && (T.done >> (e - T.pc) & 1);
+  }
   static bool pending_unit(const ThreadState& T, EventId e) {
     return std::find(T.async.begin(), T.async.end(), e) != T.async.end();
   }
@@ -2025,6 +2036,7 @@ class Machine {
   std::vector<std::vector<EventId>> promisable_;  // per thread, the writes it may promise
   std::vector<int> cand_;                         // per event: its index among those, or -1
   std::vector<char> may_carry_;                   // per event: may_carry, for promisable writes
+  std::vector<EventId> sync_bound_;               // per event: sync_bound, for promisable writes
   std::size_t candidates_ = 0;
   std::vector<std::vector<EventId>> deps_;  // per event: its data, ctrl and addr sources
   ValueSets guesses_;  // per event: the values a bulk unit's promise may guess it reads
